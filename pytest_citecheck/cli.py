@@ -1,0 +1,37 @@
+"""The ``citecheck`` command (also ``python -m pytest_citecheck``): tools around a test run.
+
+Each subcommand lives in its own module and is imported only when it is run; ``COMMANDS`` maps
+its name to ``module:function`` and a one-line description. A subcommand's function takes the
+remaining arguments and returns an exit code.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "options": ("pytest_citecheck.options:main", "print the configuration table (every flag, ini key and marker keyword)"),
+}
+
+
+def usage() -> str:
+    width = max(len(name) for name in COMMANDS)
+    lines = ["usage: citecheck COMMAND [ARGS...]", "", "commands:"]
+    lines += [f"  {name.ljust(width)}  {description}" for name, (_, description) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in {"-h", "--help"}:
+        print(usage())
+        return 0 if args else 2
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        print(f"citecheck: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module_name, function_name = COMMANDS[name][0].split(":")
+    function = getattr(importlib.import_module(module_name), function_name)
+    return int(function(rest) or 0)

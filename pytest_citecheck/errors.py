@@ -1,0 +1,67 @@
+"""The exceptions pytest-citecheck raises, and the words they carry.
+
+Every error here names what it is about (a citation, an option, a cassette), the cause, and the
+remedy, because the person reading it is looking at a red test in CI with nothing else to go on.
+None of them imports pytest: the plugin layer decides whether an error fails or errors a test.
+"""
+
+from __future__ import annotations
+
+
+class CitecheckError(Exception):
+    """Base class of every error pytest-citecheck raises on purpose."""
+
+
+class CitationInputError(CitecheckError, ValueError):
+    """A citation, a source or an argument that cannot be checked as given.
+
+    ``citation`` is the id (or position) of the citation at fault, ``field`` the field that is wrong.
+    """
+
+    def __init__(self, message: str, *, citation: str | None = None, field: str | None = None) -> None:
+        self.citation = citation
+        self.field = field
+        where = []
+        if citation is not None:
+            where.append(f"citation {citation!r}")
+        if field is not None:
+            where.append(f"field {field!r}")
+        prefix = ", ".join(where)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class SourceError(CitationInputError):
+    """A source document that cannot be split into sections."""
+
+
+class OptionError(CitecheckError, ValueError):
+    """A configuration value (flag, ini key, marker or call argument) that is not valid.
+
+    ``origin`` says where it came from, e.g. ``--citecheck-auto-accept`` or
+    ``@pytest.mark.citecheck(auto_accept=...)``.
+    """
+
+    def __init__(self, origin: str, message: str) -> None:
+        self.origin = origin
+        super().__init__(f"{origin}: {message}")
+
+
+class JudgeError(CitecheckError):
+    """Jev could not give a usable verdict for a citation (API error, timeout, malformed answer).
+
+    The check fails closed: the citation counts as not verified and the test does not pass.
+    """
+
+    def __init__(self, citation: str, cause: str, remedy: str) -> None:
+        self.citation = citation
+        self.cause = cause
+        self.remedy = remedy
+        super().__init__(f"citation {citation!r}: {cause}\n  -> {remedy}")
+
+
+class CassetteMissError(JudgeError):
+    """Replay found no recorded answer for a citation's request."""
+
+
+class CassetteError(JudgeError):
+    """A cassette file exists but cannot be used (corrupt YAML, unknown format version)."""

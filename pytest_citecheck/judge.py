@@ -1,0 +1,146 @@
+"""Step 2 of the check: ask Jev how a section relates to a claim, and read its answer strictly.
+
+One ``system_one`` request per citation, state exactly ``{"claim": ..., "section": ...}`` and the
+cookbook's ``relation`` Choice, word for word. Anything that is not a clean, well-formed answer
+(an API error, a timeout, a cassette miss, an unknown label, probabilities that do not add up) is
+turned into a ``JudgeError`` that names the citation, the cause and the remedy: the check fails
+closed. typesafe_sdk and vcr are imported here lazily, so a suite that checks no citation never
+pays for them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from .errors import CassetteMissError, JudgeError
+from .results import RELATION_TO_VERDICT, Judgement
+
+if TYPE_CHECKING:
+    from typesafe_sdk import AsyncTypeSafeClient, SystemOneResponse, TypeSafeClient
+
+QUESTION_NAME = "relation"
+INSTRUCTIONS = "How does the section relate to the claim?"
+CRITERIA = {
+    "supports": "The section states the claim or directly implies that it is true",
+    "contradicts": "The section states the opposite of the claim or implies it is false",
+    "says_nothing": "The section does not address what the claim asserts, either way",
+}
+# Probabilities come rounded to two decimals; three of them may miss 1.0 by a few hundredths.
+PROBABILITY_SUM_TOLERANCE = 0.05
+
+
+def relation_questions() -> dict[str, Any]:
+    """The cookbook's question, as the SDK object."""
+    from typesafe_sdk import Choice
+
+    return {QUESTION_NAME: Choice(instructions=INSTRUCTIONS, criteria=dict(CRITERIA))}
+
+
+def state_for(claim: str, section_text: str) -> dict[str, str]:
+    return {"claim": claim, "section": section_text}
+
+
+def read_answer(citation_id: str, response: SystemOneResponse) -> Judgement:
+    """Validate Jev's response for one citation and turn it into a ``Judgement``."""
+    remedy = "this is not an answer pytest-citecheck can trust; re-record the citation, and report it to TypeSafe if it persists"
+    answer = response.answers.get(QUESTION_NAME)
+    if answer is None:
+        raise JudgeError(citation_id, f"Jev's response has no {QUESTION_NAME!r} answer (got {sorted(response.answers) or 'none'})", remedy)
+    choice = getattr(answer, "choice", None)
+    if not isinstance(choice, str):
+        raise JudgeError(citation_id, f"Jev's {QUESTION_NAME!r} answer is not a choice (type {getattr(answer, 'type', '?')!r})", remedy)
+    if choice not in RELATION_TO_VERDICT:
+        raise JudgeError(citation_id, f"Jev answered with an unknown label {choice!r}; expected one of {', '.join(CRITERIA)}", remedy)
+    confidence = answer.confidence
+    if not isinstance(confidence, (int, float)) or not math.isfinite(confidence) or not 0.0 <= confidence <= 1.0:
+        raise JudgeError(citation_id, f"Jev's confidence {confidence!r} is outside 0..1", remedy)
+    probabilities = dict(answer.probabilities)
+    if set(probabilities) != set(CRITERIA):
+        raise JudgeError(citation_id, f"Jev's probabilities name {sorted(probabilities)}, not the three labels {sorted(CRITERIA)}", remedy)
+    total = sum(probabilities.values())
+    if any(not math.isfinite(p) or not 0.0 <= p <= 1.0 for p in probabilities.values()) or abs(total - 1.0) > PROBABILITY_SUM_TOLERANCE:
+        raise JudgeError(citation_id, f"Jev's probabilities {probabilities} do not form a distribution (sum {total:.2f})", remedy)
+    usage = response.usage
+    return Judgement(
+        choice=choice,
+        confidence=float(confidence),
+        probabilities={label: float(p) for label, p in sorted(probabilities.items())},
+        model=response.model,
+        input_tokens=usage.input_tokens or 0,
+        output_tokens=usage.output_tokens or 0,
+    )
+
+
+def translate_error(citation_id: str, error: BaseException, *, record_hint: str) -> JudgeError | None:
+    """The ``JudgeError`` for an exception raised while asking Jev, or None if it is not ours to explain."""
+    from vcr.errors import CannotOverwriteExistingCassetteException
+
+    if isinstance(error, CannotOverwriteExistingCassetteException):
+        return CassetteMissError(
+            citation_id,
+            "no recorded answer matches this citation's request (the cassette is missing, or the claim, section, "
+            "question or model changed since it was recorded)",
+            f"record it with a TypeSafe API key: {record_hint}",
+        )
+    import typesafe_sdk as ts
+
+    if not isinstance(error, ts.TypeSafeError):
+        return None
+    status = getattr(error, "status", None)
+    if isinstance(error, ts.TypeSafeAuthenticationError):
+        cause, remedy = "TypeSafe rejected the API key (HTTP 401)", "set TYPESAFE_API_KEY to a valid key, or replay the committed cassette"
+    elif isinstance(error, ts.TypeSafePermissionDeniedError):
+        cause, remedy = "TypeSafe refused access (HTTP 403)", "check that the key may use this model and endpoint"
+    elif isinstance(error, ts.TypeSafeUnprocessableEntityError):
+        cause = f"TypeSafe rejected the request as invalid (HTTP 422: {_detail(error)})"
+        remedy = "check the model name and that the section fits Jev's limits"
+    elif isinstance(error, ts.TypeSafeRateLimitError):
+        cause, remedy = "TypeSafe kept rate-limiting the request (HTTP 429) until retries ran out", "lower the request rate or retry later"
+    elif isinstance(error, ts.TypeSafeAPIResponseValidationError):
+        cause = f"TypeSafe's response is malformed ({_detail(error)})"
+        remedy = "this is not an answer pytest-citecheck can trust; retry, and report it to TypeSafe if it persists"
+    elif isinstance(error, ts.TypeSafeInternalServerError):
+        cause, remedy = f"TypeSafe failed to answer (HTTP {status}) after retries", "retry later; nothing was recorded for this citation"
+    elif isinstance(error, ts.TypeSafeAPITimeoutError):
+        cause, remedy = "no answer from TypeSafe before the timeout", "retry later, or raise the client's timeout"
+    elif isinstance(error, ts.TypeSafeAPIConnectionError):
+        cause = "could not connect to TypeSafe"
+        remedy = "check TYPESAFE_BASE_URL and the network; to check without network, replay cassettes (--citecheck-record-mode=none)"
+    elif isinstance(error, ts.TypeSafeAPIError):
+        cause, remedy = f"TypeSafe answered HTTP {status} ({_detail(error)})", "see TypeSafe's error documentation"
+    else:
+        cause, remedy = f"the TypeSafe client failed: {error}", "check the client configuration (citecheck_client fixture)"
+    return JudgeError(citation_id, cause, remedy)
+
+
+def _detail(error: BaseException) -> str:
+    # str() of an SDK API error carries the endpoint, status and server message, never headers.
+    text = str(error)
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def ask(client: TypeSafeClient, citation_id: str, claim: str, section_text: str, model: str | None, *, record_hint: str) -> Judgement:
+    """Ask Jev about one citation through a sync client."""
+    try:
+        response = client.system_one(state=state_for(claim, section_text), questions=relation_questions(), model=model)
+    except Exception as error:
+        translated = translate_error(citation_id, error, record_hint=record_hint)
+        if translated is None:
+            raise
+        raise translated from None
+    return read_answer(citation_id, response)
+
+
+async def ask_async(
+    client: AsyncTypeSafeClient, citation_id: str, claim: str, section_text: str, model: str | None, *, record_hint: str
+) -> Judgement:
+    """Ask Jev about one citation through an async client."""
+    try:
+        response = await client.system_one(state=state_for(claim, section_text), questions=relation_questions(), model=model)
+    except Exception as error:
+        translated = translate_error(citation_id, error, record_hint=record_hint)
+        if translated is None:
+            raise
+        raise translated from None
+    return read_answer(citation_id, response)

@@ -1,0 +1,218 @@
+"""Every knob of pytest-citecheck, declared once, and the one function that resolves them.
+
+Each ``Option`` becomes a ``--citecheck-*`` flag and a ``citecheck_*`` ini key; the per-test ones
+are also ``@pytest.mark.citecheck(...)`` and call keyword arguments. Precedence, highest first:
+call > marker > command line > ini > default. ``docs/configuration.md`` is generated from this
+table (``python -m pytest_citecheck options``), so the two cannot drift.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from .errors import OptionError
+from .results import Verdict
+
+RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
+REVIEW_POLICIES = ("warn", "fail", "xfail", "skip")
+
+
+def _parse_fraction(raw: Any) -> float:
+    if isinstance(raw, bool):
+        raise ValueError(f"expected a number from 0 to 1, got {raw!r}")
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"expected a number from 0 to 1, got {raw!r}") from None
+    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"expected a number from 0 to 1, got {raw!r}")
+    return value
+
+
+def _parse_model(raw: Any) -> str | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or not raw.strip() or any(ch.isspace() for ch in raw.strip()):
+        raise ValueError(f"expected a model name such as 'jev-1.12', got {raw!r}")
+    return raw.strip()
+
+
+def _choice(choices: tuple[str, ...]) -> Callable[[Any], str]:
+    def parse(raw: Any) -> str:
+        if raw not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}; got {raw!r}")
+        return str(raw)
+
+    return parse
+
+
+def _parse_verdicts(raw: Any) -> frozenset[Verdict]:
+    items: Iterable[Any]
+    if isinstance(raw, str):
+        items = [part.strip() for part in raw.replace(" ", ",").split(",") if part.strip()]
+    elif isinstance(raw, Iterable):
+        items = list(raw)
+    else:
+        raise ValueError(f"expected verdict names such as 'fabricated,contradicted', got {raw!r}")
+    known = {verdict.value: verdict for verdict in Verdict}
+    chosen = set()
+    for item in items:
+        name = item.value if isinstance(item, Verdict) else item
+        if name not in known:
+            raise ValueError(f"unknown verdict {item!r}; verdicts are {', '.join(known)}")
+        chosen.add(known[name])
+    return frozenset(chosen)
+
+
+def _parse_path(raw: Any) -> str | None:
+    if raw is None or raw == "":
+        return None
+    if not isinstance(raw, str):
+        raise ValueError(f"expected a path, got {raw!r}")
+    return raw
+
+
+def _parse_dir(raw: Any) -> str:
+    if not isinstance(raw, str) or not raw.strip():
+        raise ValueError(f"expected a directory name, got {raw!r}")
+    return raw.strip()
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting: its name (the marker and call keyword), help text, default and parser."""
+
+    name: str
+    help: str
+    default: Any
+    parse: Callable[[Any], Any]
+    metavar: str = "VALUE"
+    per_test: bool = False  # also a marker / call keyword
+
+    @property
+    def flag(self) -> str:
+        return "--citecheck-" + self.name.replace("_", "-")
+
+    @property
+    def ini(self) -> str:
+        return "citecheck_" + self.name
+
+    @property
+    def default_text(self) -> str:
+        if isinstance(self.default, frozenset):
+            return ",".join(sorted(v.value for v in self.default))
+        return "SDK default (jev-latest)" if self.name == "model" else str(self.default)
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "auto_accept",
+        "Confidence at or above which Jev's verdict stands on its own; below it a human should review.",
+        0.8,
+        _parse_fraction,
+        metavar="0..1",
+        per_test=True,
+    ),
+    Option("model", "Jev model to ask, e.g. jev-1.12. Pin a version once thresholds are tuned.", None, _parse_model, "NAME", per_test=True),
+    Option(
+        "fail_on",
+        "Verdicts that fail a test when they stand on their own (comma-separated).",
+        frozenset({Verdict.FABRICATED, Verdict.CONTRADICTED, Verdict.UNSUPPORTED}),
+        _parse_verdicts,
+        "VERDICTS",
+        per_test=True,
+    ),
+    Option(
+        "review",
+        "What a verdict below auto_accept does to its test: warn (pass with a warning), fail, xfail or skip.",
+        "warn",
+        _choice(REVIEW_POLICIES),
+        "{" + ",".join(REVIEW_POLICIES) + "}",
+        per_test=True,
+    ),
+    Option(
+        "record_mode",
+        "none replays only and never touches the network (CI); once, new_episodes and all are vcrpy's modes; "
+        "rewrite deletes a test's cassette and records it again.",
+        "none",
+        _choice(RECORD_MODES),
+        "{" + ",".join(RECORD_MODES) + "}",
+    ),
+    Option("cassette_dir", "Cassette directory, relative to each test file's directory.", "cassettes", _parse_dir, "DIR"),
+    Option("json", "Write a JSON report of every checked citation to this path.", None, _parse_path, "PATH"),
+)
+
+OPTIONS_BY_NAME = {option.name: option for option in OPTIONS}
+PER_TEST_OPTIONS = tuple(option.name for option in OPTIONS if option.per_test)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The resolved value of every option, for a session or for one check."""
+
+    auto_accept: float = 0.8
+    model: str | None = None
+    fail_on: frozenset[Verdict] = frozenset({Verdict.FABRICATED, Verdict.CONTRADICTED, Verdict.UNSUPPORTED})
+    review: str = "warn"
+    record_mode: str = "none"
+    cassette_dir: str = "cassettes"
+    json: str | None = None
+
+    @classmethod
+    def resolve(cls, command_line: Mapping[str, Any], ini: Mapping[str, Any]) -> Settings:
+        """Session settings: command line over ini over default. Raises OptionError naming the source."""
+        values: dict[str, Any] = {}
+        for option in OPTIONS:
+            if command_line.get(option.name) is not None:
+                origin, raw = option.flag, command_line[option.name]
+            elif ini.get(option.name) not in (None, ""):
+                origin, raw = f"ini {option.ini}", ini[option.name]
+            else:
+                values[option.name] = option.default
+                continue
+            try:
+                values[option.name] = option.parse(raw)
+            except ValueError as error:
+                raise OptionError(origin, str(error)) from None
+        return cls(**values)
+
+    def override(self, overrides: Mapping[str, Any], origin: str) -> Settings:
+        """These settings with per-test keywords (from a marker or a call) applied on top."""
+        if not overrides:
+            return self
+        changes: dict[str, Any] = {}
+        for name, raw in overrides.items():
+            if name not in PER_TEST_OPTIONS:
+                raise OptionError(origin, f"unknown argument {name!r}; accepted: {', '.join(PER_TEST_OPTIONS)}")
+            if raw is None and name != "model":
+                continue
+            try:
+                changes[name] = OPTIONS_BY_NAME[name].parse(raw)
+            except ValueError as error:
+                raise OptionError(origin, f"{name}: {error}") from None
+        return replace(self, **changes)
+
+
+assert {f.name for f in fields(Settings)} == set(OPTIONS_BY_NAME), "Settings and OPTIONS must list the same knobs"
+
+
+def configuration_table() -> str:
+    """The Markdown table of every option, for docs/configuration.md."""
+    lines = [
+        "| setting | flag | ini key | marker / call keyword | default | meaning |",
+        "|---|---|---|---|---|---|",
+    ]
+    for option in OPTIONS:
+        keyword = f"`{option.name}=`" if option.per_test else "–"
+        meaning = option.help.replace("|", "\\|")
+        lines.append(f"| {option.name} | `{option.flag}` | `{option.ini}` | {keyword} | `{option.default_text}` | {meaning} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    """``citecheck options``: print the configuration table."""
+    print(configuration_table(), end="")
+    return 0

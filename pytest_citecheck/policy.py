@@ -1,0 +1,104 @@
+"""Step 3 of the check: which results fail a test, which need a human, and the words for both.
+
+Pure functions over ``CitationResult``s and ``Settings``; the plugin turns a ``Decision`` into a
+failure, a warning, an xfail or a skip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .options import Settings
+from .results import CitationResult, Verdict
+
+DOCS = "https://github.com/pytest-citecheck/pytest-citecheck/blob/main/docs"
+_CLAIM_WIDTH = 60
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a set of results means for the test that checked them."""
+
+    results: tuple[CitationResult, ...]
+    failing: tuple[CitationResult, ...]
+    review: tuple[CitationResult, ...]
+
+    @property
+    def passed(self) -> bool:
+        return not self.failing
+
+
+def decide(results: Sequence[CitationResult], settings: Settings) -> Decision:
+    """Fail what stands on its own and is in ``fail_on``; send everything below the threshold to review."""
+    failing = tuple(r for r in results if r.auto and r.verdict in settings.fail_on)
+    review = tuple(r for r in results if not r.auto)
+    if settings.review == "fail":
+        failing = tuple(r for r in results if r in failing or r in review)
+    return Decision(tuple(results), failing, review)
+
+
+def _confidence(result: CitationResult) -> str:
+    return "-" if result.confidence is None else f"{result.confidence:.2f}"
+
+
+def _shorten(text: str, width: int = _CLAIM_WIDTH) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def result_table(results: Sequence[CitationResult], *, marks: dict[str, str] | None = None) -> list[str]:
+    """A fixed-width table: id, status, section, verdict, confidence, action, claim."""
+    header = ("id", "status", "section", "verdict", "conf", "action", "claim")
+    rows = [
+        (
+            r.id,
+            r.status.value,
+            r.section or "-",
+            r.verdict.value,
+            _confidence(r),
+            (marks or {}).get(r.id, "auto" if r.auto else "review"),
+            _shorten(r.claim),
+        )
+        for r in results
+    ]
+    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header) - 1)]
+    lines = []
+    for row in (header, *rows):
+        cells = [cell.ljust(width) for cell, width in zip(row, widths)]
+        lines.append("  " + "  ".join([*cells, row[-1]]).rstrip())
+    return lines
+
+
+def _hint(decision: Decision) -> str:
+    verdicts = {r.verdict for r in decision.failing}
+    if Verdict.FABRICATED in verdicts:
+        why = "a fabricated quote is not in the source: fix the citation (or the quote the app extracts)"
+    elif Verdict.CONTRADICTED in verdicts:
+        why = "a contradicted claim says the opposite of its section: fix the claim or cite the right section"
+    else:
+        why = "fix the app's citations, or record a human decision if Jev's verdict is wrong"
+    return f"What next: {why}; details in {DOCS}/usage.md#reading-a-failure"
+
+
+def failure_message(decision: Decision) -> str:
+    """The assertion message: a summary line, the table of every citation at issue, one hint."""
+    total = len(decision.results)
+    n_fail = len(decision.failing)
+    n_review = len([r for r in decision.review if r not in decision.failing])
+    headline = f"{n_fail} of {total} citation{'s' if total != 1 else ''} not supported"
+    if n_review:
+        headline += f" ({n_review} more need{'s' if n_review == 1 else ''} review)"
+    shown = [r for r in decision.results if r in decision.failing or r in decision.review]
+    marks = {r.id: "FAIL" if r in decision.failing else "review" for r in shown}
+    return "\n".join([headline + ":", *result_table(shown, marks=marks), _hint(decision)])
+
+
+def review_message(decision: Decision) -> str:
+    """The warning (or xfail/skip reason) for verdicts below the threshold."""
+    n = len(decision.review)
+    threshold = decision.review[0].auto_accept if decision.review else 0.8
+    lines = [f"{n} citation{'s' if n != 1 else ''} below auto_accept {threshold:g} need{'s' if n == 1 else ''} a human review:"]
+    lines += result_table(decision.review)
+    lines.append(f"What next: confirm or correct each verdict (see {DOCS}/usage.md#review), or set review='fail' to make this fail.")
+    return "\n".join(lines)

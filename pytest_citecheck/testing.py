@@ -1,0 +1,172 @@
+"""A Jev-compatible HTTP server on 127.0.0.1, for testing the record path without TypeSafe's API.
+
+``JevServer`` speaks the SDK's wire schema for ``POST /v1/systemone``: it checks for a bearer key,
+reads the JSON body, and answers each question from a script you give it (a function of the
+claim and section, or a fixed table), with latency and faults on demand. It keeps every request it
+received, so a test can count them. pytest-citecheck's own suite records through it; you can too:
+
+    with JevServer(answer=lambda claim, section: ("supports", 0.95)) as server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+        ...  # pytest --citecheck-record-mode=once
+
+Nothing here is imported by the plugin itself.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+LABELS = ("supports", "contradicts", "says_nothing")
+
+
+@dataclass
+class Reply:
+    """A scripted HTTP reply: a status, a body (dict as JSON, or raw bytes), headers, a delay."""
+
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+
+
+@dataclass
+class ReceivedRequest:
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+def confidence_of(probabilities: dict[str, float]) -> float:
+    """TypeSafe's Choice confidence: how far the top probability is above uniform, scaled to 0..1."""
+    k = len(probabilities)
+    top = max(probabilities.values())
+    return round(max(0.0, (top - 1 / k) / (1 - 1 / k)), 2)
+
+
+def probabilities_for(choice: str, top: float) -> dict[str, float]:
+    """A distribution over the three labels with ``top`` on ``choice`` and the rest shared."""
+    rest = round((1 - top) / 2, 2)
+    probabilities = {label: rest for label in LABELS}
+    probabilities[choice] = round(1 - rest * 2, 2)
+    return probabilities
+
+
+def choice_answer(choice: str, top: float = 0.97) -> dict[str, Any]:
+    probabilities = probabilities_for(choice, top)
+    return {"type": "choice", "choice": choice, "probabilities": probabilities, "confidence": confidence_of(probabilities)}
+
+
+Answerer = Callable[[str, str], "tuple[str, float] | Reply | dict[str, Any]"]
+
+
+def _default_answer(claim: str, section: str) -> tuple[str, float]:
+    return ("supports", 0.97)
+
+
+class JevServer:
+    """A threaded loopback server answering ``POST /v1/systemone``.
+
+    ``answer(claim, section)`` returns ``(choice, top_probability)``, a full answer dict for the
+    ``relation`` question, or a ``Reply`` (any status, body, headers, delay). ``model`` is what the
+    response says answered (by default the requested model). ``latency`` delays every reply.
+    """
+
+    def __init__(self, answer: Answerer | None = None, *, model: str | None = None, latency: float = 0.0, key_required: bool = True) -> None:
+        self.answer = answer or _default_answer
+        self.model = model
+        self.latency = latency
+        self.key_required = key_required
+        self.requests: list[ReceivedRequest] = []
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "start the server first"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def systemone_requests(self) -> list[ReceivedRequest]:
+        return [r for r in self.requests if r.path.endswith("/v1/systemone")]
+
+    def start(self) -> JevServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+                return
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length)
+                reply = server._handle(self.path, dict(self.headers.items()), raw)
+                if reply.delay:
+                    time.sleep(reply.delay)
+                payload = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
+                self.send_response(reply.status)
+                self.send_header("content-type", reply.headers.pop("content-type", "application/json"))
+                self.send_header("x-typesafe-request-id", f"req-{len(server.requests)}")
+                self.send_header("content-length", str(len(payload)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="jev-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> JevServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def _handle(self, path: str, headers: dict[str, str], raw: bytes) -> Reply:
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw
+        with self._lock:
+            self.requests.append(ReceivedRequest(path, headers, body))
+        if not path.endswith("/v1/systemone"):
+            return Reply(404, {"detail": "Not Found"})
+        auth = {k.lower(): v for k, v in headers.items()}.get("authorization", "")
+        if self.key_required and not auth.startswith("Bearer ") or auth == "Bearer ":
+            return Reply(401, {"detail": "Invalid API key"})
+        if not isinstance(body, dict) or not isinstance(body.get("state"), dict) or "questions" not in body:
+            return Reply(422, {"detail": [{"loc": ["body"], "msg": "invalid request", "type": "value_error"}]})
+        state = body["state"]
+        outcome = self.answer(state.get("claim", ""), state.get("section", ""))
+        if isinstance(outcome, Reply):
+            outcome.delay += self.latency
+            return outcome
+        answer = choice_answer(*outcome) if isinstance(outcome, tuple) else outcome
+        tokens = (len(json.dumps(state)) + len(json.dumps(body["questions"]))) // 4
+        return Reply(
+            200,
+            {
+                "model": self.model or body.get("model") or "jev-1.13.0",
+                "answers": {name: answer for name in body["questions"]},
+                "usage": {"input_tokens": tokens, "output_tokens": 40},
+            },
+            delay=self.latency,
+        )

@@ -1,0 +1,95 @@
+"""Shared fixtures for pytest-citecheck's own tests.
+
+``jev_server`` starts the Jev-compatible loopback server and points ``TYPESAFE_BASE_URL`` at it;
+``suite`` writes a small test suite into a pytester directory, with the cookbook's RFC 7519 and
+citations next to it, ready to run with the plugin.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_citecheck.testing import JevServer
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "rfc7519"
+RFC7519 = EXAMPLE / "rfc7519.txt"
+CITATIONS = EXAMPLE / "citations.json"
+CANARY_KEY = "sk-citecheck-canary-7f3a9c2e41b8d6"
+
+
+def cookbook_answer(claim: str, section: str) -> tuple[str, float]:
+    """Scripted answers shaped like the cookbook's run: what each planted citation should get."""
+    if "expiration time" in claim:
+        return ("contradicts", 0.99)
+    if "personal data" in claim:
+        return ("says_nothing", 0.52)
+    if '"iat"' in claim:
+        return ("says_nothing", 0.71)
+    return ("supports", 0.97)
+
+
+@pytest.fixture
+def jev_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JevServer]:
+    """A running Jev-compatible server on 127.0.0.1; the SDK is pointed at it with a canary key."""
+    server = JevServer(cookbook_answer).start()
+    monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+    monkeypatch.setenv("TYPESAFE_API_KEY", CANARY_KEY)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def no_typesafe_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No key, and a base URL where nothing listens: replay must not need either."""
+    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+
+
+@pytest.fixture
+def cookbook_citations() -> list[dict]:
+    return json.loads(CITATIONS.read_text())
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A pytester directory holding rfc7519.txt and citations.json, and a module-level helper."""
+    shutil.copy(RFC7519, pytester.path / "rfc7519.txt")
+    shutil.copy(CITATIONS, pytester.path / "citations.json")
+    pytester.makepyfile(
+        cookbook="""
+        import json, pathlib
+        from pytest_citecheck import Source
+        HERE = pathlib.Path(__file__).parent
+        SOURCE = Source.from_file(HERE / "rfc7519.txt")
+        CITATIONS = {c["id"]: c for c in json.loads((HERE / "citations.json").read_text())}
+        def pick(*ids):
+            return [CITATIONS[i] for i in ids]
+        """
+    )
+    # The inner runs must not inherit this suite's strictness about warnings from the outer ini.
+    pytester.makeini("[pytest]\n")
+    return pytester
+
+
+def files_containing(root: Path, needle: str) -> list[Path]:
+    """Every file under ``root`` whose bytes contain ``needle``."""
+    hits = []
+    for path in root.rglob("*"):
+        if path.is_file() and needle.encode() in path.read_bytes():
+            hits.append(path)
+    return hits
+
+
+@pytest.fixture(autouse=True)
+def _isolated_typesafe_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A developer's own key or endpoint must never leak into (or steer) the tests.
+    for name in ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL", "TYPESAFE_DEFAULT_MODEL", "TYPESAFE_LOG_LEVEL"):
+        monkeypatch.delenv(name, raising=False)
+    assert "TYPESAFE_API_KEY" not in os.environ
