@@ -75,6 +75,16 @@ def _parse_path(raw: Any) -> str | None:
     return raw
 
 
+def _parse_positive_int(raw: Any) -> int:
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"expected a whole number of at least 1, got {raw!r}") from None
+    if isinstance(raw, bool) or value < 1 or (isinstance(raw, float) and raw != value):
+        raise ValueError(f"expected a whole number of at least 1, got {raw!r}")
+    return value
+
+
 def _parse_dir(raw: Any) -> str:
     if not isinstance(raw, str) or not raw.strip():
         raise ValueError(f"expected a directory name, got {raw!r}")
@@ -141,6 +151,14 @@ OPTIONS: tuple[Option, ...] = (
         _choice(RECORD_MODES),
         "{" + ",".join(RECORD_MODES) + "}",
     ),
+    Option(
+        "concurrency",
+        "How many Jev requests one check may have in flight at once (results keep the citations' order).",
+        8,
+        _parse_positive_int,
+        "N",
+        per_test=True,
+    ),
     Option("cassette_dir", "Cassette directory, relative to each test file's directory.", "cassettes", _parse_dir, "DIR"),
     Option("json", "Write a JSON report of every checked citation to this path.", None, _parse_path, "PATH"),
 )
@@ -158,6 +176,7 @@ class Settings:
     fail_on: frozenset[Verdict] = frozenset({Verdict.FABRICATED, Verdict.CONTRADICTED, Verdict.UNSUPPORTED})
     review: str = "warn"
     record_mode: str = "none"
+    concurrency: int = 8
     cassette_dir: str = "cassettes"
     json: str | None = None
 
