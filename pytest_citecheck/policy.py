@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from .options import Settings
 from .results import CitationResult, Verdict
 
-DOCS = "https://github.com/pytest-citecheck/pytest-citecheck/blob/main/docs"
+# Where the words point: pytest-citecheck's docs/ folder (shipped with the source).
+DOCS = "pytest-citecheck docs/"
 _CLAIM_WIDTH = 60
 
 
@@ -78,7 +79,7 @@ def _hint(decision: Decision) -> str:
         why = "a contradicted claim says the opposite of its section: fix the claim or cite the right section"
     else:
         why = "fix the app's citations, or record a human decision if Jev's verdict is wrong"
-    return f"What next: {why}; details in {DOCS}/usage.md#reading-a-failure"
+    return f"What next: {why}; see {DOCS}usage.md#reading-a-failure"
 
 
 def failure_message(decision: Decision) -> str:
@@ -100,5 +101,5 @@ def review_message(decision: Decision) -> str:
     threshold = decision.review[0].auto_accept if decision.review else 0.8
     lines = [f"{n} citation{'s' if n != 1 else ''} below auto_accept {threshold:g} need{'s' if n == 1 else ''} a human review:"]
     lines += result_table(decision.review)
-    lines.append(f"What next: confirm or correct each verdict (see {DOCS}/usage.md#review), or set review='fail' to make this fail.")
+    lines.append(f"What next: confirm or correct each verdict (see {DOCS}usage.md#review), or set review='fail' to make this fail.")
     return "\n".join(lines)
