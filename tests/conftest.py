@@ -15,6 +15,11 @@ from pathlib import Path
 
 import pytest
 
+# Imported here, before any pytester run: in-process runs drop the modules first imported inside
+# them, and a re-imported yaml no longer matches its C extension (which Python never reloads).
+import typesafe_sdk  # noqa: F401
+import vcr  # noqa: F401
+import yaml  # noqa: F401
 from pytest_citecheck.testing import JevServer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -22,6 +27,9 @@ EXAMPLE = REPO / "examples" / "rfc7519"
 RFC7519 = EXAMPLE / "rfc7519.txt"
 CITATIONS = EXAMPLE / "citations.json"
 CANARY_KEY = "sk-citecheck-canary-7f3a9c2e41b8d6"
+# The ini of the suites that tests run through pytester. In-process runs would otherwise inherit
+# this suite's "filterwarnings = error"; pytest-asyncio, when installed, wants its loop scope set.
+INNER_INI = "[pytest]\nfilterwarnings = default\nasyncio_default_fixture_loop_scope = function\n"
 
 
 def cookbook_answer(claim: str, section: str) -> tuple[str, float]:
@@ -73,8 +81,7 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
             return [CITATIONS[i] for i in ids]
         """
     )
-    # The inner runs must not inherit this suite's strictness about warnings from the outer ini.
-    pytester.makeini("[pytest]\n")
+    pytester.makeini(INNER_INI)
     return pytester
 
 

@@ -1,0 +1,164 @@
+"""Settings: every knob as flag, ini key, marker and call keyword, with one precedence, and clear errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import INNER_INI
+from pytest_citecheck.errors import OptionError
+from pytest_citecheck.options import OPTIONS, Settings
+from pytest_citecheck.results import Verdict
+
+# A scripted server answers "supports" at 0.94 confidence for every claim in these suites; the
+# threshold decides auto versus review, so the reported action shows which auto_accept won.
+THRESHOLD_SUITE = """
+import pytest
+from cookbook import SOURCE, pick
+
+def test_default(citecheck):
+    [r] = citecheck.check(pick("clock_skew"), SOURCE)
+    print("AUTO_ACCEPT", r.auto_accept, r.auto)
+
+@pytest.mark.citecheck(auto_accept=0.95)
+def test_marker(citecheck):
+    [r] = citecheck.check(pick("clock_skew"), SOURCE)
+    print("AUTO_ACCEPT", r.auto_accept, r.auto)
+
+@pytest.mark.citecheck(auto_accept=0.95)
+def test_call(citecheck):
+    [r] = citecheck.check(pick("clock_skew"), SOURCE, auto_accept=0.5)
+    print("AUTO_ACCEPT", r.auto_accept, r.auto)
+"""
+
+
+def thresholds(result: pytest.RunResult) -> dict[str, str]:
+    seen = {}
+    for line in result.stdout.lines:
+        if line.startswith("AUTO_ACCEPT"):
+            seen[len(seen)] = line.split(" ", 1)[1]
+    return {name: seen[i] for i, name in enumerate(["default", "marker", "call"])}
+
+
+@pytest.fixture
+def recorded_thresholds(suite, jev_server):
+    suite.makepyfile(test_app=THRESHOLD_SUITE)
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=3)
+    return suite
+
+
+def test_precedence_call_over_marker_over_flag_over_ini_over_default(recorded_thresholds):
+    suite = recorded_thresholds
+    plain = suite.runpytest("-s")
+    assert thresholds(plain) == {"default": "0.8 True", "marker": "0.95 False", "call": "0.5 True"}
+
+    suite.makeini(INNER_INI + "citecheck_auto_accept = 0.99\n")
+    from_ini = suite.runpytest("-s")
+    assert thresholds(from_ini) == {"default": "0.99 False", "marker": "0.95 False", "call": "0.5 True"}
+
+    from_flag = suite.runpytest("-s", "--citecheck-auto-accept=0.9")
+    assert thresholds(from_flag) == {"default": "0.9 True", "marker": "0.95 False", "call": "0.5 True"}
+
+
+def test_model_precedence_reaches_the_request(suite, jev_server):
+    suite.makepyfile(
+        test_app="""
+        import pytest
+        from cookbook import SOURCE, pick
+
+        def test_flag(citecheck):
+            citecheck.check(pick("clock_skew"), SOURCE)
+
+        @pytest.mark.citecheck(model="jev-marker")
+        def test_marker(citecheck):
+            citecheck.check(pick("aud_reject"), SOURCE)
+
+        @pytest.mark.citecheck(model="jev-marker")
+        def test_call(citecheck):
+            citecheck.check(pick("epoch_seconds"), SOURCE, model="jev-call")
+        """
+    )
+    suite.makeini(INNER_INI + "citecheck_model = jev-ini\n")
+    suite.runpytest("--citecheck-record-mode=once", "--citecheck-model=jev-flag").assert_outcomes(passed=3)
+    models = [request.body["model"] for request in jev_server.systemone_requests]
+    assert models == ["jev-flag", "jev-marker", "jev-call"]
+
+    (suite.path / "cassettes").rename(suite.path / "old-cassettes")
+    suite.runpytest("--citecheck-record-mode=once", "-k", "flag").assert_outcomes(passed=1)
+    assert jev_server.systemone_requests[-1].body["model"] == "jev-ini"
+
+
+@pytest.mark.parametrize(
+    ("args", "ini", "message"),
+    [
+        (["--citecheck-auto-accept=1.5"], "", "--citecheck-auto-accept: expected a number from 0 to 1, got '1.5'"),
+        (["--citecheck-auto-accept=high"], "", "--citecheck-auto-accept: expected a number from 0 to 1, got 'high'"),
+        ([], "citecheck_auto_accept = -0.1\n", "ini citecheck_auto_accept: expected a number from 0 to 1, got '-0.1'"),
+        (["--citecheck-record-mode=sometimes"], "", "--citecheck-record-mode: expected one of none, once, new_episodes, all, rewrite*"),
+        ([], "citecheck_review = shrug\n", "ini citecheck_review: expected one of warn, fail, xfail, skip*"),
+        (["--citecheck-fail-on=fabricated,wrong"], "", "--citecheck-fail-on: unknown verdict 'wrong'*"),
+    ],
+)
+def test_bad_flag_or_ini_value_is_a_usage_error_before_any_test(pytester, args, ini, message):
+    pytester.makeini(INNER_INI + ini)
+    pytester.makepyfile(test_x="def test_x():\n    raise AssertionError('must not run')\n")
+    result = pytester.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: pytest-citecheck: {message}"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    assert "must not run" not in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("marker", "call", "message"),
+    [
+        ("@pytest.mark.citecheck(auto_accept=2)", "", "*@pytest.mark.citecheck(...): auto_accept: expected a number from 0 to 1, got 2"),
+        ("@pytest.mark.citecheck(auto_acept=0.9)", "", "*@pytest.mark.citecheck(...): unknown argument 'auto_acept'; accepted: auto_accept, model*"),
+        ("", "auto_accept=-1", "*check() keyword argument: auto_accept: expected a number from 0 to 1, got -1"),
+        ("", "review='later'", "*check() keyword argument: review: expected one of warn, fail, xfail, skip; got 'later'"),
+        ("", "colour='red'", "*check() keyword argument: unknown argument 'colour'*"),
+    ],
+)
+def test_bad_marker_or_call_argument_fails_that_test_naming_it(suite, no_typesafe_env, marker, call, message):
+    suite.makepyfile(
+        test_app=f"""
+        import pytest
+        from cookbook import SOURCE, pick
+
+        {marker}
+        def test_bad(citecheck):
+            citecheck.check(pick("clock_skew"), SOURCE{", " + call if call else ""})
+
+        def test_good():
+            pass
+        """
+    )
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(["*OptionError: " + message.lstrip("*")])
+    assert "INTERNALERROR" not in result.stdout.str()
+
+
+def test_settings_resolve_layers_in_order():
+    settings = Settings.resolve({"auto_accept": None, "model": "jev-flag"}, {"auto_accept": "0.7", "model": "jev-ini"})
+    assert (settings.auto_accept, settings.model) == (0.7, "jev-flag")
+    per_test = settings.override({"auto_accept": 0.9}, "marker").override({"model": "jev-call"}, "call")
+    assert (per_test.auto_accept, per_test.model) == (0.9, "jev-call")
+    assert Settings.resolve({}, {}).fail_on == {Verdict.FABRICATED, Verdict.CONTRADICTED, Verdict.UNSUPPORTED}
+    with pytest.raises(OptionError, match="marker: unknown argument 'json'"):
+        settings.override({"json": "x"}, "marker")  # session-only options are not per-test keywords
+
+
+def test_help_lists_every_option_in_the_citecheck_group(pytester):
+    pytester.makeini(INNER_INI)
+    result = pytester.runpytest("--help")
+    result.stdout.fnmatch_lines(["citation checking (pytest-citecheck):"])
+    text = result.stdout.str()
+    for option in OPTIONS:
+        assert option.flag in text
+        assert option.ini in text
+
+
+def test_marker_is_registered_with_its_signature(pytester):
+    pytester.makeini(INNER_INI)
+    result = pytester.runpytest("--markers")
+    result.stdout.fnmatch_lines(["@pytest.mark.citecheck(*, auto_accept=None, model=None, *): pytest-citecheck settings for this test"])
