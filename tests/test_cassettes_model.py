@@ -1,0 +1,93 @@
+"""Model pinning: the model asked for and the model that answered are in the cassette, and are compared."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_citecheck.testing import JevServer
+
+TEST_FILE = """
+from cookbook import SOURCE
+
+def test_claims(citecheck):
+    [result] = citecheck.check([{"id": "aud", "claim": "A JWT can name its audience.", "quote": None, "section": "4.1.3"}], SOURCE)
+    assert result.verdict.value == "verified"
+"""
+
+
+@pytest.fixture
+def server_answering_as(monkeypatch):
+    servers = []
+
+    def start(model: str | None) -> JevServer:
+        server = JevServer(model=model).start()
+        servers.append(server)
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+        monkeypatch.setenv("TYPESAFE_API_KEY", "sk-test")
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def offline(monkeypatch):
+    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+
+
+def test_the_cassette_keeps_the_requested_and_the_answering_model(suite, server_answering_as):
+    server_answering_as("jev-1.12.4")
+    suite.makepyfile(test_model=TEST_FILE)
+    suite.runpytest("--citecheck-record-mode=once", "--citecheck-model=jev-1.12").assert_outcomes(passed=1)
+    text = (suite.path / "cassettes" / "test_model" / "test_claims.yaml").read_text()
+    assert '"model": "jev-1.12",' in text  # asked
+    assert '"model": "jev-1.12.4",' in text  # answered
+
+
+def test_recording_with_an_alias_warns_that_thresholds_may_drift(suite, server_answering_as):
+    server_answering_as("jev-1.13.0")
+    suite.makepyfile(test_model=TEST_FILE)
+    result = suite.runpytest("--citecheck-record-mode=once")  # no model set: the SDK asks for jev-latest
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines([
+        "*ModelPinWarning: citation 'aud': recorded with the alias 'jev-latest', answered by 'jev-1.13.0': "
+        "thresholds tuned on it may drift*",
+        "*pin the model: --citecheck-model=jev-1.13.0*",
+    ])
+
+
+def test_a_pinned_recording_replays_quietly(suite, server_answering_as, monkeypatch):
+    server_answering_as("jev-1.12")
+    suite.makepyfile(test_model=TEST_FILE)
+    suite.runpytest("--citecheck-record-mode=once", "--citecheck-model=jev-1.12").assert_outcomes(passed=1, warnings=0)
+    offline(monkeypatch)
+    suite.runpytest("--citecheck-model=jev-1.12", "--citecheck-strict-model").assert_outcomes(passed=1, warnings=0)
+
+
+def test_an_answer_from_another_model_warns_or_fails_when_strict(suite, server_answering_as, monkeypatch):
+    server_answering_as("jev-1.13.0")  # asked for jev-1.12, the server answered with another version
+    suite.makepyfile(test_model=TEST_FILE)
+    suite.runpytest("--citecheck-record-mode=once", "--citecheck-model=jev-1.12", "-W", "ignore::UserWarning")
+    offline(monkeypatch)
+    result = suite.runpytest("--citecheck-model=jev-1.12")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(["*ModelPinWarning: citation 'aud': the answer came from model 'jev-1.13.0', but the test asks for 'jev-1.12'*"])
+    strict = suite.runpytest("--citecheck-model=jev-1.12", "--citecheck-strict-model")
+    strict.assert_outcomes(failed=1)
+    strict.stdout.fnmatch_lines([
+        "*ModelMismatchError: citation 'aud': the answer came from model 'jev-1.13.0', but the test asks for 'jev-1.12'*",
+        "*re-record with the model you mean*--citecheck-record-mode=rewrite*",
+    ])
+
+
+def test_replaying_an_alias_recording_is_a_mismatch_under_strict(suite, server_answering_as, monkeypatch):
+    server_answering_as("jev-1.13.0")
+    suite.makepyfile(test_model=TEST_FILE)
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
+    offline(monkeypatch)
+    suite.runpytest().assert_outcomes(passed=1, warnings=1)
+    suite.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\ncitecheck_strict_model = true\n")
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*citation 'aud': the recorded answer came from model 'jev-1.13.0', but the test asks for the alias 'jev-latest'*"])

@@ -1,0 +1,76 @@
+"""A recording whose request no longer matches is a miss that says what changed and how to re-record."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import CANARY_KEY, files_containing
+
+TEST_FILE = """
+from cookbook import SOURCE
+
+def test_claims(citecheck):
+    citecheck.check([
+        {{"id": "aud", "claim": {claim!r}, "quote": None, "section": {section!r}}},
+    ], SOURCE, model={model!r})
+"""
+
+
+def write_test(suite: pytest.Pytester, claim: str = "A JWT can name its audience.", section: str = "4.1.3", model: str = "jev-1.12") -> None:
+    suite.makepyfile(test_stale=TEST_FILE.format(claim=claim, section=section, model=model))
+
+
+def record(suite: pytest.Pytester) -> None:
+    write_test(suite)
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
+
+
+def replay(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.RunResult:
+    monkeypatch.delenv("TYPESAFE_API_KEY")
+    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    return suite.runpytest()
+
+
+def test_an_edited_claim_names_the_citation_what_changed_and_the_command(suite, jev_server, monkeypatch):
+    record(suite)
+    write_test(suite, claim="A JWT must name exactly one audience.")
+    result = replay(suite, monkeypatch)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*CassetteMissError: citation 'aud': the cassette holds a recording of this citation, but its request changed: "
+        "the claim changed: recorded 'A JWT can name its audience.', now 'A JWT must name exactly one audience.'*",
+        "*re-record just this test: TYPESAFE_API_KEY=... pytest 'test_stale.py::test_claims' --citecheck-record-mode=rewrite*",
+    ])
+    assert not files_containing(suite.path, CANARY_KEY)
+
+
+def test_a_changed_section_shows_where_the_text_differs(suite, jev_server, monkeypatch):
+    record(suite)
+    text = (suite.path / "rfc7519.txt").read_text()
+    (suite.path / "rfc7519.txt").write_text(text.replace("intended for.  Each principal", "intended for.  Every principal"))
+    result = replay(suite, monkeypatch)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*citation 'aud': the cassette holds a recording of this citation, but its request changed: the section text changed "
+        "(first difference at character *: recorded *Each principal*, now *Every principal*",
+        "*--citecheck-record-mode=rewrite*",
+    ])
+
+
+def test_a_changed_model_says_which_model_was_recorded_and_which_is_asked(suite, jev_server, monkeypatch):
+    record(suite)
+    write_test(suite, model="jev-1.13")
+    result = replay(suite, monkeypatch)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*citation 'aud': * its request changed: recorded with model 'jev-1.12', the test now asks 'jev-1.13'*",
+    ])
+
+
+def test_a_citation_never_recorded_keeps_the_plain_miss(suite, jev_server, monkeypatch):
+    record(suite)
+    write_test(suite, claim="Something else entirely.", section="4.1.4")
+    result = replay(suite, monkeypatch)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*citation 'aud': no recorded answer matches this citation's request*"])
+    result.stdout.no_fnmatch_line("*its request changed*")
