@@ -469,6 +469,12 @@ class QuoteLocator:
             start, end = alignment.dest_start, alignment.dest_end
         else:
             start, end = alignment.src_start, alignment.src_end
+        # The alignment's edges are loose (a stray space or full stop): trim what the quote does not have.
+        text = corpus.sections[index].text
+        while start < end and not text[start].isalnum() and text[start] != needle[0]:
+            start += 1
+        while end > start and not text[end - 1].isalnum() and text[end - 1] != needle[-1]:
+            end -= 1
         original_start, original_end = corpus.sections[index].original_span(start, end)
         return Match(corpus.ids[index], original_start, original_end, similarity=round(score / 100, 4), approximate=True)
 

@@ -1,12 +1,20 @@
-"""The source document a citation points into, split into addressable sections."""
+"""The source document a citation points into, split into addressable sections.
+
+A ``Source`` owns the sections (id -> text, in document order) and where each one sits in the
+document's cleaned text, so a citation that carries character offsets (an Anthropic
+``char_location``) can be mapped to its section. Reading files and picking a format by extension
+happen here; the splitting itself is ``formats``'.
+"""
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
+from typing import Any
 
 from .errors import SourceError
 
@@ -21,8 +29,9 @@ def _numeric_key(section_id: str) -> tuple[int, ...]:
 class Source:
     """A document split into sections: ``sections`` maps a section id (``"4.1.3"``) to its text.
 
-    Build one with ``Source.from_text(text, format="rfc")``, ``Source.from_file(path)``, or directly
-    with ``Source(sections={...})`` when the caller already has the sections.
+    Build one with ``Source.from_text(text, format=...)``, ``Source.from_file(path)``, or directly
+    with ``Source(sections={...})`` when the caller already has the sections. ``spans`` maps each
+    section id to ``[start, end)`` in ``text`` (for sections that are verbatim slices of it).
     """
 
     sections: Mapping[str, str]
@@ -30,6 +39,7 @@ class Source:
     name: str | None = None
     format: str | None = None
     order: tuple[str, ...] = field(init=False, repr=False)
+    spans: Mapping[str, tuple[int, int]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.sections, Mapping):
@@ -53,11 +63,24 @@ class Source:
         else:
             order = tuple(sections)
         object.__setattr__(self, "order", order)
+        spans: dict[str, tuple[int, int]] = {}
+        position = 0
+        for key, value in sections.items():
+            at = self.text.find(value, position)
+            if at >= 0 and value:
+                spans[key] = (at, at + len(value))
+                position = at + len(value)
+        object.__setattr__(self, "spans", spans)
 
     @classmethod
-    def from_text(cls, text: str, format: str = "rfc", *, name: str | None = None) -> Source:
-        """Split ``text`` into sections according to ``format`` (see ``pytest_citecheck.formats``)."""
-        from .formats import FORMATS
+    def from_text(cls, text: str, format: str = "rfc", *, name: str | None = None, hooks: Any = None) -> Source:
+        """Split ``text`` into sections according to ``format`` (see ``pytest_citecheck.formats``).
+
+        Built-in formats: ``rfc``, ``markdown``, ``numbered``, ``html`` and ``auto``. Any other
+        name is offered to the ``pytest_citecheck_split_sections`` hook (``hooks``, or the running
+        pytest session's).
+        """
+        from .formats import split
 
         if not isinstance(text, str):
             raise SourceError(f"the document must be text (str), not {type(text).__name__}", field="source")
@@ -65,22 +88,51 @@ class Source:
             raise SourceError("the document is empty", field="source")
         if "\x00" in text:
             raise SourceError("the document contains NUL bytes: it looks binary, not text", field="source")
-        try:
-            splitter = FORMATS[format]
-        except KeyError:
-            raise SourceError(f"unknown format {format!r}; known formats: {', '.join(sorted(FORMATS))}", field="format") from None
-        clean, sections = splitter(text)
+        if not isinstance(format, str):
+            raise SourceError(f"format must be a format name such as 'rfc' or 'markdown', not {format!r}", field="format")
+        if format == "auto":
+            from .formats import detect_format
+
+            format = detect_format(text)
+        clean, sections = split(text, format, hooks)
         return cls(sections=sections, text=clean, name=name, format=format)
 
     @classmethod
-    def from_file(cls, path: str | PathLike[str], format: str = "rfc", *, encoding: str = "utf-8") -> Source:
-        """Read a text file and split it like ``from_text``."""
+    def from_file(
+        cls, path: str | PathLike[str], format: str | None = None, *, encoding: str = "utf-8", hooks: Any = None
+    ) -> Source:
+        """Read a document and split it like ``from_text``.
+
+        With no ``format``, the extension decides: ``.md``/``.markdown`` markdown, ``.html``/``.htm``
+        html, ``.pdf`` its extracted text (through pypdf, the ``pdf`` extra) detected like ``auto``,
+        anything else ``auto``.
+        """
+        from .formats import EXTENSIONS, read_pdf
+
         path = Path(path)
+        if not path.is_file():
+            raise SourceError(f"{path}: no such file", field="source")
+        if path.suffix.lower() == ".pdf":
+            text = read_pdf(path)
+            return cls.from_text(text, format=format or "auto", name=path.name, hooks=hooks)
         try:
             text = path.read_text(encoding=encoding)
         except UnicodeDecodeError as error:
             raise SourceError(f"{path} is not {encoding} text ({error.reason})", field="source") from None
-        return cls.from_text(text, format=format, name=path.name)
+        chosen = format or EXTENSIONS.get(path.suffix.lower(), "auto")
+        return cls.from_text(text, format=chosen, name=path.name, hooks=hooks)
+
+    def section_at(self, offset: int) -> str | None:
+        """The id of the section whose text covers ``offset`` in ``text`` (None between or outside sections)."""
+        if not self.spans:
+            return None
+        keys = list(self.spans)
+        starts = [self.spans[key][0] for key in keys]
+        index = bisect_right(starts, offset) - 1
+        if index < 0:
+            return None
+        key = keys[index]
+        return key if offset < self.spans[key][1] else None
 
     def __len__(self) -> int:
         return len(self.sections)

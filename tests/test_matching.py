@@ -1,0 +1,293 @@
+"""Step 1 on real documents: the cookbook's RFC 7519 table, each rule of the normalisation contract
+(docs/matching.md), offsets back into the original section text, fuzzy matching, the closest-passage
+diagnostic, the minimum quote length, and Jev's size limits with the window option."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from typesafe_sdk import TypeSafeClient
+
+from pytest_citecheck import CitationInputError, Source, Status, Verdict
+from pytest_citecheck.checker import Checker
+from pytest_citecheck.limits import window_around
+from pytest_citecheck.matching import QuoteLocator, normalize
+from pytest_citecheck.options import Settings
+from pytest_citecheck.testing import JevServer
+
+REPO = Path(__file__).resolve().parent.parent
+RFC7519 = REPO / "examples" / "rfc7519" / "rfc7519.txt"
+CITATIONS = REPO / "examples" / "rfc7519" / "citations.json"
+
+DATA = Path(__file__).parent / "data"
+
+# The sections the cookbook's recorded answers were keyed on (sha256 of the section text): they
+# must stay byte for byte what they were, or the recorded answers no longer apply.
+COOKBOOK_SECTION_LENGTHS = {"2": 3122, "4.1.3": 761, "4.1.4": 529, "3": 1653, "4.1.6": 270, "4": 918}
+COOKBOOK_STEP_ONE = {
+    "epoch_seconds": ("found", "2"),
+    "aud_reject": ("found", "4.1.3"),
+    "sig_reporting": ("missing", None),
+    "clock_skew": ("found", "4.1.4"),
+    "exp_required": ("found", "4.1.4"),
+    "pii_encryption": ("found", "3"),
+    "iat_future": ("section-only", "4.1.6"),
+    "duplicate_names": ("found", "4"),
+}
+
+
+@pytest.fixture(scope="module")
+def rfc7519() -> Source:
+    return Source.from_text(RFC7519.read_text(), format="rfc")
+
+
+@pytest.fixture(scope="module")
+def locator(rfc7519: Source) -> QuoteLocator:
+    return QuoteLocator(rfc7519)
+
+
+_CLIENTS: list[TypeSafeClient] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_clients():
+    yield
+    while _CLIENTS:
+        _CLIENTS.pop().close()
+
+
+def checker(server: JevServer | None = None, **settings) -> Checker:
+    """A checker asking the loopback Jev directly (no cassette); without a server it must not ask at all."""
+
+    def client() -> TypeSafeClient:
+        assert server is not None, "this check must not ask Jev"
+        _CLIENTS.append(TypeSafeClient(api_key="sk-test", base_url=server.url, compression=False))
+        return _CLIENTS[-1]
+
+    return Checker(settings=Settings(**settings), client_factory=client)
+
+
+# --- the cookbook's case must not change ------------------------------------------------------
+
+
+def test_rfc7519_splits_like_the_cookbook(rfc7519: Source) -> None:
+    assert len(rfc7519.text) == 58_365
+    assert len(rfc7519.sections) == 45
+    for section_id, length in COOKBOOK_SECTION_LENGTHS.items():
+        assert len(rfc7519.sections[section_id]) == length, section_id
+
+
+def test_cookbook_recorded_answers_still_key_on_the_same_section_texts(rfc7519: Source, locator: QuoteLocator) -> None:
+    cache = json.loads((RFC7519.parent / "json_cache.json").read_text())
+    for citation in json.loads(CITATIONS.read_text()):
+        if citation["quote"] is None:
+            section = citation["section"]
+        else:
+            match = locator.find(citation["quote"])
+            if match is None:
+                continue
+            section = match.section
+        key = hashlib.sha256(("ask|" + citation["claim"] + "|" + rfc7519.sections[section]).encode()).hexdigest()
+        assert key in cache, citation["id"]
+
+
+def test_cookbook_step_one_table(rfc7519: Source, locator: QuoteLocator) -> None:
+    table = {}
+    for citation in json.loads(CITATIONS.read_text()):
+        if citation["quote"] is None:
+            table[citation["id"]] = ("section-only", citation["section"])
+            continue
+        match = locator.find(citation["quote"])
+        table[citation["id"]] = ("found", match.section) if match else ("missing", None)
+        if match:
+            passage = rfc7519.sections[match.section][match.start : match.end]
+            assert normalize(passage) == normalize(citation["quote"])
+    assert table == COOKBOOK_STEP_ONE
+
+
+# --- the contract, rule by rule, on real documents -------------------------------------------
+
+
+def found_passage(locator: QuoteLocator, quote: str, **kwargs) -> tuple[str, str]:
+    match = locator.find(quote, **kwargs)
+    assert match is not None, f"not found: {quote!r}"
+    return match.section, locator.source.sections[match.section][match.start : match.end]
+
+
+def test_whitespace_runs_and_line_breaks_collapse(locator: QuoteLocator) -> None:
+    section, passage = found_passage(locator, "If the principal processing the claim does not identify itself")
+    assert section == "4.1.3"
+    assert passage == "If the principal\n   processing the claim does not identify itself"
+
+
+def test_curly_quotes_fold_to_straight(locator: QuoteLocator) -> None:
+    section, passage = found_passage(locator, "The \u201cexp\u201d (expiration time) claim identifies the expiration time")
+    assert section == "4.1.4"
+    assert passage.startswith('The "exp" (expiration time)')
+
+
+def test_dashes_fold_to_hyphen_minus(locator: QuoteLocator) -> None:
+    section, passage = found_passage(locator, "the number of seconds from 1970\u201301\u201301T00:00:00Z UTC")
+    assert section == "2"
+    assert "1970-01-01T00:00:00Z" in passage
+
+
+def test_primes_fold_to_apostrophes() -> None:
+    gpl = QuoteLocator(Source.from_file(DATA / "gpl-3.0.txt"))
+    section, passage = found_passage(gpl, "a work \u2033based on\u2033 the earlier work")
+    assert section == "0"
+    assert passage == 'a work "based on" the earlier work'
+
+
+def test_nfkc_expands_ligatures_and_full_width_forms(locator: QuoteLocator) -> None:
+    section, passage = found_passage(locator, "a JSON object that is encoded in a \uff2a\uff37\uff33 and/or JWE structure")
+    assert section == "3" and passage == "a JSON object that is encoded in a\n   JWS and/or JWE structure"
+    apache = QuoteLocator(Source.from_file(DATA / "apache-2.0.txt"))
+    section, passage = found_passage(apache, "documentation source, and con\ufb01guration \ufb01les")
+    assert section == "1"
+    assert passage == "documentation\n      source, and configuration files"
+
+
+def test_ligatures_nfkc_leaves_alone_are_spelled_out() -> None:
+    oauth = QuoteLocator(Source.from_file(DATA / "rfc6749.txt"))
+    section, passage = found_passage(oauth, "The authorization server d\u0153s not support obtaining")
+    assert "does not support" in passage.replace("\n", " ")
+    assert normalize("\u00c6gis \u0152uvre") == "AEgis OEuvre"
+
+
+def test_soft_hyphens_and_zero_width_characters_are_removed_on_both_sides() -> None:
+    text = (DATA / "apache-2.0.txt").read_text()
+    # The source itself carries invisible characters (as text copied from a web page does).
+    perturbed = text.replace("Contribution", "Contri\u00adbu\u200btion").replace("Licensor", "Li\u200dcensor\ufeff")
+    source = Source.from_text(perturbed, format="numbered")
+    locator = QuoteLocator(source)
+    section, passage = found_passage(locator, "any Contribution intentionally submitted for inclusion")
+    assert section == "5"
+    assert passage == "any Contri\u00adbu\u200btion intentionally submitted for inclusion"
+    section, passage = found_passage(locator, "submitted to Licensor for inclusion in the Work by the copy\u00adright owner")
+    assert section == "1"
+    assert passage == "submitted to Li\u200dcensor\ufeff for inclusion in the Work by the copyright owner"
+
+
+def test_a_word_broken_across_a_line_with_a_hyphen_is_joined(locator: QuoteLocator) -> None:
+    # RFC 7519 breaks "case-sensitive" across a line at its hyphen.
+    section, passage = found_passage(locator, 'the "aud" value is an array of case-sensitive strings')
+    assert section == "4.1.3"
+    assert passage == 'the "aud" value is an array of case-\n   sensitive strings'
+    # A word hyphenated by a typesetter (as PDF extraction leaves it) is joined too.
+    text = (DATA / "gpl-3.0.txt").read_text().replace("modification follow", "modi-\n    fication follow")
+    gpl = QuoteLocator(Source.from_text(text, format="numbered"))
+    section, passage = found_passage(gpl, "terms and conditions for copying, distribution and modification follow")
+    assert section == "preamble"
+    assert passage.endswith("modi-\n    fication follow")
+
+
+def test_case_folding_is_off_by_default_and_an_option(locator: QuoteLocator) -> None:
+    quote = "IMPLEMENTERS MAY PROVIDE FOR SOME SMALL LEEWAY"
+    assert locator.find(quote) is None
+    section, passage = found_passage(locator, quote, casefold=True)
+    assert section == "4.1.4"
+    assert passage == "Implementers MAY provide for some small leeway"
+
+
+def test_elisions_match_ordered_fragments_within_one_section(rfc7519: Source, locator: QuoteLocator) -> None:
+    quote = "The \u201cexp\u201d (expiration time) claim identifies \u2026 MUST NOT be accepted for processing"
+    section, passage = found_passage(locator, quote)
+    assert section == "4.1.4"
+    assert passage.startswith('The "exp" (expiration time) claim identifies') and passage.endswith("accepted for processing")
+    assert found_passage(locator, "The processing of the ... claim requires that the current date/time")[0] == "4.1.4"
+    # Out of order, or spread over two sections: not found.
+    assert locator.find("MUST NOT be accepted for processing ... The \"exp\" (expiration time) claim identifies") is None
+    assert locator.find("Implementers MAY provide for some small leeway ... The \"nbf\" (not before) claim identifies") is None
+
+
+def test_a_literal_ellipsis_in_the_source_matches_as_is() -> None:
+    source = Source.from_text(DATA.joinpath("rfc6749.txt").read_text(), format="rfc")
+    locator = QuoteLocator(source)
+    # RFC 6749 shortens an example with "[...omitted for brevity...]": that is text, not an elision.
+    section, passage = found_passage(locator, "[...omitted for brevity...]aG5TdGF0ZW1lbnQ")
+    assert passage == "[...omitted for brevity...]aG5TdGF0ZW1lbnQ"
+
+
+def test_offsets_point_into_the_original_section_text(rfc7519: Source, locator: QuoteLocator) -> None:
+    for citation in json.loads(CITATIONS.read_text()):
+        if citation["quote"] is None:
+            continue
+        match = locator.find(citation["quote"])
+        if match is None:
+            continue
+        passage = rfc7519.sections[match.section][match.start : match.end]
+        assert passage[0] == citation["quote"][0] and passage[-1] == citation["quote"][-1]
+        assert normalize(passage) == normalize(citation["quote"])
+
+
+# --- through the checker ----------------------------------------------------------------------
+
+
+def test_a_quote_too_short_to_identify_a_passage_is_an_error(rfc7519: Source) -> None:
+    citations = [{"id": "short", "claim": "JWTs have claims.", "quote": "\u201cJWT\u201d \u2026 claims", "section": None}]
+    with pytest.raises(CitationInputError, match=r"citation 'short', field 'quote': is 11 characters after normalisation, too short .*min_quote_length is 12"):
+        checker().check(citations, rfc7519)
+    # Lowered on purpose, the same quote is looked up (and, not being found, never sent to Jev).
+    [result] = checker().check([{**citations[0], "quote": "JWT zzz"}], rfc7519, min_quote_length=5)
+    assert result.verdict is Verdict.FABRICATED
+
+
+def test_a_fabricated_quote_reports_the_closest_passage(rfc7519: Source) -> None:
+    [citation] = [c for c in json.loads(CITATIONS.read_text()) if c["id"] == "sig_reporting"]
+    [result] = checker().check([citation], rfc7519)
+    assert result.status is Status.MISSING and result.verdict is Verdict.FABRICATED
+    closest = result.closest
+    assert closest is not None and 0.3 < closest.similarity < 0.9
+    assert rfc7519.sections[closest.section][closest.start : closest.end] == closest.text
+    row = result.to_json()
+    assert row["closest"] == {"section": closest.section, "span": [closest.start, closest.end], "text": closest.text,
+                              "similarity": closest.similarity}
+
+
+def test_a_misquote_is_fabricated_without_fuzzy_and_found_approx_with_it(rfc7519: Source, jev_server: JevServer) -> None:
+    misquote = "Implementers MAY provide for a small leeway, usually no more than a couple of minutes, to account for clock skew."
+    citation = {"id": "skew", "claim": "Validators may allow a few minutes of clock skew.", "quote": misquote}
+    [exact] = checker(jev_server).check([citation], rfc7519)
+    assert exact.status is Status.MISSING and exact.closest is not None and exact.closest.section == "4.1.4"
+    assert jev_server.systemone_requests == []
+    [approx] = checker(jev_server).check([citation], rfc7519, fuzzy=0.85)
+    assert approx.status is Status.FOUND_APPROX and approx.section == "4.1.4"
+    assert approx.verdict is Verdict.VERIFIED and 0.85 <= approx.similarity < 1.0
+    assert rfc7519.sections["4.1.4"][approx.span[0] : approx.span[1]].startswith("Implementers MAY provide")
+    assert approx.to_json()["status"] == "found-approx" and approx.to_json()["similarity"] == approx.similarity
+    [strict] = checker(jev_server).check([citation], rfc7519, fuzzy=0.99)
+    assert strict.status is Status.MISSING
+    assert len(jev_server.systemone_requests) == 1
+
+
+def test_a_section_too_large_for_jev_fails_before_sending_and_a_window_fits_it(jev_server: JevServer) -> None:
+    gpl = (DATA / "gpl-3.0.txt").read_text()
+    big = Source(sections={"1": gpl * 4, "2": "Another section, short enough to judge whole."})
+    quote = "The licenses for most software and other practical works are designed"
+    citation = {"id": "gpl", "claim": "Most licences take away your freedom.", "quote": quote}
+    with pytest.raises(CitationInputError, match=r"citation 'gpl', field 'section': section '1' is too large .* set window=N"):
+        checker(jev_server).check([citation], big)
+    only = {"id": "whole", "claim": "Most licences take away your freedom.", "quote": None, "section": "1"}
+    with pytest.raises(CitationInputError, match=r"citation 'whole', field 'section': section '1' is too large .* split the document"):
+        checker(jev_server).check([only], big)
+    assert jev_server.systemone_requests == []
+    [result] = checker(jev_server).check([citation], big, window=2000)
+    assert result.status is Status.FOUND and result.window is not None
+    start, end = result.window
+    assert result.section_text == big.sections["1"][start:end]
+    assert start <= result.span[0] and result.span[1] <= end and 2000 <= end - start < 2100
+    [request] = jev_server.systemone_requests
+    assert request.body["state"]["section"] == result.section_text
+
+
+def test_window_around_keeps_the_quote_and_whole_words() -> None:
+    text = (DATA / "apache-2.0.txt").read_text()
+    start = text.index("Grant of Patent License")
+    window = window_around(text, start, start + 23, 300)
+    assert window[0] <= start and window[1] >= start + 23
+    assert text[window[0] - 1].isspace() and text[window[1]].isspace()
+    assert window_around("short text", 0, 5, 1000) == (0, 10)
