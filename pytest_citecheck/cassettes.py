@@ -73,8 +73,15 @@ def scrub_request(request: Any) -> Any:
     return request
 
 
-def scrub_response(response: dict[str, Any]) -> dict[str, Any]:
-    """Drop dates, request ids and every other header that churns or could carry a secret."""
+def scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
+    """Drop dates, request ids and every other header that churns or could carry a secret.
+
+    A fault is not an answer: an error status (401, 429, 5xx...) or a body that is not JSON is never
+    recorded (None), so a replay cannot repeat an outage forever and the next recording asks again.
+    """
+    status = response.get("status", {}).get("code")
+    if not isinstance(status, int) or not 200 <= status < 300 or _canonical_json(response.get("body", {}).get("string")) is None:
+        return None
     response["headers"] = {name: values for name, values in response["headers"].items() if name.lower() in _KEPT_HEADERS}
     return response
 

@@ -85,6 +85,9 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
         )
     import typesafe_sdk as ts
 
+    transport_failure = _transport_failure(error)
+    if transport_failure is not None:
+        return JudgeError(citation_id, *transport_failure)
     if not isinstance(error, ts.TypeSafeError):
         return None
     status = getattr(error, "status", None)
@@ -112,6 +115,31 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
     else:
         cause, remedy = f"the TypeSafe client failed: {error}", "check the client configuration (citecheck_client fixture)"
     return JudgeError(citation_id, cause, remedy)
+
+
+def _transport_failure(error: BaseException) -> tuple[str, str] | None:
+    """Cause and remedy for a network failure that reached us as the HTTP library's own exception.
+
+    The SDK turns transport errors into ``TypeSafeAPIConnectionError``/``TimeoutError``, but with
+    vcrpy recording, its httpx2 patch lets some (a refused connection) escape as httpcore2's or
+    httpx2's exception instead; they mean the same thing and must read the same.
+    """
+    import importlib
+
+    for module_name in ("httpx2", "httpcore2"):
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        if isinstance(error, module.TimeoutException):
+            return f"no answer from TypeSafe before the timeout ({type(error).__name__})", "retry later, or raise the client's timeout"
+        network = tuple(getattr(module, name) for name in ("TransportError", "NetworkError", "ProtocolError") if hasattr(module, name))
+        if isinstance(error, network):
+            return (
+                f"could not connect to TypeSafe ({type(error).__name__}: {_detail(error)})",
+                "check TYPESAFE_BASE_URL and the network; to check without network, replay cassettes (--citecheck-record-mode=none)",
+            )
+    return None
 
 
 def _detail(error: BaseException) -> str:
