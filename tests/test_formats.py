@@ -1,0 +1,203 @@
+"""Each built-in format on real public documents (see tests/data/README.md for their origin):
+RFC 6749 for ``rfc``, three licences for ``numbered``, two READMEs for ``markdown`` (ATX and
+setext), the rustdoc book for ``html``, a PDF printed from a licence, and ``auto`` detecting each."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_citecheck import Source, SourceError
+from pytest_citecheck.formats import detect_format, heading_ids
+from pytest_citecheck.matching import QuoteLocator
+
+DATA = Path(__file__).parent / "data"
+
+
+def passage_of(source: Source, quote: str) -> tuple[str, str]:
+    match = QuoteLocator(source).find(quote)
+    assert match is not None, quote
+    return match.section, source.sections[match.section][match.start : match.end]
+
+
+# --- rfc --------------------------------------------------------------------------------------
+
+
+def test_rfc_splits_a_second_rfc_with_form_feeds_and_another_running_header() -> None:
+    source = Source.from_text((DATA / "rfc6749.txt").read_text(), format="rfc")
+    ids = list(source.sections)
+    assert ids[:5] == ["1", "1.1", "1.2", "1.3", "1.3.1"] and ids[-3:] == ["12", "12.1", "12.2"]
+    assert len(ids) == 98
+    assert source.sections["1.1"].startswith("1.1.  Roles\n\n   OAuth defines four roles:")
+    # Page layout is gone: no footer, no running header, no form feed, in any section.
+    for text in source.sections.values():
+        assert "[Page " not in text and "\f" not in text and "RFC 6749                        OAuth 2.0" not in text
+    # The table of contents (indented) did not become sections: 4.1.2 is the body's.
+    assert source.sections["4.1.2"].startswith("4.1.2.  Authorization Response")
+    # A sentence that runs across a page break is found whole.
+    assert passage_of(source, "The authorization server MUST ignore unrecognized request parameters")[0] == "3.1"
+
+
+# --- numbered ---------------------------------------------------------------------------------
+
+
+def test_numbered_apache_licence() -> None:
+    source = Source.from_file(DATA / "apache-2.0.txt")
+    assert source.format == "numbered"
+    assert list(source.sections) == ["preamble", *[str(n) for n in range(1, 10)]]
+    assert source.sections["3"].startswith("3. Grant of Patent License.")
+    assert passage_of(source, "You may reproduce and distribute copies of the Work or Derivative Works thereof")[0] == "4"
+
+
+def test_numbered_gpl_keeps_a_list_item_inside_its_section() -> None:
+    source = Source.from_file(DATA / "gpl-3.0.txt")
+    assert list(source.sections) == ["preamble", *[str(n) for n in range(0, 18)]]
+    # "    7.  This requirement modifies ..." is item 7 of a list in section 5, not section 7.
+    assert "7.  This requirement modifies the requirement in section 4" in source.sections["5"]
+    assert source.sections["7"].startswith("7. Additional Terms.")
+    assert source.sections["preamble"].startswith("GNU GENERAL PUBLIC LICENSE")
+
+
+def test_numbered_mpl_two_levels_boxes_and_wrapped_numbers() -> None:
+    source = Source.from_file(DATA / "mpl-2.0.txt")
+    ids = list(source.sections)
+    assert ids[:4] == ["preamble", "1", "1.1", "1.2"] and ids[-5:] == ["10", "10.1", "10.2", "10.3", "10.4"]
+    assert {"5.1", "5.2", "5.3", "6", "7", "8", "9"} <= set(ids)
+    # "2.1 of this License shall terminate." wraps onto a new line: text of 5.2, not a section.
+    assert "2.1 of this License shall terminate." in source.sections["5.2"]
+    # Sections 6 and 7 are drawn in boxes of asterisks; the box is layout, and is gone.
+    assert source.sections["6"].startswith("6. Disclaimer of Warranty")
+    assert "*" not in source.sections["6"]
+    section, passage = passage_of(source, 'Covered Software is provided under this License on an "as is" basis, without warranty of any kind')
+    assert section == "6" and passage.endswith("without warranty of any kind")
+
+
+def test_numbered_section_and_paragraph_markers() -> None:
+    text = (
+        "Acceptable Use Policy\n\n"
+        "Section 1. Scope\nThis policy applies to every account.\n\n"
+        "Section 2. Prohibited uses\nNo account may send unsolicited bulk email.\n\n"
+        "§ 3 Enforcement\nAccounts in breach are suspended after one warning.\n"
+    )
+    source = Source.from_text(text, format="numbered")
+    assert list(source.sections) == ["preamble", "1", "2", "3"]
+    assert source.sections["3"] == "§ 3 Enforcement\nAccounts in breach are suspended after one warning."
+
+
+def test_numbered_without_numbers_is_a_clear_error() -> None:
+    with pytest.raises(SourceError, match="no numbered sections"):
+        Source.from_text("Just a paragraph of prose.\nAnd another one.\n", format="numbered")
+
+
+# --- markdown ---------------------------------------------------------------------------------
+
+
+def test_markdown_atx_headings_give_heading_paths_and_numbers() -> None:
+    source = Source.from_file(DATA / "pyenv-readme.md")
+    assert source.format == "markdown"
+    ids = list(source.sections)
+    assert ids[0] == "Simple Python Version Management: pyenv"
+    assert "Simple Python Version Management: pyenv > Installation > A. Getting Pyenv > Linux/Unix" in ids
+    # "##### 1. Automatic installer (Recommended)" is numbered: its number is its id.
+    assert source.sections["1"].startswith("##### 1. Automatic installer (Recommended)")
+    # "# comment" lines inside fenced code blocks are code, not headings.
+    assert not any(key.startswith(("export", "eval", "echo")) or "> export" in key for key in ids)
+    section, passage = passage_of(source, "pyenv lets you easily switch between multiple versions of Python")
+    assert section == "Simple Python Version Management: pyenv"
+
+
+def test_markdown_setext_headings() -> None:
+    source = Source.from_file(DATA / "oauth2client-contributing.md")
+    assert list(source.sections)[:3] == ["Contributing", "Contributing > Before writing code, file an issue", "Contributing > Fork oauth2client"]
+    assert source.sections["Contributing > Include tests"].startswith("Include tests\n-------------\n\nBe sure to add")
+    assert passage_of(source, "Be sure to add the relevant tests before making the pull request")[0] == "Contributing > Include tests"
+
+
+def test_heading_ids_are_unique() -> None:
+    assert heading_ids([(1, "Usage"), (2, "Linux"), (1, "Install"), (2, "Linux"), (2, "Linux"), (2, "4.1 Tokens"), (2, "4.1 Again")]) == [
+        "Usage", "Usage > Linux", "Install", "Install > Linux", "Install > Linux (2)", "4.1", "Install > 4.1 Again",
+    ]
+
+
+# --- html -------------------------------------------------------------------------------------
+
+
+def test_html_headings_through_a_real_parser_without_script_or_style() -> None:
+    source = Source.from_file(DATA / "rustdoc-what-is-rustdoc.html")
+    assert source.format == "html"
+    assert "What is rustdoc? > Basic usage" in source.sections
+    everything = "\n".join(source.sections.values())
+    assert "localStorage" not in everything and "default_dark_theme" not in everything  # <script>
+    assert "<" not in source.sections["What is rustdoc? > Basic usage"].replace("<path>", "")
+    # Character references are decoded (&lt;path&gt; -> <path>); a quote spanning markup is found.
+    assert "-o <path>/docs/target/doc" in everything
+    section, passage = passage_of(source, "Let's give it a try! Create a new project with Cargo")
+    assert section == "What is rustdoc? > Basic usage" and passage.startswith("Let\u2019s give it a try!")
+
+
+# --- auto, files, pdf -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("rfc6749.txt", "rfc"),
+        ("apache-2.0.txt", "numbered"),
+        ("gpl-3.0.txt", "numbered"),
+        ("mpl-2.0.txt", "numbered"),
+        ("pyenv-readme.md", "markdown"),
+        ("oauth2client-contributing.md", "markdown"),
+        ("rustdoc-what-is-rustdoc.html", "html"),
+    ],
+)
+def test_auto_detects_each_real_document(name: str, expected: str) -> None:
+    text = (DATA / name).read_text()
+    assert detect_format(text) == expected
+    assert Source.from_text(text, format="auto").format == expected
+
+
+def test_from_file_picks_by_extension_and_an_explicit_format_wins(tmp_path: Path) -> None:
+    copy = tmp_path / "licence.md"
+    copy.write_text((DATA / "apache-2.0.txt").read_text())
+    with pytest.raises(SourceError, match="no Markdown headings"):
+        Source.from_file(copy)
+    assert Source.from_file(copy, format="numbered").format == "numbered"
+    with pytest.raises(SourceError, match="no such file"):
+        Source.from_file(tmp_path / "missing.txt")
+
+
+def test_pdf_through_pypdf() -> None:
+    source = Source.from_file(DATA / "apache-2.0.pdf")
+    assert source.format == "numbered" and source.name == "apache-2.0.pdf"
+    assert list(source.sections) == ["preamble", *[str(n) for n in range(1, 10)]]
+    section, passage = passage_of(source, "You may reproduce and distribute copies of the Work or Derivative Works thereof")
+    assert section == "4"
+
+
+def test_pdf_without_pypdf_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pypdf", None)  # import pypdf now raises ImportError
+    with pytest.raises(SourceError, match=r"reading PDF needs pypdf; install it with: pip install 'pytest-citecheck\[pdf\]'"):
+        Source.from_file(DATA / "apache-2.0.pdf")
+
+
+def test_a_file_that_is_not_a_pdf_is_a_clear_error(tmp_path: Path) -> None:
+    fake = tmp_path / "report.pdf"
+    fake.write_bytes(b"this is not a PDF at all")
+    with pytest.raises(SourceError, match="cannot read this PDF"):
+        Source.from_file(fake)
+
+
+def test_unknown_format_without_a_hook_names_the_known_ones() -> None:
+    with pytest.raises(SourceError, match=r"unknown format 'docx'; known formats: auto, html, markdown, numbered, rfc"):
+        Source.from_text("text", format="docx")
+
+
+def test_section_at_maps_document_offsets_to_sections() -> None:
+    text = (DATA / "apache-2.0.txt").read_text()
+    source = Source.from_text(text, format="numbered")
+    offset = source.text.index("Grant of Patent License")
+    assert source.section_at(offset) == "3"
+    assert source.section_at(source.text.index("Apache License")) == "preamble"
+    assert source.section_at(0) is None  # the blank margin before the title is in no section
