@@ -308,5 +308,5 @@ def unused_lines(unused: Sequence[Mapping[str, Any]], orphans: Sequence[str], *,
     if hidden:
         lines.append(f"  … and {hidden} more (-v lists them all)")
     if not done:
-        lines.append("Remove them with: pytest --citecheck-unused=delete (after a full run that replays every test)")
+        lines.append("Remove them: run the same pytest command again with --citecheck-unused=delete")
     return lines
