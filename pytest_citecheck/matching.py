@@ -298,7 +298,7 @@ class _Corpus:
         self.block_ends = [*self.block_starts[1:], len(self.text)]
         self.shortest_block = min(end - start for start, end in zip(self.block_starts, self.block_ends))
         self.table: list[int] | None = None
-        if len(self.block_starts) > 2:
+        if len(self.block_starts) >= 2:
             table = [0] * (1 << _TABLE_BITS)
             for block, (start, end) in enumerate(zip(self.block_starts, self.block_ends)):
                 bit = 1 << block
@@ -469,8 +469,13 @@ class QuoteLocator:
             start, end = alignment.dest_start, alignment.dest_end
         else:
             start, end = alignment.src_start, alignment.src_end
-        # The alignment's edges are loose (a stray space or full stop): trim what the quote does not have.
+        # The alignment's edges are loose: widen them to whole words, then trim a stray space or
+        # full stop the quote does not have.
         text = corpus.sections[index].text
+        while start > 0 and text[start - 1].isalnum() and text[start].isalnum():
+            start -= 1
+        while end < len(text) and text[end].isalnum() and text[end - 1].isalnum():
+            end += 1
         while start < end and not text[start].isalnum() and text[start] != needle[0]:
             start += 1
         while end > start and not text[end - 1].isalnum() and text[end - 1] != needle[-1]:

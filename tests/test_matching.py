@@ -291,3 +291,34 @@ def test_window_around_keeps_the_quote_and_whole_words() -> None:
     assert window[0] <= start and window[1] >= start + 23
     assert text[window[0] - 1].isspace() and text[window[1]].isspace()
     assert window_around("short text", 0, 5, 1000) == (0, 10)
+
+
+# --- the offset map and the block index, at their edges ----------------------------------------
+
+
+def test_offsets_of_a_match_that_starts_or_ends_inside_an_expanded_character() -> None:
+    section = "Terms of the of\ufb01ce: \u201cfinal\u201d and con\ufb01rmed by the ﬁ"
+    locator = QuoteLocator(Source(sections={"1": section}))
+    for quote, passage in [
+        ("fice: \"final\" and confirmed", "\ufb01ce: \u201cfinal\u201d and con\ufb01rmed"),
+        ("Terms of the off", "Terms of the of\ufb01"),  # ends inside the ligature: the whole character is in
+        ("and confirmed by the fi", "and con\ufb01rmed by the \ufb01"),
+        ("of the offi", "of the of\ufb01"),
+    ]:
+        match = locator.find(quote)
+        assert match is not None, quote
+        assert section[match.start : match.end] == passage, quote
+
+
+def test_a_quote_straddling_two_index_blocks_is_found() -> None:
+    source = Source.from_text((DATA / "rfc6749.txt").read_text(), format="rfc")
+    locator = QuoteLocator(source)
+    corpus = locator.corpus()
+    assert corpus.table is not None and len(corpus.block_starts) >= 2
+    boundary = corpus.block_starts[1]
+    words = corpus.text[boundary - 60 : boundary + 60].split(" ")[1:-1]
+    quote = " ".join(words)
+    assert corpus.text.index(quote) < boundary < corpus.text.index(quote) + len(quote)
+    match = locator.find(quote)
+    assert match is not None
+    assert normalize(source.sections[match.section][match.start : match.end]) == quote
