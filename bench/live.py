@@ -1,0 +1,110 @@
+"""Live checking: citations judged against the Jev-compatible test server with added latency.
+
+The real ``Checker`` records into a real cassette (record mode ``once``, a fresh file each run)
+through the real SDK over loopback HTTP. Baseline: the same check with ``concurrency=1``, one
+request after another. Ideal: ``ceil(citations / concurrency)`` rounds of the server's latency.
+A third run answers the first requests with 429 + Retry-After: it must pass, only slower.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.common import Row, secs
+
+
+def _source_and_citations(count: int) -> tuple[Any, list[dict[str, Any]]]:
+    from pytest_citecheck import Source
+
+    sections = {str(n): f"{n}.  Section {n}\n\n   Rule {n}: a token with value {n} MUST be accepted by the verifier." for n in range(1, count + 1)}
+    citations = [
+        {"id": f"c{n}", "claim": f"Tokens carrying value {n} are accepted.", "quote": f"a token with value {n} MUST be accepted", "section": None}
+        for n in range(1, count + 1)
+    ]
+    return Source(sections=sections), citations
+
+
+def _check(url: str, source: Any, citations: list[dict[str, Any]], concurrency: int, directory: Path) -> tuple[float, list[Any]]:
+    from typesafe_sdk import TypeSafeClient
+
+    from pytest_citecheck import Checker
+    from pytest_citecheck.cassettes import TestCassette
+    from pytest_citecheck.options import Settings
+    from pytest_citecheck.retry import patient_retry_policy
+
+    path = Path(tempfile.mkstemp(dir=directory, suffix=".yaml")[1])
+    path.unlink()
+    client = TypeSafeClient(api_key="sk-bench", base_url=url, compression=False, retry=patient_retry_policy())
+    checker = Checker(settings=Settings(concurrency=concurrency, record_mode="once", model="jev-1.13.0"), client_factory=lambda: client,
+                      cassette=TestCassette(path, "once"))
+    started = time.perf_counter()
+    try:
+        results = checker.check(citations, source)
+    finally:
+        checker.close()
+        client.close()
+    return time.perf_counter() - started, results
+
+
+def run(count: int, latency: float, concurrency: int, runs: int, log: Any = print) -> list[Row]:
+    from pytest_citecheck.testing import JevServer, Reply
+
+    source, citations = _source_and_citations(count)
+    ids = [c["id"] for c in citations]
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as tmp, JevServer(latency=latency) as server:
+        directory = Path(tmp)
+        _check(server.url, source, citations[:4], concurrency, directory)  # warm up imports and the connection pool
+        concurrent_times, sequential_times, in_order = [], [], True
+        for _ in range(runs):
+            elapsed, results = _check(server.url, source, citations, concurrency, directory)
+            concurrent_times.append(elapsed)
+            in_order &= [r.id for r in results] == ids and all(r.verdict.value == "verified" for r in results)
+        for _ in range(max(1, runs // 2)):
+            sequential_times.append(_check(server.url, source, citations, 1, directory)[0])
+    ours, sequential = statistics.median(concurrent_times), statistics.median(sequential_times)
+    ideal = math.ceil(count / concurrency) * latency
+    log(f"live: concurrent {secs(ours)}, sequential {secs(sequential)}, ideal {secs(ideal)}")
+    rows.append(Row(
+        f"Live: {count} citations, {latency * 1000:.0f} ms latency, concurrency {concurrency}, vs the ideal",
+        secs(ours), f"ideal {math.ceil(count / concurrency)} rounds × {latency * 1000:.0f} ms = {secs(ideal)}",
+        f"{ours / ideal:.2f}x the ideal", "≤ 1.5x the ideal", ours <= 1.5 * ideal,
+    ))
+    speedup = sequential / ours
+    rows.append(Row(
+        "Live: vs one request after another", secs(ours), f"sequential {secs(sequential)}", f"{speedup:.1f}x faster",
+        "≥ 5x faster", speedup >= 5, guard_ok=speedup >= 3, guard="≥ 3x faster",
+    ))
+    rows.append(Row("Live: results in the citations' order", "yes" if in_order else "NO", "", "", "always", in_order,
+                    guard_ok=in_order, guard="always"))
+
+    limited, retry_after = concurrency * 2, 0.2
+    lock = threading.Lock()
+    calls = {"n": 0}
+
+    def rate_limited(claim: str, section: str) -> Any:
+        with lock:
+            calls["n"] += 1
+            first = calls["n"] <= limited
+        return Reply(429, {"detail": "Too many requests"}, {"retry-after": str(retry_after)}) if first else ("supports", 0.97)
+
+    with tempfile.TemporaryDirectory() as tmp, JevServer(rate_limited, latency=latency) as server:
+        try:
+            elapsed, results = _check(server.url, source, citations, concurrency, Path(tmp))
+            passed = [r.id for r in results] == ids and all(r.verdict.value == "verified" for r in results)
+            outcome = f"passed in {secs(elapsed)}"
+        except Exception as error:  # the goal is precisely that this does not happen
+            passed, outcome = False, f"FAILED: {type(error).__name__}: {error}"
+        requests = len(server.systemone_requests)
+    log(f"live with 429s: {outcome}; server saw {requests} requests for {count} citations")
+    rows.append(Row(
+        f"Live: the first {limited} requests answered 429, Retry-After {retry_after:g} s", outcome,
+        f"server saw {requests} requests for {count} citations", "", "passes (slower)", passed, guard_ok=passed, guard="passes",
+    ))
+    return rows
