@@ -1,0 +1,36 @@
+"""``citecheck merge``: one report and one summary from the JSON reports of a suite split over CI machines.
+
+Each shard runs ``pytest --citecheck-json=shard-N.json``; the merged report holds every shard's
+rows (and unused recordings and orphans), and the summary printed is the one a single run of the
+whole suite prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .report import Report, ReportError
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="citecheck merge", description="Merge the JSON reports of CI shards into one.")
+    parser.add_argument("reports", nargs="+", type=Path, help="the shards' reports (pytest --citecheck-json=...)")
+    parser.add_argument("-o", "--output", type=Path, help="write the merged report here")
+    parser.add_argument("-v", "--verbose", action="store_true", help="list every citation, like pytest -v")
+    args = parser.parse_args(list(argv))
+    try:
+        reports = [Report.load(path) for path in args.reports]
+    except ReportError as error:
+        print(f"citecheck merge: {error}", file=sys.stderr)
+        return 2
+    merged = Report.merge(reports)
+    if args.output is not None:
+        merged.write(args.output)
+    lines = merged.summary_lines(verbose=args.verbose) + merged.recording_lines(verbose=args.verbose)
+    print("\n".join(lines) if lines else "no citation was checked")
+    if args.output is not None:
+        print(f"JSON report: {args.output}")
+    return 0

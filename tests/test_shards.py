@@ -1,0 +1,76 @@
+"""Shards: one JSON report per CI machine, merged by `citecheck merge` into the report and summary of one run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MODULES = {
+    "test_shard_a": ("epoch_seconds", "aud_reject", "pii_encryption"),
+    "test_shard_b": ("clock_skew", "exp_required"),
+    "test_shard_c": ("iat_future", "duplicate_names", "sig_reporting"),
+}
+
+
+def write_suite(suite: pytest.Pytester) -> None:
+    for module, ids in MODULES.items():
+        body = "from cookbook import SOURCE, pick\n"
+        for name in ids:
+            body += f"\ndef test_{name}(citecheck):\n    citecheck.check(pick({name!r}), SOURCE, model='jev-1.12')\n"
+        suite.makepyfile(**{module: body})
+
+
+def citecheck_section(output: list[str]) -> list[str]:
+    start = next(i for i, line in enumerate(output) if "= citecheck =" in line)
+    section = []
+    for line in output[start + 1 :]:
+        if line.startswith("=") or line.startswith("JSON report:"):
+            break
+        section.append(line)
+    return section
+
+
+def merge(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pytest_citecheck", "merge", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_merged_shards_give_the_report_and_summary_of_one_run(suite, jev_server, monkeypatch):
+    write_suite(suite)
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=8)
+    # One recording is no longer asked for: the merged summary must still report it.
+    suite.makepyfile(test_shard_b=suite.path.joinpath("test_shard_b.py").read_text().replace("pick('exp_required')", "[]"))
+    monkeypatch.delenv("TYPESAFE_API_KEY")
+    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+
+    whole = suite.runpytest("--citecheck-json=whole.json")
+    whole.assert_outcomes(passed=8)
+    expected = citecheck_section(whole.outlines)
+    assert any("Unused recordings: 1 recorded interaction" in line for line in expected)
+
+    suite.runpytest("test_shard_a.py", "--citecheck-json=shard-1.json").assert_outcomes(passed=3)
+    suite.runpytest("test_shard_b.py", "test_shard_c.py", "--citecheck-json=shard-2.json").assert_outcomes(passed=5)
+    merged = merge("shard-1.json", "shard-2.json", "-o", "all.json", cwd=suite.path)
+    assert merged.returncode == 0, merged.stderr
+    assert merged.stdout.splitlines() == [*expected, "JSON report: all.json"]
+
+    def normalised(name: str) -> dict:
+        data = json.loads((suite.path / name).read_text())
+        data["results"].sort(key=lambda row: (row["test"], row["id"]))
+        return data
+
+    assert normalised("all.json") == normalised("whole.json")
+
+
+def test_the_console_script_merges_too_and_bad_input_is_a_clear_error(suite, tmp_path):
+    (tmp_path / "a.json").write_text(json.dumps({"version": 1, "results": []}))
+    script = Path(sys.executable).parent / "citecheck"
+    ok = subprocess.run([str(script), "merge", "a.json"], cwd=tmp_path, capture_output=True, text=True)
+    assert ok.returncode == 0 and ok.stdout.strip() == "no citation was checked"
+    bad = subprocess.run([str(script), "merge", "a.json", "missing.json"], cwd=tmp_path, capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert "missing.json: no such report" in bad.stderr
+    assert "Traceback" not in bad.stderr
