@@ -81,7 +81,7 @@ def adapt_citation(raw: Any, position: int, *, location: tuple[int, int] | None 
     """Validate one user citation (dict or object) and return it as a ``Citation``."""
     if isinstance(raw, Citation):
         return raw
-    if isinstance(raw, (str, bytes)) or raw is None:
+    if isinstance(raw, (str, bytes, int, float)) or raw is None:  # a scalar has no fields to read
         raise CitationInputError(
             f"expected a dict or an object with id, claim, quote and section, got {type(raw).__name__}",
             citation=f"#{position}",

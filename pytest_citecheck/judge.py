@@ -120,9 +120,10 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
 def _transport_failure(error: BaseException) -> tuple[str, str] | None:
     """Cause and remedy for a network failure that reached us as the HTTP library's own exception.
 
-    The SDK turns transport errors into ``TypeSafeAPIConnectionError``/``TimeoutError``, but with
-    vcrpy recording, its httpx2 patch lets some (a refused connection) escape as httpcore2's or
-    httpx2's exception instead; they mean the same thing and must read the same.
+    The SDK turns transport errors into ``TypeSafeAPIConnectionError``/``TimeoutError``, but while
+    vcrpy records, a refused connection can escape as httpcore2's own exception instead (seen when
+    vcrpy's stubs are imported afresh in one process, as in pytester's in-process runs); it means
+    the same thing and must read the same, not as a traceback.
     """
     import importlib
 
@@ -143,8 +144,11 @@ def _transport_failure(error: BaseException) -> tuple[str, str] | None:
 
 
 def _detail(error: BaseException) -> str:
-    # str() of an SDK API error carries the endpoint, status and server message, never headers.
-    text = str(error)
+    # str() of an SDK API error carries the endpoint, status and server message, never headers; a
+    # server message can still echo a key back, so known secrets are cut out of it.
+    from .redaction import redact_known
+
+    text = redact_known(str(error))
     return text if len(text) <= 200 else text[:199] + "…"
 
 

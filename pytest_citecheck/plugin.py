@@ -18,6 +18,7 @@ from .cassettes import TestCassette, cassette_name
 from .checker import Checker
 from .errors import CitecheckError, OptionError
 from .options import OPTIONS, PER_TEST_OPTIONS, Settings
+from .redaction import install_log_redaction
 from .report import Report
 
 SETTINGS = pytest.StashKey[Settings]()
@@ -68,6 +69,8 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
+    # Before any client exists: the SDK's debug log must never print a key, whatever its header.
+    install_log_redaction()
     if SETTINGS not in config.stash:  # configured without pytest_cmdline_main (e.g. pytester's parseconfig)
         try:
             config.stash[SETTINGS] = _resolve_settings(config)

@@ -263,3 +263,25 @@ if __name__ == "__main__":
         write_doc()
     else:
         print(matrix_table(), end="")
+
+
+@pytest.mark.parametrize(
+    ("error", "cause"),
+    [
+        ("httpcore2.ConnectError('[Errno 111] Connection refused')", "could not connect to TypeSafe (ConnectError"),
+        ("httpcore2.ReadTimeout('timed out')", "no answer from TypeSafe before the timeout (ReadTimeout)"),
+        ("httpx2.ConnectError('[Errno 111] Connection refused')", "could not connect to TypeSafe (ConnectError"),
+        ("httpx2.RemoteProtocolError('peer closed connection')", "could not connect to TypeSafe (RemoteProtocolError"),
+    ],
+)
+def test_a_transport_error_that_escapes_the_sdk_reads_like_the_sdks(error: str, cause: str) -> None:
+    """Under vcrpy, the HTTP library's own exception can reach us instead of the SDK's (see judge)."""
+    import httpcore2
+    import httpx2
+
+    from pytest_citecheck.judge import translate_error
+
+    translated = translate_error(CITATION, eval(error, {"httpcore2": httpcore2, "httpx2": httpx2}), record_hint="-")
+    assert translated is not None, "an untranslated error fails the test as a raw traceback"
+    assert translated.citation == CITATION and cause in translated.cause
+    assert "TYPESAFE_BASE_URL" in translated.remedy or "timeout" in translated.remedy

@@ -1,0 +1,115 @@
+"""Keeping credentials out of what a run prints: the filter on the SDK's logger, and known secrets.
+
+Cassettes keep only ``Content-Type`` (see ``cassettes.scrub_request``); this module covers the other
+way a key can escape, the log. The SDK redacts the headers it knows to be secret
+(``Authorization``, ``x-api-key``, names with "token" or "secret"), but a user can send a key in a
+header of any name (``TypeSafeClient(headers=...)``), and a careless server or proxy can echo a key
+back in an error body, which the SDK logs at debug level unredacted. So the plugin puts a filter in
+front of the SDK's own, on the ``typesafe_sdk`` logger:
+
+- every header value is replaced by ``***`` unless the header is on a short list of harmless ones;
+- the values it hid, and the ``TYPESAFE_API_KEY`` in the environment, become *known secrets*, and
+  every known secret is cut out of the whole formatted message (bodies included);
+- ``redact_known`` applies the same cut to any text we print ourselves (error details).
+
+Records are formatted here once and passed on as plain text, so no handler formats the raw values
+again. Known secrets live only in this process's memory.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+SDK_LOGGER = "typesafe_sdk"
+MASK = "***"
+# Headers that describe the request, never authenticate it.
+HARMLESS_HEADERS = frozenset(
+    {
+        "accept",
+        "accept-encoding",
+        "connection",
+        "content-encoding",
+        "content-length",
+        "content-type",
+        "date",
+        "host",
+        "retry-after",
+        "retry-after-ms",
+        "server",
+        "user-agent",
+        "x-typesafe-request-id",
+        "x-typesafe-retry-count",
+        "x-typesafe-runtime",
+        "x-typesafe-sdk",
+    }
+)
+# Shorter values are not remembered as secrets: cutting "1" or "true" out of every message would
+# garble the log without protecting anything.
+MIN_SECRET_LENGTH = 8
+
+_known: set[str] = set()
+_lock = threading.Lock()
+
+
+def remember_secret(value: str | None) -> None:
+    """Treat ``value`` as a secret from now on: ``redact_known`` cuts it out of any text."""
+    if value and len(value.strip()) >= MIN_SECRET_LENGTH:
+        with _lock:
+            _known.add(value.strip())
+
+
+def redact_known(text: str) -> str:
+    """``text`` with every known secret (and the environment's API key) replaced by ``***``."""
+    remember_secret(os.environ.get("TYPESAFE_API_KEY"))
+    with _lock:
+        secrets = sorted(_known, key=len, reverse=True)
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, MASK)
+    return text
+
+
+def _redact_headers(headers: Mapping[Any, Any]) -> dict[Any, Any]:
+    redacted = {}
+    for name, value in headers.items():
+        if str(name).lower() in HARMLESS_HEADERS:
+            redacted[name] = value
+            continue
+        text = value.decode("latin-1") if isinstance(value, bytes) else str(value)
+        remember_secret(text)
+        scheme, _, credential = text.partition(" ")
+        if credential:  # "Bearer <key>": the key is the secret, whatever the scheme
+            remember_secret(credential)
+        redacted[name] = MASK
+    return redacted
+
+
+class HeaderValueRedactor(logging.Filter):
+    """Hides every non-harmless header value in a record and cuts known secrets out of its text."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, Mapping) and isinstance(args.get("headers"), Mapping):
+            record.args = {**args, "headers": _redact_headers(args["headers"])}
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed log call: keep the template only, never the raw arguments
+            message = str(record.msg)
+        record.msg = redact_known(message)
+        record.args = None
+        return True
+
+
+def install_log_redaction() -> None:
+    """Put the redactor first on the ``typesafe_sdk`` logger (once per process)."""
+    logger = logging.getLogger(SDK_LOGGER)
+    if any(isinstance(existing, HeaderValueRedactor) for existing in logger.filters):
+        return
+    remember_secret(os.environ.get("TYPESAFE_API_KEY"))
+    # First, so it sees the headers before the SDK's own filter masks some of them: the values it
+    # masks must still be learnt as secrets, to be cut out of echoed bodies later.
+    logger.filters.insert(0, HeaderValueRedactor())

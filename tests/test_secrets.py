@@ -1,0 +1,196 @@
+"""No secret is ever written: not in cassettes, reports, JUnit XML, logs or terminal output.
+
+Each run records through ``JevServer`` with canary keys passed every way a user might — the
+``TYPESAFE_API_KEY`` environment variable, a ``citecheck_client`` override with ``api_key=``, and
+extra headers (``x-api-key`` and a header name no redaction list knows) — with every output switched
+on (JSON and HTML reports, JUnit XML with captured logs, ``-v -rA``, pytest's DEBUG log capture and
+live logging, ``TYPESAFE_LOG_LEVEL=debug``). Then every file under the run's directory and
+everything it printed is searched: zero occurrences of any canary.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pytest_citecheck.testing import JevServer, Reply
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "rfc7519"
+
+ENV_KEY = "sk-canary-env-5d1c09e7a2f4"
+CLIENT_KEY = "sk-canary-client-8e2b7f31c6a0"
+X_API_KEY = "sk-canary-xapikey-41fa9d0b3e72"
+ODD_HEADER_KEY = "sk-canary-oddheader-c37e15a98d24"
+CANARIES = (ENV_KEY, CLIENT_KEY, X_API_KEY, ODD_HEADER_KEY)
+
+INNER_TESTS = """
+import json, pathlib, pytest
+from pytest_citecheck import Source, assert_citations_supported, check_citations
+
+HERE = pathlib.Path(__file__).parent
+SOURCE = Source.from_file(HERE / "rfc7519.txt")
+CITATIONS = {c["id"]: c for c in json.loads((HERE / "citations.json").read_text())}
+
+def test_supported():
+    assert_citations_supported([CITATIONS["aud_reject"]], SOURCE)
+
+def test_contradicted():
+    assert_citations_supported([CITATIONS["exp_required"]], SOURCE)
+
+def test_needs_review():
+    check_citations([CITATIONS["pii_encryption"]], SOURCE)
+
+def test_api_error():
+    assert_citations_supported([CITATIONS["sig_reporting"]], SOURCE)
+
+# A user's own vcrpy setup that keeps every header (pytest-recording's vcr_config, filter
+# switched off) must not switch pytest-citecheck's scrub off.
+@pytest.mark.vcr
+def test_under_pytest_recording():
+    assert_citations_supported([CITATIONS["clock_skew"]], SOURCE)
+"""
+
+ENV_CONFTEST = """
+import pytest
+
+@pytest.fixture(scope="module")
+def vcr_config():
+    return {"filter_headers": [], "before_record_request": lambda request: request, "record_mode": "once"}
+"""
+
+CLIENT_CONFTEST = ENV_CONFTEST + f"""
+from typesafe_sdk import RetryPolicy, TypeSafeClient
+
+@pytest.fixture
+def citecheck_client():
+    client = TypeSafeClient(
+        api_key={CLIENT_KEY!r},
+        headers={{"x-api-key": {X_API_KEY!r}, "X-Upstream-Auth-Key": {ODD_HEADER_KEY!r}}},
+        compression=False,
+        retry=RetryPolicy(max_retries=1, backoff_initial=0.01, backoff_max=0.01),
+    )
+    yield client
+    client.close()
+"""
+
+
+def answer(claim: str, section: str) -> tuple[str, float] | Reply:
+    if "expiration time" in claim:
+        return ("contradicts", 0.99)
+    if "personal data" in claim:
+        return ("says_nothing", 0.52)
+    if "logged and reported" in claim:
+        # An error whose body echoes the request's credentials back, as a careless proxy might.
+        return Reply(500, {"detail": f"upstream failed for {ENV_KEY} {CLIENT_KEY} {X_API_KEY} {ODD_HEADER_KEY}"})
+    return ("supports", 0.97)
+
+
+OUTPUT_FLAGS = (
+    "-v",
+    "-rA",
+    "--log-level=DEBUG",
+    "--log-cli-level=DEBUG",
+    "--junitxml=junit.xml",
+    "-o",
+    "junit_logging=all",
+    "--citecheck-json=report.json",
+    "--citecheck-html=report.html",
+    "--citecheck-record-mode=once",
+    "--citecheck-model=jev-1.12",
+)
+
+
+def leaks(text: str) -> list[str]:
+    """The canaries (or a 12-character piece of one, e.g. after truncation) found in ``text``."""
+    found = []
+    for canary in CANARIES:
+        pieces = {canary[i : i + 12] for i in range(0, len(canary) - 11, 4)}
+        if any(piece in text for piece in pieces):
+            found.append(canary)
+    return found
+
+
+def _scan(pytester: pytest.Pytester, result: pytest.RunResult) -> dict[str, list[str]]:
+    hits: dict[str, list[str]] = {}
+    printed = "\n".join(result.outlines + result.errlines)
+    if leaks(printed):
+        hits["<terminal output>"] = leaks(printed)
+    for path in pytester.path.rglob("*"):
+        if path.is_file() and path.name not in {"conftest.py"}:
+            found = leaks(path.read_bytes().decode("utf-8", errors="replace"))
+            if found:
+                hits[str(path.relative_to(pytester.path))] = found
+    return hits
+
+
+@pytest.fixture
+def inner(pytester: pytest.Pytester) -> pytest.Pytester:
+    shutil.copy(EXAMPLE / "rfc7519.txt", pytester.path / "rfc7519.txt")
+    shutil.copy(EXAMPLE / "citations.json", pytester.path / "citations.json")
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makepyfile(test_secrets_inner=INNER_TESTS)
+    return pytester
+
+
+@pytest.mark.parametrize("how", ["environment", "client-override"])
+@pytest.mark.parametrize("sdk_log_level", [None, "debug"])
+def test_no_canary_key_is_written_or_printed(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str, sdk_log_level: str | None
+) -> None:
+    inner.makeconftest(ENV_CONFTEST if how == "environment" else CLIENT_CONFTEST)
+    if sdk_log_level:
+        monkeypatch.setenv("TYPESAFE_LOG_LEVEL", sdk_log_level)
+    monkeypatch.setenv("TYPESAFE_API_KEY", ENV_KEY)
+    with JevServer(answer) as server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+        result = inner.runpytest_subprocess(*OUTPUT_FLAGS)
+        sent = [request.headers for request in server.systemone_requests]
+    # The canaries really went over the wire (so finding none afterwards means something) ...
+    sent_text = repr(sent)
+    expected = {ENV_KEY} if how == "environment" else {CLIENT_KEY, X_API_KEY, ODD_HEADER_KEY}
+    assert expected <= set(leaks(sent_text)), sent_text
+    # ... the run did what it should (4 checks recorded, one contradicted, one API error) ...
+    result.assert_outcomes(passed=3, failed=2)
+    assert list(inner.path.rglob("cassettes/**/*.yaml")), "nothing was recorded"
+    for written in ("report.json", "report.html", "junit.xml"):
+        assert (inner.path / written).exists(), written
+    if sdk_log_level == "debug":
+        # ... the SDK's debug log (headers and bodies) really was printed ...
+        assert "headers=" in result.stdout.str() and "/v1/systemone" in result.stdout.str()
+    # ... and not one canary was written or printed anywhere.
+    assert _scan(inner, result) == {}
+
+
+def test_a_replay_run_prints_no_placeholder_confusion_and_no_key(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Record with a key, then replay with it still set: the replay writes and prints no key either."""
+    inner.makeconftest(ENV_CONFTEST)
+    monkeypatch.setenv("TYPESAFE_API_KEY", ENV_KEY)
+    monkeypatch.setenv("TYPESAFE_LOG_LEVEL", "debug")
+    with JevServer(answer) as server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+        inner.runpytest_subprocess(*OUTPUT_FLAGS)
+    result = inner.runpytest_subprocess(*[flag for flag in OUTPUT_FLAGS if "record-mode" not in flag], "--citecheck-record-mode=none")
+    assert result.parseoutcomes().get("passed") == 3
+    assert _scan(inner, result) == {}
+
+
+def test_the_sdk_log_filter_redacts_every_header_but_the_harmless_ones(caplog: pytest.LogCaptureFixture) -> None:
+    """The plugin's filter on the ``typesafe_sdk`` logger, for headers the SDK's own list misses."""
+    from pytest_citecheck.redaction import install_log_redaction
+
+    install_log_redaction()
+    install_log_redaction()  # idempotent: one filter however often the plugin is configured
+    sdk_logger = logging.getLogger("typesafe_sdk")
+    assert sum(type(f).__name__ == "HeaderValueRedactor" for f in sdk_logger.filters) == 1
+    with caplog.at_level(logging.DEBUG, logger="typesafe_sdk"):
+        sdk_logger.debug(
+            "%(method)s %(url)s headers=%(headers)s",
+            {"method": "POST", "url": "http://x/v1/systemone",
+             "headers": {"Content-Type": "application/json", "X-Upstream-Auth-Key": ODD_HEADER_KEY, "x-api-key": X_API_KEY}},
+        )
+    assert leaks(caplog.text) == []
+    assert "application/json" in caplog.text and "X-Upstream-Auth-Key" in caplog.text
