@@ -322,3 +322,63 @@ def test_a_quote_straddling_two_index_blocks_is_found() -> None:
     match = locator.find(quote)
     assert match is not None
     assert normalize(source.sections[match.section][match.start : match.end]) == quote
+
+
+# --- the options, end to end ----------------------------------------------------------------
+
+
+def test_step_one_options_by_marker_and_flag_and_their_json_report_keys(pytester: pytest.Pytester, jev_server: JevServer) -> None:
+    from conftest import INNER_INI
+
+    pytester.makeini(INNER_INI)
+    pytester.path.joinpath("rfc7519.txt").write_text(RFC7519.read_text())
+    pytester.makepyfile(
+        test_options='''
+import pathlib
+import pytest
+from pytest_citecheck import Source, Status, check_citations, assert_citations_supported
+
+SOURCE = Source.from_file(pathlib.Path(__file__).parent / "rfc7519.txt")
+MISQUOTE = "Implementers MAY provide for a small leeway, usually no more than a couple of minutes, to account for clock skew."
+
+
+@pytest.mark.citecheck(fuzzy=0.85)
+def test_fuzzy_by_marker():
+    [result] = check_citations([{"id": "skew", "claim": "Some clock skew is allowed.", "quote": MISQUOTE}], SOURCE)
+    assert result.status is Status.FOUND_APPROX and result.section == "4.1.4"
+
+
+def test_casefold_by_flag():
+    [result] = check_citations([{"id": "upper", "claim": "Leeway is allowed.", "quote": "IMPLEMENTERS MAY PROVIDE FOR SOME SMALL LEEWAY"}], SOURCE)
+    assert result.status is Status.FOUND
+
+
+def test_fabricated_shows_the_closest_passage():
+    assert_citations_supported([{"id": "invented", "claim": "Some clock skew is allowed.", "quote": MISQUOTE}], SOURCE)
+'''
+    )
+    result = pytester.runpytest(
+        "--citecheck-casefold", "--citecheck-json=report.json", "--citecheck-record-mode=once", "--citecheck-model=jev-1.12"
+    )
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*invented*missing*fabricated*FAIL*",
+            "*invented: the quote is not in the source; closest passage \u00a74.1.4 [[]*] (similarity 0.*):",
+            '*"Implementers MAY provide for some small leeway, usually no more than a few minutes, to account for *"',
+            "*did the model misquote \u00a74.1.4, or invent it?",
+        ]
+    )
+    result.stdout.fnmatch_lines(["1 quote matched approximately (fuzzy): skew (0.9*)."])
+    rows = {row["id"]: row for row in json.loads((pytester.path / "report.json").read_text())["results"]}
+    assert list(rows["skew"])[:8] == ["test", "id", "status", "section", "verdict", "confidence", "auto", "model"]
+    assert rows["skew"]["status"] == "found-approx" and 0.85 <= rows["skew"]["similarity"] < 1
+    start, end = rows["upper"]["span"]
+    assert RFC7519_SECTIONS()["4.1.4"][start:end] == "Implementers MAY provide for some small leeway"
+    closest = rows["invented"]["closest"]
+    assert closest["section"] == "4.1.4" and rows["invented"]["status"] == "missing"
+    assert RFC7519_SECTIONS()["4.1.4"][closest["span"][0] : closest["span"][1]] == closest["text"]
+
+
+def RFC7519_SECTIONS() -> dict[str, str]:
+    return dict(Source.from_text(RFC7519.read_text(), format="rfc").sections)
