@@ -98,10 +98,11 @@ class _Normalizer:
         self.casefold = casefold
         self.record = record
         self.shift = 0  # original offset minus normalised offset, at the current position
-        self.norm_starts = array("q")
-        self.norm_ends = array("q")
-        self.orig_starts = array("q")
-        self.orig_ends = array("q")
+        # 32-bit offsets: a section would need 2 GB of text to overflow them.
+        self.norm_starts = array("i")
+        self.norm_ends = array("i")
+        self.orig_starts = array("i")
+        self.orig_ends = array("i")
 
     def _anchor(self, orig_start: int, orig_end: int, replacement_length: int) -> None:
         norm_start = orig_start - self.shift
@@ -200,14 +201,12 @@ def normalize(text: str, *, casefold: bool = False) -> str:
     return _Normalizer(casefold, record=False).run(text).strip(" ")
 
 
-class NormalizedText:
-    """A text's normalised form plus the sparse map back to offsets in the original text."""
+class OffsetMap:
+    """The sparse map from a normalised text's offsets back to its original's."""
 
-    __slots__ = ("text", "_norm_starts", "_norm_ends", "_orig_starts", "_orig_ends")
+    __slots__ = ("_norm_starts", "_norm_ends", "_orig_starts", "_orig_ends")
 
-    def __init__(self, original: str, *, casefold: bool = False) -> None:
-        normalizer = _Normalizer(casefold, record=True)
-        self.text = normalizer.run(original)
+    def __init__(self, normalizer: _Normalizer) -> None:
         self._norm_starts = normalizer.norm_starts
         self._norm_ends = normalizer.norm_ends
         self._orig_starts = normalizer.orig_starts
@@ -231,6 +230,25 @@ class NormalizedText:
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """Map a normalised ``[start, end)`` range to the original text's offsets."""
         return self.to_original(start, is_end=False), self.to_original(end, is_end=True)
+
+
+def normalize_with_map(original: str, *, casefold: bool = False) -> tuple[str, OffsetMap]:
+    """``normalize(original)`` (without the final strip) and the map of its offsets back to ``original``."""
+    normalizer = _Normalizer(casefold, record=True)
+    text = normalizer.run(original)
+    return text, OffsetMap(normalizer)
+
+
+class NormalizedText:
+    """A text's normalised form plus the map back to offsets in the original text."""
+
+    __slots__ = ("text", "map")
+
+    def __init__(self, original: str, *, casefold: bool = False) -> None:
+        self.text, self.map = normalize_with_map(original, casefold=casefold)
+
+    def original_span(self, start: int, end: int) -> tuple[int, int]:
+        return self.map.original_span(start, end)
 
 
 def quote_fragments(quote: str, *, casefold: bool = False) -> list[str]:
@@ -270,133 +288,131 @@ CANDIDATE_SECTIONS = 8
 
 
 class _Corpus:
-    """Every section of a source, normalised once, joined, with the block index over the words."""
+    """Every section of a source, normalised once, in blocks of whole sections, with a word index.
+
+    Sections are joined (one ``\\n`` apart, a character normalised text never contains) into blocks of
+    about ``BLOCK_SIZE`` characters; a section larger than that is a block of its own. A needle never
+    spans two sections, so it never spans two blocks. For each block the index records which words
+    occur in it, as one bit per block in a fixed table of hashed words; a hash collision only costs
+    a wasted ``str.find``. Only the normalised blocks and the offset maps are kept, so memory is about
+    one normalised copy of the source.
+    """
 
     def __init__(self, source: Source, casefold: bool) -> None:
         self.ids: list[str] = list(source.order)
-        self.sections: list[NormalizedText] = []
-        self.starts: list[int] = []
-        pieces = []
-        position = 0
-        for section_id in self.ids:
-            normalized = NormalizedText(source.sections[section_id], casefold=casefold)
-            self.sections.append(normalized)
-            self.starts.append(position)
-            pieces.append(normalized.text)
-            position += len(normalized.text) + 1
-        self.text = "\n".join(pieces)
-        del pieces
-        self.ends = [start + len(section.text) for start, section in zip(self.starts, self.sections)]
-        self.block_starts: list[int] = [0]
-        while self.block_starts[-1] + BLOCK_SIZE < len(self.text):
-            boundary = self.text.find(" ", self.block_starts[-1] + BLOCK_SIZE)
-            if boundary < 0:
-                break
-            self.block_starts.append(boundary)
-        # The shortest block bounds the needles the index can vouch for: a needle at most that long
-        # lies within two neighbouring blocks.
-        self.block_ends = [*self.block_starts[1:], len(self.text)]
-        self.shortest_block = min(end - start for start, end in zip(self.block_starts, self.block_ends))
+        self.maps: list[OffsetMap] = []
+        self.blocks: list[str] = []
+        self.section_block = array("i")  # section index -> its block
+        self.section_start = array("i")  # section index -> where it starts in its block
+        self.section_end = array("i")
+        self.block_first_section: list[int] = []  # block -> index of its first section
+        pieces: list[str] = []
+        size = 0
+        for index, section_id in enumerate(self.ids):
+            text, offsets = normalize_with_map(source.sections[section_id], casefold=casefold)
+            self.maps.append(offsets)
+            if pieces and size + len(text) > BLOCK_SIZE:
+                self._close_block(pieces)
+                pieces, size = [], 0
+            if not pieces:
+                self.block_first_section.append(index)
+            self.section_block.append(len(self.blocks))
+            self.section_start.append(size)
+            self.section_end.append(size + len(text))
+            pieces.append(text)
+            size += len(text) + 1
+        self._close_block(pieces)
         self.table: list[int] | None = None
-        if len(self.block_starts) >= 2:
+        if len(self.blocks) >= 2:
             table = [0] * (1 << _TABLE_BITS)
-            for block, (start, end) in enumerate(zip(self.block_starts, self.block_ends)):
+            for block, text in enumerate(self.blocks):
                 bit = 1 << block
-                for word in set(self.text[start:end].split()):
+                for word in set(text.split()):
                     table[hash(word) & _TABLE_MASK] |= bit
             self.table = table
 
-    def section_at(self, position: int) -> int:
-        return bisect_right(self.starts, position) - 1
+    def _close_block(self, pieces: list[str]) -> None:
+        self.blocks.append("\n".join(pieces))
 
-    def _word_bits(self, word: str) -> int:
-        assert self.table is not None
-        return self.table[hash(word) & _TABLE_MASK]
+    def section_text(self, index: int) -> str:
+        return self.blocks[self.section_block[index]][self.section_start[index] : self.section_end[index]]
 
-    def _candidate_blocks(self, needle: str) -> Iterator[int] | None:
-        """Blocks a match of ``needle`` may start in, in order; None when the index cannot say."""
-        if self.table is None or len(needle) > self.shortest_block:
-            return None
+    def _section_in_block(self, block: int, position: int) -> int:
+        first = self.block_first_section[block]
+        last = self.block_first_section[block + 1] if block + 1 < len(self.blocks) else len(self.ids)
+        return bisect_right(self.section_start, position, first, last) - 1
+
+    def _candidate_blocks(self, needle: str) -> range | list[int]:
+        """Blocks that may hold ``needle``, in order: those holding every interior word of it."""
         interior = needle.split(" ")[1:-1]
-        if not interior:
-            return None
-        mask = (1 << len(self.block_starts)) - 1
+        if self.table is None or not interior:
+            return range(len(self.blocks))
+        mask = (1 << len(self.blocks)) - 1
         for word in set(interior):
-            bits = self._word_bits(word)
-            # A needle starting in block i lies in blocks i and i+1: each word is in one of them.
-            mask &= bits | (bits >> 1)
+            mask &= self.table[hash(word) & _TABLE_MASK]
             if not mask:
-                break
-        return (block for block in range(len(self.block_starts)) if mask >> block & 1)
-
-    def find(self, needle: str, start: int = 0, end: int | None = None) -> int:
-        """The first position of ``needle`` in ``text[start:end]``, like ``str.find``."""
-        end = len(self.text) if end is None else end
-        blocks = self._candidate_blocks(needle)
-        if blocks is None:
-            return self.text.find(needle, start, end)
-        for block in blocks:
-            block_start, block_end = self.block_starts[block], self.block_ends[block]
-            if block_end <= start:
-                continue
-            if block_start >= end:
-                break
-            found = self.text.find(needle, max(start, block_start), min(end, block_end + len(needle)))
-            if found >= 0:
-                return found
-        return -1
+                return []
+        return [block for block in range(len(self.blocks)) if mask >> block & 1]
 
     def locate(self, fragments: list[str], within: int | None = None) -> tuple[int, int, int] | None:
         """(section index, start, end) in normalised section offsets of the first section holding
         every fragment in order; ``within`` restricts the search to one section."""
         first, rest = fragments[0], fragments[1:]
-        search_from = self.starts[within] if within is not None else 0
-        search_to = self.ends[within] if within is not None else len(self.text)
-        while True:
-            at = self.find(first, search_from, search_to)
-            if at < 0:
-                return None
-            index = self.section_at(at)
-            section_end = self.ends[index]
-            cursor = at + len(first)
-            for fragment in rest:
-                found = self.text.find(fragment, cursor, section_end)
-                if found < 0:
-                    break
-                cursor = found + len(fragment)
-            else:
-                return index, at - self.starts[index], cursor - self.starts[index]
+        if within is not None:
+            blocks: range | list[int] = [self.section_block[within]]
+        else:
+            blocks = self._candidate_blocks(max(fragments, key=len))
+        for block in blocks:
+            text = self.blocks[block]
+            search_from, search_to = 0, len(text)
             if within is not None:
-                return None
-            # Earliest-first is optimal inside one section: if the fragments do not follow the
-            # first one's earliest occurrence, they follow none in this section.
-            search_from = section_end + 1
+                search_from, search_to = self.section_start[within], self.section_end[within]
+            while True:
+                at = text.find(first, search_from, search_to)
+                if at < 0:
+                    break
+                index = self._section_in_block(block, at)
+                section_end = self.section_end[index]
+                cursor = at + len(first)
+                for fragment in rest:
+                    found = text.find(fragment, cursor, section_end)
+                    if found < 0:
+                        break
+                    cursor = found + len(fragment)
+                else:
+                    start = self.section_start[index]
+                    return index, at - start, cursor - start
+                # Earliest-first is optimal inside one section: if the fragments do not follow the
+                # first one's earliest occurrence, they follow none in this section.
+                search_from = section_end + 1
+        return None
 
     def candidate_sections(self, needle: str, limit: int) -> list[int]:
         """Sections most likely to hold a passage like ``needle``: those in the blocks sharing the most words."""
         if self.table is None:
-            return list(range(len(self.ids)))
-        words = set(needle.split())
-        scores = [0] * len(self.block_starts)
-        for word in words:
-            bits = self._word_bits(word)
-            block = 0
-            while bits:
-                if bits & 1:
-                    scores[block] += 1
-                bits >>= 1
-                block += 1
-        best_blocks = sorted(range(len(scores)), key=lambda block: -scores[block])[:2]
-        chosen: list[int] = []
-        for block in sorted(best_blocks):
-            first = self.section_at(self.block_starts[block])
-            last = self.section_at(max(self.block_starts[block], self.block_ends[block] - 1))
-            chosen.extend(index for index in range(first, last + 1) if index not in chosen)
+            chosen = list(range(len(self.ids)))
+        else:
+            words = set(needle.split())
+            scores = [0] * len(self.blocks)
+            for word in words:
+                bits = self.table[hash(word) & _TABLE_MASK]
+                while bits:
+                    low = bits & -bits
+                    scores[low.bit_length() - 1] += 1
+                    bits ^= low
+            best_blocks = sorted(sorted(range(len(scores)), key=lambda block: -scores[block])[:2])
+            chosen = []
+            for block in best_blocks:
+                first = self.block_first_section[block]
+                last = self.block_first_section[block + 1] if block + 1 < len(self.blocks) else len(self.ids)
+                chosen.extend(range(first, last))
         if len(chosen) <= limit:
             return chosen
-        # Too many small sections in the best blocks: rank them by shared words.
+        # Too many small sections: rank them by the words they share with the needle.
+        words = set(needle.split())
+
         def shared(index: int) -> int:
-            text = self.sections[index].text
+            text = self.section_text(index)
             return sum(1 for word in words if word in text)
 
         return sorted(sorted(chosen, key=shared, reverse=True)[:limit])
@@ -415,9 +431,10 @@ class QuoteLocator:
             found = self._corpora[casefold] = _Corpus(self.source, casefold)
         return found
 
-    def normalized(self, section_id: str, casefold: bool = False) -> NormalizedText:
+    def normalized_text(self, section_id: str, casefold: bool = False) -> str:
+        """The normalised text of one section, as quotes are matched against it."""
         corpus = self.corpus(casefold)
-        return corpus.sections[corpus.ids.index(section_id)]
+        return corpus.section_text(corpus.ids.index(section_id))
 
     def find(self, quote: str, *, casefold: bool = False, prefer_section: str | None = None) -> Match | None:
         """The first section (in the source's order) containing ``quote``, or None.
@@ -439,7 +456,7 @@ class QuoteLocator:
                 located = corpus.locate(attempt)
             if located is not None:
                 index, start, end = located
-                original_start, original_end = corpus.sections[index].original_span(start, end)
+                original_start, original_end = corpus.maps[index].original_span(start, end)
                 return Match(corpus.ids[index], original_start, original_end)
         return None
 
@@ -451,27 +468,26 @@ class QuoteLocator:
         if not needle:
             return None
         corpus = self.corpus(casefold)
-        best: tuple[float, int, Any] | None = None
+        best: tuple[float, int, Any, str] | None = None
         for index in corpus.candidate_sections(needle, CANDIDATE_SECTIONS):
-            text = corpus.sections[index].text
+            text = corpus.section_text(index)
             if not text.strip():
                 continue
             alignment = fuzz.partial_ratio_alignment(needle, text, score_cutoff=score_cutoff * 100)
             if alignment is None:
                 continue
             if best is None or alignment.score > best[0]:
-                best = (alignment.score, index, alignment)
+                best = (alignment.score, index, alignment, text)
         if best is None:
             return None
-        score, index, alignment = best
+        score, index, alignment, text = best
         # partial_ratio swaps its arguments when the section is shorter than the quote.
-        if len(needle) <= len(corpus.sections[index].text):
+        if len(needle) <= len(text):
             start, end = alignment.dest_start, alignment.dest_end
         else:
             start, end = alignment.src_start, alignment.src_end
         # The alignment's edges are loose: widen them to whole words, then trim a stray space or
         # full stop the quote does not have.
-        text = corpus.sections[index].text
         while start > 0 and text[start - 1].isalnum() and text[start].isalnum():
             start -= 1
         while end < len(text) and text[end].isalnum() and text[end - 1].isalnum():
@@ -480,7 +496,7 @@ class QuoteLocator:
             start += 1
         while end > start and not text[end - 1].isalnum() and text[end - 1] != needle[-1]:
             end -= 1
-        original_start, original_end = corpus.sections[index].original_span(start, end)
+        original_start, original_end = corpus.maps[index].original_span(start, end)
         return Match(corpus.ids[index], original_start, original_end, similarity=round(score / 100, 4), approximate=True)
 
     def find_approx(self, quote: str, threshold: float, *, casefold: bool = False) -> Match | None:

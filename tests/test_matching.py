@@ -310,18 +310,25 @@ def test_offsets_of_a_match_that_starts_or_ends_inside_an_expanded_character() -
         assert section[match.start : match.end] == passage, quote
 
 
-def test_a_quote_straddling_two_index_blocks_is_found() -> None:
+def test_the_block_index_narrows_the_search_and_misses_nothing() -> None:
     source = Source.from_text((DATA / "rfc6749.txt").read_text(), format="rfc")
     locator = QuoteLocator(source)
     corpus = locator.corpus()
-    assert corpus.table is not None and len(corpus.block_starts) >= 2
-    boundary = corpus.block_starts[1]
-    words = corpus.text[boundary - 60 : boundary + 60].split(" ")[1:-1]
-    quote = " ".join(words)
-    assert corpus.text.index(quote) < boundary < corpus.text.index(quote) + len(quote)
-    match = locator.find(quote)
-    assert match is not None
-    assert normalize(source.sections[match.section][match.start : match.end]) == quote
+    assert corpus.table is not None and len(corpus.blocks) >= 2
+    narrowed = 0
+    for index, section_id in enumerate(corpus.ids):
+        words = corpus.section_text(index).split(" ")
+        if len(words) < 12:
+            continue
+        middle = len(words) // 2
+        needle = " ".join(words[middle - 4 : middle + 4])
+        candidates = list(corpus._candidate_blocks(needle))
+        assert corpus.section_block[index] in candidates, section_id
+        narrowed += len(candidates) < len(corpus.blocks)
+        match = locator.find(needle)
+        assert match is not None and source.order.index(match.section) <= index
+        assert normalize(source.sections[match.section][match.start : match.end]) == needle
+    assert narrowed > 0  # the index does rule blocks out
 
 
 # --- the options, end to end ----------------------------------------------------------------
