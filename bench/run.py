@@ -166,8 +166,9 @@ GAPS = (
     ("ideal", "The ideal counts only the server's latency; every request also pays the SDK, vcrpy recording and loopback "
      "HTTP on a 2-CPU machine that was shared with other jobs during the run (load above the CPU count), and the "
      "slowest request of each round sets the pace."),
-    ("Replay:", "Each replayed citation pays vcrpy's request matching (JSON bodies parsed and compared) and the "
-     "recordings bookkeeping; the cassette itself is loaded once per test."),
+    ("Replay:", "The cassette is loaded once per test, so the added time is per request: vcrpy's matching (JSON bodies "
+     "parsed and compared against every recorded one) and, likely the larger part, `TestCassette.active()` building "
+     "and applying vcrpy's patchers around each request; not profiled yet (issue 6 follow-up)."),
     ("collect-only", "Loading the plugin imports the whole package (plugin → api → checker → matching, formats, "
      "options, policy, reviews, report), 0.1–0.2 s on this machine; collecting 2,000 trivial tests takes little "
      "more than a second, so that fixed cost shows. Making plugin.py import the checker, report and reviews "
