@@ -1,0 +1,146 @@
+"""Async checks: `await citecheck.acheck(...)` / `aassert_supported(...)` with AsyncTypeSafeClient,
+under pytest-asyncio and anyio (asyncio and trio), bounded concurrency, results in citation order,
+recorded into the same cassettes the sync API replays."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from conftest import CANARY_KEY, cookbook_answer, files_containing
+from pytest_citecheck.testing import JevServer
+
+ASYNCIO_TEST = """
+import pytest
+from cookbook import SOURCE, CITATIONS
+
+@pytest.mark.asyncio
+async def test_all(citecheck):
+    results = await citecheck.acheck(list(CITATIONS.values()), SOURCE, model="jev-1.12")
+    assert [r.id for r in results] == list(CITATIONS)
+    assert [r.verdict.value for r in results] == EXPECTED
+"""
+
+SYNC_TEST = """
+from cookbook import SOURCE, CITATIONS
+
+def test_all(citecheck):
+    results = citecheck.check(list(CITATIONS.values()), SOURCE, model="jev-1.12")
+    assert [r.id for r in results] == list(CITATIONS)
+    assert [r.verdict.value for r in results] == EXPECTED
+"""
+
+ANYIO_TEST = """
+import pytest
+from cookbook import SOURCE, pick
+
+@pytest.fixture(params=["asyncio", "trio"])
+def anyio_backend(request):
+    return request.param
+
+@pytest.mark.anyio
+async def test_supported(citecheck):
+    results = await citecheck.aassert_supported(pick("epoch_seconds", "aud_reject", "clock_skew"), SOURCE, model="jev-1.12")
+    assert [r.verdict.value for r in results] == ["verified"] * 3
+
+@pytest.mark.anyio
+async def test_contradicted(citecheck):
+    await citecheck.aassert_supported(pick("clock_skew", "exp_required"), SOURCE, model="jev-1.12")
+"""
+
+EXPECTED = ["verified", "verified", "fabricated", "verified", "contradicted", "unsupported", "unsupported", "verified"]
+
+
+class InFlight:
+    """A Jev script that answers later citations first and counts requests in flight at once."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.now = 0
+        self.most = 0
+
+    def __call__(self, claim: str, section: str):
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        # Earlier citations (by the cookbook's order) answer last.
+        time.sleep(0.4 if "seconds" in claim else 0.2 if "audience" in claim else 0.05)
+        with self.lock:
+            self.now -= 1
+        return cookbook_answer(claim, section)
+
+
+@pytest.fixture
+def in_flight(monkeypatch):
+    script = InFlight()
+    server = JevServer(script).start()
+    monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+    monkeypatch.setenv("TYPESAFE_API_KEY", CANARY_KEY)
+    yield script
+    server.stop()
+
+
+def offline(monkeypatch):
+    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+
+
+def test_acheck_records_concurrently_in_order_and_sync_replays_the_same_cassette(suite, in_flight, monkeypatch):
+    suite.makepyfile(test_async_check=ASYNCIO_TEST.replace("EXPECTED", repr(EXPECTED)))
+    result = suite.runpytest("--citecheck-record-mode=once", "--citecheck-concurrency=3", "-W", "error")
+    result.assert_outcomes(passed=1)
+    assert in_flight.most == 3  # bounded by --citecheck-concurrency
+    cassette = suite.path / "cassettes" / "test_async_check" / "test_all.yaml"
+    recorded = cassette.read_bytes()
+    assert recorded.startswith(b"citecheck_format: 1\n") and recorded.count(b"- request:") == 7
+    assert not files_containing(suite.path, CANARY_KEY)
+
+    offline(monkeypatch)
+    suite.runpytest("-W", "error").assert_outcomes(passed=1)  # async replay
+    suite.makepyfile(test_async_check=SYNC_TEST.replace("EXPECTED", repr(EXPECTED)))
+    suite.runpytest("-W", "error").assert_outcomes(passed=1)  # the sync API replays the async recording
+    assert cassette.read_bytes() == recorded
+
+
+def test_the_default_concurrency_is_eight(suite, in_flight):
+    suite.makepyfile(test_async_check=ASYNCIO_TEST.replace("EXPECTED", repr(EXPECTED)))
+    suite.runpytest("--citecheck-record-mode=once", "-W", "error").assert_outcomes(passed=1)
+    assert in_flight.most == 7  # seven citations reach Jev, all at once
+
+
+def test_a_sync_recording_replays_under_async_byte_for_byte(suite, jev_server, monkeypatch):
+    suite.makepyfile(test_async_check=SYNC_TEST.replace("EXPECTED", repr(EXPECTED)))
+    suite.runpytest("--citecheck-record-mode=once", "--citecheck-concurrency=1").assert_outcomes(passed=1)
+    cassette = suite.path / "cassettes" / "test_async_check" / "test_all.yaml"
+    recorded = cassette.read_bytes()
+    suite.makepyfile(test_async_check=ASYNCIO_TEST.replace("EXPECTED", repr(EXPECTED)))
+    suite.runpytest("--citecheck-record-mode=rewrite").assert_outcomes(passed=1)
+    assert cassette.read_bytes() == recorded  # re-recorded concurrently through the async client: no diff
+
+
+def test_anyio_on_asyncio_and_trio_records_replays_and_fails_like_the_sync_api(suite, jev_server, monkeypatch):
+    suite.makepyfile(test_anyio_check=ANYIO_TEST)
+    recorded = suite.runpytest("--citecheck-record-mode=once", "-W", "error")
+    recorded.assert_outcomes(passed=2, failed=2)
+    offline(monkeypatch)
+    replayed = suite.runpytest("-W", "error", "-p", "no:randomly")
+    replayed.assert_outcomes(passed=2, failed=2)
+    replayed.stdout.fnmatch_lines([
+        "*CitationsNotSupported: 1 of 2 citations not supported*",
+        "*exp_required*contradicted*FAIL*",
+    ])
+    folder = suite.path / "cassettes" / "test_anyio_check"
+    assert sorted(path.name for path in folder.iterdir()) == [
+        "test_contradicted[asyncio].yaml", "test_contradicted[trio].yaml",
+        "test_supported[asyncio].yaml", "test_supported[trio].yaml",
+    ]
+
+
+def test_an_async_miss_fails_closed_naming_the_citation(suite, jev_server, monkeypatch):
+    suite.makepyfile(test_async_check=ASYNCIO_TEST.replace("EXPECTED", repr(EXPECTED)))
+    offline(monkeypatch)
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*CassetteMissError: citation 'epoch_seconds': no recorded answer matches*"])

@@ -1,0 +1,92 @@
+"""xdist: a suite spread over workers records and replays exactly as a serial run does."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from conftest import CANARY_KEY, files_containing
+
+IDS = ["epoch_seconds", "aud_reject", "sig_reporting", "clock_skew", "exp_required", "pii_encryption", "iat_future", "duplicate_names"]
+
+
+def _ids_per_test() -> list[list[str]]:
+    return [[IDS[index % 8], IDS[(index * 3 + 1) % 8]][: 1 + index % 2] for index in range(40)]
+
+
+def write_forty_tests(suite: pytest.Pytester) -> None:
+    per_test = _ids_per_test()
+    for module in range(4):
+        body = "from cookbook import SOURCE, pick\n"
+        for number in range(10):
+            index = module * 10 + number
+            body += f"\ndef test_{index:02d}(citecheck):\n    citecheck.check(pick(*{per_test[index]!r}), SOURCE, model='jev-1.12')\n"
+        suite.makepyfile(**{f"test_spread_{module}": body})
+
+
+def sorted_report(path) -> dict:
+    data = json.loads(path.read_text())
+    data["results"].sort(key=lambda row: (row["test"], row["id"]))
+    return data
+
+
+def cassettes(suite: pytest.Pytester) -> dict[str, bytes]:
+    return {str(p.relative_to(suite.path)): p.read_bytes() for p in sorted((suite.path / "cassettes").rglob("*.yaml"))}
+
+
+def test_forty_tests_on_two_and_four_workers_record_and_replay_like_a_serial_run(suite, jev_server, monkeypatch):
+    write_forty_tests(suite)
+    serial = suite.runpytest("--citecheck-record-mode=once", "--citecheck-json=serial-record.json")
+    serial.assert_outcomes(passed=40)
+    serial_cassettes = cassettes(suite)
+    # A test that only cites the fabricated quote asks Jev nothing, so has no cassette.
+    only_fabricated = sum(1 for row_ids in _ids_per_test() if set(row_ids) == {"sig_reporting"})
+    assert len(serial_cassettes) == 40 - only_fabricated
+    expected_record = sorted_report(suite.path / "serial-record.json")
+    assert len(expected_record["results"]) == 60
+
+    for workers in ("2", "4"):
+        shutil.rmtree(suite.path / "cassettes")
+        result = suite.runpytest("-n", workers, "--citecheck-record-mode=once", f"--citecheck-json=record-{workers}.json")
+        result.assert_outcomes(passed=40)
+        result.stdout.fnmatch_lines(["60 citations checked in 40 tests:*"])
+        assert sorted_report(suite.path / f"record-{workers}.json") == expected_record
+        assert cassettes(suite) == serial_cassettes  # same files, same bytes: no two workers wrote one file
+    assert not files_containing(suite.path, CANARY_KEY)
+
+    monkeypatch.delenv("TYPESAFE_API_KEY")
+    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    suite.runpytest("--citecheck-json=serial-replay.json", "--citecheck-unused=fail").assert_outcomes(passed=40)
+    expected_replay = sorted_report(suite.path / "serial-replay.json")
+    assert all(row["replayed"] for row in expected_replay["results"] if "replayed" in row)
+    for workers in ("2", "4"):
+        result = suite.runpytest("-n", workers, f"--citecheck-json=replay-{workers}.json", "--citecheck-unused=fail")
+        result.assert_outcomes(passed=40)
+        assert result.ret == 0
+        assert sorted_report(suite.path / f"replay-{workers}.json") == expected_replay
+    assert cassettes(suite) == serial_cassettes
+
+
+def test_unused_recordings_and_orphans_found_on_workers_reach_the_controller(suite, jev_server, monkeypatch):
+    write_forty_tests(suite)
+    suite.runpytest("-n", "4", "--citecheck-record-mode=once").assert_outcomes(passed=40)
+    folder = suite.path / "cassettes" / "test_spread_1"
+    (folder / "test_gone.yaml").write_bytes((folder / "test_11.yaml").read_bytes())
+    text = (suite.path / "test_spread_2.py").read_text()
+    suite.makepyfile(test_spread_2=text.replace("def test_21(citecheck):\n    citecheck.check(", "def test_21(citecheck):\n    0 and citecheck.check("))
+    monkeypatch.delenv("TYPESAFE_API_KEY")
+    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    serial = suite.runpytest("--citecheck-json=serial.json")
+    spread = suite.runpytest("-n", "4", "--citecheck-json=spread.json", "--citecheck-unused=fail")
+    assert spread.ret == pytest.ExitCode.TESTS_FAILED
+    spread.stdout.fnmatch_lines([
+        "Unused recordings: 2 recorded interactions in 1 cassette not played by tests that ran to the end; 1 cassette of no collected test",
+        "*orphan  cassettes/test_spread_1/test_gone.yaml",
+    ])
+    for report in (suite.path / "serial.json", suite.path / "spread.json"):
+        data = json.loads(report.read_text())
+        assert [entry["test"] for entry in data["unused"]] == ["test_spread_2.py::test_21"] * 2
+        assert data["orphans"] == ["cassettes/test_spread_1/test_gone.yaml"]
+    assert serial.ret == 0
