@@ -7,19 +7,24 @@ when the test ends.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import warnings
 import weakref
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from typing import Any, NamedTuple
 
-from .cassettes import TestCassette
+from .cassettes import TestCassette, counting_plays
 from .citations import Citation, adapt_citations
 from .errors import CassetteError, CitationInputError, CitecheckError
 from .judge import ask
-from .matching import QuoteLocator
+from .limits import STATE_AND_QUESTION_TOKEN_LIMIT, fits, max_section_characters, request_tokens, window_around
+from .matching import QuoteLocator, quote_length
 from .options import Settings
 from .policy import Decision, decide, failure_message, review_message
-from .results import RELATION_TO_VERDICT, CitationResult, Judgement, Status, Verdict
+from .results import RELATION_TO_VERDICT, CitationResult, Judgement, Passage, Status, Verdict
+from .reviews import Reviews, review_key
 from .sources import Source
 
 
@@ -37,6 +42,17 @@ class CitationsNotSupported(AssertionError):
     @property
     def results(self) -> tuple[CitationResult, ...]:
         return self.decision.results
+
+
+class Located(NamedTuple):
+    """What step 1 hands step 2: how the quote was found, the section to judge, the quote's offsets."""
+
+    status: Status
+    section: str
+    span: tuple[int, int] | None
+    similarity: float | None = None
+    # With the ``window`` option: the part of the section that is judged, as offsets into it.
+    window: tuple[int, int] | None = None
 
 
 class CitationReviewWarning(UserWarning):
@@ -59,13 +75,7 @@ def as_source(source: Any, format: str, hooks: Any = None) -> Source:
     if isinstance(source, Source):
         return source
     if isinstance(source, str):
-        from .formats import FORMATS
-
-        if format not in FORMATS and hooks is not None:
-            sections = hooks.pytest_citecheck_split_sections(text=source, format=format)
-            if sections is not None:
-                return Source(sections=sections, format=format)
-        return Source.from_text(source, format=format)
+        return Source.from_text(source, format=format, hooks=hooks)
     raise CitationInputError(f"expected a Source or the document's text, got {type(source).__name__}", field="source")
 
 
@@ -92,6 +102,8 @@ class Checker:
         review_actions: Mapping[str, Callable[[str], None]] | None = None,
         marker_options: Mapping[str, Any] | None = None,
         hooks: Any = None,
+        reviews: Callable[[], Reviews | None] | None = None,
+        async_client_factory: Callable[[], Any] | None = None,
     ) -> None:
         self.settings = settings
         self.test_id = test_id
@@ -104,6 +116,8 @@ class Checker:
         self._review_actions = {"warn": _warn, "fail": _fail_review, **(review_actions or {})}
         self._marker_options = dict(marker_options or {})
         self._hooks = hooks
+        self._reviews = reviews
+        self._async_client_factory = async_client_factory
 
     # --- settings ---------------------------------------------------------------------------
 
@@ -123,14 +137,22 @@ class Checker:
         adapted = adapt_citations(citations, self._hooks)
         for citation in adapted:
             self._validate_section(citation, document)
+            self._validate_quote(citation, settings)
         locator = locator_for(document)
+        located = [self._locate(citation, document, locator, settings) for citation in adapted]
+        for citation, item in zip(adapted, located):
+            if isinstance(item, Located):
+                self._check_size(citation, document, item)
+        judged, error = self._judge_located(adapted, document, located, settings)
         results = []
-        for citation in adapted:
-            result = self._check_one(citation, document, locator, settings)
+        for result in judged:
+            result = self._apply_review(result, document)
             results.append(result)
             self.results.append(result)
             if self._on_result is not None:
                 self._on_result(result)
+        if error is not None:
+            raise error
         return results
 
     def assert_supported(self, citations: Any, source: Any, *, format: str = "rfc", **options: Any) -> list[CitationResult]:
@@ -145,6 +167,26 @@ class Checker:
             self._review_actions[settings.review](review_message(decision))
         return results
 
+    def _apply_review(self, result: CitationResult, source: Source) -> CitationResult:
+        """Attach the section text and review key, and a human's decision if one applies.
+
+        Runs before ``policy.decide``: a decided citation no longer needs review and its verdict is
+        the human's. A decision whose digest no longer matches is attached as stale, and changes nothing.
+        """
+        if result.section is None or result.confidence is None:
+            return result  # fabricated: nothing was judged, so there is nothing a human can decide
+        section_text = result.section_text if result.section_text is not None else source.sections[result.section]
+        key = review_key(result.claim, section_text, result.model)
+        changes: dict[str, Any] = {"section_text": section_text, "review_key": key, "model_verdict": result.verdict}
+        reviews = self._reviews() if self._reviews is not None else None
+        if reviews is not None:
+            found = reviews.lookup(key, self.test_id, result.id)
+            if found.decision is not None:
+                changes.update(decision=found.decision, verdict=Verdict(found.decision["verdict"]))
+            elif found.stale is not None:
+                changes.update(stale_decision=found.stale)
+        return dataclasses.replace(result, **changes)
+
     @staticmethod
     def _validate_section(citation: Citation, source: Source) -> None:
         if citation.section is not None and citation.section not in source.sections:
@@ -153,36 +195,302 @@ class Checker:
             raise CitationInputError(f"names section {citation.section!r}, which the source does not have (it has {sample})",
                                      citation=citation.id, field="section")
 
+    @staticmethod
+    def _validate_quote(citation: Citation, settings: Settings) -> None:
+        if citation.quote is None:
+            return
+        length = quote_length(citation.quote, casefold=settings.casefold)
+        if length < settings.min_quote_length:
+            raise CitationInputError(
+                f"is {length} characters after normalisation, too short to identify a passage (min_quote_length is "
+                f"{settings.min_quote_length}): quote more of the passage, or lower min_quote_length",
+                citation=citation.id, field="quote",
+            )
+
+    @staticmethod
+    def _check_size(citation: Citation, source: Source, located: Located) -> None:
+        """Fail before sending when the text to judge is too large for one Jev request."""
+        text = source.sections[located.section]
+        if located.window is not None:
+            text = text[located.window[0] : located.window[1]]
+        if fits(citation.claim, text):
+            return
+        tokens = request_tokens(citation.claim, text)
+        if located.window is not None:
+            remedy = "use a smaller window"
+        elif citation.quote is not None:
+            remedy = f"set window=N (at most about {max_section_characters(citation.claim):,} characters) to judge the text around the quote"
+        else:
+            remedy = "split the document into smaller sections, or quote the passage so a window around it can be judged"
+        raise CitationInputError(
+            f"section {located.section!r} is too large for one Jev request: about {tokens:,} tokens with the claim and "
+            f"question, over the {STATE_AND_QUESTION_TOKEN_LIMIT:,} allowed for state plus question; {remedy}",
+            citation=citation.id, field="section",
+        )
+
     def _check_one(self, citation: Citation, source: Source, locator: QuoteLocator, settings: Settings) -> CitationResult:
         __tracebackhide__ = True
-        span = None
-        if citation.quote is None:
-            status, section_id = Status.SECTION_ONLY, citation.section
+        located = self._locate(citation, source, locator, settings)
+        if isinstance(located, CitationResult):
+            return located
+        return self._judged(citation, source, located, settings)
+
+    def _judge_located(
+        self, citations: Sequence[Citation], source: Source, located: Sequence[CitationResult | Located], settings: Settings
+    ) -> tuple[list[CitationResult], BaseException | None]:
+        """Step 2 for every citation step 1 did not settle, up to ``settings.concurrency`` requests at a time.
+
+        Returns the results in citation order. When a citation errors, the check fails closed: the
+        results of the citations before it are returned with its error (for the first failing
+        citation in order), the requests not started yet are cancelled and the others discarded.
+        """
+        pending = [index for index, item in enumerate(located) if not isinstance(item, CitationResult)]
+        outcomes: dict[int, CitationResult | BaseException] = {}
+
+        def judge(index: int) -> CitationResult:
+            item = located[index]
+            assert not isinstance(item, CitationResult)
+            return self._judged(citations[index], source, item, settings)
+
+        workers = min(settings.concurrency, len(pending))
+        if workers <= 1:
+            for index in pending:
+                try:
+                    outcomes[index] = judge(index)
+                except Exception as error:
+                    outcomes[index] = error
+                    break
         else:
-            match = locator.find(citation.quote)
-            if match is None:
+            try:
+                # On this thread, before any worker starts: the client may come from a pytest fixture,
+                # and opening the cassette patches the HTTP transport for the whole process.
+                self.client()
+                self._open_cassette(citations[pending[0]])
+            except Exception as error:
+                outcomes[pending[0]] = error
+            else:
+                with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="citecheck") as pool:
+                    futures: dict[int, Future[CitationResult]] = {index: pool.submit(judge, index) for index in pending}
+                    done, _ = wait(futures.values(), return_when=FIRST_EXCEPTION)
+                    if any(future.exception() is not None for future in done):
+                        for future in futures.values():
+                            future.cancel()
+                for index, future in futures.items():
+                    if not future.cancelled():
+                        failure = future.exception()
+                        outcomes[index] = failure if failure is not None else future.result()
+        results: list[CitationResult] = []
+        for index, item in enumerate(located):
+            outcome = item if isinstance(item, CitationResult) else outcomes.get(index)
+            if isinstance(outcome, BaseException):
+                return results, outcome
+            # A citation is left unjudged only after an earlier one failed, which returned above.
+            assert outcome is not None
+            results.append(outcome)
+        return results, None
+
+    def _locate(self, citation: Citation, source: Source, locator: QuoteLocator, settings: Settings) -> CitationResult | Located:
+        """Step 1: the final result of a quote that is not in the source, or what step 2 must judge."""
+        if citation.quote is None:
+            assert citation.section is not None
+            return Located(Status.SECTION_ONLY, citation.section, None)
+        prefer = source.section_at(citation.location[0]) if citation.location is not None else None
+        match = locator.find(citation.quote, casefold=settings.casefold, prefer_section=prefer)
+        status = Status.FOUND
+        if match is None:
+            # Only quotes that are not found pay for the alignment: the closest passage is both the
+            # fuzzy candidate and, below the tolerance, the diagnostic for a fabricated quote.
+            closest = locator.closest(citation.quote, casefold=settings.casefold)
+            if closest is None or settings.fuzzy is None or closest.similarity < settings.fuzzy:
+                passage = None
+                if closest is not None:
+                    passage = Passage(closest.section, closest.start, closest.end,
+                                      source.sections[closest.section][closest.start : closest.end], closest.similarity)
                 return CitationResult(
                     id=citation.id, claim=citation.claim, quote=citation.quote, status=Status.MISSING, section=None,
                     verdict=Verdict.FABRICATED, confidence=None, auto=True, auto_accept=settings.auto_accept,
+                    closest=passage,
                 )
-            status, section_id, span = Status.FOUND, match.section, (match.start, match.end)
-        assert section_id is not None
-        judgement = self._judge(citation, source.sections[section_id], settings)
+            match, status = closest, Status.FOUND_APPROX
+        window = None
+        if settings.window is not None:
+            window = window_around(source.sections[match.section], match.start, match.end, settings.window)
+        return Located(status, match.section, (match.start, match.end), match.similarity, window)
+
+    def _judged(self, citation: Citation, source: Source, located: Located, settings: Settings) -> CitationResult:
+        """Steps 2 and 3 for a citation step 1 located (safe to run on a worker thread)."""
+        __tracebackhide__ = True
+        status, section_id, span, similarity, window = located
+        section_text = source.sections[section_id]
+        judged_text = section_text if window is None else section_text[window[0] : window[1]]
+        judgement = self._judge(citation, judged_text, settings)
+        previous = self._against_recordings(citation, judged_text, judgement, settings)
         return CitationResult(
             id=citation.id, claim=citation.claim, quote=citation.quote, status=status, section=section_id,
             verdict=RELATION_TO_VERDICT[judgement.choice], confidence=judgement.confidence,
-            auto=judgement.confidence >= settings.auto_accept, model=judgement.model, span=span,
-            judgement=judgement, auto_accept=settings.auto_accept,
+            auto=judgement.stands_at(settings.auto_accept), model=judgement.model, span=span,
+            judgement=judgement, auto_accept=settings.auto_accept, previous=previous, similarity=similarity,
+            section_text=None if window is None else judged_text, window=window,
         )
+
+    def _against_recordings(self, citation: Citation, section_text: str, judgement: Judgement, settings: Settings) -> dict[str, Any] | None:
+        """Model pinning (warn, or fail when strict) and, after a rewrite, the drift from the replaced recording."""
+        __tracebackhide__ = True
+        from .recordings import ModelMismatchError, ModelPinWarning, drift, model_problem, previous_answer
+
+        if self.cassette is None:
+            return None
+        recorded = self.cassette.interaction_for(citation.claim, section_text)
+        requested = recorded[0].get("model") if recorded is not None else None
+        problem = model_problem(requested, judgement.model, replayed=judgement.replayed)
+        if problem is not None:
+            kind, cause, remedy = problem
+            if settings.strict_model and kind == "mismatch":
+                raise ModelMismatchError(citation.id, cause, f"{remedy} ({self._record_hint})")
+            warnings.warn(ModelPinWarning(f"citation {citation.id!r}: {cause}\n  -> {remedy}"), stacklevel=2)
+        if not self.cassette.previous:
+            return None
+        before = previous_answer(citation.claim, section_text, self.cassette.previous)
+        if before is None:
+            return None
+        change = drift(before, judgement.choice, judgement.confidence, judgement.probabilities, settings.drift_tolerance)
+        return {**before, "drift": change}
 
     def _judge(self, citation: Citation, section_text: str, settings: Settings) -> Judgement:
         __tracebackhide__ = True
         client = self.client()
-        played_before = self._open_cassette(citation)
-        judgement = ask(client, citation.id, citation.claim, section_text, settings.model, record_hint=self._record_hint)
-        if self.cassette is not None and self.cassette.play_count > played_before:
+        self._open_cassette(citation)
+        # Counted per thread (and per task), so concurrent citations each know whether theirs was replayed.
+        with counting_plays() as played, self._cassette_active():
+            judgement = ask(
+                client, citation.id, citation.claim, section_text, settings.model, record_hint=self._record_hint, screen=settings.screen
+            )
+        if played.count:
             judgement = Judgement(**{**judgement.__dict__, "replayed": True})
         return judgement
+
+    # --- async: the same three steps with AsyncTypeSafeClient --------------------------------
+
+    async def acheck(self, citations: Any, source: Any, *, format: str = "rfc", **options: Any) -> list[CitationResult]:
+        """``check`` for async tests: Jev is asked through ``AsyncTypeSafeClient``, up to ``concurrency`` at once.
+
+        Runs under asyncio or trio (pytest-asyncio, anyio); results keep the citations' order, and the
+        first citation (in order) that errors fails the check, as in ``check``.
+        """
+        __tracebackhide__ = True
+        settings = self.settings_for(options, "acheck()")
+        document = as_source(source, format, self._hooks)
+        adapted = adapt_citations(citations, self._hooks)
+        for citation in adapted:
+            self._validate_section(citation, document)
+            self._validate_quote(citation, settings)
+        locator = locator_for(document)
+        located = [self._locate(citation, document, locator, settings) for citation in adapted]
+        for citation, item in zip(adapted, located):
+            if isinstance(item, Located):
+                self._check_size(citation, document, item)
+        outcomes = await self._ajudge_located(adapted, document, located, settings)
+        results = []
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+            result = self._apply_review(outcome, document)
+            results.append(result)
+            self.results.append(result)
+            if self._on_result is not None:
+                self._on_result(result)
+        return results
+
+    async def aassert_supported(self, citations: Any, source: Any, *, format: str = "rfc", **options: Any) -> list[CitationResult]:
+        """``assert_supported`` for async tests (see ``acheck``)."""
+        __tracebackhide__ = True
+        settings = self.settings_for(options, "aassert_supported()")
+        results = await self.acheck(citations, source, format=format, **options)
+        decision = decide(results, settings)
+        if decision.failing:
+            raise CitationsNotSupported(failure_message(decision), decision)
+        if decision.review:
+            self._review_actions[settings.review](review_message(decision))
+        return results
+
+    async def _ajudge_located(
+        self, citations: Sequence[Citation], source: Source, located: Sequence[CitationResult | Located], settings: Settings
+    ) -> list[CitationResult | BaseException]:
+        """Every located citation judged concurrently (bounded); outcomes in order, cut after the first error."""
+        import anyio
+
+        outcomes: dict[int, CitationResult | BaseException] = {}
+        limit = anyio.Semaphore(settings.concurrency)
+
+        async def judge(index: int, item: Located, client: Any) -> None:
+            async with limit:
+                try:
+                    outcomes[index] = await self._ajudged(client, citations[index], source, item, settings)
+                except Exception as error:  # kept, so one citation's error does not cancel the others' answers
+                    outcomes[index] = error
+
+        pending = [(index, item) for index, item in enumerate(located) if isinstance(item, Located)]
+        if pending:
+            self._open_cassette(citations[pending[0][0]])
+            client, owned = self._async_client_for_call()
+            try:
+                async with anyio.create_task_group() as group:
+                    for index, item in pending:
+                        group.start_soon(judge, index, item, client)
+            finally:
+                if owned:
+                    # Its connections belong to this call's event loop: closed here, while it runs.
+                    await client.aclose()
+        ordered: list[CitationResult | BaseException] = []
+        for index, item in enumerate(located):
+            outcome = item if isinstance(item, CitationResult) else outcomes[index]
+            ordered.append(outcome)
+            if isinstance(outcome, BaseException):
+                break
+        return ordered
+
+    async def _ajudged(self, client: Any, citation: Citation, source: Source, located: Located, settings: Settings) -> CitationResult:
+        __tracebackhide__ = True
+        from .judge import ask_async
+
+        status, section_id, span, similarity, window = located
+        section_text = source.sections[section_id]
+        judged_text = section_text if window is None else section_text[window[0] : window[1]]
+        with counting_plays() as played, self._cassette_active():
+            judgement = await ask_async(
+                client, citation.id, citation.claim, judged_text, settings.model, record_hint=self._record_hint, screen=settings.screen
+            )
+        if played.count:
+            judgement = Judgement(**{**judgement.__dict__, "replayed": True})
+        previous = self._against_recordings(citation, judged_text, judgement, settings)
+        return CitationResult(
+            id=citation.id, claim=citation.claim, quote=citation.quote, status=status, section=section_id,
+            verdict=RELATION_TO_VERDICT[judgement.choice], confidence=judgement.confidence,
+            auto=judgement.stands_at(settings.auto_accept), model=judgement.model, span=span,
+            judgement=judgement, auto_accept=settings.auto_accept, previous=previous, similarity=similarity,
+            section_text=None if window is None else judged_text, window=window,
+        )
+
+    def _async_client_for_call(self) -> tuple[Any, bool]:
+        """The async client for one ``acheck`` and whether this call owns it (and closes it).
+
+        The factory (the ``citecheck_async_client`` fixture) gives either a client, which its
+        provider closes, or a callable building one per call, which the call closes.
+        """
+        provided: Any
+        if self._async_client_factory is None:
+            from typesafe_sdk import AsyncTypeSafeClient
+
+            provided = lambda: AsyncTypeSafeClient(compression=False)  # noqa: E731 - a standalone checker
+        else:
+            provided = self._async_client_factory()
+        if hasattr(provided, "system_one"):
+            return provided, False
+        return provided(), True
+
+    def _cassette_active(self) -> contextlib.AbstractContextManager[Any]:
+        # vcrpy's patches only while Jev is asked: the app's own HTTP in between is not ours to see.
+        return self.cassette.active() if self.cassette is not None else contextlib.nullcontext()
 
     def _open_cassette(self, citation: Citation) -> int:
         __tracebackhide__ = True

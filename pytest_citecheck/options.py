@@ -17,6 +17,7 @@ from .errors import OptionError
 from .results import Verdict
 
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
+UNUSED_POLICIES = ("warn", "fail", "delete")
 REVIEW_POLICIES = ("warn", "fail", "xfail", "skip")
 
 
@@ -85,6 +86,38 @@ def _parse_positive_int(raw: Any) -> int:
     return value
 
 
+def _parse_bool(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in {"true", "yes", "1", "on"}:
+        return True
+    if text in {"false", "no", "0", "off"}:
+        return False
+    raise ValueError(f"expected true or false, got {raw!r}")
+
+
+_OFF = (None, False, "", "none", "off", "None")
+
+
+def _parse_optional_fraction(raw: Any) -> float | None:
+    """0..1, or off (None, false, "none", "off")."""
+    if isinstance(raw, str) and raw.strip().lower() in _OFF:
+        return None
+    if raw is None or raw is False:
+        return None
+    return _parse_fraction(raw)
+
+
+def _parse_optional_positive_int(raw: Any) -> int | None:
+    """A whole number of at least 1, or off (None, false, "none", "off")."""
+    if isinstance(raw, str) and raw.strip().lower() in _OFF:
+        return None
+    if raw is None or raw is False:
+        return None
+    return _parse_positive_int(raw)
+
+
 def _parse_dir(raw: Any) -> str:
     if not isinstance(raw, str) or not raw.strip():
         raise ValueError(f"expected a directory name, got {raw!r}")
@@ -101,6 +134,11 @@ class Option:
     parse: Callable[[Any], Any]
     metavar: str = "VALUE"
     per_test: bool = False  # also a marker / call keyword
+
+    @property
+    def is_switch(self) -> bool:
+        """A true/false setting: its flag takes no value (``--citecheck-strict-model``), its ini key does."""
+        return self.parse is _parse_bool
 
     @property
     def flag(self) -> str:
@@ -159,8 +197,96 @@ OPTIONS: tuple[Option, ...] = (
         "N",
         per_test=True,
     ),
+    Option(
+        "screen",
+        "Also ask Jev, in the same request (no extra call), whether the claim or section holds instructions "
+        "addressed to an AI system; a flagged citation never passes on its own (see docs/security.md).",
+        False,
+        _parse_bool,
+        "{true,false}",
+        per_test=True,
+    ),
+    Option(
+        "fuzzy",
+        "Accept a quote whose best alignment in a section reaches this similarity (0..1) as found-approx; "
+        "none (the default) means exact matching after normalisation only.",
+        None,
+        _parse_optional_fraction,
+        "0..1|none",
+        per_test=True,
+    ),
+    Option(
+        "casefold",
+        "Match quotes without regard to letter case (see docs/matching.md).",
+        False,
+        _parse_bool,
+        "{true,false}",
+        per_test=True,
+    ),
+    Option(
+        "min_quote_length",
+        "Shortest quote, in characters after normalisation, that may identify a passage; a shorter quote is an error.",
+        12,
+        _parse_positive_int,
+        "N",
+        per_test=True,
+    ),
+    Option(
+        "window",
+        "Judge N characters of the section around the quote instead of the whole section "
+        "(for sections too large for one Jev request); none judges the whole section.",
+        None,
+        _parse_optional_positive_int,
+        "N|none",
+        per_test=True,
+    ),
     Option("cassette_dir", "Cassette directory, relative to each test file's directory.", "cassettes", _parse_dir, "DIR"),
     Option("json", "Write a JSON report of every checked citation to this path.", None, _parse_path, "PATH"),
+    Option(
+        "unused",
+        "Recorded interactions a passing test did not play, and cassettes of no collected test: "
+        "warn (in the summary), fail the run, or delete them.",
+        "warn",
+        _choice(UNUSED_POLICIES),
+        "{" + ",".join(UNUSED_POLICIES) + "}",
+    ),
+    Option(
+        "strict_model",
+        "Fail (instead of warn) when the model that answered a recording is not the model the test asks for.",
+        False,
+        _parse_bool,
+        "{true,false}",
+    ),
+    Option(
+        "drift_tolerance",
+        "With record mode rewrite: how far a confidence or probability may move from the previous recording "
+        "before it is reported as a shift.",
+        0.05,
+        _parse_fraction,
+        "0..1",
+    ),
+    Option(
+        "fail_on_flip",
+        "With record mode rewrite: fail the run when a re-recorded verdict differs from the previous recording.",
+        False,
+        _parse_bool,
+        "{true,false}",
+    ),
+    Option(
+        "html",
+        "Write a self-contained HTML report (verdicts, confidence against the threshold, highlighted quotes) to this path.",
+        None,
+        _parse_path,
+        "PATH",
+    ),
+    Option(
+        "reviews",
+        "Reviews file of human decisions (written by `citecheck review`), relative to each test file's directory, "
+        "i.e. beside the cassette directory.",
+        "citecheck-reviews.json",
+        _parse_dir,
+        "PATH",
+    ),
 )
 
 OPTIONS_BY_NAME = {option.name: option for option in OPTIONS}
@@ -177,8 +303,19 @@ class Settings:
     review: str = "warn"
     record_mode: str = "none"
     concurrency: int = 8
+    screen: bool = False
+    fuzzy: float | None = None
+    casefold: bool = False
+    min_quote_length: int = 12
+    window: int | None = None
     cassette_dir: str = "cassettes"
     json: str | None = None
+    unused: str = "warn"
+    strict_model: bool = False
+    drift_tolerance: float = 0.05
+    fail_on_flip: bool = False
+    html: str | None = None
+    reviews: str = "citecheck-reviews.json"
 
     @classmethod
     def resolve(cls, command_line: Mapping[str, Any], ini: Mapping[str, Any]) -> Settings:

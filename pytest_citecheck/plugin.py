@@ -13,17 +13,21 @@ from typing import Any
 
 import pytest
 
-from . import api
+from . import api, formats
 from .cassettes import TestCassette, cassette_name
 from .checker import Checker
 from .errors import CitecheckError, OptionError
 from .options import OPTIONS, PER_TEST_OPTIONS, Settings
 from .redaction import install_log_redaction
 from .report import Report
+from .results import CitationResult
+from .reviews import Reviews
 
 SETTINGS = pytest.StashKey[Settings]()
 PENDING_ROWS = pytest.StashKey[list[dict[str, Any]]]()
 CHECKER = pytest.StashKey[Checker]()
+RAN_TO_END = pytest.StashKey[bool]()
+PREVIOUS_SPLIT_HOOK = pytest.StashKey["formats.SplitHook | None"]()
 # What the SDK gets as a key when none is set: enough to build a client for replay. In record mode
 # "none" a request that is not in the cassette is refused before it could be sent with it.
 REPLAY_ONLY_KEY = "citecheck-replay-only"
@@ -35,12 +39,14 @@ MARKER_HELP = (
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("citecheck", "citation checking (pytest-citecheck)")
     for option in OPTIONS:
+        # A switch's flag takes no value; None (not given) lets its ini key decide.
+        kind: dict[str, Any] = {"action": "store_const", "const": True} if option.is_switch else {"metavar": option.metavar}
         group.addoption(
             option.flag,
             dest="citecheck_" + option.name,
             default=None,
-            metavar=option.metavar,
             help=f"{option.help} Default: {option.default_text}. Ini: {option.ini}.",
+            **kind,
         )
         parser.addini(option.ini, help=f"{option.help} (flag: {option.flag})", default=None)
 
@@ -76,7 +82,16 @@ def pytest_configure(config: pytest.Config) -> None:
             config.stash[SETTINGS] = _resolve_settings(config)
         except OptionError as error:
             raise pytest.UsageError(f"pytest-citecheck: {error}") from None
-    config.pluginmanager.register(CitecheckRun(config), "citecheck-run")
+    run = CitecheckRun(config)
+    config.pluginmanager.register(run, "citecheck-run")
+    config.pluginmanager.register(CassetteBookkeeping(config, run), "citecheck-cassettes")
+    # Source.from_text(..., format=<not built in>) in a test or conftest reaches this session's hook.
+    config.stash[PREVIOUS_SPLIT_HOOK] = formats.set_split_hook(config.hook.pytest_citecheck_split_sections)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if PREVIOUS_SPLIT_HOOK in config.stash:
+        formats.set_split_hook(config.stash[PREVIOUS_SPLIT_HOOK])
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -93,6 +108,25 @@ class CitecheckRun:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.report = Report()
+        self._reviews: dict[Path, Reviews] = {}
+
+    def reviews_for(self, path: Path) -> Reviews:
+        """The reviews file at ``path``, read once per session (a damaged file fails the checking test)."""
+        path = path.resolve()
+        if path not in self._reviews:
+            self._reviews[path] = Reviews.load(path)
+        return self._reviews[path]
+
+    def display_path(self, path: Path) -> str:
+        """``path`` relative to where pytest was run (where ``citecheck review`` is run), if inside it."""
+        try:
+            return str(path.resolve().relative_to(Path(self.config.invocation_params.dir).resolve()))
+        except ValueError:
+            return str(path.resolve())
+
+    @property
+    def _is_controller(self) -> bool:
+        return not hasattr(self.config, "workerinput")
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
@@ -114,24 +148,161 @@ class CitecheckRun:
             self.report.extend(rows)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        lines = self.report.summary_lines(verbose=self.config.get_verbosity() > 0)
+        settings = self.config.stash[SETTINGS]
+        verbose = self.config.get_verbosity() > 0
+        lines = self.report.summary_lines(verbose=verbose) + self.report.recording_lines(
+            unused_policy=settings.unused, fail_on_flip=settings.fail_on_flip, verbose=verbose
+        )
         if not lines:
             return
         terminalreporter.write_sep("=", "citecheck")
         for line in lines:
             terminalreporter.write_line(line)
-        path = self.config.stash[SETTINGS].json
-        if path and not hasattr(self.config, "workerinput"):
-            terminalreporter.write_line(f"JSON report: {path}")
+        settings = self.config.stash[SETTINGS]
+        if self._is_controller:
+            for label, path in (("JSON report", settings.json), ("HTML report", settings.html)):
+                if path:
+                    terminalreporter.write_line(f"{label}: {path}")
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        path = self.config.stash[SETTINGS].json
-        if path and not hasattr(self.config, "workerinput"):
-            self.report.write(Path(self.config.invocation_params.dir, path))
+        settings = self.config.stash[SETTINGS]
+        if not self._is_controller:
+            return
+        here = Path(self.config.invocation_params.dir)
+        if settings.json:
+            self.report.write(here / settings.json)
+        if settings.html:
+            from .html_report import write_html
+
+            write_html(self.report, here / settings.html)
+        cache = getattr(self.config, "cache", None)  # absent under -p no:cacheprovider
+        if self.report.rows and cache is not None:
+            # `citecheck review` reads the last run's report from here when no --citecheck-json was given.
+            self.report.write(cache.mkdir("citecheck") / "last-report.json")
+
+
+class CassetteBookkeeping:
+    """Unused recordings and orphan cassettes: found where the tests run, gathered where the report is written.
+
+    A worker (or the only process) notes every collected test's cassette file name, and after each
+    test that passed, the recorded interactions it did not play (they ride on the teardown report).
+    Orphans are looked for only in the cassette directories of modules collected in full, so ``-k``,
+    ``-m`` or a subset of files raises no false alarm; a worker sends its orphans to the controller.
+    """
+
+    def __init__(self, config: pytest.Config, run: CitecheckRun) -> None:
+        self.config = config
+        self.run = run
+        self.expected: dict[str, set[str]] = {}
+        self.orphans: set[str] = set()
+
+    def pytest_itemcollected(self, item: pytest.Item) -> None:
+        path = _cassette_path(item, self.config.stash[SETTINGS])
+        self.expected.setdefault(str(path.parent), set()).add(path.name)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+        report = yield
+        if call.when == "call":
+            item.stash[RAN_TO_END] = report.passed
+        elif call.when == "teardown" and item.stash.get(RAN_TO_END, False):
+            # After the checker's finalizer saved the cassette: what this test never played.
+            unused = self._unused_of(item)
+            if unused:
+                report.citecheck_unused = unused
+        return report
+
+    def _unused_of(self, item: pytest.Item) -> list[dict[str, Any]]:
+        from .cassettes import is_citecheck_cassette, read_interactions
+        from .recordings import unused_entry
+
+        checker = item.stash.get(CHECKER, None)
+        cassette = checker.cassette if checker is not None else None
+        if cassette is not None and cassette.is_open:
+            path, bodies = cassette.path, cassette.unplayed()
+        else:
+            # The test asked Jev nothing: every interaction of its cassette is unused.
+            path = _cassette_path(item, self.config.stash[SETTINGS])
+            if not path.is_file() or not is_citecheck_cassette(path):
+                return []
+            try:
+                bodies = [interaction["request"]["body"] for interaction in read_interactions(path)]
+            except Exception:  # a damaged cassette is reported by the test that reads it, not here
+                return []
+        shown = self.run.display_path(path)
+        return [unused_entry(item.nodeid, shown, body) for body in bodies]
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        unused = getattr(report, "citecheck_unused", None)
+        if unused:
+            self.run.report.unused.extend(unused)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        self.orphans.update(getattr(node, "workeroutput", {}).get("citecheck_orphans") or ())
+
+    def _find_orphans(self) -> list[str]:
+        from .recordings import find_orphans
+
+        if self.config.getoption("lf", False):
+            return []  # --lf collects only some tests of a module: every other cassette would look orphaned
+        settings = self.config.stash[SETTINGS]
+        partial = set()
+        for arg in self.config.args:
+            if "::" in arg:  # some tests of a module named on the command line
+                module = Path(self.config.invocation_params.dir, arg.split("::")[0]).resolve()
+                partial.add(str(module.parent / settings.cassette_dir / module.stem))
+        complete = {folder: names for folder, names in self.expected.items() if str(Path(folder).resolve()) not in partial}
+        return [self.run.display_path(Path(orphan)) for orphan in find_orphans(complete)]
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        # Runs before CitecheckRun writes the JSON report (trylast), so the report carries these.
+        orphans = self._find_orphans()
+        if hasattr(self.config, "workerinput"):
+            self.config.workeroutput["citecheck_orphans"] = orphans
+            return
+        report, settings = self.run.report, self.config.stash[SETTINGS]
+        report.orphans = sorted(self.orphans.union(orphans))
+        if settings.unused == "delete" and (report.unused or report.orphans):
+            from .recordings import delete_unused
+
+            here = Path(self.config.invocation_params.dir)
+            delete_unused(
+                [{**entry, "cassette": str(here / entry["cassette"])} for entry in report.unused],
+                [str(here / orphan) for orphan in report.orphans],
+            )
+        elif settings.unused == "fail" and (report.unused or report.orphans) and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        flipped = any((row.get("previous") or {}).get("drift") == "flip" for row in report.rows)
+        if settings.fail_on_flip and flipped and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 # --- fixtures -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def citecheck_async_client() -> Any:
+    """Builds the ``typesafe_sdk.AsyncTypeSafeClient`` that ``await citecheck.acheck(...)`` asks Jev with.
+
+    A callable, not a client: an async client's connections belong to the event loop they were
+    opened on, so each ``acheck`` builds its client, and closes it before it returns, on its own
+    loop (pytest-asyncio and anyio, asyncio or trio, alike). Configured like ``citecheck_client``
+    (``compression=False``, the key or a replay placeholder, the patient rate-limit retry policy).
+    Override it in ``conftest.py`` with another callable, or with an async fixture that yields a
+    client you close yourself (keep ``compression=False``).
+    """
+
+    def build() -> Any:
+        from typesafe_sdk import AsyncTypeSafeClient
+
+        from .retry import patient_retry_policy
+
+        key = os.environ.get("TYPESAFE_API_KEY", "").strip() or REPLAY_ONLY_KEY
+        return AsyncTypeSafeClient(api_key=key, compression=False, retry=patient_retry_policy())
+
+    return build
 
 
 @pytest.fixture
@@ -140,13 +311,16 @@ def citecheck_client(request: pytest.FixtureRequest) -> Iterator[Any]:
 
     Built with ``compression=False`` so recorded bodies are plain JSON on every machine. Reads
     ``TYPESAFE_API_KEY`` and ``TYPESAFE_BASE_URL`` like the SDK; with no key set it uses a
-    placeholder, which is all replay needs. Override this fixture in ``conftest.py`` to configure
-    the client yourself (keep ``compression=False``).
+    placeholder, which is all replay needs. A 429 is retried for longer than the SDK's default
+    (``pytest_citecheck.retry``), so a rate limit slows a run down instead of failing it. Override
+    this fixture in ``conftest.py`` to configure the client yourself (keep ``compression=False``).
     """
     from typesafe_sdk import TypeSafeClient
 
+    from .retry import patient_retry_policy
+
     key = os.environ.get("TYPESAFE_API_KEY", "").strip() or REPLAY_ONLY_KEY
-    client = TypeSafeClient(api_key=key, compression=False)
+    client = TypeSafeClient(api_key=key, compression=False, retry=patient_retry_policy())
     yield client
     client.close()
 
@@ -161,10 +335,27 @@ def _marker_options(item: pytest.Item) -> dict[str, Any]:
     return options
 
 
+def _record_properties(item: pytest.Item, result: CitationResult) -> None:
+    """Verdict, confidence and section as JUnit properties; a citation checked twice is listed once."""
+    values = {
+        f"citecheck.{result.id}.verdict": result.verdict.value,
+        f"citecheck.{result.id}.confidence": "" if result.confidence is None else f"{result.confidence:.2f}",
+        f"citecheck.{result.id}.section": result.section or "",
+    }
+    item.user_properties[:] = [(name, value) for name, value in item.user_properties if name not in values]
+    item.user_properties.extend(values.items())
+
+
 def _test_path_name(item: pytest.Item) -> str:
     # "TestClass::test_name[param]" -> "TestClass.test_name[param]": class-based and parametrised
     # tests get distinct cassette names.
     return ".".join(item.nodeid.split("::")[1:]) or item.name
+
+
+def _cassette_path(item: pytest.Item, settings: Settings) -> Path:
+    """``<test dir>/<cassette_dir>/<module>/<test>.yaml`` (``.citecheck.yaml`` beside pytest-recording's own)."""
+    name = cassette_name(_test_path_name(item), beside_pytest_recording=item.get_closest_marker("vcr") is not None)
+    return Path(item.path).parent / settings.cassette_dir / Path(item.path).stem / name
 
 
 def _make_checker(request: pytest.FixtureRequest) -> Checker:
@@ -173,20 +364,29 @@ def _make_checker(request: pytest.FixtureRequest) -> Checker:
     if existing is not None:
         return existing
     settings = request.config.stash[SETTINGS]
-    path = Path(item.path).parent / settings.cassette_dir / Path(item.path).stem / cassette_name(_test_path_name(item))
+    path = _cassette_path(item, settings)
     mode = "rewrite" if path.exists() else "once"
     hint = f"TYPESAFE_API_KEY=... pytest '{item.nodeid}' --citecheck-record-mode={mode}"
     rows = item.stash.setdefault(PENDING_ROWS, [])
+    run: CitecheckRun = request.config.pluginmanager.get_plugin("citecheck-run")
+    reviews_path = Path(item.path).parent / settings.reviews
+
+    def on_result(result: CitationResult) -> None:
+        rows.append({**result.to_json(test=item.nodeid), "reviews_file": run.display_path(reviews_path)})
+        _record_properties(item, result)
+
     checker = Checker(
         settings=settings,
         client_factory=lambda: request.getfixturevalue("citecheck_client"),
+        async_client_factory=lambda: request.getfixturevalue("citecheck_async_client"),
         cassette=TestCassette(path, settings.record_mode),
         test_id=item.nodeid,
         record_hint=hint,
-        on_result=lambda result: rows.append(result.to_json(test=item.nodeid)),
+        on_result=on_result,
         review_actions={"xfail": pytest.xfail, "skip": pytest.skip},
         marker_options=_marker_options(item),
         hooks=request.config.hook,
+        reviews=lambda: run.reviews_for(reviews_path),
     )
     item.stash[CHECKER] = checker
     request.addfinalizer(checker.close)

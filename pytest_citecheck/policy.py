@@ -31,9 +31,9 @@ class Decision:
 
 
 def decide(results: Sequence[CitationResult], settings: Settings) -> Decision:
-    """Fail what stands on its own and is in ``fail_on``; send everything below the threshold to review."""
-    failing = tuple(r for r in results if r.auto and r.verdict in settings.fail_on)
-    review = tuple(r for r in results if not r.auto)
+    """Fail what stands (on its own, or by a human's decision) and is in ``fail_on``; send the rest to review."""
+    failing = tuple(r for r in results if r.stands and r.verdict in settings.fail_on)
+    review = tuple(r for r in results if r.needs_review)
     if settings.review == "fail":
         failing = tuple(r for r in results if r in failing or r in review)
     return Decision(tuple(results), failing, review)
@@ -58,7 +58,7 @@ def result_table(results: Sequence[CitationResult], *, marks: dict[str, str] | N
             r.section or "-",
             r.verdict.value,
             _confidence(r),
-            (marks or {}).get(r.id, "auto" if r.auto else "review"),
+            (marks or {}).get(r.id, "auto" if r.auto else "human" if r.decision else "review"),
             _shorten(r.claim),
         )
         for r in results
@@ -92,7 +92,33 @@ def failure_message(decision: Decision) -> str:
         headline += f" ({n_review} more need{'s' if n_review == 1 else ''} review)"
     shown = [r for r in decision.results if r in decision.failing or r in decision.review]
     marks = {r.id: "FAIL" if r in decision.failing else "review" for r in shown}
-    return "\n".join([headline + ":", *result_table(shown, marks=marks), _hint(decision)])
+    diagnostics = [line for r in decision.failing for line in closest_passage_lines(r)]
+    return "\n".join([headline + ":", *result_table(shown, marks=marks), *diagnostics, *screen_lines(shown), _hint(decision)])
+
+
+def closest_passage_lines(result: CitationResult) -> list[str]:
+    """For a fabricated quote: the closest passage of the source, its section and similarity."""
+    closest = result.closest
+    if closest is None:
+        return []
+    return [
+        f"  {result.id}: the quote is not in the source; closest passage \u00a7{closest.section} "
+        f"[{closest.start}:{closest.end}] (similarity {closest.similarity:.2f}):",
+        f"    \"{_shorten(closest.text, 100)}\"",
+        f"    did the model misquote \u00a7{closest.section}, or invent it?",
+    ]
+
+
+def screen_lines(results: Sequence[CitationResult]) -> list[str]:
+    """Why a confident "verified" is at review: the screen flagged its claim or section."""
+    flagged = [r for r in results if r.judgement is not None and r.judgement.flagged]
+    if not flagged:
+        return []
+    ids = ", ".join(r.id for r in flagged)
+    return [
+        f"  flagged by the screen: {ids}: the claim or section may hold instructions addressed to an AI system, "
+        "so Jev's 'supports' does not stand on its own; read the section (see docs/security.md)"
+    ]
 
 
 def review_message(decision: Decision) -> str:
@@ -101,5 +127,6 @@ def review_message(decision: Decision) -> str:
     threshold = decision.review[0].auto_accept if decision.review else 0.8
     lines = [f"{n} citation{'s' if n != 1 else ''} below auto_accept {threshold:g} need{'s' if n == 1 else ''} a human review:"]
     lines += result_table(decision.review)
+    lines += screen_lines(decision.review)
     lines.append(f"What next: confirm or correct each verdict (see {DOCS}usage.md#review), or set review='fail' to make this fail.")
     return "\n".join(lines)

@@ -16,6 +16,9 @@ from typing import Any
 from .cassettes import atomic_write_text
 
 REPORT_VERSION = 1
+SHORT_RUN_ROWS = 30
+# TypeSafe's published price; output tokens are free.
+PRICE_PER_MILLION_INPUT_TOKENS = 0.042
 VERDICT_ORDER = ("verified", "unsupported", "contradicted", "fabricated")
 
 
@@ -32,6 +35,9 @@ class Report:
 
     def __init__(self, rows: Iterable[dict[str, Any]] = ()) -> None:
         self.rows: list[dict[str, Any]] = list(rows)
+        # Recordings no test played, and cassette files of no collected test (see ``recordings``).
+        self.unused: list[dict[str, Any]] = []
+        self.orphans: list[str] = []
 
     def extend(self, rows: Iterable[dict[str, Any]]) -> None:
         self.rows.extend(rows)
@@ -42,7 +48,10 @@ class Report:
     # --- files ------------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": REPORT_VERSION, "results": self.rows}
+        data: dict[str, Any] = {"version": REPORT_VERSION, "results": self.rows}
+        if self.unused or self.orphans:
+            data.update(unused=self.unused, orphans=self.orphans)
+        return data
 
     def write(self, path: str | Path) -> None:
         atomic_write_text(Path(path), json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n")
@@ -59,14 +68,28 @@ class Report:
             raise ReportError(f"{path}: not a pytest-citecheck report (no 'results' list)")
         if data.get("version") != REPORT_VERSION:
             raise ReportError(f"{path}: report version {data.get('version')!r}; this pytest-citecheck reads version {REPORT_VERSION}")
-        return cls(data["results"])
+        report = cls(data["results"])
+        report.unused = list(data.get("unused") or [])
+        report.orphans = list(data.get("orphans") or [])
+        return report
 
     @classmethod
     def merge(cls, reports: Sequence[Report]) -> Report:
         merged = cls()
         for report in reports:
             merged.extend(report.rows)
+            merged.unused.extend(report.unused)
+        # Every shard collects the whole suite, so each may find the same orphan.
+        merged.orphans = sorted({orphan for report in reports for orphan in report.orphans})
         return merged
+
+    def recording_lines(self, *, unused_policy: str = "warn", fail_on_flip: bool = False, verbose: bool = False) -> list[str]:
+        """The summary of what re-recording changed (drift) and of recordings no test used."""
+        from .recordings import drift_lines, unused_lines
+
+        return drift_lines(self.rows, fail_on_flip=fail_on_flip) + unused_lines(
+            self.unused, self.orphans, policy=unused_policy, verbose=verbose
+        )
 
     # --- terminal ---------------------------------------------------------------------------
 
@@ -74,24 +97,86 @@ class Report:
         return Counter(row["verdict"] for row in self.rows)
 
     def summary_lines(self, *, verbose: bool = False) -> list[str]:
-        """The terminal summary: a count line, a row per citation, one hint. Empty when nothing was checked."""
+        """The terminal summary: counts, the citations that need a human (every one under ``-v``), decisions, cost.
+
+        Empty when nothing was checked.
+        """
         if not self.rows:
             return []
         counts = self.counts()
         parts = [f"{counts[v]} {v}" for v in VERDICT_ORDER if counts[v]]
-        review = sum(1 for row in self.rows if not row["auto"])
+        review = [row for row in self.rows if needs_review(row)]
+        decided = [row for row in self.rows if row.get("decision")]
+        stale = [row for row in self.rows if row.get("stale_decision") and not row.get("decision")]
         tests = len({row.get("test") for row in self.rows})
         lines = [f"{plural(len(self.rows), 'citation')} checked in {plural(tests, 'test')}: {', '.join(parts)}"]
-        header = ["id", "verdict", "conf", "action"] + (["section", "test"] if verbose else [])
-        table = [header]
-        for row in self.rows:
-            confidence = "-" if row["confidence"] is None else f"{row['confidence']:.2f}"
-            cells = [str(row["id"]), row["verdict"], confidence, "auto" if row["auto"] else "review"]
-            if verbose:
-                cells += [row.get("section") or "-", row.get("test") or "-"]
-            table.append(cells)
-        widths = [max(len(cells[i]) for cells in table) for i in range(len(header))]
-        lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip() for cells in table]
+        # Every citation while the list stays short; in a long run, the ones that are not plainly
+        # verified (failures, reviews, stale decisions), with -v for the rest.
+        if verbose or len(self.rows) <= SHORT_RUN_ROWS:
+            shown = self.rows
+        else:
+            shown = [row for row in self.rows if row["verdict"] != "verified" or needs_review(row) or row in stale]
+        if shown:
+            header = ["id", "verdict", "conf", "action"] + (["section", "test"] if verbose else [])
+            table = [header]
+            for row in shown:
+                confidence = "-" if row["confidence"] is None else f"{row['confidence']:.2f}"
+                cells = [str(row["id"]), row["verdict"], confidence, action(row)]
+                if verbose:
+                    cells += [row.get("section") or "-", row.get("test") or "-"]
+                table.append(cells)
+            widths = [max(len(cells[i]) for cells in table) for i in range(len(header))]
+            lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip() for cells in table]
+        approximate = [row for row in self.rows if row.get("status") == "found-approx"]
+        if approximate:
+            listed = ", ".join(f"{row['id']} ({row.get('similarity') or 0:.2f})" for row in approximate)
+            lines.append(f"{plural(len(approximate), 'quote')} matched approximately (fuzzy): {listed}.")
+        if decided:
+            lines.append(f"{plural(len(decided), 'verdict')} decided by a human (reviews file).")
+        if stale:
+            lines.append(
+                f"{plural(len(stale), 'human decision')} no longer appl{'ies' if len(stale) == 1 else 'y'} "
+                "(the claim, section or model changed): review again."
+            )
         if review:
-            lines.append(f"{plural(review, 'citation')} below auto_accept need{'s' if review == 1 else ''} a human review.")
+            lines.append(
+                f"{plural(len(review), 'citation')} below auto_accept need{'s' if len(review) == 1 else ''} a human review: "
+                "run `citecheck review`."
+            )
+        cost = self.cost_line()
+        if cost:
+            lines.append(cost)
+        if not verbose and len(shown) < len(self.rows):
+            lines.append("(-v lists every citation)")
         return lines
+
+    def cost_line(self) -> str | None:
+        """Jev requests, input tokens and their price, and how many were replayed rather than sent."""
+        judged = [row for row in self.rows if "input_tokens" in row]
+        if not judged:
+            return None
+        tokens = sum(int(row.get("input_tokens") or 0) for row in judged)
+        sent = [row for row in judged if not row.get("replayed")]
+        sent_tokens = sum(int(row.get("input_tokens") or 0) for row in sent)
+        replayed = len(judged) - len(sent)
+        return (
+            f"Jev: {plural(len(judged), 'request')}, {tokens:,} input tokens = {_dollars(tokens)} "
+            f"at ${PRICE_PER_MILLION_INPUT_TOKENS} per million; {replayed} replayed, {len(sent)} sent "
+            f"({_dollars(sent_tokens)} spent by this run)"
+        )
+
+
+def _dollars(tokens: int) -> str:
+    return f"${tokens * PRICE_PER_MILLION_INPUT_TOKENS / 1_000_000:.6f}"
+
+
+def needs_review(row: dict[str, Any]) -> bool:
+    """A row below auto_accept that no human has decided."""
+    return not row["auto"] and not row.get("decision")
+
+
+def action(row: dict[str, Any]) -> str:
+    """What stands behind a row's verdict: the model alone, a human, or nobody yet."""
+    if row.get("decision"):
+        return "human"
+    return "auto" if row["auto"] else "review"

@@ -11,6 +11,8 @@ class Status(str, Enum):
     """Step 1: what the string match found."""
 
     FOUND = "found"
+    # Found only with ``fuzzy`` tolerance: judged like a found quote, listed as approximate.
+    FOUND_APPROX = "found-approx"
     MISSING = "missing"
     SECTION_ONLY = "section-only"
 
@@ -49,6 +51,34 @@ class Judgement:
     input_tokens: int = 0
     output_tokens: int = 0
     replayed: bool = False
+    # With the ``screen`` option: Jev's probability that the claim or section holds instructions
+    # addressed to an AI system, and whether that crossed the line (then "supports" does not stand).
+    screen: float | None = None
+    flagged: bool = False
+
+    def stands_at(self, auto_accept: float) -> bool:
+        """The verdict stands on its own: confident enough, and not a "supports" the screen flagged.
+
+        Text that steers the model tends to buy a "supports"; a failing verdict keeps failing.
+        """
+        return self.confidence >= auto_accept and not (self.flagged and self.choice == "supports")
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A passage of the source: for a fabricated quote, the closest one (did the model misquote it?).
+
+    ``section_text[start:end] == text``; ``similarity`` is rapidfuzz's alignment score in 0..1.
+    """
+
+    section: str
+    start: int
+    end: int
+    text: str
+    similarity: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"section": self.section, "span": [self.start, self.end], "text": self.text, "similarity": self.similarity}
 
 
 @dataclass
@@ -71,10 +101,33 @@ class CitationResult:
     span: tuple[int, int] | None = None
     judgement: Judgement | None = field(default=None, repr=False)
     auto_accept: float = 0.8
+    # The section's text as judged (what a reviewer reads, and what ``span`` points into).
+    section_text: str | None = field(default=None, repr=False)
+    # Human review (see ``reviews``): the digest a decision is stored under, the decision that
+    # applies (then ``verdict`` is the human's and ``model_verdict`` Jev's), or one gone stale.
+    review_key: str | None = None
+    decision: dict[str, Any] | None = None
+    stale_decision: dict[str, Any] | None = None
+    model_verdict: Verdict | None = None
+    # Step 1's diagnostics: how close an approximate match is (1.0 for an exact one), and for a
+    # fabricated quote the closest passage in the source.
+    similarity: float | None = None
+    closest: Passage | None = None
+    # With the ``window`` option: ``[start, end)`` of the section that was judged (``section_text``).
+    window: tuple[int, int] | None = None
+    # With record mode rewrite: the answer the replaced recording held for this citation
+    # (verdict, choice, confidence, probabilities, model) and ``drift``: flip, shift or same.
+    previous: dict[str, Any] | None = None
 
     @property
     def needs_review(self) -> bool:
-        return not self.auto
+        """Below ``auto_accept`` and not decided by a human."""
+        return not self.auto and self.decision is None
+
+    @property
+    def stands(self) -> bool:
+        """The verdict counts: it stood on its own, or a human decided it."""
+        return not self.needs_review
 
     def to_json(self, test: str | None = None) -> dict[str, Any]:
         """The JSON report's row for this result (the version 1 fields first, in their order)."""
@@ -101,4 +154,17 @@ class CitationResult:
                 output_tokens=judgement["output_tokens"],
                 replayed=judgement["replayed"],
             )
+            if self.judgement.screen is not None:  # only screened rows carry the screen's answer
+                row.update(screen=judgement["screen"], flagged=judgement["flagged"])
+        row.update(
+            section_text=self.section_text,
+            review_key=self.review_key,
+            model_verdict=(self.model_verdict or self.verdict).value,
+            decision=self.decision,
+            stale_decision=self.stale_decision,
+            similarity=self.similarity,
+            closest=self.closest.to_json() if self.closest is not None else None,
+            window=list(self.window) if self.window is not None else None,
+            previous=self.previous,
+        )
         return row

@@ -1,0 +1,290 @@
+"""The HTML report (``--citecheck-html=PATH``): one self-contained page a reviewer reads.
+
+One file, no network and no external assets: the styles and the few lines of script are inline, the
+favicon is a data URL. The page counts citations per verdict and shows one card per citation: a
+verdict badge (a word, not only a colour), a confidence bar drawn against the ``auto_accept``
+threshold, the claim, the section text with the quoted passage in a ``<mark>`` (from the row's
+``span`` into ``section_text``), the closest passage for a fabricated quote when the row has one,
+approximate matches marked, and human decisions (or stale ones) spelled out.
+
+Built for keyboard and screen-reader use: landmarks and headings, a skip link, a native checkbox as
+the only control, scrollable regions that take focus, every bar with a text equivalent. Pure code
+over report rows; the plugin calls ``write_html`` on the controller at the end of the session.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .cassettes import atomic_write_text
+from .report import VERDICT_ORDER, Report, action, needs_review, plural
+
+_LINE_BREAK = re.compile(r"(\n[ \t]*)")
+
+VERDICT_TEXT = {
+    "verified": "the section supports the claim",
+    "unsupported": "the section does not address the claim",
+    "contradicted": "the section says the opposite of the claim",
+    "fabricated": "the quote is not in the source",
+}
+
+STYLE = """
+:root { --ink:#1b1f24; --muted:#57606a; --line:#d0d7de; --bg:#ffffff; --panel:#f6f8fa;
+  --verified:#1a7f37; --unsupported:#9a6700; --contradicted:#cf222e; --fabricated:#8250df; --focus:#0969da; }
+* { box-sizing: border-box; }
+body { margin:0; font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif; color:var(--ink); background:var(--bg); }
+.skip { position:absolute; left:-10000px; top:0; }
+.skip:focus { left:1rem; top:1rem; background:#fff; padding:.5rem 1rem; border:2px solid var(--focus); z-index:10; }
+header, main { max-width:72rem; margin:0 auto; padding:0 1.25rem; }
+header { padding-top:1.25rem; }
+h1 { font-size:1.6rem; margin:.2rem 0; }
+h2 { font-size:1.2rem; margin:1.5rem 0 .5rem; }
+h3 { font-size:1.05rem; margin:0; display:flex; gap:.6rem; align-items:center; flex-wrap:wrap; }
+.meta { color:var(--muted); margin:.2rem 0 0; }
+.counts { list-style:none; padding:0; margin:0; display:flex; gap:.75rem; flex-wrap:wrap; }
+.counts li { border:1px solid var(--line); border-radius:.5rem; padding:.5rem .9rem; background:var(--panel); min-width:8.5rem; }
+.counts .n { display:block; font-size:1.5rem; font-weight:700; }
+.badge { display:inline-block; border-radius:1rem; padding:.05rem .6rem; font-size:.85rem; font-weight:600; color:#fff; }
+.badge.verified { background:var(--verified); } .badge.unsupported { background:var(--unsupported); }
+.badge.contradicted { background:var(--contradicted); } .badge.fabricated { background:var(--fabricated); }
+.tag { display:inline-block; border:1px solid var(--muted); border-radius:1rem; padding:0 .55rem; font-size:.8rem; color:var(--ink); }
+.tag.review { border-color:var(--unsupported); background:#fff8c5; }
+.tag.human { border-color:var(--verified); background:#dafbe1; }
+.tag.stale { border-color:var(--contradicted); background:#ffebe9; }
+.tag.approx { border-color:var(--fabricated); background:#fbefff; }
+.controls { margin:.75rem 0; display:flex; gap:1.5rem; flex-wrap:wrap; align-items:center; }
+#filter-status { color:var(--muted); }
+.citation { border:1px solid var(--line); border-left:6px solid var(--line); border-radius:.5rem; padding:1rem 1.1rem; margin:0 0 1rem; }
+.citation.verified { border-left-color:var(--verified); } .citation.unsupported { border-left-color:var(--unsupported); }
+.citation.contradicted { border-left-color:var(--contradicted); } .citation.fabricated { border-left-color:var(--fabricated); }
+.citation dl { display:grid; grid-template-columns:9rem 1fr; gap:.35rem 1rem; margin:.75rem 0 0; }
+.citation dt { color:var(--muted); font-weight:600; }
+.citation dd { margin:0; min-width:0; }
+.test { font-family:ui-monospace,SFMono-Regular,Menlo,monospace; font-size:.85rem; color:var(--muted); overflow-wrap:anywhere; }
+.conf { display:flex; align-items:center; gap:.6rem; }
+.bar { position:relative; width:14rem; max-width:60%; height:.8rem; background:#eaeef2; border-radius:.4rem; }
+.fill { position:absolute; left:0; top:0; bottom:0; border-radius:.4rem; background:var(--verified); }
+.fill.below { background:var(--unsupported); }
+.threshold { position:absolute; top:-.25rem; bottom:-.25rem; width:2px; background:var(--ink); }
+.section-text { white-space:pre-wrap; font-family:ui-monospace,SFMono-Regular,Menlo,monospace; font-size:.85rem;
+  background:var(--panel); border:1px solid var(--line); border-radius:.4rem; padding:.6rem .75rem; max-height:14rem; overflow:auto; margin:0; }
+mark { background:#ffd33d; color:#000; border-radius:.15rem; box-shadow:0 1px 0 #bf8700; }
+mark .gap { background:var(--panel); box-shadow:0 1px 0 var(--panel); }
+.decision { background:#dafbe1; border:1px solid #4ac26b; border-radius:.4rem; padding:.5rem .75rem; }
+.decision.stale { background:#ffebe9; border-color:#ff8182; }
+a:focus, input:focus, [tabindex]:focus { outline:3px solid var(--focus); outline-offset:2px; }
+.hidden { display:none; }
+footer { max-width:72rem; margin:2rem auto; padding:0 1.25rem; color:var(--muted); font-size:.85rem; }
+"""
+
+SCRIPT = """
+(function () {
+  var toggle = document.getElementById('only-review');
+  var cards = document.querySelectorAll('.citation');
+  var status = document.getElementById('filter-status');
+  function apply() {
+    var shown = 0;
+    cards.forEach(function (card) {
+      var hide = toggle.checked && card.getAttribute('data-needs-review') !== 'true';
+      card.classList.toggle('hidden', hide);
+      if (!hide) { shown += 1; }
+    });
+    status.textContent = shown + (shown === 1 ? ' citation shown' : ' citations shown');
+  }
+  toggle.addEventListener('change', apply);
+  // Scroll each section box (not the page) so its highlighted passage is in view.
+  document.querySelectorAll('.section-text').forEach(function (box) {
+    var mark = box.querySelector('mark');
+    if (mark) { box.scrollTop = Math.max(0, mark.offsetTop - box.offsetTop - 24); }
+  });
+  apply();
+})();
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _badge(verdict: str) -> str:
+    return f'<span class="badge {_e(verdict)}">{_e(verdict)}</span>'
+
+
+def _confidence(row: Mapping[str, Any]) -> str:
+    confidence = row.get("confidence")
+    if confidence is None:
+        return "not judged (no model was asked)"
+    threshold = float(row.get("auto_accept") or 0.8)
+    below = confidence < threshold
+    relation = "below" if below else "at or above"
+    label = f"confidence {confidence:.2f}, {relation} the auto_accept threshold {threshold:.2f}"
+    return (
+        f'<div class="conf"><div class="bar" role="img" aria-label="{_e(label)}">'
+        f'<span class="fill{" below" if below else ""}" style="width:{confidence * 100:.1f}%"></span>'
+        f'<span class="threshold" style="left:calc({threshold * 100:.1f}% - 1px)" title="auto_accept {threshold:.2f}"></span>'
+        f'</div><span aria-hidden="true">{confidence:.2f} (threshold {threshold:.2f})</span></div>'
+    )
+
+
+def _section_text(row: Mapping[str, Any]) -> str:
+    text = row.get("section_text")
+    if not text:
+        return ""
+    span = row.get("span")
+    label = f"Text of section {row.get('section')}"
+    if isinstance(span, Sequence) and len(span) == 2 and 0 <= span[0] <= span[1] <= len(text):
+        start, end = int(span[0]), int(span[1])
+        body = f"{_e(text[:start])}<mark>{_passage(text[start:end])}</mark>{_e(text[end:])}"
+        label += " (the quoted passage is highlighted)"
+    else:
+        body = _e(text)
+    return f'<pre class="section-text" tabindex="0" role="region" aria-label="{_e(label)}">{body}</pre>'
+
+
+def _passage(passage: str) -> str:
+    # A quote that runs over a line break would paint the next line's indentation too; the
+    # indentation stays inside the <mark> (its text is the quote) but is drawn unhighlighted.
+    return "".join(
+        f'<span class="gap">{_e(piece)}</span>' if index % 2 else _e(piece)
+        for index, piece in enumerate(_LINE_BREAK.split(passage))
+    )
+
+
+def _closest(row: Mapping[str, Any]) -> str:
+    closest = row.get("closest")
+    if not closest:
+        return ""
+    if isinstance(closest, Mapping):
+        passage = closest.get("text") or closest.get("passage") or closest.get("quote") or ""
+        where = f"section {closest['section']}" if closest.get("section") else "the source"
+        similarity = closest.get("similarity") if closest.get("similarity") is not None else closest.get("score")
+        detail = f" (similarity {float(similarity):.2f})" if isinstance(similarity, (int, float)) else ""
+    else:
+        passage, where, detail = str(closest), "the source", ""
+    return f"<dt>Closest passage</dt><dd>In {_e(where)}{_e(detail)}: <q>{_e(passage)}</q></dd>"
+
+
+def _is_approximate(row: Mapping[str, Any]) -> bool:
+    if row.get("approximate") or row.get("status") == "approximate":
+        return True
+    similarity = row.get("similarity")
+    return isinstance(similarity, (int, float)) and similarity < 1.0 and row.get("span") is not None
+
+
+def _decision(row: Mapping[str, Any]) -> str:
+    decision, stale = row.get("decision"), row.get("stale_decision")
+    if decision:
+        said = row.get("model_verdict") or decision.get("model_verdict")
+        how = "confirmed" if decision.get("action") == "confirm" else f"overrode Jev's {_e(said)} with"
+        note = f" Note: “{_e(decision['note'])}”" if decision.get("note") else ""
+        return (
+            f'<dt>Human decision</dt><dd class="decision">{_e(decision.get("by"))} {how} '
+            f'<strong>{_e(decision.get("verdict"))}</strong> on {_e(decision.get("at"))}.{note}</dd>'
+        )
+    if stale:
+        return (
+            f'<dt>Stale decision</dt><dd class="decision stale">{_e(stale.get("by"))} decided '
+            f'<strong>{_e(stale.get("verdict"))}</strong> on {_e(stale.get("at"))}, but the claim, the section or the model '
+            "has changed since, so it no longer applies. Review this citation again.</dd>"
+        )
+    return ""
+
+
+def _card(index: int, row: Mapping[str, Any]) -> str:
+    verdict = str(row.get("verdict"))
+    heading_id = f"citation-{index}"
+    tags = []
+    act = action(dict(row))
+    if act == "review":
+        tags.append('<span class="tag review">needs review</span>')
+    elif act == "human":
+        tags.append('<span class="tag human">decided by a human</span>')
+    if row.get("stale_decision") and not row.get("decision"):
+        tags.append('<span class="tag stale">stale decision</span>')
+    if _is_approximate(row):
+        similarity = row.get("similarity")
+        detail = f" ({float(similarity):.2f})" if isinstance(similarity, (int, float)) else ""
+        tags.append(f'<span class="tag approx">approximate match{_e(detail)}</span>')
+    quote = row.get("quote")
+    if row.get("status") == "missing" or verdict == "fabricated":
+        where = "<dd>not found in the source</dd>"
+    else:
+        where = f"<dd>§ {_e(row.get('section'))}</dd>"
+    parts = [
+        f'<article class="citation {_e(verdict)}" aria-labelledby="{heading_id}" data-needs-review="{str(act == "review").lower()}">',
+        f'<h3 id="{heading_id}">Citation {_e(row.get("id"))} {_badge(verdict)} {" ".join(tags)}</h3>',
+        f'<div class="test">{_e(row.get("test"))}</div>',
+        "<dl>",
+        f"<dt>Verdict</dt><dd>{_e(verdict)}: {_e(VERDICT_TEXT.get(verdict, ''))}</dd>",
+        f"<dt>Confidence</dt><dd>{_confidence(row)}</dd>",
+        f"<dt>Claim</dt><dd>{_e(row.get('claim'))}</dd>",
+        f"<dt>Quote</dt><dd>{'<q>' + _e(quote) + '</q>' if quote else 'none (claim-only citation)'}</dd>",
+        f"<dt>Section</dt>{where}",
+        _closest(row),
+        _decision(row),
+    ]
+    section = _section_text(row)
+    if section:
+        parts.append(f"<dt>Section text</dt><dd>{section}</dd>")
+    parts += ["</dl>", "</article>"]
+    return "\n".join(part for part in parts if part)
+
+
+def render_html(report: Report, *, generated: str | None = None) -> str:
+    """The report page as one string."""
+    rows = report.rows
+    counts = report.counts()
+    review = sum(1 for row in rows if needs_review(row))
+    decided = sum(1 for row in rows if row.get("decision"))
+    tests = len({row.get("test") for row in rows})
+    generated = generated or datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    count_items = [
+        f'<li>{_badge(verdict)}<span class="n">{counts[verdict]}</span>{_e(VERDICT_TEXT[verdict])}</li>' for verdict in VERDICT_ORDER
+    ]
+    count_items.append(f'<li><span class="tag review">needs review</span><span class="n">{review}</span>below auto_accept, undecided</li>')
+    count_items.append(f'<li><span class="tag human">human</span><span class="n">{decided}</span>decided by a reviewer</li>')
+    cards = "\n".join(_card(index, row) for index, row in enumerate(rows, start=1)) or "<p>No citation was checked.</p>"
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Citation check: {_e(plural(len(rows), 'citation'))}</title>
+<link rel="icon" href="data:,">
+<style>{STYLE}</style>
+</head>
+<body>
+<a class="skip" href="#citations-heading">Skip to the citations</a>
+<header>
+<h1>Citation check</h1>
+<p class="meta">{_e(plural(len(rows), 'citation'))} checked in {_e(plural(tests, 'test'))} · generated {_e(generated)} by pytest-citecheck</p>
+</header>
+<main>
+<section aria-labelledby="counts-heading">
+<h2 id="counts-heading">Verdicts</h2>
+<ul class="counts">
+{chr(10).join(count_items)}
+</ul>
+</section>
+<section aria-labelledby="citations-heading">
+<h2 id="citations-heading" tabindex="-1">Citations</h2>
+<div class="controls"><label><input type="checkbox" id="only-review"> Show only citations that need review</label>
+<span id="filter-status" role="status" aria-live="polite"></span></div>
+{cards}
+</section>
+</main>
+<footer>Verdicts at or above auto_accept stand on their own; the rest need a human. Record decisions with <code>citecheck review</code>.</footer>
+<script>{SCRIPT}</script>
+</body>
+</html>
+"""
+
+
+def write_html(report: Report, path: str | Path) -> None:
+    """Write the report page to ``path`` atomically."""
+    atomic_write_text(Path(path), render_html(report))

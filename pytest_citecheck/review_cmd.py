@@ -1,0 +1,300 @@
+"""``citecheck review``: read the last run's report, show what needs a human, record decisions.
+
+It lists the citations below ``auto_accept`` that no human has decided (``--all``: every judged
+citation), showing each one's claim and its section with the quoted passage highlighted. On a
+terminal it asks for a decision per citation; scripts pass ``--accept ID`` (confirm Jev's verdict)
+and ``--set ID=VERDICT`` (override it), with ``--note`` and ``--by``. Decisions go to the reviews
+file named in the report (see ``reviews``), which the next pytest run applies.
+
+Bad input changes nothing: every id and verdict is checked before any file is written, and a
+report this version cannot read is refused with the reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from .report import Report, ReportError, needs_review
+from .reviews import DECIDABLE_VERDICTS, Reviews, ReviewsFileError
+
+# Where the plugin leaves the last run's report when no --citecheck-json was given (pytest's cache).
+LAST_REPORT = Path(".pytest_cache", "d", "citecheck", "last-report.json")
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+class ReviewInputError(ValueError):
+    """An id, verdict or report the command cannot act on; nothing has been written."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="citecheck review",
+        description="Review the citations of the last pytest run that are below auto_accept, and record decisions.",
+    )
+    parser.add_argument("--report", metavar="PATH", help=f"JSON report to read (default: the last run's, {LAST_REPORT})")
+    parser.add_argument("--reviews", metavar="PATH", help="reviews file to write (default: the one the report names for each test)")
+    parser.add_argument("--list", action="store_true", help="only list what needs review; do not prompt")
+    parser.add_argument("--all", action="store_true", help="list every judged citation, not only those that need review")
+    parser.add_argument("--accept", metavar="ID", action="append", default=[], help="confirm Jev's verdict for this citation")
+    parser.add_argument(
+        "--set", metavar="ID=VERDICT", action="append", default=[], dest="set_",
+        help=f"set this citation's verdict ({', '.join(DECIDABLE_VERDICTS)})",
+    )
+    parser.add_argument("--note", metavar="TEXT", help="a note stored with every decision of this invocation")
+    parser.add_argument("--by", metavar="NAME", help="who decides (default: git config user.name, else the login name)")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="highlight quotes with colour")
+    return parser
+
+
+# --- reading the report ---------------------------------------------------------------------
+
+
+def load_rows(path: Path) -> list[dict[str, Any]]:
+    try:
+        report = Report.load(path)
+    except ReportError as error:
+        if not path.exists() and path == LAST_REPORT:
+            raise ReviewInputError(
+                f"no report of a previous run at {path}: run pytest first (from this directory), or pass --report PATH"
+            ) from None
+        raise ReviewInputError(str(error)) from None
+    judged = [row for row in report.rows if row.get("confidence") is not None]
+    if judged and any("review_key" not in row or "section_text" not in row for row in judged):
+        raise ReviewInputError(
+            f"{path} was written by a pytest-citecheck without review support (no review keys); rerun pytest to write a new one"
+        )
+    return report.rows
+
+
+def qualified_id(row: dict[str, Any]) -> str:
+    return f"{row.get('test')}::{row.get('id')}"
+
+
+def resolve(rows: Sequence[dict[str, Any]], wanted: str) -> dict[str, Any]:
+    """The report row an id names: a citation id, or ``TEST_NODE_ID::CITATION_ID`` when ids repeat."""
+    matches = [row for row in rows if str(row.get("id")) == wanted]
+    if not matches and "::" in wanted:
+        test, citation = wanted.rsplit("::", 1)
+        matches = [row for row in rows if row.get("test") == test and str(row.get("id")) == citation]
+    if not matches:
+        pending = sorted({str(row.get("id")) for row in rows if needs_review(row)})
+        known = f"citations that need review: {', '.join(pending)}" if pending else "no citation in it needs review"
+        raise ReviewInputError(f"unknown citation id {wanted!r}: it is not in the report ({known})")
+    if len({(row.get("review_key"), row.get("reviews_file")) for row in matches}) > 1:
+        options = ", ".join(qualified_id(row) for row in matches)
+        raise ReviewInputError(f"citation id {wanted!r} is ambiguous (checked in several tests); name one of: {options}")
+    row = matches[0]
+    if not row.get("review_key"):
+        raise ReviewInputError(
+            f"citation {wanted!r} is {row.get('verdict')}: its quote is not in the source, so there is no verdict to review; "
+            "fix the citation instead"
+        )
+    return row
+
+
+# --- showing a citation ---------------------------------------------------------------------
+
+
+def _use_color(choice: str, stream: TextIO) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    return stream.isatty() and not os.environ.get("NO_COLOR")
+
+
+def highlight(text: str, span: Sequence[int] | None, color: bool) -> str:
+    """The section text with the quoted passage marked: reverse video on a terminal, »…« otherwise."""
+    if not span or len(span) != 2 or not 0 <= span[0] <= span[1] <= len(text):
+        return text
+    start, end = int(span[0]), int(span[1])
+    before, passage, after = text[:start], text[start:end], text[end:]
+    if color:
+        return before + "\x1b[1;7m" + passage + "\x1b[0m" + after
+    return before + "»" + passage + "«" + after
+
+
+def describe(row: dict[str, Any], *, color: bool, position: str = "") -> str:
+    confidence = "-" if row.get("confidence") is None else f"{row['confidence']:.2f}"
+    threshold = row.get("auto_accept", 0.8)
+    state = "decided by a human" if row.get("decision") else ("needs review" if needs_review(row) else "stands on its own")
+    lines = [
+        f"{position}{row.get('id')}: Jev says {row.get('model_verdict') or row.get('verdict')} "
+        f"(confidence {confidence}, auto_accept {threshold:g}), {state}",
+        f"  test:    {row.get('test')}",
+        f"  claim:   {row.get('claim')}",
+        f"  quote:   {row.get('quote') if row.get('quote') else '(none: claim-only citation)'}",
+    ]
+    if row.get("decision"):
+        decision = row["decision"]
+        lines.append(f"  decided: {decision.get('verdict')} by {decision.get('by')} on {decision.get('at')}")
+    if row.get("stale_decision") and not row.get("decision"):
+        stale = row["stale_decision"]
+        lines.append(
+            f"  stale:   {stale.get('by')} decided {stale.get('verdict')} on {stale.get('at')}, "
+            "but the claim, section or model changed since"
+        )
+    text = row.get("section_text") or ""
+    lines.append(f"  section {row.get('section')}:")
+    lines.append(textwrap.indent(highlight(text.strip("\n"), _shifted_span(text, row.get("span")), color), "    | "))
+    return "\n".join(lines)
+
+
+def _shifted_span(text: str, span: Sequence[int] | None) -> list[int] | None:
+    # The displayed text drops leading newlines; move the span with it.
+    if not span:
+        return None
+    cut = len(text) - len(text.lstrip("\n"))
+    return [max(0, span[0] - cut), max(0, span[1] - cut)]
+
+
+# --- recording --------------------------------------------------------------------------------
+
+
+def reviewer_name(explicit: str | None) -> str:
+    if explicit and explicit.strip():
+        return explicit.strip()
+    try:
+        name = subprocess.run(
+            ["git", "config", "user.name"], capture_output=True, text=True, timeout=5, check=False
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        name = ""
+    return name or getpass.getuser()
+
+
+def reviews_path(row: dict[str, Any], override: str | None) -> Path:
+    if override:
+        return Path(override)
+    named = row.get("reviews_file")
+    if not named:
+        raise ReviewInputError(f"the report does not say which reviews file citation {row.get('id')!r} uses; pass --reviews PATH")
+    return Path(named)
+
+
+class Session:
+    """Decisions of one invocation, staged per reviews file and written together."""
+
+    def __init__(self, override: str | None) -> None:
+        self.override = override
+        self.files: dict[Path, Reviews] = {}
+
+    def file_for(self, row: dict[str, Any]) -> Reviews:
+        path = reviews_path(row, self.override)
+        if path not in self.files:
+            self.files[path] = Reviews.load(path)
+        return self.files[path]
+
+    def record(self, row: dict[str, Any], verdict: str | None, *, by: str, note: str | None) -> dict[str, Any]:
+        return self.file_for(row).record(row, verdict, by=by, note=note)
+
+    def save(self) -> list[Path]:
+        for reviews in self.files.values():
+            reviews.save()
+        return list(self.files)
+
+
+def parse_set(value: str) -> tuple[str, str]:
+    citation, sep, verdict = value.rpartition("=")
+    if not sep or not citation:
+        raise ReviewInputError(f"--set {value!r}: expected ID=VERDICT, e.g. --set c5=verified")
+    verdict = verdict.strip().lower()
+    if verdict not in DECIDABLE_VERDICTS:
+        raise ReviewInputError(f"--set {value!r}: unknown verdict {verdict!r}; choose one of {', '.join(DECIDABLE_VERDICTS)}")
+    return citation.strip(), verdict
+
+
+def apply_flags(rows: list[dict[str, Any]], args: argparse.Namespace, out: TextIO) -> int:
+    """Record ``--accept`` and ``--set`` decisions: all of them, or (on any bad input) none."""
+    wanted: list[tuple[str, str | None]] = [(citation, None) for citation in args.accept]
+    wanted += [parse_set(value) for value in args.set_]
+    session = Session(args.reviews)
+    by = reviewer_name(args.by)
+    decided = []
+    for citation, verdict in wanted:
+        row = resolve(rows, citation)
+        entry = session.record(row, verdict, by=by, note=args.note)
+        decided.append((row, entry))
+    paths = session.save()
+    for row, entry in decided:
+        how = "confirmed" if entry["action"] == "confirm" else f"set (Jev said {entry['model_verdict']})"
+        print(f"{row.get('id')}: {entry['verdict']} {how} by {entry['by']}", file=out)
+    print(f"Wrote {', '.join(str(p) for p in paths)}; rerun pytest to apply.", file=out)
+    return EXIT_OK
+
+
+def list_rows(rows: list[dict[str, Any]], *, every: bool, color: bool, out: TextIO) -> list[dict[str, Any]]:
+    shown = [row for row in rows if row.get("review_key") and (every or needs_review(row))]
+    if not shown:
+        print("Nothing needs review: every judged citation stands on its own or has a human decision.", file=out)
+        return shown
+    pending = sum(1 for row in shown if needs_review(row))
+    print(f"{pending} citation{'s' if pending != 1 else ''} need{'s' if pending == 1 else ''} review.\n", file=out)
+    for index, row in enumerate(shown, start=1):
+        print(describe(row, color=color, position=f"[{index}/{len(shown)}] "), file=out)
+        print(file=out)
+    return shown
+
+
+PROMPT_KEYS = {"v": "verified", "u": "unsupported", "c": "contradicted"}
+
+
+def interactive(rows: list[dict[str, Any]], args: argparse.Namespace, out: TextIO, ask: Callable[[str], str] = input) -> int:
+    """Prompt for a decision on each citation that needs review; each answer is saved as it is given."""
+    pending = [row for row in rows if row.get("review_key") and (args.all or needs_review(row))]
+    if not pending:
+        print("Nothing needs review: every judged citation stands on its own or has a human decision.", file=out)
+        return EXIT_OK
+    color = _use_color(args.color, out)
+    by = reviewer_name(args.by)
+    recorded = 0
+    for index, row in enumerate(pending, start=1):
+        print(describe(row, color=color, position=f"[{index}/{len(pending)}] "), file=out)
+        said = row.get("model_verdict") or row.get("verdict")
+        question = f"Decision? [a]ccept {said}, [v]erified, [u]nsupported, [c]ontradicted, [s]kip, [q]uit: "
+        while True:
+            try:
+                answer = ask(question).strip().lower()
+            except EOFError:
+                answer = "q"
+            if answer in {"a", "s", "q"} or answer in PROMPT_KEYS:
+                break
+            print("  please answer a, v, u, c, s or q", file=out)
+        if answer == "q":
+            break
+        if answer == "s":
+            print(file=out)
+            continue
+        try:
+            note = args.note if args.note is not None else ask("Note (optional, Enter to skip): ").strip() or None
+        except EOFError:
+            note = None
+        session = Session(args.reviews)  # one file write per answer: quitting later loses nothing
+        entry = session.record(row, None if answer == "a" else PROMPT_KEYS[answer], by=by, note=note)
+        session.save()
+        recorded += 1
+        print(f"  recorded {entry['verdict']} ({entry['action']}) in {reviews_path(row, args.reviews)}\n", file=out)
+    print(f"{recorded} decision{'s' if recorded != 1 else ''} recorded; rerun pytest to apply.", file=out)
+    return EXIT_OK
+
+
+def main(argv: Sequence[str]) -> int:
+    args = _parser().parse_args(list(argv))
+    out = sys.stdout
+    try:
+        rows = load_rows(Path(args.report) if args.report else LAST_REPORT)
+        if args.accept or args.set_:
+            return apply_flags(rows, args, out)
+        if args.list or not (sys.stdin.isatty() and out.isatty()):
+            list_rows(rows, every=args.all, color=_use_color(args.color, out), out=out)
+            return EXIT_OK
+        return interactive(rows, args, out)
+    except (ReviewInputError, ReviewsFileError) as error:
+        print(f"citecheck review: {error}\nNothing was changed.", file=sys.stderr)
+        return EXIT_USAGE

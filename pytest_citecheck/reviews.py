@@ -1,0 +1,166 @@
+"""The reviews file: human decisions about citations, remembered between runs.
+
+A reviewer confirms Jev's verdict on a citation or overrides it (``verified``, ``unsupported``,
+``contradicted``). The decision is stored under a digest of everything the verdict depended on —
+the claim, the section text, the question asked and the model that answered — so it applies exactly
+as long as none of those changes. A decision recorded for the same test and citation id whose digest
+no longer matches is *stale*: the claim, the section or the model moved on, and the citation needs
+a human again.
+
+The file is JSON with sorted keys, meant to be committed next to the tests; it is written atomically
+(``cassettes.atomic_write_text``) and never rewritten by a test run, only by ``citecheck review``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from hashlib import sha256
+from pathlib import Path
+from typing import Any
+
+from .cassettes import atomic_write_text
+from .errors import CitecheckError
+
+REVIEWS_FORMAT = 1
+DEFAULT_REVIEWS_FILE = "citecheck-reviews.json"
+# What a human may set a citation to. "fabricated" is not among them: a quote that is not in the
+# source is a fact found in code, not an opinion a reviewer can overturn.
+DECIDABLE_VERDICTS = ("verified", "unsupported", "contradicted")
+
+
+class ReviewsFileError(CitecheckError, ValueError):
+    """A reviews file that cannot be read or used, or a decision that cannot be recorded."""
+
+
+def question_fingerprint() -> str:
+    """The relation question as canonical JSON: a changed question invalidates every decision."""
+    from .judge import CRITERIA, INSTRUCTIONS, QUESTION_NAME
+
+    return json.dumps({"name": QUESTION_NAME, "instructions": INSTRUCTIONS, "criteria": CRITERIA}, sort_keys=True)
+
+
+def review_key(claim: str, section_text: str, model: str | None) -> str:
+    """The digest a decision is stored under: claim, section text, question and model."""
+    payload = json.dumps(
+        {"claim": claim, "section": section_text, "question": question_fingerprint(), "model": model},
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return sha256(payload.encode("utf-8")).hexdigest()
+
+
+def now_utc() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """What the reviews file says about one citation: a decision that applies, a stale one, or neither."""
+
+    decision: dict[str, Any] | None = None
+    stale: dict[str, Any] | None = None
+
+
+class Reviews:
+    """The decisions in one reviews file, keyed by ``review_key``."""
+
+    def __init__(self, path: Path, decisions: Mapping[str, dict[str, Any]] | None = None) -> None:
+        self.path = path
+        self.decisions: dict[str, dict[str, Any]] = dict(decisions or {})
+
+    # --- files ------------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | Path) -> Reviews:
+        """The decisions in ``path``; an absent file holds none. A damaged file is an error, never ignored."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return cls(path)
+        except (OSError, UnicodeDecodeError) as error:
+            raise ReviewsFileError(f"cannot read the reviews file {path}: {error}") from None
+        try:
+            data = json.loads(text)
+        except ValueError as error:
+            raise ReviewsFileError(
+                f"the reviews file {path} is not valid JSON ({error}); restore it from version control"
+            ) from None
+        if not isinstance(data, dict) or not isinstance(data.get("decisions"), dict):
+            raise ReviewsFileError(f"{path} is not a pytest-citecheck reviews file (no 'decisions' object)")
+        found = data.get("format")
+        if found != REVIEWS_FORMAT:
+            raise ReviewsFileError(
+                f"{path} is reviews format {found!r}; this pytest-citecheck reads format {REVIEWS_FORMAT} (upgrade it)"
+            )
+        for key, entry in data["decisions"].items():
+            if not isinstance(entry, dict) or entry.get("verdict") not in DECIDABLE_VERDICTS:
+                raise ReviewsFileError(f"{path}: decision {key[:12]} has no valid verdict (expected one of {', '.join(DECIDABLE_VERDICTS)})")
+        return cls(path, data["decisions"])
+
+    def to_text(self) -> str:
+        data = {"format": REVIEWS_FORMAT, "decisions": self.decisions}
+        return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+    def save(self) -> None:
+        atomic_write_text(self.path, self.to_text())
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def lookup(self, key: str, test: str | None, citation: str) -> Lookup:
+        """The decision stored under ``key``; else a decision for the same test and citation id (stale)."""
+        decision = self.decisions.get(key)
+        if decision is not None:
+            return Lookup(decision={**decision, "key": key})
+        stale = [
+            {**entry, "key": other}
+            for other, entry in self.decisions.items()
+            if entry.get("citation") == citation and entry.get("test") == test
+        ]
+        if stale:
+            stale.sort(key=lambda entry: str(entry.get("at", "")))
+            return Lookup(stale=stale[-1])
+        return Lookup()
+
+    # --- writing ----------------------------------------------------------------------------
+
+    def record(self, row: Mapping[str, Any], verdict: str | None, *, by: str, note: str | None = None, at: str | None = None) -> dict[str, Any]:
+        """Record a decision for a report row: ``verdict`` None confirms the model's verdict.
+
+        A decision recorded for the same test and citation under an older key is replaced, so the
+        file keeps one decision per citation.
+        """
+        key = row.get("review_key")
+        if not key:
+            raise ReviewsFileError(f"citation {row.get('id')!r} has no review key: only a judged citation can be reviewed")
+        model_verdict = row.get("model_verdict") or row.get("verdict")
+        chosen = model_verdict if verdict is None else verdict
+        if chosen not in DECIDABLE_VERDICTS:
+            raise ReviewsFileError(
+                f"citation {row.get('id')!r}: cannot set the verdict to {chosen!r}; choose one of {', '.join(DECIDABLE_VERDICTS)}"
+            )
+        entry: dict[str, Any] = {
+            "test": row.get("test"),
+            "citation": row.get("id"),
+            "claim": row.get("claim"),
+            "section": row.get("section"),
+            "model": row.get("model"),
+            "model_verdict": model_verdict,
+            "confidence": row.get("confidence"),
+            "verdict": chosen,
+            "action": "confirm" if chosen == model_verdict else "override",
+            "by": by,
+            "at": at or now_utc(),
+        }
+        if note:
+            entry["note"] = note
+        for other in [k for k, e in self.decisions.items() if k != key and e.get("test") == entry["test"] and e.get("citation") == entry["citation"]]:
+            del self.decisions[other]
+        self.decisions[key] = entry
+        return entry
+
+    def keys(self) -> Iterable[str]:
+        return self.decisions.keys()

@@ -1,0 +1,95 @@
+"""What reviewers and CI read besides the HTML page: JUnit properties and the terminal summary."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+from conftest import INNER_INI
+
+from pytest_citecheck.testing import JevServer
+
+TEST_FILE = """
+from pytest_citecheck import check_citations
+from cookbook import SOURCE, pick
+
+def test_one():
+    check_citations(pick("aud_reject"), SOURCE)
+
+def test_three_checked_twice():
+    check_citations(pick("aud_reject", "pii_encryption", "sig_reporting"), SOURCE)
+    check_citations(pick("aud_reject", "pii_encryption", "sig_reporting"), SOURCE)
+"""
+
+
+@pytest.fixture
+def recording(suite: pytest.Pytester, jev_server: JevServer) -> pytest.Pytester:
+    suite.makeini(INNER_INI + "citecheck_model = jev-1.12\n")
+    suite.makepyfile(test_it=TEST_FILE)
+    return suite
+
+
+def properties(junit: ET.Element, test_name: str) -> list[tuple[str, str]]:
+    (case,) = [case for case in junit.iter("testcase") if case.get("name") == test_name]
+    return [(prop.get("name"), prop.get("value")) for prop in case.iter("property")]
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_junit_has_each_citations_verdict_confidence_and_section_once(recording: pytest.Pytester, workers: list[str]) -> None:
+    recording.runpytest("--citecheck-record-mode=once", "--junitxml=junit.xml", *workers).assert_outcomes(passed=2)
+    junit = ET.parse(recording.path / "junit.xml").getroot()
+    assert properties(junit, "test_one") == [
+        ("citecheck.aud_reject.verdict", "verified"),
+        ("citecheck.aud_reject.confidence", "0.94"),
+        ("citecheck.aud_reject.section", "4.1.3"),
+    ]
+    twice = properties(junit, "test_three_checked_twice")
+    assert len(twice) == len(set(twice)) == 9  # checked twice, listed once
+    assert dict(twice) == {
+        "citecheck.aud_reject.verdict": "verified",
+        "citecheck.aud_reject.confidence": "0.94",
+        "citecheck.aud_reject.section": "4.1.3",
+        "citecheck.pii_encryption.verdict": "unsupported",
+        "citecheck.pii_encryption.confidence": "0.28",
+        "citecheck.pii_encryption.section": "3",
+        "citecheck.sig_reporting.verdict": "fabricated",
+        "citecheck.sig_reporting.confidence": "",
+        "citecheck.sig_reporting.section": "",
+    }
+
+
+def test_terminal_summary_counts_with_plurals_and_prices_what_was_sent(recording: pytest.Pytester) -> None:
+    first = recording.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json")
+    rows = json.loads((recording.path / "report.json").read_text())["results"]
+    judged = [row for row in rows if row["confidence"] is not None]
+    tokens = sum(row["input_tokens"] for row in judged)
+    assert len(judged) == 5 and tokens > 0
+    price = f"${tokens * 0.042 / 1e6:.6f}"
+    first.stdout.fnmatch_lines(
+        [
+            "7 citations checked in 2 tests: 3 verified, 2 unsupported, 2 fabricated",
+            "2 citations below auto_accept need a human review: run `citecheck review`.",
+            f"Jev: 5 requests, {tokens:,} input tokens = {price} at $0.042 per million; 0 replayed, 5 sent ({price} spent by this run)",
+        ]
+    )
+    replayed = recording.runpytest("-k", "test_one")
+    replayed.stdout.fnmatch_lines(
+        [
+            "1 citation checked in 1 test: 1 verified",
+            "Jev: 1 request, * input tokens = $0.0000* at $0.042 per million; 1 replayed, 0 sent ($0.000000 spent by this run)",
+        ]
+    )
+    assert "need a human review" not in replayed.stdout.str() and "needs a human review" not in replayed.stdout.str()
+
+
+def test_verbose_summary_lists_every_citation_with_section_and_test(recording: pytest.Pytester) -> None:
+    result = recording.runpytest("--citecheck-record-mode=once", "-v")
+    result.stdout.fnmatch_lines(
+        [
+            "  id * verdict * conf * action * section * test",
+            "  aud_reject * verified * 0.94 * auto * 4.1.3 * test_it.py::test_one",
+            "  pii_encryption * unsupported * 0.28 * review * 3 * test_it.py::test_three_checked_twice",
+            "  sig_reporting * fabricated * - * auto * - * test_it.py::test_three_checked_twice",
+        ]
+    )

@@ -1,0 +1,177 @@
+"""The review loop end to end: run a suite, decide a citation with `citecheck review`, rerun.
+
+Real pytest runs through pytester, real cassettes recorded against the loopback JevServer, the
+real `citecheck` command in a subprocess, and the reviews file it writes applied by the next run.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_citecheck.testing import JevServer
+from conftest import INNER_INI
+
+TEST_FILE = """
+from pytest_citecheck import assert_citations_supported
+from cookbook import SOURCE, pick
+
+def test_answer():
+    assert_citations_supported(pick("aud_reject", "pii_encryption", "iat_future"), SOURCE)
+"""
+
+
+def review(pytester: pytest.Pytester, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_citecheck", "review", *args],
+        cwd=pytester.path, capture_output=True, text=True, timeout=60, check=False,
+    )
+
+
+def rows_of(path: Path) -> dict[str, dict]:
+    return {row["id"]: row for row in json.loads(path.read_text())["results"]}
+
+
+@pytest.fixture
+def recorded_suite(suite: pytest.Pytester, jev_server: JevServer) -> pytest.Pytester:
+    suite.makepyfile(test_answers=TEST_FILE)
+    # A pinned model, as TypeSafe advises (and the plugin warns otherwise).
+    suite.makeini(INNER_INI + "citecheck_model = jev-1.12\n")
+    result = suite.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json")
+    result.assert_outcomes(passed=1, warnings=1)
+    return suite
+
+
+def test_a_decision_recorded_with_flags_applies_on_the_next_run_and_goes_stale_when_the_claim_changes(
+    recorded_suite: pytest.Pytester, no_typesafe_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite = recorded_suite
+    rows = rows_of(suite.path / "report.json")
+    assert rows["pii_encryption"]["verdict"] == "unsupported" and rows["pii_encryption"]["auto"] is False
+    assert rows["pii_encryption"]["decision"] is None
+
+    listed = review(suite, "--report", "report.json", "--list")
+    assert listed.returncode == 0, listed.stderr
+    assert "pii_encryption" in listed.stdout and "iat_future" in listed.stdout
+    assert "aud_reject" not in listed.stdout  # stands on its own at 0.97
+    # The quote is marked inside the section text when not on a terminal.
+    assert "»" in listed.stdout and "«" in listed.stdout
+
+    done = review(suite, "--report", "report.json", "--set", "pii_encryption=verified", "--note", "RFC 7516 covers it", "--by", "Ada")
+    assert done.returncode == 0, done.stderr
+    reviews_file = suite.path / "citecheck-reviews.json"
+    decisions = json.loads(reviews_file.read_text())["decisions"]
+    (entry,) = decisions.values()
+    assert entry["verdict"] == "verified" and entry["model_verdict"] == "unsupported"
+    assert entry["action"] == "override" and entry["by"] == "Ada" and entry["note"] == "RFC 7516 covers it"
+
+    # Rerun, replaying: the decided citation no longer needs review and its verdict is the human's.
+    rerun = suite.runpytest("--citecheck-json=report.json", "-v")
+    rerun.assert_outcomes(passed=1, warnings=1)  # iat_future still needs review
+    rows = rows_of(suite.path / "report.json")
+    decided = rows["pii_encryption"]
+    assert decided["verdict"] == "verified" and decided["model_verdict"] == "unsupported"
+    assert decided["decision"]["by"] == "Ada" and decided["stale_decision"] is None
+    assert rows["iat_future"]["decision"] is None
+    rerun.stdout.fnmatch_lines(["*pii_encryption*verified*0.28*human*", "1 verdict decided by a human (reviews file)."])
+    relisted = review(suite, "--report", "report.json", "--list")
+    assert "pii_encryption" not in relisted.stdout and "iat_future" in relisted.stdout
+
+    # Change the claim: the digest no longer matches, so the decision is reported stale and not applied.
+    citations = json.loads((suite.path / "citations.json").read_text())
+    for citation in citations:
+        if citation["id"] == "pii_encryption":
+            citation["claim"] = "JWTs that carry personal data must always be encrypted."
+    (suite.path / "citations.json").write_text(json.dumps(citations))
+    with JevServer(lambda claim, section: ("says_nothing", 0.5)) as server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+        monkeypatch.setenv("TYPESAFE_API_KEY", "sk-test-key-for-the-loopback")
+        stale_run = suite.runpytest("--citecheck-record-mode=rewrite", "--citecheck-json=report.json")
+    stale_run.assert_outcomes(passed=1, warnings=1)
+    row = rows_of(suite.path / "report.json")["pii_encryption"]
+    assert row["decision"] is None and row["verdict"] == "unsupported"
+    assert row["stale_decision"]["by"] == "Ada" and row["stale_decision"]["verdict"] == "verified"
+    stale_run.stdout.fnmatch_lines(["1 human decision no longer applies (the claim, section or model changed): review again."])
+    assert "stale" in review(suite, "--report", "report.json", "--list").stdout
+
+
+def test_accept_confirms_jevs_verdict_from_the_last_run_report_in_the_cache(recorded_suite: pytest.Pytester) -> None:
+    # No --report: the command reads the last run's report, which the plugin keeps in pytest's cache.
+    done = review(recorded_suite, "--accept", "iat_future", "--by", "Grace")
+    assert done.returncode == 0, done.stderr
+    (entry,) = json.loads((recorded_suite.path / "citecheck-reviews.json").read_text())["decisions"].values()
+    assert entry["verdict"] == "unsupported" and entry["action"] == "confirm" and entry["citation"] == "iat_future"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--accept", "no_such_id"], "unknown citation id 'no_such_id'"),
+        (["--set", "pii_encryption=fabricated"], "unknown verdict 'fabricated'"),
+        (["--set", "pii_encryption"], "expected ID=VERDICT"),
+        # A good decision next to a bad one: all or nothing.
+        (["--accept", "iat_future", "--accept", "nope"], "unknown citation id 'nope'"),
+    ],
+)
+def test_bad_input_names_the_problem_and_changes_nothing(recorded_suite: pytest.Pytester, args: list[str], message: str) -> None:
+    reviews_file = recorded_suite.path / "citecheck-reviews.json"
+    reviews_file.write_text('{"decisions": {}, "format": 1}\n')
+    before = reviews_file.read_bytes()
+    result = review(recorded_suite, "--report", "report.json", *args)
+    assert result.returncode == 2
+    assert message in result.stderr and "Nothing was changed." in result.stderr
+    assert reviews_file.read_bytes() == before
+
+
+def test_a_report_from_another_version_is_refused(recorded_suite: pytest.Pytester) -> None:
+    report = json.loads((recorded_suite.path / "report.json").read_text())
+    report["version"] = 99
+    (recorded_suite.path / "other.json").write_text(json.dumps(report))
+    result = review(recorded_suite, "--report", "other.json", "--accept", "iat_future")
+    assert result.returncode == 2
+    assert "report version 99" in result.stderr and "Nothing was changed." in result.stderr
+    assert not (recorded_suite.path / "citecheck-reviews.json").exists()
+
+
+def test_a_fabricated_citation_cannot_be_reviewed_into_a_verdict(suite: pytest.Pytester, jev_server: JevServer) -> None:
+    suite.makepyfile(
+        test_made_up="""
+        from pytest_citecheck import check_citations
+        from cookbook import SOURCE
+
+        def test_made_up():
+            check_citations([{"id": "ghost", "claim": "x", "quote": "words that are not in RFC 7519", "section": None}], SOURCE)
+        """
+    )
+    suite.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json").assert_outcomes(passed=1)
+    result = review(suite, "--report", "report.json", "--set", "ghost=verified")
+    assert result.returncode == 2 and "its quote is not in the source" in result.stderr
+
+
+def test_a_damaged_reviews_file_fails_the_checking_test_and_is_left_alone(
+    recorded_suite: pytest.Pytester, no_typesafe_env: None
+) -> None:
+    reviews_file = recorded_suite.path / "citecheck-reviews.json"
+    reviews_file.write_text("{not json")
+    result = recorded_suite.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*ReviewsFileError*citecheck-reviews.json is not valid JSON*restore it from version control*"])
+    assert reviews_file.read_text() == "{not json"
+
+
+def test_interactive_review_records_each_answer(recorded_suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    from pytest_citecheck import review_cmd
+
+    monkeypatch.chdir(recorded_suite.path)
+    answers = iter(["x", "c", "contradicts RFC 7516", "s"])
+    args = review_cmd._parser().parse_args(["--report", "report.json", "--by", "Lin", "--color", "always"])
+    rows = review_cmd.load_rows(Path("report.json"))
+    assert review_cmd.interactive(rows, args, sys.stdout, ask=lambda prompt: next(answers)) == 0
+    out = capsys.readouterr().out
+    assert "please answer a, v, u, c, s or q" in out and "\x1b[1;7m" in out
+    (entry,) = json.loads(Path("citecheck-reviews.json").read_text())["decisions"].values()
+    assert entry["citation"] == "pii_encryption" and entry["verdict"] == "contradicted" and entry["note"] == "contradicts RFC 7516"
