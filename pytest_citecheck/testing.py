@@ -69,6 +69,15 @@ def _default_answer(claim: str, section: str) -> tuple[str, float]:
     return ("supports", 0.97)
 
 
+# A yes/no (noul) question, such as pytest-citecheck's screen, gets ``screen(claim, section)``: the
+# probability of "yes" as a float, or a full answer dict (to script a malformed one).
+Screener = Callable[[str, str], "float | dict[str, Any]"]
+
+
+def _default_screen(claim: str, section: str) -> float:
+    return 0.02
+
+
 class _QuietServer(ThreadingHTTPServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that gave up (a timeout under test) closes the socket before the late reply is
@@ -86,13 +95,24 @@ class JevServer:
     ``answer(claim, section)`` returns ``(choice, top_probability)``, a full answer dict for the
     ``relation`` question, or a ``Reply`` (any status, body, headers, delay). ``model`` is what the
     response says answered (by default the requested model). ``latency`` delays every reply.
+    ``screen(claim, section)`` answers any yes/no (noul) question in the same request, such as
+    pytest-citecheck's screen: a probability of "yes" (default 0.02), or a full answer dict.
     """
 
-    def __init__(self, answer: Answerer | None = None, *, model: str | None = None, latency: float = 0.0, key_required: bool = True) -> None:
+    def __init__(
+        self,
+        answer: Answerer | None = None,
+        *,
+        model: str | None = None,
+        latency: float = 0.0,
+        key_required: bool = True,
+        screen: Screener | None = None,
+    ) -> None:
         self.answer = answer or _default_answer
         self.model = model
         self.latency = latency
         self.key_required = key_required
+        self.screen = screen or _default_screen
         self.requests: list[ReceivedRequest] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -176,8 +196,15 @@ class JevServer:
             200,
             {
                 "model": self.model or body.get("model") or "jev-1.13.0",
-                "answers": {name: answer for name in body["questions"]},
+                "answers": {name: self._answer_for(question, answer, state) for name, question in body["questions"].items()},
                 "usage": {"input_tokens": tokens, "output_tokens": 40},
             },
             delay=self.latency,
         )
+
+    def _answer_for(self, question: Any, relation_answer: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+        """A Choice question gets the scripted answer; a yes/no (noul) question gets ``screen``'s."""
+        if isinstance(question, dict) and question.get("type") == "noul":
+            outcome = self.screen(state.get("claim", ""), state.get("section", ""))
+            return outcome if isinstance(outcome, dict) else {"type": "noul", "noul": outcome}
+        return relation_answer

@@ -135,7 +135,7 @@ def inner_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TYPESAFE_")}
     env["TYPESAFE_BASE_URL"] = "http://127.0.0.1:9"  # a request would fail as a connection error, not as bad input
     completed = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rf", "test_bad.py"],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-rf", "test_bad.py"],
         cwd=root, env=env, capture_output=True, text=True, timeout=300,
     )
     output = completed.stdout + completed.stderr

@@ -90,6 +90,8 @@ def answer(claim: str, section: str) -> tuple[str, float] | Reply:
 
 
 OUTPUT_FLAGS = (
+    "-p",
+    "no:hypothesispytest",
     "-v",
     "-rA",
     "--log-level=DEBUG",
