@@ -228,6 +228,20 @@ def test_a_format_no_hook_knows_is_a_clear_error():
     assert request.body["state"]["section"].startswith("Q1: How long do refunds take?")
 
 
-def test_outside_a_session_an_unknown_format_is_not_split() -> None:
+def test_an_unknown_format_no_hook_answers_is_an_error() -> None:
+    # This session's conftest.py does not implement the split hook: every implementation declines.
     with pytest.raises(CitationInputError, match="unknown format 'faq'"):
         Source.from_text("Q1: x\nY\n", format="faq")
+
+
+def test_explicit_hooks_and_a_hook_that_returns_the_wrong_type(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_citecheck import formats
+
+    monkeypatch.setattr(formats, "_split_hook", None)  # as outside any pytest session
+    splitter = SimpleNamespace(pytest_citecheck_split_sections=lambda text, format: {"all": text.strip()})
+    assert dict(Source.from_text("Q1: x\n", format="faq", hooks=splitter).sections) == {"all": "Q1: x"}
+    broken = SimpleNamespace(pytest_citecheck_split_sections=lambda text, format: ["Q1: x"])
+    with pytest.raises(CitationInputError, match="field 'format': the pytest_citecheck_split_sections hook returned list"):
+        Source.from_text("Q1: x\n", format="faq", hooks=broken)
+    with pytest.raises(CitationInputError, match="unknown format 'faq'"):
+        Source.from_text("Q1: x\n", format="faq")
