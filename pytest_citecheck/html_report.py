@@ -170,7 +170,7 @@ def _closest(row: Mapping[str, Any]) -> str:
 
 
 def _is_approximate(row: Mapping[str, Any]) -> bool:
-    if row.get("approximate") or row.get("status") == "approximate":
+    if row.get("approximate") or row.get("status") in ("found-approx", "approximate"):
         return True
     similarity = row.get("similarity")
     return isinstance(similarity, (int, float)) and similarity < 1.0 and row.get("span") is not None

@@ -91,7 +91,7 @@ def failure_message(decision: Decision) -> str:
     if n_review:
         headline += f" ({n_review} more need{'s' if n_review == 1 else ''} review)"
     shown = [r for r in decision.results if r in decision.failing or r in decision.review]
-    marks = {r.id: "FAIL" if r in decision.failing else "review" for r in shown}
+    marks = {r.id: ("FAIL (human)" if r.decision else "FAIL") if r in decision.failing else "review" for r in shown}
     diagnostics = [line for r in decision.failing for line in closest_passage_lines(r)]
     return "\n".join([headline + ":", *result_table(shown, marks=marks), *diagnostics, *screen_lines(shown), _hint(decision)])
 

@@ -142,7 +142,8 @@ def describe(row: dict[str, Any], *, color: bool, position: str = "") -> str:
         )
     text = row.get("section_text") or ""
     lines.append(f"  section {row.get('section')}:")
-    lines.append(textwrap.indent(highlight(text.strip("\n"), _shifted_span(text, row.get("span")), color), "    | "))
+    shown = highlight(text.strip("\n"), _shifted_span(text, row.get("span")), color)
+    lines.append(textwrap.indent(shown, "    | ", predicate=lambda line: True).replace("| \n", "|\n"))
     return "\n".join(lines)
 
 

@@ -155,3 +155,31 @@ def test_the_report_renders_in_chromium_with_the_quoted_passages_highlighted(htm
     assert visible == ["pii_encryption"]  # iat_future, also below auto_accept, was decided by Ada
     assert browser.find_element(By.ID, "filter-status").text == "1 citation shown"
     assert browser.get_log("browser") == []
+
+
+def test_approximate_matches_closest_passages_and_stale_decisions_are_shown() -> None:
+    base = {"test": "t::x", "auto": True, "auto_accept": 0.8, "decision": None, "stale_decision": None, "review_key": None}
+    approx = {**base, "id": "near", "status": "found-approx", "section": "2", "verdict": "verified", "confidence": 0.9,
+              "claim": "c", "quote": "seconds since epoch", "span": [0, 19], "section_text": "seconds since  epoch.",
+              "similarity": 0.93, "review_key": "k1"}
+    fabricated = {**base, "id": "ghost", "status": "missing", "section": None, "verdict": "fabricated", "confidence": None,
+                  "claim": "c", "quote": "made up", "span": None,
+                  "closest": {"section": "4.1.4", "span": [3, 20], "text": "MUST NOT be accepted", "similarity": 0.61}}
+    stale = {**base, "id": "old", "status": "found", "section": "3", "verdict": "unsupported", "confidence": 0.3, "auto": False,
+             "claim": "c", "quote": "q", "span": [0, 1], "section_text": "q", "review_key": "k2",
+             "stale_decision": {"by": "Ada", "verdict": "verified", "at": "2026-01-01T00:00:00Z"}}
+    page = render_html(Report([approx, fabricated, stale]))
+    assert '<span class="tag approx">approximate match (0.93)</span>' in page
+    assert "<dt>Closest passage</dt><dd>In section 4.1.4 (similarity 0.61): <q>MUST NOT be accepted</q></dd>" in page
+    assert '<span class="tag stale">stale decision</span>' in page and "no longer applies" in page
+    assert 'data-needs-review="true"' in page  # a stale decision does not settle the citation
+
+
+def test_without_chromium_the_browser_test_skips_locally_and_fails_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda path: None)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="not installed"):
+        chromium_or_skip()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI is set, so the browser test must run"):
+        chromium_or_skip()

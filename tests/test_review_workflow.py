@@ -105,6 +105,10 @@ def test_accept_confirms_jevs_verdict_from_the_last_run_report_in_the_cache(reco
     assert done.returncode == 0, done.stderr
     (entry,) = json.loads((recorded_suite.path / "citecheck-reviews.json").read_text())["decisions"].values()
     assert entry["verdict"] == "unsupported" and entry["action"] == "confirm" and entry["citation"] == "iat_future"
+    # A confirmed "unsupported" is no longer a question but the human's verdict: it fails the test.
+    rerun = recorded_suite.runpytest()
+    rerun.assert_outcomes(failed=1)
+    rerun.stdout.fnmatch_lines(["*iat_future*unsupported*0.55*FAIL (human)*", "*pii_encryption*unsupported*0.28*review*"])
 
 
 @pytest.mark.parametrize(
