@@ -93,3 +93,12 @@ def test_verbose_summary_lists_every_citation_with_section_and_test(recording: p
             "  sig_reporting * fabricated * - * auto * - * test_it.py::test_three_checked_twice",
         ]
     )
+
+
+def test_under_xdist_the_controller_writes_one_html_report_with_every_row(recording: pytest.Pytester) -> None:
+    result = recording.runpytest("--citecheck-record-mode=once", "-n", "2", "--citecheck-html=report.html", "--citecheck-json=r.json")
+    result.assert_outcomes(passed=2)
+    page = (recording.path / "report.html").read_text()
+    assert page.count('<article class="citation') == 7 == len(json.loads((recording.path / "r.json").read_text())["results"])
+    assert not list(recording.path.glob(".report.html.*.tmp"))  # written atomically, nothing left behind
+    result.stdout.fnmatch_lines(["HTML report: report.html"])
