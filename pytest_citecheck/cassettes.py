@@ -13,6 +13,11 @@ What this module guarantees about a cassette file:
   only ``Content-Type``; re-recording an unchanged answer rewrites the same bytes.
 - **Atomic writes.** A cassette is written to a temporary file and renamed over the old one.
 - **Versioned.** The file says which cassette format wrote it; a newer one is refused clearly.
+- **Deterministic.** Interactions are saved sorted by request, so a check that asks Jev
+  concurrently (threads or asyncio) writes the same file whatever order the answers came in.
+- **Only our traffic, only while we ask.** vcrpy's patches are in place only while a Jev request
+  is in flight, not for the whole test, so a cassette of pytest-recording (``@pytest.mark.vcr``)
+  for the app's own HTTP keeps seeing the app's requests, and never sees ours.
 
 vcr and yaml are imported lazily: nothing here costs anything until a citation is judged.
 """
@@ -24,6 +29,11 @@ import json
 import os
 import re
 import tempfile
+import threading
+import weakref
+from collections.abc import Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
@@ -41,13 +51,34 @@ class CassetteFormatError(ValueError):
     """A cassette written by a newer pytest-citecheck, or not a cassette at all."""
 
 
-def cassette_name(test_name: str) -> str:
-    """A file-system-safe, distinct file name for a test (parametrised ids included)."""
+def cassette_name(test_name: str, *, beside_pytest_recording: bool = False) -> str:
+    """A file-system-safe, distinct file name for a test (parametrised ids included).
+
+    pytest-recording names a ``@pytest.mark.vcr`` test's cassette ``cassettes/<module>/<test>.yaml``
+    too; such a test's citecheck cassette is ``<test>.citecheck.yaml`` so neither overwrites the other.
+    """
     safe = _UNSAFE_NAME.sub("_", test_name)
     if safe != test_name or len(safe) > 120:
         # Two names that differ only in replaced characters must not share a file.
         safe = f"{safe[:100]}-{sha256(test_name.encode()).hexdigest()[:8]}"
-    return safe + ".yaml"
+    return safe + (".citecheck.yaml" if beside_pytest_recording else ".yaml")
+
+
+def is_citecheck_cassette(path: Path) -> bool:
+    """True for a file this plugin wrote (its first key is the format marker), not pytest-recording's."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(FORMAT_KEY) + 1) == f"{FORMAT_KEY}:".encode()
+    except OSError:
+        return False
+
+
+def request_key(body: Any) -> str:
+    """A canonical text of a request body: what identifies an interaction across runs and files."""
+    parsed = _parsed(body)
+    if isinstance(parsed, (dict, list)):
+        return json.dumps(parsed, sort_keys=True, ensure_ascii=False)
+    return parsed if isinstance(parsed, str) else ""
 
 
 # --- what is stored -----------------------------------------------------------------------------
@@ -66,9 +97,11 @@ def _canonical_json(text: str | bytes | None) -> str | None:
 def scrub_request(request: Any) -> Any:
     """Keep only TypeSafe API requests, and only what replay needs of them (vcrpy hands us a copy)."""
     parts = urlsplit(request.uri)
-    if not TYPESAFE_PATH.search(parts.path):
+    endpoint = TYPESAFE_PATH.search(parts.path)
+    if endpoint is None:
         return None  # not ours: pytest-recording or the app's own traffic passes by untouched
-    request.uri = urlunsplit((*CANONICAL_HOST, parts.path, "", ""))
+    # Host and any base-URL prefix (a proxy's /base/v1/...) go: a cassette replays behind any base URL.
+    request.uri = urlunsplit((*CANONICAL_HOST, endpoint.group(0), "", ""))
     request.headers = {name: value for name, value in request.headers.items() if name.lower() in _KEPT_HEADERS}
     return request
 
@@ -93,9 +126,9 @@ def match_json_body(r1: Any, r2: Any) -> None:
         raise AssertionError("request bodies differ")
 
 
-def _parsed(body: bytes | str | None) -> Any:
-    if body is None:
-        return None
+def _parsed(body: Any) -> Any:
+    if not isinstance(body, (bytes, str)):
+        return body  # None, or already parsed
     try:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError):
@@ -117,7 +150,11 @@ class CassetteSerializer:
     @staticmethod
     def serialize(cassette_dict: dict[str, Any]) -> str:
         yaml = _yaml()
-        for interaction in cassette_dict.get("interactions", []):
+        interactions = cassette_dict.get("interactions", [])
+        # Concurrent checks append in the order answers arrive; sorting by request (a stable sort,
+        # so repeated identical requests keep their order) makes the file independent of timing.
+        interactions.sort(key=_interaction_sort_key)
+        for interaction in interactions:
             for side in ("request", "response"):
                 body = interaction[side]["body"]
                 if side == "request":
@@ -144,6 +181,27 @@ class CassetteSerializer:
                 "upgrade pytest-citecheck"
             )
         return data
+
+
+def _interaction_sort_key(interaction: dict[str, Any]) -> tuple[str, str, str]:
+    request = interaction.get("request", {})
+    return (str(request.get("uri", "")), str(request.get("method", "")), request_key(request.get("body")))
+
+
+def read_interactions(path: Path) -> list[dict[str, Any]]:
+    """The interactions of a citecheck cassette file, as plain dicts (request and response)."""
+    data = CassetteSerializer.deserialize(path.read_text(encoding="utf-8"))
+    return list(data["interactions"])
+
+
+def write_interactions(path: Path, interactions: list[dict[str, Any]]) -> None:
+    """Rewrite a cassette with these interactions (atomically); delete it when none remain."""
+    if not interactions:
+        path.unlink(missing_ok=True)
+        return
+    from vcr.serialize import CASSETTE_FORMAT_VERSION
+
+    atomic_write_text(path, CassetteSerializer.serialize({"version": CASSETTE_FORMAT_VERSION, "interactions": list(interactions)}))
 
 
 _DUMPER: Any = None
@@ -218,11 +276,77 @@ def make_vcr(record_mode: str) -> Any:
     return recorder
 
 
-class TestCassette:
-    """The cassette of one test: opened at its first Jev call, saved when the test ends.
+@dataclass
+class PlayCount:
+    count: int = 0
 
-    Opening once per test matters twice over: vcrpy write-protects a ``once`` cassette that is
+
+_PLAYS_HERE: ContextVar[PlayCount | None] = ContextVar("citecheck_plays_here", default=None)
+
+
+@contextlib.contextmanager
+def counting_plays() -> Iterator[PlayCount]:
+    """Counts the recorded answers replayed for requests made in this block, in this thread or task only."""
+    counter = PlayCount()
+    token = _PLAYS_HERE.set(counter)
+    try:
+        yield counter
+    finally:
+        _PLAYS_HERE.reset(token)
+
+
+def _share_between_threads(cassette: Any) -> None:
+    """Make one vcrpy cassette safe for citations judged concurrently on worker threads.
+
+    vcrpy's ``Cassette`` keeps its interactions in a list and its play counts in a ``Counter``,
+    updated without a lock; two threads replaying at once could both take the same recorded answer.
+    Taking and adding an interaction is serialised here; the HTTP request itself is not.
+    """
+    lock = threading.Lock()
+    play_response, append = cassette.play_response, cassette.append
+
+    def locked_play_response(request: Any) -> Any:
+        from vcr.errors import CannotOverwriteExistingCassetteException, UnhandledHTTPRequestError
+
+        with lock:
+            try:
+                response = play_response(request)
+            except UnhandledHTTPRequestError:
+                # Another thread took the last recording of an identical request between vcrpy's
+                # check and this play: to this request, that is a cassette miss.
+                raise CannotOverwriteExistingCassetteException(cassette=cassette, failed_request=request) from None
+        counter = _PLAYS_HERE.get()
+        if counter is not None:
+            counter.count += 1
+        return response
+
+    def locked_append(request: Any, response: Any) -> None:
+        with lock:
+            append(request, response)
+
+    cassette.play_response = locked_play_response
+    cassette.append = locked_append
+
+
+_OPEN_CASSETTES: weakref.WeakSet[TestCassette] = weakref.WeakSet()
+
+
+def interrupt_open() -> None:
+    """Ctrl-C: every cassette still open is saved at teardown, except a rewrite, which keeps its old file."""
+    for cassette in list(_OPEN_CASSETTES):
+        cassette.interrupted = True
+
+
+class TestCassette:
+    """The cassette of one test: loaded at its first Jev call, saved when the test ends.
+
+    Loading once per test matters twice over: vcrpy write-protects a ``once`` cassette that is
     opened a second time, and loading a cassette is then paid once per test, not per citation.
+    vcrpy's patches, though, are applied only around each Jev request (``active``), counted so that
+    requests in flight at the same time (threads, asyncio) share one set of patches.
+
+    What the run needs to know about the recordings is kept here too: the interactions a
+    ``rewrite`` replaced (``previous``, for drift) and which loaded ones were never played.
     """
 
     __test__ = False  # not a pytest test class, whatever its name
@@ -230,8 +354,14 @@ class TestCassette:
     def __init__(self, path: Path, record_mode: str) -> None:
         self.path = path
         self.record_mode = record_mode
-        self._context: Any = None
         self.cassette: Any = None
+        self.previous: list[dict[str, Any]] = []
+        self.loaded_count = 0
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._patches: contextlib.ExitStack | None = None
+        self._closed = False
+        self.interrupted = False  # Ctrl-C during the run: see ``interrupt_open``
 
     @property
     def is_open(self) -> bool:
@@ -239,17 +369,81 @@ class TestCassette:
 
     def open(self) -> Any:
         if self.cassette is None:
-            if self.record_mode == "rewrite" and self.path.exists():
-                self.path.unlink()
-            self._context = make_vcr(self.record_mode).use_cassette(str(self.path))
-            self.cassette = self._context.__enter__()
+            from vcr.cassette import Cassette
+
+            rewrite = self.record_mode == "rewrite"
+            if rewrite and self.path.exists():
+                with contextlib.suppress(Exception):  # a corrupt old file has no answers to compare with
+                    self.previous = read_interactions(self.path)
+            config = make_vcr(self.record_mode).get_merged_config(path=str(self.path))
+            for key in ("path_transformer", "func_path_generator", "record_on_exception"):
+                config.pop(key, None)
+            # A rewrite starts empty without deleting the old file: the new recording replaces it
+            # atomically when the test ends, so an interrupted rewrite loses nothing.
+            self.cassette = Cassette(**config) if rewrite else Cassette.load(**config)
+            _OPEN_CASSETTES.add(self)
+            _share_between_threads(self.cassette)
+            self.loaded_count = len(self.cassette.data)
         return self.cassette
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[Any]:
+        """vcrpy's patches, in place while at least one Jev request of this test is in flight."""
+        cassette = self.open()
+        with self._lock:
+            if self._in_flight == 0:
+                from vcr.patch import CassettePatcherBuilder
+
+                stack = contextlib.ExitStack()
+                for patcher in CassettePatcherBuilder(cassette).build():
+                    stack.enter_context(patcher)
+                self._patches = stack
+            self._in_flight += 1
+        try:
+            yield cassette
+        except KeyboardInterrupt:
+            self.interrupted = True
+            raise
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+                if self._in_flight == 0 and self._patches is not None:
+                    patches, self._patches = self._patches, None
+                    patches.close()
 
     @property
     def play_count(self) -> int:
         return self.cassette.play_count if self.cassette is not None else 0
 
+    def interaction_for(self, claim: str, section: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The (request body, response body) this cassette holds for a claim and section, as JSON."""
+        if self.cassette is None:
+            return None
+        found = None
+        for request, response in list(self.cassette.data):
+            body = _parsed(request.body)
+            state = body.get("state") if isinstance(body, dict) else None
+            if isinstance(state, dict) and state.get("claim") == claim and state.get("section") == section:
+                answer = _parsed((response.get("body") or {}).get("string"))
+                found = (body, answer if isinstance(answer, dict) else {})
+        return found  # the last one: what a re-record in this run appended, if any
+
+    def unplayed(self) -> list[dict[str, Any]]:
+        """Request bodies loaded from the file that this run neither played nor recorded again."""
+        if self.cassette is None:
+            return []
+        data = list(self.cassette.data)
+        recorded = {request_key(request.body) for request, _ in data[self.loaded_count :]}
+        played = self.cassette.play_counts
+        unplayed = []
+        for index, (request, _) in enumerate(data[: self.loaded_count]):
+            if not played[index] and request_key(request.body) not in recorded:
+                unplayed.append(_parsed(request.body))
+        return unplayed
+
     def close(self) -> None:
-        if self._context is not None:
-            context, self._context = self._context, None
-            context.__exit__(None, None, None)
+        if self.cassette is not None and not self._closed:
+            self._closed = True
+            if self.interrupted and self.record_mode == "rewrite":
+                return  # half a rewrite would replace a whole recording: keep the old file
+            self.cassette._save()
