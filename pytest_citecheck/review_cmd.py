@@ -252,6 +252,8 @@ def interactive(rows: list[dict[str, Any]], args: argparse.Namespace, out: TextI
     if not pending:
         print("Nothing needs review: every judged citation stands on its own or has a human decision.", file=out)
         return EXIT_OK
+    for row in pending:  # before the first prompt, so a report that names no reviews file changes nothing
+        reviews_path(row, args.reviews)
     color = _use_color(args.color, out)
     by = reviewer_name(args.by)
     recorded = 0
