@@ -34,8 +34,8 @@ def test_call(citecheck):
 def thresholds(result: pytest.RunResult) -> dict[str, str]:
     seen = {}
     for line in result.stdout.lines:
-        if line.startswith("AUTO_ACCEPT"):
-            seen[len(seen)] = line.split(" ", 1)[1]
+        if "AUTO_ACCEPT " in line:  # with -s the first print shares a line with "test_app.py "
+            seen[len(seen)] = line.split("AUTO_ACCEPT ", 1)[1].strip()
     return {name: seen[i] for i, name in enumerate(["default", "marker", "call"])}
 
 
