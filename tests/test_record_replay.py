@@ -178,5 +178,5 @@ def test_parametrised_and_class_tests_get_distinct_safe_cassette_names(suite, je
     assert "test_param[clock_skew].yaml" in names
     assert "test_param[aud_reject].yaml" in names
     assert "TestGroup.test_param.yaml" in names
-    odd = [n for n in names if n.startswith("test_param[a")]
+    odd = [n for n in names if n not in ("test_param[clock_skew].yaml", "test_param[aud_reject].yaml", "TestGroup.test_param.yaml")]
     assert len(odd) == 1 and "/" not in odd[0] and ":" not in odd[0] and "?" not in odd[0]
