@@ -147,6 +147,13 @@ class CitecheckRun:
         if rows:
             self.report.extend(rows)
 
+    def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
+        # Ctrl-C: open cassettes are still saved at teardown, but a half-done rewrite must not
+        # replace a whole recording (cassettes.interrupt_open).
+        from .cassettes import interrupt_open
+
+        interrupt_open()
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         settings = self.config.stash[SETTINGS]
         verbose = self.config.get_verbosity() > 0
