@@ -20,6 +20,7 @@ from .errors import (
     OptionError,
     SourceError,
 )
+from .recordings import ModelMismatchError, ModelPinWarning
 from .results import CitationResult, Judgement, Status, Verdict
 from .sources import Source
 
@@ -37,6 +38,8 @@ __all__ = [
     "CitecheckError",
     "JudgeError",
     "Judgement",
+    "ModelMismatchError",
+    "ModelPinWarning",
     "OptionError",
     "Source",
     "SourceError",

@@ -362,6 +362,8 @@ class TestCassette:
         self._patches: contextlib.ExitStack | None = None
         self._closed = False
         self.interrupted = False  # Ctrl-C during the run: see ``interrupt_open``
+        # id(request) -> (request body, response body, the request, kept so its id stays unique)
+        self._parsed_bodies: dict[int, tuple[Any, dict[str, Any], Any]] = {}
 
     @property
     def is_open(self) -> bool:
@@ -421,11 +423,15 @@ class TestCassette:
             return None
         found = None
         for request, response in list(self.cassette.data):
-            body = _parsed(request.body)
+            # Parsed once per interaction, not once per citation: a test may check hundreds.
+            parsed = self._parsed_bodies.get(id(request))
+            if parsed is None:
+                answer = _parsed((response.get("body") or {}).get("string"))
+                parsed = self._parsed_bodies[id(request)] = (_parsed(request.body), answer if isinstance(answer, dict) else {}, request)
+            body = parsed[0]
             state = body.get("state") if isinstance(body, dict) else None
             if isinstance(state, dict) and state.get("claim") == claim and state.get("section") == section:
-                answer = _parsed((response.get("body") or {}).get("string"))
-                found = (body, answer if isinstance(answer, dict) else {})
+                found = (body, parsed[1])
         return found  # the last one: what a re-record in this run appended, if any
 
     def unplayed(self) -> list[dict[str, Any]]:

@@ -54,27 +54,34 @@ EXPECTED = ["verified", "verified", "fabricated", "verified", "contradicted", "u
 
 
 class InFlight:
-    """A Jev script that answers later citations first and counts requests in flight at once."""
+    """A Jev script that counts requests in flight at once and answers later citations first.
 
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
+    Each request waits (up to two seconds) for ``expect`` requests to be in flight together, so a
+    slow machine that starts them a little apart still sees them overlap.
+    """
+
+    def __init__(self, expect: int) -> None:
+        self.expect = expect
+        self.changed = threading.Condition()
         self.now = 0
         self.most = 0
 
     def __call__(self, claim: str, section: str):
-        with self.lock:
+        with self.changed:
             self.now += 1
             self.most = max(self.most, self.now)
+            self.changed.notify_all()
+            self.changed.wait_for(lambda: self.now >= self.expect, timeout=2.0)
         # Earlier citations (by the cookbook's order) answer last.
-        time.sleep(0.4 if "seconds" in claim else 0.2 if "audience" in claim else 0.05)
-        with self.lock:
+        time.sleep(0.3 if "seconds" in claim else 0.15 if "audience" in claim else 0.0)
+        with self.changed:
             self.now -= 1
         return cookbook_answer(claim, section)
 
 
 @pytest.fixture
-def in_flight(monkeypatch):
-    script = InFlight()
+def in_flight(monkeypatch, request):
+    script = InFlight(request.param)
     server = JevServer(script).start()
     monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
     monkeypatch.setenv("TYPESAFE_API_KEY", CANARY_KEY)
@@ -87,6 +94,7 @@ def offline(monkeypatch):
     monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
 
 
+@pytest.mark.parametrize("in_flight", [4], indirect=True)  # would overlap four, if the bound let it
 def test_acheck_records_concurrently_in_order_and_sync_replays_the_same_cassette(suite, in_flight, monkeypatch):
     suite.makepyfile(test_async_check=ASYNCIO_TEST.replace("EXPECTED", repr(EXPECTED)))
     result = suite.runpytest("--citecheck-record-mode=once", "--citecheck-concurrency=3", "-W", "error")
@@ -104,6 +112,7 @@ def test_acheck_records_concurrently_in_order_and_sync_replays_the_same_cassette
     assert cassette.read_bytes() == recorded
 
 
+@pytest.mark.parametrize("in_flight", [7], indirect=True)
 def test_the_default_concurrency_is_eight(suite, in_flight):
     suite.makepyfile(test_async_check=ASYNCIO_TEST.replace("EXPECTED", repr(EXPECTED)))
     suite.runpytest("--citecheck-record-mode=once", "-W", "error").assert_outcomes(passed=1)
