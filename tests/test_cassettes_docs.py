@@ -1,0 +1,41 @@
+"""docs/cassettes.md covers every recording feature with the commands a user types."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_citecheck.cli import COMMANDS
+from pytest_citecheck.options import OPTIONS_BY_NAME
+
+CASSETTES = Path(__file__).resolve().parent.parent / "docs" / "cassettes.md"
+
+
+@pytest.mark.parametrize("name", ["unused", "strict_model", "drift_tolerance", "fail_on_flip", "concurrency"])
+def test_each_recording_option_is_explained_with_its_flag(name):
+    assert OPTIONS_BY_NAME[name].flag in CASSETTES.read_text()
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        "--citecheck-record-mode=rewrite",
+        "--citecheck-unused=delete",
+        "citecheck merge shard-1.json shard-2.json -o report.json",
+        "pytest -n 4",
+        "@pytest.mark.vcr",
+        "<test>.citecheck.yaml",
+        "await citecheck.acheck(",
+        "await citecheck.aassert_supported(",
+        "citecheck_async_client",
+        "ModelPinWarning",
+        "`previous`",
+    ],
+)
+def test_the_commands_and_names_a_user_needs_are_there(usage):
+    assert usage in CASSETTES.read_text()
+
+
+def test_the_merge_command_is_registered():
+    assert COMMANDS["merge"][0] == "pytest_citecheck.shards:main"
