@@ -218,6 +218,10 @@ class CassetteBookkeeping:
             unused = self._unused_of(item)
             if unused:
                 report.citecheck_unused = unused
+        if call.when == "teardown" and CHECKER in item.stash:
+            # The test is over: let its checker (client, cassette, results) go. Items live for the
+            # whole session, so a checker kept in the stash would make memory grow with every test.
+            del item.stash[CHECKER]
         return report
 
     def _unused_of(self, item: pytest.Item) -> list[dict[str, Any]]:
