@@ -1,6 +1,6 @@
 """Endurance: one session replaying 5,000 citations keeps memory flat; a 10,000-row report still loads.
 
-The session is 1,000 tests of 5 citations each, with the default per-test client and cassette. The
+The session is 1,000 tests of 5 citations each, with the default client and a cassette per test. The
 1,000 cassettes are real: one is recorded through ``JevServer``, and the other 999 are that file
 with the claims' test number changed (the recorded request bodies are the only thing that differs
 between them, and replay matches on them). The replay runs as a subprocess whose ``conftest.py``

@@ -4,14 +4,16 @@ Each run records through ``JevServer`` with canary keys passed every way a user 
 ``TYPESAFE_API_KEY`` environment variable, a ``citecheck_client`` override with ``api_key=``, and
 extra headers (``x-api-key`` and a header name no redaction list knows) — with every output switched
 on (JSON and HTML reports, JUnit XML with captured logs, ``-v -rA``, pytest's DEBUG log capture and
-live logging, ``TYPESAFE_LOG_LEVEL=debug``). Then every file under the run's directory and
-everything it printed is searched: zero occurrences of any canary.
+live logging, ``TYPESAFE_LOG_LEVEL=debug``), and ``citecheck review`` then writes the reviews file.
+Every file under the run's directory and everything printed is searched: zero occurrences of any
+canary.
 """
 
 from __future__ import annotations
 
 import logging
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -163,8 +165,14 @@ def test_no_canary_key_is_written_or_printed(
     if sdk_log_level == "debug":
         # ... the SDK's debug log (headers and bodies) really was printed ...
         assert "headers=" in result.stdout.str() and "/v1/systemone" in result.stdout.str()
+    # ... a human records a decision, so the reviews file exists too ...
+    reviewed = inner.run(sys.executable, "-m", "pytest_citecheck", "review", "--report", "report.json",
+                         "--accept", "pii_encryption", "--by", "tester")
+    assert reviewed.ret == 0, reviewed.stdout.str() + reviewed.stderr.str()
+    assert list(inner.path.rglob("citecheck-reviews.json")), "no reviews file was written"
     # ... and not one canary was written or printed anywhere.
     assert _scan(inner, result) == {}
+    assert leaks(reviewed.stdout.str() + reviewed.stderr.str()) == []
 
 
 def test_a_replay_run_prints_no_placeholder_confusion_and_no_key(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
