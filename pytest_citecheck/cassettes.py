@@ -102,6 +102,10 @@ def scrub_request(request: Any) -> Any:
         return None  # not ours: pytest-recording or the app's own traffic passes by untouched
     # Host and any base-URL prefix (a proxy's /base/v1/...) go: a cassette replays behind any base URL.
     request.uri = urlunsplit((*CANONICAL_HOST, endpoint.group(0), "", ""))
+    # The headers dropped here carry the key: remember their values, so no log line prints them.
+    from .redaction import remember_header_secrets
+
+    remember_header_secrets(request.headers)
     request.headers = {name: value for name, value in request.headers.items() if name.lower() in _KEPT_HEADERS}
     return request
 

@@ -1,15 +1,17 @@
-"""Keeping credentials out of what a run prints: the filter on the SDK's logger, and known secrets.
+"""Keeping credentials out of what a run prints: the filter on the SDK's (and vcrpy's) loggers, and known secrets.
 
 Cassettes keep only ``Content-Type`` (see ``cassettes.scrub_request``); this module covers the other
 way a key can escape, the log. The SDK redacts the headers it knows to be secret
 (``Authorization``, ``x-api-key``, names with "token" or "secret"), but a user can send a key in a
 header of any name (``TypeSafeClient(headers=...)``), and a careless server or proxy can echo a key
-back in an error body, which the SDK logs at debug level unredacted. So the plugin puts a filter in
-front of the SDK's own, on the ``typesafe_sdk`` logger:
+back in an error body, which the SDK logs at debug level unredacted (and vcrpy at INFO, when it
+records the response). So the plugin puts a filter in front of the SDK's own, on the
+``typesafe_sdk`` logger and on vcrpy's and the HTTP stack's (``REDACTED_LOGGERS``):
 
 - every header value is replaced by ``***`` unless the header is on a short list of harmless ones;
-- the values it hid, and the ``TYPESAFE_API_KEY`` in the environment, become *known secrets*, and
-  every known secret is cut out of the whole formatted message (bodies included);
+- the values it hid, the request headers vcrpy is about to drop (``cassettes.scrub_request``), and
+  the ``TYPESAFE_API_KEY`` in the environment become *known secrets*, and every known secret is cut
+  out of the whole formatted message (bodies included);
 - ``redact_known`` applies the same cut to any text we print ourselves (error details).
 
 Records are formatted here once and passed on as plain text, so no handler formats the raw values
@@ -25,6 +27,19 @@ from collections.abc import Mapping
 from typing import Any
 
 SDK_LOGGER = "typesafe_sdk"
+# The SDK's logger, and vcrpy's and the HTTP stack's, which print requests and recorded responses
+# (vcrpy logs every recorded response body at INFO).
+REDACTED_LOGGERS = (
+    SDK_LOGGER,
+    "vcr.cassette",
+    "vcr.matchers",
+    "vcr.request",
+    "vcr.stubs",
+    "vcr.stubs.httpx_stubs",
+    "httpx2",
+    "httpcore2.connection",
+    "httpcore2.http11",
+)
 MASK = "***"
 # Headers that describe the request, never authenticate it.
 HARMLESS_HEADERS = frozenset(
@@ -73,19 +88,22 @@ def redact_known(text: str) -> str:
     return text
 
 
-def _redact_headers(headers: Mapping[Any, Any]) -> dict[Any, Any]:
-    redacted = {}
+def remember_header_secrets(headers: Mapping[Any, Any]) -> None:
+    """Remember the value of every header that is not a harmless one (called before a request is scrubbed)."""
     for name, value in headers.items():
         if str(name).lower() in HARMLESS_HEADERS:
-            redacted[name] = value
             continue
-        text = value.decode("latin-1") if isinstance(value, bytes) else str(value)
-        remember_secret(text)
-        scheme, _, credential = text.partition(" ")
-        if credential:  # "Bearer <key>": the key is the secret, whatever the scheme
-            remember_secret(credential)
-        redacted[name] = MASK
-    return redacted
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            text = item.decode("latin-1") if isinstance(item, bytes) else str(item)
+            remember_secret(text)
+            scheme, _, credential = text.partition(" ")
+            if credential:  # "Bearer <key>": the key is the secret, whatever the scheme
+                remember_secret(credential)
+
+
+def _redact_headers(headers: Mapping[Any, Any]) -> dict[Any, Any]:
+    remember_header_secrets(headers)
+    return {name: value if str(name).lower() in HARMLESS_HEADERS else MASK for name, value in headers.items()}
 
 
 class HeaderValueRedactor(logging.Filter):
@@ -105,11 +123,13 @@ class HeaderValueRedactor(logging.Filter):
 
 
 def install_log_redaction() -> None:
-    """Put the redactor first on the ``typesafe_sdk`` logger (once per process)."""
-    logger = logging.getLogger(SDK_LOGGER)
-    if any(isinstance(existing, HeaderValueRedactor) for existing in logger.filters):
-        return
+    """Put the redactor first on the SDK's logger and on the loggers that print what it sends (once per process)."""
     remember_secret(os.environ.get("TYPESAFE_API_KEY"))
-    # First, so it sees the headers before the SDK's own filter masks some of them: the values it
-    # masks must still be learnt as secrets, to be cut out of echoed bodies later.
-    logger.filters.insert(0, HeaderValueRedactor())
+    for name in REDACTED_LOGGERS:
+        # A logger's filters see only records logged on it, not its children's: each is named.
+        logger = logging.getLogger(name)
+        if any(isinstance(existing, HeaderValueRedactor) for existing in logger.filters):
+            continue
+        # First, so it sees the headers before the SDK's own filter masks some of them: the values
+        # it masks must still be learnt as secrets, to be cut out of echoed bodies later.
+        logger.filters.insert(0, HeaderValueRedactor())

@@ -15,6 +15,7 @@ import logging
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,7 +48,7 @@ def test_needs_review():
     check_citations([CITATIONS["pii_encryption"]], SOURCE)
 
 def test_api_error():
-    assert_citations_supported([CITATIONS["sig_reporting"]], SOURCE)
+    assert_citations_supported([CITATIONS["duplicate_names"]], SOURCE)
 
 # A user's own vcrpy setup that keeps every header (pytest-recording's vcr_config, filter
 # switched off) must not switch pytest-citecheck's scrub off.
@@ -80,15 +81,19 @@ def citecheck_client():
 """
 
 
-def answer(claim: str, section: str) -> tuple[str, float] | Reply:
-    if "expiration time" in claim:
-        return ("contradicts", 0.99)
-    if "personal data" in claim:
-        return ("says_nothing", 0.52)
-    if "logged and reported" in claim:
-        # An error whose body echoes the request's credentials back, as a careless proxy might.
-        return Reply(500, {"detail": f"upstream failed for {ENV_KEY} {CLIENT_KEY} {X_API_KEY} {ODD_HEADER_KEY}"})
-    return ("supports", 0.97)
+def answering(sent: set[str]) -> Any:
+    """The scripted answers; one error echoes back the credentials the run sent, as a careless server might."""
+
+    def answer(claim: str, section: str) -> tuple[str, float] | Reply:
+        if "expiration time" in claim:
+            return ("contradicts", 0.99)
+        if "personal data" in claim:
+            return ("says_nothing", 0.52)
+        if "same claim name twice" in claim:  # its message is shown in the failure
+            return Reply(422, {"detail": "invalid request from " + " ".join(sorted(sent))})
+        return ("supports", 0.97)
+
+    return answer
 
 
 OUTPUT_FLAGS = (
@@ -141,30 +146,39 @@ def inner(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 @pytest.mark.parametrize("how", ["environment", "client-override"])
-@pytest.mark.parametrize("sdk_log_level", [None, "debug"])
+@pytest.mark.parametrize(
+    ("sdk_log_level", "pytest_log_level"), [(None, "DEBUG"), ("debug", "DEBUG"), (None, "INFO")], ids=["debug-capture", "sdk-debug", "info"]
+)
 def test_no_canary_key_is_written_or_printed(
-    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str, sdk_log_level: str | None
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str, sdk_log_level: str | None, pytest_log_level: str
 ) -> None:
     inner.makeconftest(ENV_CONFTEST if how == "environment" else CLIENT_CONFTEST)
     if sdk_log_level:
         monkeypatch.setenv("TYPESAFE_LOG_LEVEL", sdk_log_level)
     monkeypatch.setenv("TYPESAFE_API_KEY", ENV_KEY)
-    with JevServer(answer) as server:
+    expected = {ENV_KEY} if how == "environment" else {CLIENT_KEY, X_API_KEY, ODD_HEADER_KEY}
+    with JevServer(answering(expected)) as server:
         monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
-        result = inner.runpytest_subprocess(*OUTPUT_FLAGS)
+        # At INFO the SDK logs no headers, but vcrpy logs every recorded response body (echo included).
+        flags = [flag.replace("=DEBUG", f"={pytest_log_level}") for flag in OUTPUT_FLAGS]
+        result = inner.runpytest_subprocess(*flags)
         sent = [request.headers for request in server.systemone_requests]
     # The canaries really went over the wire (so finding none afterwards means something) ...
     sent_text = repr(sent)
-    expected = {ENV_KEY} if how == "environment" else {CLIENT_KEY, X_API_KEY, ODD_HEADER_KEY}
     assert expected <= set(leaks(sent_text)), sent_text
-    # ... the run did what it should (4 checks recorded, one contradicted, one API error) ...
+    # ... the run did what it should (4 checks recorded, one contradicted, one API error whose
+    # message, echoing the keys, is shown with them cut out) ...
     result.assert_outcomes(passed=3, failed=2)
+    result.stdout.fnmatch_lines(["*citation 'duplicate_names': TypeSafe rejected the request as invalid (HTTP 422*invalid request from ****"])
     assert list(inner.path.rglob("cassettes/**/*.yaml")), "nothing was recorded"
     for written in ("report.json", "report.html", "junit.xml"):
         assert (inner.path / written).exists(), written
+    printed = result.stdout.str()
     if sdk_log_level == "debug":
         # ... the SDK's debug log (headers and bodies) really was printed ...
-        assert "headers=" in result.stdout.str() and "/v1/systemone" in result.stdout.str()
+        assert "headers=" in printed and "/v1/systemone" in printed
+    # ... so was vcrpy's record of the echoing response, with the keys cut out ...
+    assert "Appending request" in printed and "invalid request from ***" in printed
     # ... a human records a decision, so the reviews file exists too ...
     reviewed = inner.run(sys.executable, "-m", "pytest_citecheck", "review", "--report", "report.json",
                          "--accept", "pii_encryption", "--by", "tester")
@@ -180,7 +194,7 @@ def test_a_replay_run_prints_no_placeholder_confusion_and_no_key(inner: pytest.P
     inner.makeconftest(ENV_CONFTEST)
     monkeypatch.setenv("TYPESAFE_API_KEY", ENV_KEY)
     monkeypatch.setenv("TYPESAFE_LOG_LEVEL", "debug")
-    with JevServer(answer) as server:
+    with JevServer(answering({ENV_KEY})) as server:
         monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
         inner.runpytest_subprocess(*OUTPUT_FLAGS)
     result = inner.runpytest_subprocess(*[flag for flag in OUTPUT_FLAGS if "record-mode" not in flag], "--citecheck-record-mode=none")
@@ -196,6 +210,8 @@ def test_the_sdk_log_filter_redacts_every_header_but_the_harmless_ones(caplog: p
     install_log_redaction()  # idempotent: one filter however often the plugin is configured
     sdk_logger = logging.getLogger("typesafe_sdk")
     assert sum(type(f).__name__ == "HeaderValueRedactor" for f in sdk_logger.filters) == 1
+    assert type(sdk_logger.filters[0]).__name__ == "HeaderValueRedactor", "first, before the SDK's own filter"
+    assert any(type(f).__name__ == "HeaderValueRedactor" for f in logging.getLogger("vcr.cassette").filters)
     with caplog.at_level(logging.DEBUG, logger="typesafe_sdk"):
         sdk_logger.debug(
             "%(method)s %(url)s headers=%(headers)s",
