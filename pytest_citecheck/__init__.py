@@ -4,48 +4,63 @@ Step 1 finds each quote in the source in code (a quote that is not there is ``fa
 model is asked); step 2 asks TypeSafe's Jev how the quote's section relates to the claim; step 3
 lets verdicts at or above ``auto_accept`` stand and sends the rest to a human. Every Jev call is
 recorded in a vcrpy cassette, so CI replays with no key and no network.
+
+The public names below are loaded on first use: pytest imports this package for every run, and a
+suite that checks no citation should not pay for the checker, the matcher or the formats.
 """
 
 from __future__ import annotations
 
-from .api import assert_citations_supported, check_citations
-from .checker import Checker, CitationReviewWarning, CitationsNotSupported
-from .citations import Citation
-from .errors import (
-    CassetteError,
-    CassetteMissError,
-    CitationInputError,
-    CitecheckError,
-    JudgeError,
-    OptionError,
-    SourceError,
-)
-from .recordings import ModelMismatchError, ModelPinWarning
-from .results import CitationResult, Judgement, Status, Verdict
-from .sources import Source
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "CassetteError",
-    "CassetteMissError",
-    "Checker",
-    "Citation",
-    "CitationInputError",
-    "CitationResult",
-    "CitationReviewWarning",
-    "CitationsNotSupported",
-    "CitecheckError",
-    "JudgeError",
-    "Judgement",
-    "ModelMismatchError",
-    "ModelPinWarning",
-    "OptionError",
-    "Source",
-    "SourceError",
-    "Status",
-    "Verdict",
-    "__version__",
-    "assert_citations_supported",
-    "check_citations",
-]
+# Public name -> the module (relative to this package) that defines it.
+_EXPORTS = {
+    "assert_citations_supported": "api",
+    "check_citations": "api",
+    "Checker": "checker",
+    "CitationReviewWarning": "checker",
+    "CitationsNotSupported": "checker",
+    "Citation": "citations",
+    "CassetteError": "errors",
+    "CassetteMissError": "errors",
+    "CitationInputError": "errors",
+    "CitecheckError": "errors",
+    "JudgeError": "errors",
+    "OptionError": "errors",
+    "SourceError": "errors",
+    "ModelMismatchError": "recordings",
+    "ModelPinWarning": "recordings",
+    "CitationResult": "results",
+    "Judgement": "results",
+    "Status": "results",
+    "Verdict": "results",
+    "Source": "sources",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if TYPE_CHECKING:
+    from .api import assert_citations_supported, check_citations
+    from .checker import Checker, CitationReviewWarning, CitationsNotSupported
+    from .citations import Citation
+    from .errors import CassetteError, CassetteMissError, CitationInputError, CitecheckError, JudgeError, OptionError, SourceError
+    from .recordings import ModelMismatchError, ModelPinWarning
+    from .results import CitationResult, Judgement, Status, Verdict
+    from .sources import Source

@@ -8,7 +8,7 @@ section is a verbatim slice of ``clean_text``. ``FORMATS`` maps each format name
 ``read_pdf`` extracts a PDF's text with pypdf (an optional extra, imported only for PDFs).
 
 Formats that are not built in go to the ``pytest_citecheck_split_sections`` hook. This module stays
-free of pytest: the plugin hands it the hook's caller (``set_split_hook``) while a session runs.
+free of pytest: the plugin hands it the hook's caller (``hookcallers.set_split_hook``) while a session runs.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from html.parser import HTMLParser
 from os import PathLike
 from typing import Any
 
+from . import hookcallers
 from .errors import SourceError
 
 Splitter = Callable[[str], "tuple[str, dict[str, str]]"]
@@ -338,15 +339,6 @@ FORMATS: dict[str, Splitter] = {
 
 EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".rfc": "rfc"}
 
-SplitHook = Callable[..., "Mapping[str, str] | None"]
-_split_hook: SplitHook | None = None
-
-
-def set_split_hook(hook: SplitHook | None) -> SplitHook | None:
-    """Install the caller of ``pytest_citecheck_split_sections`` (the plugin does, per session); returns the previous one."""
-    global _split_hook
-    previous, _split_hook = _split_hook, hook
-    return previous
 
 
 def split(text: str, format: str, hooks: Any = None) -> tuple[str, Mapping[str, str]]:
@@ -354,7 +346,7 @@ def split(text: str, format: str, hooks: Any = None) -> tuple[str, Mapping[str, 
     splitter = FORMATS.get(format)
     if splitter is not None:
         return splitter(text)
-    caller = hooks.pytest_citecheck_split_sections if hooks is not None else _split_hook
+    caller = hooks.pytest_citecheck_split_sections if hooks is not None else hookcallers.split_sections
     if caller is not None:
         sections = caller(text=text, format=format)
         if sections is not None:

@@ -139,6 +139,9 @@ class _Normalizer:
         return replacement
 
     def run(self, text: str) -> str:
+        # The grave accent is the one ASCII character the fold table changes: folded here, one for
+        # one, so that it folds whether or not non-ASCII text stands next to it.
+        text = text.replace("`", "'")
         normalized = self._run_ascii(text) if text.isascii() else _SPECIAL.sub(self.replace, text)
         if self.casefold:
             normalized = normalized.translate(_ASCII_LOWER)

@@ -9,25 +9,27 @@ from __future__ import annotations
 import os
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from . import api, formats
-from .cassettes import TestCassette, cassette_name
-from .checker import Checker
+from . import hookcallers
 from .errors import CitecheckError, OptionError
 from .options import OPTIONS, PER_TEST_OPTIONS, Settings
-from .redaction import install_log_redaction
-from .report import Report
-from .results import CitationResult
-from .reviews import Reviews
+
+# Everything else (the checker, cassettes, reports, reviews) is imported where it is used: pytest
+# loads this module for every run, and a suite that checks no citation should not pay for them.
+if TYPE_CHECKING:
+    from .checker import Checker
+    from .report import Report
+    from .results import CitationResult
+    from .reviews import Reviews
 
 SETTINGS = pytest.StashKey[Settings]()
 PENDING_ROWS = pytest.StashKey[list[dict[str, Any]]]()
-CHECKER = pytest.StashKey[Checker]()
+CHECKER = pytest.StashKey["Checker"]()
 RAN_TO_END = pytest.StashKey[bool]()
-PREVIOUS_SPLIT_HOOK = pytest.StashKey["formats.SplitHook | None"]()
+PREVIOUS_SPLIT_HOOK = pytest.StashKey["hookcallers.SplitHook | None"]()
 # What the SDK gets as a key when none is set: enough to build a client for replay. In record mode
 # "none" a request that is not in the cassette is refused before it could be sent with it.
 REPLAY_ONLY_KEY = "citecheck-replay-only"
@@ -76,6 +78,8 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
     # Before any client exists: the SDK's debug log must never print a key, whatever its header.
+    from .redaction import install_log_redaction
+
     install_log_redaction()
     if SETTINGS not in config.stash:  # configured without pytest_cmdline_main (e.g. pytester's parseconfig)
         try:
@@ -86,12 +90,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(run, "citecheck-run")
     config.pluginmanager.register(CassetteBookkeeping(config, run), "citecheck-cassettes")
     # Source.from_text(..., format=<not built in>) in a test or conftest reaches this session's hook.
-    config.stash[PREVIOUS_SPLIT_HOOK] = formats.set_split_hook(config.hook.pytest_citecheck_split_sections)
+    config.stash[PREVIOUS_SPLIT_HOOK] = hookcallers.set_split_hook(config.hook.pytest_citecheck_split_sections)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if PREVIOUS_SPLIT_HOOK in config.stash:
-        formats.set_split_hook(config.stash[PREVIOUS_SPLIT_HOOK])
+        hookcallers.set_split_hook(config.stash[PREVIOUS_SPLIT_HOOK])
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -107,11 +111,22 @@ class CitecheckRun:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.report = Report()
+        self._report: Report | None = None
         self._reviews: dict[Path, Reviews] = {}
+
+    @property
+    def report(self) -> Report:
+        """The run's rows, created with the first one (the report module loads only when needed)."""
+        if self._report is None:
+            from .report import Report
+
+            self._report = Report()
+        return self._report
 
     def reviews_for(self, path: Path) -> Reviews:
         """The reviews file at ``path``, read once per session (a damaged file fails the checking test)."""
+        from .reviews import Reviews
+
         path = path.resolve()
         if path not in self._reviews:
             self._reviews[path] = Reviews.load(path)
@@ -155,6 +170,8 @@ class CitecheckRun:
         interrupt_open()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self._report is None:
+            return  # no citation checked and no recording left over: nothing to say
         settings = self.config.stash[SETTINGS]
         verbose = self.config.get_verbosity() > 0
         lines = self.report.summary_lines(verbose=verbose) + self.report.recording_lines(
@@ -176,6 +193,8 @@ class CitecheckRun:
         settings = self.config.stash[SETTINGS]
         if not self._is_controller:
             return
+        if self._report is None and not (settings.json or settings.html):
+            return
         here = Path(self.config.invocation_params.dir)
         if settings.json:
             self.report.write(here / settings.json)
@@ -184,7 +203,7 @@ class CitecheckRun:
 
             write_html(self.report, here / settings.html)
         cache = getattr(self.config, "cache", None)  # absent under -p no:cacheprovider
-        if self.report.rows and cache is not None:
+        if self._report is not None and self._report.rows and cache is not None:
             # `citecheck review` reads the last run's report from here when no --citecheck-json was given.
             self.report.write(cache.mkdir("citecheck") / "last-report.json")
 
@@ -201,12 +220,23 @@ class CassetteBookkeeping:
     def __init__(self, config: pytest.Config, run: CitecheckRun) -> None:
         self.config = config
         self.run = run
-        self.expected: dict[str, set[str]] = {}
+        self.collected: dict[Path, list[pytest.Item]] = {}
         self.orphans: set[str] = set()
 
     def pytest_itemcollected(self, item: pytest.Item) -> None:
-        path = _cassette_path(item, self.config.stash[SETTINGS])
-        self.expected.setdefault(str(path.parent), set()).add(path.name)
+        # Only noted here; cassette names are worked out at the end, and only for modules that
+        # have a cassette directory, so collecting a suite that records nothing costs nothing.
+        self.collected.setdefault(Path(item.path), []).append(item)
+
+    def _expected(self) -> dict[str, set[str]]:
+        """Cassette directory -> the cassette file names of its collected tests (existing directories only)."""
+        settings = self.config.stash[SETTINGS]
+        expected: dict[str, set[str]] = {}
+        for module, items in self.collected.items():
+            folder = module.parent / settings.cassette_dir / module.stem
+            if folder.is_dir():
+                expected[str(folder)] = {_cassette_path(item, settings).name for item in items}
+        return expected
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
@@ -254,17 +284,20 @@ class CassetteBookkeeping:
         self.orphans.update(getattr(node, "workeroutput", {}).get("citecheck_orphans") or ())
 
     def _find_orphans(self) -> list[str]:
-        from .recordings import find_orphans
-
         if self.config.getoption("lf", False):
             return []  # --lf collects only some tests of a module: every other cassette would look orphaned
+        expected = self._expected()
+        if not expected:
+            return []  # no cassette directory at all: nothing to load or scan
         settings = self.config.stash[SETTINGS]
         partial = set()
         for arg in self.config.args:
             if "::" in arg:  # some tests of a module named on the command line
                 module = Path(self.config.invocation_params.dir, arg.split("::")[0]).resolve()
                 partial.add(str(module.parent / settings.cassette_dir / module.stem))
-        complete = {folder: names for folder, names in self.expected.items() if str(Path(folder).resolve()) not in partial}
+        complete = {folder: names for folder, names in expected.items() if str(Path(folder).resolve()) not in partial}
+        from .recordings import find_orphans
+
         return [self.run.display_path(Path(orphan)) for orphan in find_orphans(complete)]
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -273,6 +306,8 @@ class CassetteBookkeeping:
         if hasattr(self.config, "workerinput"):
             self.config.workeroutput["citecheck_orphans"] = orphans
             return
+        if self.run._report is None and not (self.orphans or orphans):
+            return  # nothing was checked, recorded or left over
         report, settings = self.run.report, self.config.stash[SETTINGS]
         report.orphans = sorted(self.orphans.union(orphans))
         if settings.unused == "delete" and (report.unused or report.orphans):
@@ -316,11 +351,13 @@ def citecheck_async_client() -> Any:
     return build
 
 
-@pytest.fixture
-def citecheck_client(request: pytest.FixtureRequest) -> Iterator[Any]:
-    """The ``typesafe_sdk.TypeSafeClient`` that asks Jev for this test.
+# Session scope: building an SDK client costs tens of milliseconds (its TLS context), which a
+# replayed citation must not pay per test; the client is thread-safe and holds no per-test state.
+@pytest.fixture(scope="session")
+def citecheck_client() -> Iterator[Any]:
+    """The ``typesafe_sdk.TypeSafeClient`` that asks Jev, shared by the session's tests.
 
-    Built with ``compression=False`` so recorded bodies are plain JSON on every machine. Reads
+    Built once per session, with ``compression=False`` so recorded bodies are plain JSON on every machine. Reads
     ``TYPESAFE_API_KEY`` and ``TYPESAFE_BASE_URL`` like the SDK; with no key set it uses a
     placeholder, which is all replay needs. A 429 is retried for longer than the SDK's default
     (``pytest_citecheck.retry``), so a rate limit slows a run down instead of failing it. Override
@@ -365,11 +402,16 @@ def _test_path_name(item: pytest.Item) -> str:
 
 def _cassette_path(item: pytest.Item, settings: Settings) -> Path:
     """``<test dir>/<cassette_dir>/<module>/<test>.yaml`` (``.citecheck.yaml`` beside pytest-recording's own)."""
+    from .cassettes import cassette_name
+
     name = cassette_name(_test_path_name(item), beside_pytest_recording=item.get_closest_marker("vcr") is not None)
     return Path(item.path).parent / settings.cassette_dir / Path(item.path).stem / name
 
 
 def _make_checker(request: pytest.FixtureRequest) -> Checker:
+    from .cassettes import TestCassette
+    from .checker import Checker
+
     item = request.node
     existing = item.stash.get(CHECKER, None)
     if existing is not None:
@@ -419,6 +461,8 @@ def citecheck(request: pytest.FixtureRequest) -> Checker:
 @pytest.fixture(autouse=True)
 def _citecheck_current_test(request: pytest.FixtureRequest) -> Iterator[None]:
     """Lets ``assert_citations_supported`` find the running test's checker (costs nothing unused)."""
+    from . import api
+
     api.bind(lambda: request.getfixturevalue("citecheck"))
     yield
     api.bind(None)

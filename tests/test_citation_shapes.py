@@ -235,9 +235,9 @@ def test_an_unknown_format_no_hook_answers_is_an_error() -> None:
 
 
 def test_explicit_hooks_and_a_hook_that_returns_the_wrong_type(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_citecheck import formats
+    from pytest_citecheck import hookcallers
 
-    monkeypatch.setattr(formats, "_split_hook", None)  # as outside any pytest session
+    monkeypatch.setattr(hookcallers, "split_sections", None)  # as outside any pytest session
     splitter = SimpleNamespace(pytest_citecheck_split_sections=lambda text, format: {"all": text.strip()})
     assert dict(Source.from_text("Q1: x\n", format="faq", hooks=splitter).sections) == {"all": "Q1: x"}
     broken = SimpleNamespace(pytest_citecheck_split_sections=lambda text, format: ["Q1: x"])

@@ -189,7 +189,7 @@ def test_fixtures_are_documented(pytester):
     pytester.makeini(INNER_INI)
     result = pytester.runpytest("--fixtures")
     result.stdout.fnmatch_lines(["citecheck -- *", "*A citation checker bound to this test*"])
-    result.stdout.fnmatch_lines(["citecheck_client -- *", "*The ``typesafe_sdk.TypeSafeClient`` that asks Jev*"])
+    result.stdout.fnmatch_lines(["citecheck_client ?session scope? -- *", "*The ``typesafe_sdk.TypeSafeClient`` that asks Jev*"])
 
 
 def test_nothing_is_printed_when_no_citation_was_checked(pytester):
