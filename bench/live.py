@@ -4,15 +4,21 @@ The real ``Checker`` records into a real cassette (record mode ``once``, a fresh
 through the real SDK over loopback HTTP. Baseline: the same check with ``concurrency=1``, one
 request after another. Ideal: ``ceil(citations / concurrency)`` rounds of the server's latency.
 A third run answers the first requests with 429 + Retry-After: it must pass, only slower.
+
+The server runs in a process of its own (``python -m pytest_citecheck.testing``), as TypeSafe's API
+does: in the benchmark's process it would compete with the checker's threads for the GIL.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
+import subprocess
+import sys
 import tempfile
-import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -52,22 +58,36 @@ def _check(url: str, source: Any, citations: list[dict[str, Any]], concurrency: 
     return time.perf_counter() - started, results
 
 
-def run(count: int, latency: float, concurrency: int, runs: int, log: Any = print) -> list[Row]:
-    from pytest_citecheck.testing import JevServer, Reply
+@contextmanager
+def _server(*args: str) -> Iterator[tuple[str, list[int]]]:
+    """A Jev-compatible server in another process; yields its URL and, once it stopped, [requests served]."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pytest_citecheck.testing", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )
+    served: list[int] = []
+    try:
+        assert process.stdout is not None
+        yield process.stdout.readline().strip(), served
+    finally:
+        _, errors = process.communicate(input="", timeout=60)
+        served.extend(int(word) for word in errors.split() if word.isdigit())
 
+
+def run(count: int, latency: float, concurrency: int, runs: int, log: Any = print) -> list[Row]:
     source, citations = _source_and_citations(count)
     ids = [c["id"] for c in citations]
     rows: list[Row] = []
-    with tempfile.TemporaryDirectory() as tmp, JevServer(latency=latency) as server:
+    with tempfile.TemporaryDirectory() as tmp, _server("--latency", str(latency)) as (url, _):
         directory = Path(tmp)
-        _check(server.url, source, citations[:4], concurrency, directory)  # warm up imports and the connection pool
+        _check(url, source, citations[:4], concurrency, directory)  # warm up imports and the connection pool
         concurrent_times, sequential_times, in_order = [], [], True
         for _ in range(runs):
-            elapsed, results = _check(server.url, source, citations, concurrency, directory)
+            elapsed, results = _check(url, source, citations, concurrency, directory)
             concurrent_times.append(elapsed)
             in_order &= [r.id for r in results] == ids and all(r.verdict.value == "verified" for r in results)
         for _ in range(max(1, runs // 2)):
-            sequential_times.append(_check(server.url, source, citations, 1, directory)[0])
+            sequential_times.append(_check(url, source, citations, 1, directory)[0])
     ours, sequential = statistics.median(concurrent_times), statistics.median(sequential_times)
     ideal = math.ceil(count / concurrency) * latency
     log(f"live: concurrent {secs(ours)}, sequential {secs(sequential)}, ideal {secs(ideal)}")
@@ -85,23 +105,15 @@ def run(count: int, latency: float, concurrency: int, runs: int, log: Any = prin
                     guard_ok=in_order, guard="always"))
 
     limited, retry_after = concurrency * 2, 0.2
-    lock = threading.Lock()
-    calls = {"n": 0}
-
-    def rate_limited(claim: str, section: str) -> Any:
-        with lock:
-            calls["n"] += 1
-            first = calls["n"] <= limited
-        return Reply(429, {"detail": "Too many requests"}, {"retry-after": str(retry_after)}) if first else ("supports", 0.97)
-
-    with tempfile.TemporaryDirectory() as tmp, JevServer(rate_limited, latency=latency) as server:
+    limits = ("--latency", str(latency), "--limit-first", str(limited), "--retry-after", str(retry_after))
+    with tempfile.TemporaryDirectory() as tmp, _server(*limits) as (url, served):
         try:
-            elapsed, results = _check(server.url, source, citations, concurrency, Path(tmp))
+            elapsed, results = _check(url, source, citations, concurrency, Path(tmp))
             passed = [r.id for r in results] == ids and all(r.verdict.value == "verified" for r in results)
             outcome = f"passed in {secs(elapsed)}"
         except Exception as error:  # the goal is precisely that this does not happen
             passed, outcome = False, f"FAILED: {type(error).__name__}: {error}"
-        requests = len(server.systemone_requests)
+    requests = served[0] if served else 0
     log(f"live with 429s: {outcome}; server saw {requests} requests for {count} citations")
     rows.append(Row(
         f"Live: the first {limited} requests answered 429, Retry-After {retry_after:g} s", outcome,

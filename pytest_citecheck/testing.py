@@ -133,6 +133,10 @@ class JevServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # One buffered write per reply, sent at once: headers and body written separately meet
+            # Nagle's algorithm and delayed ACKs, which add ~40 ms to every request on loopback.
+            wbufsize = -1
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
                 return
@@ -208,3 +212,41 @@ class JevServer:
             outcome = self.screen(state.get("claim", ""), state.get("section", ""))
             return outcome if isinstance(outcome, dict) else {"type": "noul", "noul": outcome}
         return relation_answer
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m pytest_citecheck.testing``: serve until stdin closes, printing the base URL first.
+
+    For recording by hand without TypeSafe's API, and for benchmarks that must not share a process
+    (and its GIL) with the server: ``--latency`` adds a delay to every reply, ``--limit-first N``
+    answers the first N requests with 429 and ``--retry-after`` seconds.
+    """
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m pytest_citecheck.testing", description=main.__doc__)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every reply")
+    parser.add_argument("--model", default=None, help="the model the replies name (default: the one requested)")
+    parser.add_argument("--limit-first", type=int, default=0, metavar="N", help="answer the first N requests with 429")
+    parser.add_argument("--retry-after", type=float, default=1.0, metavar="S", help="the 429s' Retry-After, in seconds")
+    args = parser.parse_args(argv)
+    counter = {"n": 0}
+    lock = threading.Lock()
+
+    def answer(claim: str, section: str) -> tuple[str, float] | Reply:
+        with lock:
+            counter["n"] += 1
+            limited = counter["n"] <= args.limit_first
+        if limited:
+            return Reply(429, {"detail": "Too many requests"}, {"retry-after": f"{args.retry_after:g}"})
+        return _default_answer(claim, section)
+
+    with JevServer(answer, model=args.model, latency=args.latency) as server:
+        print(server.url, flush=True)
+        sys.stdin.read()  # until the parent closes our stdin (or the user presses Ctrl-D)
+        print(f"served {len(server.systemone_requests)} requests", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
