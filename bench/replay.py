@@ -3,7 +3,8 @@
 The suite (``tests`` files of ``per_test`` citations each, quotes drawn from RFC 7519's sections)
 is recorded once against the Jev-compatible server, then timed in a pytest subprocess:
 
-- **Replay**: ``--citecheck-record-mode=none``, no key, a base URL where nothing listens.
+- **Replay**: ``--citecheck-record-mode=none``, no key, a base URL where nothing listens (citations are
+  judged one after another: nothing waits on the network).
 - **Floor**: the same suite with a ``citecheck_client`` whose ``httpx2.MockTransport`` answers from
   memory, and no cassette: everything but reading the recorded answers.
 
@@ -126,14 +127,17 @@ def run(tests: int, per_test: int, runs: int, log: Any = print) -> list[Row]:
             raise RuntimeError(f"recording the replay suite failed:\n{recorded.stdout[-3000:]}\n{recorded.stderr[-2000:]}")
         offline = {"TYPESAFE_BASE_URL": "http://127.0.0.1:9"}
         replay_args = ("--citecheck-record-mode=none",)
+        # Replay judges one citation after another (nothing waits on the network); so does the
+        # floor, or its thread pool would make the replay look cheaper than it is.
+        floor_args = (*replay_args, "--citecheck-concurrency=1")
         _pytest(root, *replay_args, **offline)  # warm up: bytecode and the OS file cache, for both variants
-        _pytest(root, *replay_args, BENCH_FLOOR="1", **offline)
+        _pytest(root, *floor_args, BENCH_FLOOR="1", **offline)
         replay_times, floor_times, ok = [], [], True
         for _ in range(runs):  # interleaved, so drift in the machine's load hits both alike
             elapsed, done = _pytest(root, *replay_args, **offline)
             replay_times.append(elapsed)
             ok &= _passed(done, tests)
-            elapsed, done = _pytest(root, *replay_args, BENCH_FLOOR="1", **offline)
+            elapsed, done = _pytest(root, *floor_args, BENCH_FLOOR="1", **offline)
             floor_times.append(elapsed)
             ok &= _passed(done, tests)
         loads_file = root / "loads.json"

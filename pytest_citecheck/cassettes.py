@@ -25,6 +25,7 @@ vcr and yaml are imported lazily: nothing here costs anything until a citation i
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -133,6 +134,13 @@ def match_json_body(r1: Any, r2: Any) -> None:
 def _parsed(body: Any) -> Any:
     if not isinstance(body, (bytes, str)):
         return body  # None, or already parsed
+    return _parsed_text(body)
+
+
+# vcrpy compares an incoming request with every recorded one, more than once per request: parse
+# each distinct body once. The parsed values are only compared, never changed.
+@functools.lru_cache(maxsize=128)
+def _parsed_text(body: bytes | str) -> Any:
     try:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError):
@@ -261,6 +269,12 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
+def _vcr_patcher_names() -> tuple[str, ...]:
+    from vcr.patch import PATCHER_NAMES
+
+    return tuple(PATCHER_NAMES)
+
+
 def make_vcr(record_mode: str) -> Any:
     """The vcrpy configuration every citecheck cassette uses."""
     import vcr
@@ -273,6 +287,10 @@ def make_vcr(record_mode: str) -> Any:
         before_record_request=scrub_request,
         before_record_response=scrub_response,
         decode_compressed_response=True,
+        # typesafe-sdk speaks httpx2 only. Leaving every other HTTP library unpatched keeps the app's
+        # own requests, urllib3 or aiohttp traffic out of our hands entirely, and makes the per-request
+        # patching cheap.
+        skip_patchers=[name for name in _vcr_patcher_names() if name != "httpx2"],
     )
     recorder.register_serializer("citecheck", CassetteSerializer)
     recorder.register_matcher("citecheck_json_body", match_json_body)

@@ -132,7 +132,22 @@ class Checker:
     def check(self, citations: Any, source: Any, *, format: str = "rfc", **options: Any) -> list[CitationResult]:
         """Check every citation against ``source`` and return one result per citation, in order."""
         __tracebackhide__ = True
-        settings = self.settings_for(options, "check()")
+        settings, document, adapted, located = self._prepare(citations, source, format, options, "check()")
+        judged, error = self._judge_located(adapted, document, located, settings)
+        return self._finish(judged, error, document)
+
+    def assert_supported(self, citations: Any, source: Any, *, format: str = "rfc", **options: Any) -> list[CitationResult]:
+        """Check, then fail when a citation is not supported (see ``policy.decide``); returns the results."""
+        __tracebackhide__ = True
+        settings = self.settings_for(options, "assert_citations_supported()")
+        return self._enforce(self.check(citations, source, format=format, **options), settings)
+
+    def _prepare(
+        self, citations: Any, source: Any, format: str, options: Mapping[str, Any], origin: str
+    ) -> tuple[Settings, Source, list[Citation], list[CitationResult | Located]]:
+        """Everything before Jev, for ``check`` and ``acheck`` alike: settings, input checks, step 1, size limits."""
+        __tracebackhide__ = True
+        settings = self.settings_for(options, origin)
         document = as_source(source, format, self._hooks)
         adapted = adapt_citations(citations, self._hooks)
         for citation in adapted:
@@ -143,7 +158,11 @@ class Checker:
         for citation, item in zip(adapted, located):
             if isinstance(item, Located):
                 self._check_size(citation, document, item)
-        judged, error = self._judge_located(adapted, document, located, settings)
+        return settings, document, adapted, located
+
+    def _finish(self, judged: Sequence[CitationResult], error: BaseException | None, document: Source) -> list[CitationResult]:
+        """Apply human decisions and report every result judged; then raise the first error, if any."""
+        __tracebackhide__ = True
         results = []
         for result in judged:
             result = self._apply_review(result, document)
@@ -155,11 +174,9 @@ class Checker:
             raise error
         return results
 
-    def assert_supported(self, citations: Any, source: Any, *, format: str = "rfc", **options: Any) -> list[CitationResult]:
-        """Check, then fail when a citation is not supported (see ``policy.decide``); returns the results."""
+    def _enforce(self, results: list[CitationResult], settings: Settings) -> list[CitationResult]:
+        """Step 3 for ``assert_supported``: fail what stands on its own, send the rest to review."""
         __tracebackhide__ = True
-        settings = self.settings_for(options, "assert_citations_supported()")
-        results = self.check(citations, source, format=format, **options)
         decision = decide(results, settings)
         if decision.failing:
             raise CitationsNotSupported(failure_message(decision), decision)
@@ -253,6 +270,10 @@ class Checker:
             return self._judged(citations[index], source, item, settings)
 
         workers = min(settings.concurrency, len(pending))
+        if self.cassette is not None and self.cassette.record_mode == "none":
+            # Replay only: every answer comes from memory (or the check fails on a miss) and nothing
+            # waits on the network, so threads would only add their start-up and GIL contention.
+            workers = 1
         if workers <= 1:
             for index in pending:
                 try:
@@ -378,40 +399,17 @@ class Checker:
         first citation (in order) that errors fails the check, as in ``check``.
         """
         __tracebackhide__ = True
-        settings = self.settings_for(options, "acheck()")
-        document = as_source(source, format, self._hooks)
-        adapted = adapt_citations(citations, self._hooks)
-        for citation in adapted:
-            self._validate_section(citation, document)
-            self._validate_quote(citation, settings)
-        locator = locator_for(document)
-        located = [self._locate(citation, document, locator, settings) for citation in adapted]
-        for citation, item in zip(adapted, located):
-            if isinstance(item, Located):
-                self._check_size(citation, document, item)
+        settings, document, adapted, located = self._prepare(citations, source, format, options, "acheck()")
         outcomes = await self._ajudge_located(adapted, document, located, settings)
-        results = []
-        for outcome in outcomes:
-            if isinstance(outcome, BaseException):
-                raise outcome
-            result = self._apply_review(outcome, document)
-            results.append(result)
-            self.results.append(result)
-            if self._on_result is not None:
-                self._on_result(result)
-        return results
+        judged = [outcome for outcome in outcomes if not isinstance(outcome, BaseException)]
+        errors = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
+        return self._finish(judged, errors[0] if errors else None, document)
 
     async def aassert_supported(self, citations: Any, source: Any, *, format: str = "rfc", **options: Any) -> list[CitationResult]:
         """``assert_supported`` for async tests (see ``acheck``)."""
         __tracebackhide__ = True
         settings = self.settings_for(options, "aassert_supported()")
-        results = await self.acheck(citations, source, format=format, **options)
-        decision = decide(results, settings)
-        if decision.failing:
-            raise CitationsNotSupported(failure_message(decision), decision)
-        if decision.review:
-            self._review_actions[settings.review](review_message(decision))
-        return results
+        return self._enforce(await self.acheck(citations, source, format=format, **options), settings)
 
     async def _ajudge_located(
         self, citations: Sequence[Citation], source: Source, located: Sequence[CitationResult | Located], settings: Settings
