@@ -40,7 +40,30 @@ _EXPORTS = {
     "Source": "sources",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = [
+    "CassetteError",
+    "CassetteMissError",
+    "Checker",
+    "Citation",
+    "CitationInputError",
+    "CitationResult",
+    "CitationReviewWarning",
+    "CitationsNotSupported",
+    "CitecheckError",
+    "JudgeError",
+    "Judgement",
+    "ModelMismatchError",
+    "ModelPinWarning",
+    "OptionError",
+    "Source",
+    "SourceError",
+    "Status",
+    "Verdict",
+    "__version__",
+    "assert_citations_supported",
+    "check_citations",
+]
+assert set(__all__) == {*_EXPORTS, "__version__"}
 
 
 def __getattr__(name: str) -> Any:

@@ -1,34 +1,30 @@
-"""pytest glue for pytest-citecheck: options, the marker, fixtures, and the run's report.
+"""pytest glue for pytest-citecheck: options, the marker, the fixtures, and configuring a session.
 
 Everything that decides anything lives in pytest-free modules (``checker``, ``policy``,
-``cassettes``, ``report``); this module only connects them to pytest's life cycle.
+``cassettes``, ``report``); this module only connects them to pytest's life cycle. The run-level
+plugins (the report, the bookkeeping of recordings) are in ``session``.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Generator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from . import hookcallers
-from .errors import CitecheckError, OptionError
+from .errors import OptionError
 from .options import OPTIONS, PER_TEST_OPTIONS, Settings
+from .session import CHECKER, PENDING_ROWS, SETTINGS, CassetteBookkeeping, CitecheckRun, cassette_path
 
 # Everything else (the checker, cassettes, reports, reviews) is imported where it is used: pytest
 # loads this module for every run, and a suite that checks no citation should not pay for them.
 if TYPE_CHECKING:
     from .checker import Checker
-    from .report import Report
     from .results import CitationResult
-    from .reviews import Reviews
 
-SETTINGS = pytest.StashKey[Settings]()
-PENDING_ROWS = pytest.StashKey[list[dict[str, Any]]]()
-CHECKER = pytest.StashKey["Checker"]()
-RAN_TO_END = pytest.StashKey[bool]()
 PREVIOUS_SPLIT_HOOK = pytest.StashKey["hookcallers.SplitHook | None"]()
 # What the SDK gets as a key when none is set: enough to build a client for replay. In record mode
 # "none" a request that is not in the cassette is refused before it could be sent with it.
@@ -106,225 +102,6 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     return f"citecheck: record mode {settings.record_mode}, auto_accept {settings.auto_accept:g}, model {model}"
 
 
-class CitecheckRun:
-    """The session's report: rows arrive on test reports (from this process or xdist workers)."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self._report: Report | None = None
-        self._reviews: dict[Path, Reviews] = {}
-
-    @property
-    def report(self) -> Report:
-        """The run's rows, created with the first one (the report module loads only when needed)."""
-        if self._report is None:
-            from .report import Report
-
-            self._report = Report()
-        return self._report
-
-    def reviews_for(self, path: Path) -> Reviews:
-        """The reviews file at ``path``, read once per session (a damaged file fails the checking test)."""
-        from .reviews import Reviews
-
-        path = path.resolve()
-        if path not in self._reviews:
-            self._reviews[path] = Reviews.load(path)
-        return self._reviews[path]
-
-    def display_path(self, path: Path) -> str:
-        """``path`` relative to where pytest was run (where ``citecheck review`` is run), if inside it."""
-        try:
-            return str(path.resolve().relative_to(Path(self.config.invocation_params.dir).resolve()))
-        except ValueError:
-            return str(path.resolve())
-
-    @property
-    def _is_controller(self) -> bool:
-        return not hasattr(self.config, "workerinput")
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
-        report = yield
-        rows = item.stash.get(PENDING_ROWS, None)
-        if rows:
-            # Rows ride on the report so they reach the xdist controller; each is sent exactly once.
-            report.citecheck_rows = list(rows)
-            rows.clear()
-        if call.excinfo is not None and isinstance(call.excinfo.value, CitecheckError) and report.failed:
-            # Our errors say what happened and what to do; a traceback into the plugin adds nothing.
-            error = call.excinfo.value
-            report.longrepr = f"{type(error).__name__}: {error}"
-        return report
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        rows = getattr(report, "citecheck_rows", None)
-        if rows:
-            self.report.extend(rows)
-
-    def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
-        # Ctrl-C: open cassettes are still saved at teardown, but a half-done rewrite must not
-        # replace a whole recording (cassettes.interrupt_open).
-        from .cassettes import interrupt_open
-
-        interrupt_open()
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self._report is None:
-            return  # no citation checked and no recording left over: nothing to say
-        settings = self.config.stash[SETTINGS]
-        verbose = self.config.get_verbosity() > 0
-        lines = self.report.summary_lines(verbose=verbose) + self.report.recording_lines(
-            unused_policy=settings.unused, fail_on_flip=settings.fail_on_flip, verbose=verbose
-        )
-        if not lines:
-            return
-        terminalreporter.write_sep("=", "citecheck")
-        for line in lines:
-            terminalreporter.write_line(line)
-        settings = self.config.stash[SETTINGS]
-        if self._is_controller:
-            for label, path in (("JSON report", settings.json), ("HTML report", settings.html)):
-                if path:
-                    terminalreporter.write_line(f"{label}: {path}")
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        settings = self.config.stash[SETTINGS]
-        if not self._is_controller:
-            return
-        if self._report is None and not (settings.json or settings.html):
-            return
-        here = Path(self.config.invocation_params.dir)
-        if settings.json:
-            self.report.write(here / settings.json)
-        if settings.html:
-            from .html_report import write_html
-
-            write_html(self.report, here / settings.html)
-        cache = getattr(self.config, "cache", None)  # absent under -p no:cacheprovider
-        if self._report is not None and self._report.rows and cache is not None:
-            # `citecheck review` reads the last run's report from here when no --citecheck-json was given.
-            self.report.write(cache.mkdir("citecheck") / "last-report.json")
-
-
-class CassetteBookkeeping:
-    """Unused recordings and orphan cassettes: found where the tests run, gathered where the report is written.
-
-    A worker (or the only process) notes every collected test's cassette file name, and after each
-    test that passed, the recorded interactions it did not play (they ride on the teardown report).
-    Orphans are looked for only in the cassette directories of modules collected in full, so ``-k``,
-    ``-m`` or a subset of files raises no false alarm; a worker sends its orphans to the controller.
-    """
-
-    def __init__(self, config: pytest.Config, run: CitecheckRun) -> None:
-        self.config = config
-        self.run = run
-        self.collected: dict[Path, list[pytest.Item]] = {}
-        self.orphans: set[str] = set()
-
-    def pytest_itemcollected(self, item: pytest.Item) -> None:
-        # Only noted here; cassette names are worked out at the end, and only for modules that
-        # have a cassette directory, so collecting a suite that records nothing costs nothing.
-        self.collected.setdefault(Path(item.path), []).append(item)
-
-    def _expected(self) -> dict[str, set[str]]:
-        """Cassette directory -> the cassette file names of its collected tests (existing directories only)."""
-        settings = self.config.stash[SETTINGS]
-        expected: dict[str, set[str]] = {}
-        for module, items in self.collected.items():
-            folder = module.parent / settings.cassette_dir / module.stem
-            if folder.is_dir():
-                expected[str(folder)] = {_cassette_path(item, settings).name for item in items}
-        return expected
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
-        report = yield
-        if call.when == "call":
-            item.stash[RAN_TO_END] = report.passed
-        elif call.when == "teardown" and item.stash.get(RAN_TO_END, False):
-            # After the checker's finalizer saved the cassette: what this test never played.
-            unused = self._unused_of(item)
-            if unused:
-                report.citecheck_unused = unused
-        if call.when == "teardown" and CHECKER in item.stash:
-            # The test is over: let its checker (client, cassette, results) go. Items live for the
-            # whole session, so a checker kept in the stash would make memory grow with every test.
-            del item.stash[CHECKER]
-        return report
-
-    def _unused_of(self, item: pytest.Item) -> list[dict[str, Any]]:
-        from .cassettes import is_citecheck_cassette, read_interactions
-        from .recordings import unused_entry
-
-        checker = item.stash.get(CHECKER, None)
-        cassette = checker.cassette if checker is not None else None
-        if cassette is not None and cassette.is_open:
-            path, bodies = cassette.path, cassette.unplayed()
-        else:
-            # The test asked Jev nothing: every interaction of its cassette is unused.
-            path = _cassette_path(item, self.config.stash[SETTINGS])
-            if not path.is_file() or not is_citecheck_cassette(path):
-                return []
-            try:
-                bodies = [interaction["request"]["body"] for interaction in read_interactions(path)]
-            except Exception:  # a damaged cassette is reported by the test that reads it, not here
-                return []
-        shown = self.run.display_path(path)
-        return [unused_entry(item.nodeid, shown, body) for body in bodies]
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        unused = getattr(report, "citecheck_unused", None)
-        if unused:
-            self.run.report.unused.extend(unused)
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        self.orphans.update(getattr(node, "workeroutput", {}).get("citecheck_orphans") or ())
-
-    def _find_orphans(self) -> list[str]:
-        if self.config.getoption("lf", False):
-            return []  # --lf collects only some tests of a module: every other cassette would look orphaned
-        expected = self._expected()
-        if not expected:
-            return []  # no cassette directory at all: nothing to load or scan
-        settings = self.config.stash[SETTINGS]
-        partial = set()
-        for arg in self.config.args:
-            if "::" in arg:  # some tests of a module named on the command line
-                module = Path(self.config.invocation_params.dir, arg.split("::")[0]).resolve()
-                partial.add(str(module.parent / settings.cassette_dir / module.stem))
-        complete = {folder: names for folder, names in expected.items() if str(Path(folder).resolve()) not in partial}
-        from .recordings import find_orphans
-
-        return [self.run.display_path(Path(orphan)) for orphan in find_orphans(complete)]
-
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        # Runs before CitecheckRun writes the JSON report (trylast), so the report carries these.
-        orphans = self._find_orphans()
-        if hasattr(self.config, "workerinput"):
-            self.config.workeroutput["citecheck_orphans"] = orphans
-            return
-        if self.run._report is None and not (self.orphans or orphans):
-            return  # nothing was checked, recorded or left over
-        report, settings = self.run.report, self.config.stash[SETTINGS]
-        report.orphans = sorted(self.orphans.union(orphans))
-        if settings.unused == "delete" and (report.unused or report.orphans):
-            from .recordings import delete_unused
-
-            here = Path(self.config.invocation_params.dir)
-            delete_unused(
-                [{**entry, "cassette": str(here / entry["cassette"])} for entry in report.unused],
-                [str(here / orphan) for orphan in report.orphans],
-            )
-        elif settings.unused == "fail" and (report.unused or report.orphans) and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        flipped = any((row.get("previous") or {}).get("drift") == "flip" for row in report.rows)
-        if settings.fail_on_flip and flipped and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-
 # --- fixtures -------------------------------------------------------------------------------
 
 
@@ -394,20 +171,6 @@ def _record_properties(item: pytest.Item, result: CitationResult) -> None:
     item.user_properties.extend(values.items())
 
 
-def _test_path_name(item: pytest.Item) -> str:
-    # "TestClass::test_name[param]" -> "TestClass.test_name[param]": class-based and parametrised
-    # tests get distinct cassette names.
-    return ".".join(item.nodeid.split("::")[1:]) or item.name
-
-
-def _cassette_path(item: pytest.Item, settings: Settings) -> Path:
-    """``<test dir>/<cassette_dir>/<module>/<test>.yaml`` (``.citecheck.yaml`` beside pytest-recording's own)."""
-    from .cassettes import cassette_name
-
-    name = cassette_name(_test_path_name(item), beside_pytest_recording=item.get_closest_marker("vcr") is not None)
-    return Path(item.path).parent / settings.cassette_dir / Path(item.path).stem / name
-
-
 def _make_checker(request: pytest.FixtureRequest) -> Checker:
     from .cassettes import TestCassette
     from .checker import Checker
@@ -417,7 +180,7 @@ def _make_checker(request: pytest.FixtureRequest) -> Checker:
     if existing is not None:
         return existing
     settings = request.config.stash[SETTINGS]
-    path = _cassette_path(item, settings)
+    path = cassette_path(item, settings)
     mode = "rewrite" if path.exists() else "once"
     hint = f"TYPESAFE_API_KEY=... pytest '{item.nodeid}' --citecheck-record-mode={mode}"
     rows = item.stash.setdefault(PENDING_ROWS, [])

@@ -108,7 +108,7 @@ CASES: tuple[BadInput, ...] = (
              marker="@pytest.mark.citecheck(threshold=0.9)"),
 )
 
-INNER_HEADER = f"""
+INNER_HEADER = """
 import pathlib, pytest
 from pytest_citecheck import Source, assert_citations_supported as ok, check_citations as check
 

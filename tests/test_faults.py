@@ -281,7 +281,6 @@ if __name__ == "__main__":
 )
 def test_a_transport_error_that_escapes_the_sdk_reads_like_the_sdks(error: str, cause: str) -> None:
     """Under vcrpy, the HTTP library's own exception can reach us instead of the SDK's (see judge)."""
-    import httpcore2
     import httpx2
 
     from pytest_citecheck.judge import translate_error

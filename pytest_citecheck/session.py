@@ -1,0 +1,262 @@
+"""The session's own pytest plugins: the run's report, and the bookkeeping of recordings.
+
+``CitecheckRun`` gathers the rows of every checked citation (they ride on test reports, so they
+reach the xdist controller) and writes the terminal summary, the JSON and HTML reports and the
+cached last report. ``CassetteBookkeeping`` finds recorded interactions a test did not play and
+cassettes no collected test owns. ``plugin.pytest_configure`` registers both; like ``plugin``,
+this module only connects pytest-free code (``report``, ``recordings``, ``cassettes``) to pytest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .errors import CitecheckError
+from .options import Settings
+
+if TYPE_CHECKING:
+    from .checker import Checker  # noqa: F401  (named in CHECKER's type)
+    from .report import Report
+    from .reviews import Reviews
+
+SETTINGS = pytest.StashKey[Settings]()
+PENDING_ROWS = pytest.StashKey[list[dict[str, Any]]]()
+CHECKER = pytest.StashKey["Checker"]()
+RAN_TO_END = pytest.StashKey[bool]()
+
+
+def node_path_name(item: pytest.Item) -> str:
+    # "TestClass::test_name[param]" -> "TestClass.test_name[param]": class-based and parametrised
+    # tests get distinct cassette names.
+    return ".".join(item.nodeid.split("::")[1:]) or item.name
+
+
+def cassette_path(item: pytest.Item, settings: Settings) -> Path:
+    """``<test dir>/<cassette_dir>/<module>/<test>.yaml`` (``.citecheck.yaml`` beside pytest-recording's own)."""
+    from .cassettes import cassette_name
+
+    name = cassette_name(node_path_name(item), beside_pytest_recording=item.get_closest_marker("vcr") is not None)
+    return Path(item.path).parent / settings.cassette_dir / Path(item.path).stem / name
+
+
+class CitecheckRun:
+    """The session's report: rows arrive on test reports (from this process or xdist workers)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self._report: Report | None = None
+        self._reviews: dict[Path, Reviews] = {}
+
+    @property
+    def report(self) -> Report:
+        """The run's rows, created with the first one (the report module loads only when needed)."""
+        if self._report is None:
+            from .report import Report
+
+            self._report = Report()
+        return self._report
+
+    def reviews_for(self, path: Path) -> Reviews:
+        """The reviews file at ``path``, read once per session (a damaged file fails the checking test)."""
+        from .reviews import Reviews
+
+        path = path.resolve()
+        if path not in self._reviews:
+            self._reviews[path] = Reviews.load(path)
+        return self._reviews[path]
+
+    def display_path(self, path: Path) -> str:
+        """``path`` relative to where pytest was run (where ``citecheck review`` is run), if inside it."""
+        try:
+            return str(path.resolve().relative_to(Path(self.config.invocation_params.dir).resolve()))
+        except ValueError:
+            return str(path.resolve())
+
+    @property
+    def _is_controller(self) -> bool:
+        return not hasattr(self.config, "workerinput")
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+        report = yield
+        rows = item.stash.get(PENDING_ROWS, None)
+        if rows:
+            # Rows ride on the report so they reach the xdist controller; each is sent exactly once.
+            report.citecheck_rows = list(rows)
+            rows.clear()
+        if call.excinfo is not None and isinstance(call.excinfo.value, CitecheckError) and report.failed:
+            # Our errors say what happened and what to do; a traceback into the plugin adds nothing.
+            error = call.excinfo.value
+            report.longrepr = f"{type(error).__name__}: {error}"
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        rows = getattr(report, "citecheck_rows", None)
+        if rows:
+            self.report.extend(rows)
+
+    def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
+        # Ctrl-C: open cassettes are still saved at teardown, but a half-done rewrite must not
+        # replace a whole recording (cassettes.interrupt_open).
+        from .cassettes import interrupt_open
+
+        interrupt_open()
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self._report is None:
+            return  # no citation checked and no recording left over: nothing to say
+        settings = self.config.stash[SETTINGS]
+        verbose = self.config.get_verbosity() > 0
+        lines = self.report.summary_lines(verbose=verbose) + self.report.recording_lines(
+            unused_policy=settings.unused, fail_on_flip=settings.fail_on_flip, verbose=verbose
+        )
+        if not lines:
+            return
+        terminalreporter.write_sep("=", "citecheck")
+        for line in lines:
+            terminalreporter.write_line(line)
+        settings = self.config.stash[SETTINGS]
+        if self._is_controller:
+            for label, path in (("JSON report", settings.json), ("HTML report", settings.html)):
+                if path:
+                    terminalreporter.write_line(f"{label}: {path}")
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        settings = self.config.stash[SETTINGS]
+        if not self._is_controller:
+            return
+        if self._report is None and not (settings.json or settings.html):
+            return
+        here = Path(self.config.invocation_params.dir)
+        if settings.json:
+            self.report.write(here / settings.json)
+        if settings.html:
+            from .html_report import write_html
+
+            write_html(self.report, here / settings.html)
+        cache = getattr(self.config, "cache", None)  # absent under -p no:cacheprovider
+        if self._report is not None and self._report.rows and cache is not None:
+            # `citecheck review` reads the last run's report from here when no --citecheck-json was given.
+            self.report.write(cache.mkdir("citecheck") / "last-report.json")
+
+
+class CassetteBookkeeping:
+    """Unused recordings and orphan cassettes: found where the tests run, gathered where the report is written.
+
+    A worker (or the only process) notes every collected test's cassette file name, and after each
+    test that passed, the recorded interactions it did not play (they ride on the teardown report).
+    Orphans are looked for only in the cassette directories of modules collected in full, so ``-k``,
+    ``-m`` or a subset of files raises no false alarm; a worker sends its orphans to the controller.
+    """
+
+    def __init__(self, config: pytest.Config, run: CitecheckRun) -> None:
+        self.config = config
+        self.run = run
+        self.collected: dict[Path, list[pytest.Item]] = {}
+        self.orphans: set[str] = set()
+
+    def pytest_itemcollected(self, item: pytest.Item) -> None:
+        # Only noted here; cassette names are worked out at the end, and only for modules that
+        # have a cassette directory, so collecting a suite that records nothing costs nothing.
+        self.collected.setdefault(Path(item.path), []).append(item)
+
+    def _expected(self) -> dict[str, set[str]]:
+        """Cassette directory -> the cassette file names of its collected tests (existing directories only)."""
+        settings = self.config.stash[SETTINGS]
+        expected: dict[str, set[str]] = {}
+        for module, items in self.collected.items():
+            folder = module.parent / settings.cassette_dir / module.stem
+            if folder.is_dir():
+                expected[str(folder)] = {cassette_path(item, settings).name for item in items}
+        return expected
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+        report = yield
+        if call.when == "call":
+            item.stash[RAN_TO_END] = report.passed
+        elif call.when == "teardown" and item.stash.get(RAN_TO_END, False):
+            # After the checker's finalizer saved the cassette: what this test never played.
+            unused = self._unused_of(item)
+            if unused:
+                report.citecheck_unused = unused
+        if call.when == "teardown" and CHECKER in item.stash:
+            # The test is over: let its checker (client, cassette, results) go. Items live for the
+            # whole session, so a checker kept in the stash would make memory grow with every test.
+            del item.stash[CHECKER]
+        return report
+
+    def _unused_of(self, item: pytest.Item) -> list[dict[str, Any]]:
+        from .cassettes import is_citecheck_cassette, read_interactions
+        from .recordings import unused_entry
+
+        checker = item.stash.get(CHECKER, None)
+        cassette = checker.cassette if checker is not None else None
+        if cassette is not None and cassette.is_open:
+            path, bodies = cassette.path, cassette.unplayed()
+        else:
+            # The test asked Jev nothing: every interaction of its cassette is unused.
+            path = cassette_path(item, self.config.stash[SETTINGS])
+            if not path.is_file() or not is_citecheck_cassette(path):
+                return []
+            try:
+                bodies = [interaction["request"]["body"] for interaction in read_interactions(path)]
+            except Exception:  # a damaged cassette is reported by the test that reads it, not here
+                return []
+        shown = self.run.display_path(path)
+        return [unused_entry(item.nodeid, shown, body) for body in bodies]
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        unused = getattr(report, "citecheck_unused", None)
+        if unused:
+            self.run.report.unused.extend(unused)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        self.orphans.update(getattr(node, "workeroutput", {}).get("citecheck_orphans") or ())
+
+    def _find_orphans(self) -> list[str]:
+        if self.config.getoption("lf", False):
+            return []  # --lf collects only some tests of a module: every other cassette would look orphaned
+        expected = self._expected()
+        if not expected:
+            return []  # no cassette directory at all: nothing to load or scan
+        settings = self.config.stash[SETTINGS]
+        partial = set()
+        for arg in self.config.args:
+            if "::" in arg:  # some tests of a module named on the command line
+                module = Path(self.config.invocation_params.dir, arg.split("::")[0]).resolve()
+                partial.add(str(module.parent / settings.cassette_dir / module.stem))
+        complete = {folder: names for folder, names in expected.items() if str(Path(folder).resolve()) not in partial}
+        from .recordings import find_orphans
+
+        return [self.run.display_path(Path(orphan)) for orphan in find_orphans(complete)]
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        # Runs before CitecheckRun writes the JSON report (trylast), so the report carries these.
+        orphans = self._find_orphans()
+        if hasattr(self.config, "workerinput"):
+            self.config.workeroutput["citecheck_orphans"] = orphans
+            return
+        if self.run._report is None and not (self.orphans or orphans):
+            return  # nothing was checked, recorded or left over
+        report, settings = self.run.report, self.config.stash[SETTINGS]
+        report.orphans = sorted(self.orphans.union(orphans))
+        if settings.unused == "delete" and (report.unused or report.orphans):
+            from .recordings import delete_unused
+
+            here = Path(self.config.invocation_params.dir)
+            delete_unused(
+                [{**entry, "cassette": str(here / entry["cassette"])} for entry in report.unused],
+                [str(here / orphan) for orphan in report.orphans],
+            )
+        elif settings.unused == "fail" and (report.unused or report.orphans) and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        flipped = any((row.get("previous") or {}).get("drift") == "flip" for row in report.rows)
+        if settings.fail_on_flip and flipped and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
