@@ -127,12 +127,14 @@ machines this runs on are noisy; absolute times say little across machines.
   once to every section. Peak memory is tracemalloc's peak while building the locator and looking up
   every quote, against the corpus's UTF-8 size.
 - **Live**: the real `Checker` records into a fresh cassette through the real SDK over loopback HTTP
-  to `pytest_citecheck.testing.JevServer` with added latency; the baseline is `concurrency=1`. The
-  rate-limit run answers the first requests with 429 and `Retry-After`; it must pass.
+  to `pytest_citecheck.testing.JevServer` with added latency, running in a process of its own
+  (`python -m pytest_citecheck.testing`, as TypeSafe's API would not share the checker's GIL); the
+  baseline is `concurrency=1`. The rate-limit run answers the first requests with 429 and
+  `Retry-After`; it must pass.
 - **Replay**: a generated suite run by pytest in a subprocess, recorded once, then replayed with no
   key and no network; the floor is the same suite with a `citecheck_client` whose
-  `httpx2.MockTransport` answers from memory and no cassette. Cassette loads are counted in a
-  separate, untimed run.
+  `httpx2.MockTransport` answers from memory and no cassette, judging citations one after another as
+  a replay does. Cassette loads are counted in a separate, untimed run.
 - **Installed**: `pytest --collect-only` with `PYTEST_DISABLE_PLUGIN_AUTOLOAD=1` in both runs (so
   other plugins' import time does not dilute the figure), with `-p pytest_citecheck.plugin` versus
   without it.
@@ -156,24 +158,21 @@ def _gap(row: Row) -> str:
 
 
 GAPS = (
-    ("peak memory", "The locator keeps, for the whole source, the normalised text, its map back to original offsets "
-     "and a word index: that is what makes each lookup cheap. Shrinking it (e.g. offsets in `array` instead of lists "
-     "of ints) is `matching.py`'s to do (issue 4)."),
+    ("peak memory", "The locator keeps, for the whole source, the normalised text in blocks, its sparse map back to "
+     "original offsets and a word index: that is what makes each lookup cheap."),
     ("cookbook's algorithm", "The baseline's cost grows with corpus size × quotes, ours with corpus size + quotes, so "
      "the ratio grows with the input; at this size building the locator (about one normalisation pass with offsets) "
      "dominates our time."),
     ("the floor", "Building the locator's offset map and word index costs more than the bare normalisation the floor does."),
     ("ideal", "The ideal counts only the server's latency; every request also pays the SDK, vcrpy recording and loopback "
-     "HTTP on a 2-CPU machine that was shared with other jobs during the run (load above the CPU count), and the "
-     "slowest request of each round sets the pace."),
-    ("Replay:", "The cassette is loaded once per test, so the added time is per request: vcrpy's matching (JSON bodies "
-     "parsed and compared against every recorded one) and, likely the larger part, `TestCassette.active()` building "
-     "and applying vcrpy's patchers around each request; not profiled yet (issue 6 follow-up)."),
-    ("collect-only", "Loading the plugin imports the whole package (plugin → api → checker → matching, formats, "
-     "options, policy, reviews, report), 0.1–0.2 s on this machine; collecting 2,000 trivial tests takes little "
-     "more than a second, so that fixed cost shows. Making plugin.py import the checker, report and reviews "
-     "modules only when a test uses them would remove most of it; plugin.py was being changed by other engineers "
-     "during this work, so it was left for a follow-up."),
+     "HTTP on a 2-CPU machine, and the slowest request of each round sets the pace."),
+    ("Replay:", "What replay adds over the floor is loading each test's cassette (YAML, once per test) and vcrpy's "
+     "per-request matching; a run on a loaded machine can push it over."),
+    ("collect-only", "What remains is about 20 µs per collected test for the autouse fixture through which "
+     "`assert_citations_supported` finds the running test's checker with public pytest API (pytest computes every "
+     "test's fixture closure with it), plus ~20 ms of imports (the options table). The alternative, reaching the "
+     "test's request through `item._request`, is private pytest API; 2,000 tests that each take no time are the "
+     "worst case, and in a real suite the cost is a fraction of a percent."),
     ("heavy modules", "A heavy dependency is imported when the plugin loads: keep it inside the function that needs it."),
     ("429", "The run failed instead of waiting: see `pytest_citecheck/retry.py`."),
 )

@@ -149,6 +149,12 @@ def _command(*args: str) -> list[str]:
             "--citecheck-model=jev-1.12", "--citecheck-json=report.json", *args]
 
 
+def _ctrl_c_reaches_python() -> None:
+    # A shell that runs a job in the background (CI may) makes it ignore SIGINT, and Python then
+    # installs no KeyboardInterrupt handler in the children: give the inner run Python's default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _cassettes(root: Path) -> dict[str, bytes]:
     return {str(path.relative_to(root)): path.read_bytes() for path in sorted((root / "cassettes").rglob("*.yaml"))}
 
@@ -182,7 +188,8 @@ def test_an_interrupted_recording_leaves_every_existing_file_intact(suite_dir: P
 
     with JevServer(slow_exp) as server:
         run = subprocess.Popen(_command("--citecheck-record-mode=rewrite", f"--citecheck-concurrency={concurrency}"),
-                               cwd=suite_dir, env=_env(server), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                               cwd=suite_dir, env=_env(server), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               preexec_fn=_ctrl_c_reaches_python)
         assert in_flight.wait(60), "the interrupted request never arrived"
         run.send_signal(signal.SIGINT)
         output, _ = run.communicate(timeout=60)
