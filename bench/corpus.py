@@ -1,7 +1,7 @@
 """Step 1's inputs, built at bench time from real documents already on this machine.
 
-Nothing here is committed data: the corpus is read from RFCs in ``/work/shared/reference``, the
-Debian licence texts, ``/usr/share/doc`` and, wherever Python runs, the standard library's sources,
+Nothing here is committed data: the corpus is read from the RFCs the repository already holds
+(``examples/rfc7519``, ``tests/data``), the Debian licence texts, ``/usr/share/doc`` and, wherever Python runs, the standard library's sources,
 in a fixed order, until it reaches the size asked for. Each document is cut into sections of a few
 kilobytes on paragraph breaks (like an RFC's numbered sections), with dotted numeric ids
 ``"<document>.<section>"`` so the cookbook's numeric order applies. Quotes are drawn with a fixed
@@ -27,8 +27,10 @@ _PLAIN_WORD = re.compile(r"[A-Za-z0-9.,;:()'\"]+")
 
 
 def _candidate_files() -> list[Path]:
+    repository = Path(__file__).resolve().parent.parent
     roots: list[tuple[Path, str]] = [
-        (Path("/work/shared/reference"), "*.txt"),
+        (repository / "examples" / "rfc7519", "rfc*.txt"),
+        (repository / "tests" / "data", "rfc*.txt"),
         (Path("/usr/share/common-licenses"), "*"),
         (Path("/usr/share/doc"), "**/*"),
         (Path(sysconfig.get_paths()["stdlib"]), "*.py"),

@@ -113,7 +113,7 @@ machines this runs on are noisy; absolute times say little across machines.
 - **Reproduce**: `python -m bench` from the repository root (writes this file);
   `python -m bench --quick` is the CI guard (smaller inputs, generous bounds, exit 1 on a regression).
 - **Step 1 corpus**: {corpus.characters:,} characters in {facts['sections']:,} sections, read at bench time from
-  {len(corpus.documents)} files on this machine (the RFCs in `/work/shared/reference`, Debian's licence texts,
+  {len(corpus.documents)} files on this machine (the repository's RFCs, Debian's licence texts,
   `/usr/share/doc`, then Python's standard library), cut on paragraph breaks into sections of about
   2,500 characters with ids `document.section`; quotes: {facts['quotes']}.
 
