@@ -341,17 +341,26 @@ class Checker:
     def _judged(self, citation: Citation, source: Source, located: Located, settings: Settings) -> CitationResult:
         """Steps 2 and 3 for a citation step 1 located (safe to run on a worker thread)."""
         __tracebackhide__ = True
-        status, section_id, span, similarity, window = located
-        section_text = source.sections[section_id]
-        judged_text = section_text if window is None else section_text[window[0] : window[1]]
+        judged_text = self._judged_text(source, located)
         judgement = self._judge(citation, judged_text, settings)
+        return self._result(citation, located, judged_text, judgement, settings)
+
+    @staticmethod
+    def _judged_text(source: Source, located: Located) -> str:
+        """What Jev reads: the whole section, or the window around the quote when one is set."""
+        section_text = source.sections[located.section]
+        return section_text if located.window is None else section_text[located.window[0] : located.window[1]]
+
+    def _result(self, citation: Citation, located: Located, judged_text: str, judgement: Judgement, settings: Settings) -> CitationResult:
+        """Jev's judgement of a located citation, gated (step 3) and compared with what was recorded before."""
+        __tracebackhide__ = True
         previous = self._against_recordings(citation, judged_text, judgement, settings)
         return CitationResult(
-            id=citation.id, claim=citation.claim, quote=citation.quote, status=status, section=section_id,
+            id=citation.id, claim=citation.claim, quote=citation.quote, status=located.status, section=located.section,
             verdict=RELATION_TO_VERDICT[judgement.choice], confidence=judgement.confidence,
-            auto=judgement.stands_at(settings.auto_accept), model=judgement.model, span=span,
-            judgement=judgement, auto_accept=settings.auto_accept, previous=previous, similarity=similarity,
-            section_text=None if window is None else judged_text, window=window,
+            auto=judgement.stands_at(settings.auto_accept), model=judgement.model, span=located.span,
+            judgement=judgement, auto_accept=settings.auto_accept, previous=previous, similarity=located.similarity,
+            section_text=None if located.window is None else judged_text, window=located.window,
         )
 
     def _against_recordings(self, citation: Citation, section_text: str, judgement: Judgement, settings: Settings) -> dict[str, Any] | None:
@@ -451,23 +460,14 @@ class Checker:
         __tracebackhide__ = True
         from .judge import ask_async
 
-        status, section_id, span, similarity, window = located
-        section_text = source.sections[section_id]
-        judged_text = section_text if window is None else section_text[window[0] : window[1]]
+        judged_text = self._judged_text(source, located)
         with counting_plays() as played, self._cassette_active():
             judgement = await ask_async(
                 client, citation.id, citation.claim, judged_text, settings.model, record_hint=self._record_hint, screen=settings.screen
             )
         if played.count:
             judgement = Judgement(**{**judgement.__dict__, "replayed": True})
-        previous = self._against_recordings(citation, judged_text, judgement, settings)
-        return CitationResult(
-            id=citation.id, claim=citation.claim, quote=citation.quote, status=status, section=section_id,
-            verdict=RELATION_TO_VERDICT[judgement.choice], confidence=judgement.confidence,
-            auto=judgement.stands_at(settings.auto_accept), model=judgement.model, span=span,
-            judgement=judgement, auto_accept=settings.auto_accept, previous=previous, similarity=similarity,
-            section_text=None if window is None else judged_text, window=window,
-        )
+        return self._result(citation, located, judged_text, judgement, settings)
 
     def _async_client_for_call(self) -> tuple[Any, bool]:
         """The async client for one ``acheck`` and whether this call owns it (and closes it).
