@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,10 @@ import pytest
 import typesafe_sdk  # noqa: F401
 import vcr  # noqa: F401
 import yaml  # noqa: F401
+from typesafe_sdk import TypeSafeClient
+
+from pytest_citecheck.checker import Checker
+from pytest_citecheck.options import Settings
 from pytest_citecheck.testing import JevServer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -51,6 +56,27 @@ def jev_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JevServer]:
     monkeypatch.setenv("TYPESAFE_API_KEY", CANARY_KEY)
     yield server
     server.stop()
+
+
+@pytest.fixture
+def direct_checker() -> Iterator[Callable[..., Checker]]:
+    """Builds ``Checker``s that ask a loopback Jev directly (no cassette, no pytest run); closes their clients.
+
+    ``direct_checker(server, **settings)``; with no server the check must not ask Jev at all.
+    """
+    clients: list[TypeSafeClient] = []
+
+    def make(server: JevServer | None = None, **settings: Any) -> Checker:
+        def client() -> TypeSafeClient:
+            assert server is not None, "this check must not ask Jev"
+            clients.append(TypeSafeClient(api_key="sk-test", base_url=server.url, compression=False))
+            return clients[-1]
+
+        return Checker(settings=Settings(**settings), client_factory=client)
+
+    yield make
+    for client in clients:
+        client.close()
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from types import SimpleNamespace
 import pydantic
 from conftest import INNER_INI
 import pytest
-from typesafe_sdk import TypeSafeClient
 
 from pytest_citecheck import Citation, CitationInputError, Source, Status
 from pytest_citecheck.checker import Checker
@@ -102,25 +101,7 @@ def test_an_anthropic_text_block_gives_one_citation_per_cited_passage(apache: So
     assert adapt_citations([typed]) == adapt_citations([block])
 
 
-_CLIENTS: list[TypeSafeClient] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_clients():
-    yield
-    while _CLIENTS:
-        _CLIENTS.pop().close()
-
-
-def checker(server: JevServer) -> Checker:
-    def client() -> TypeSafeClient:
-        _CLIENTS.append(TypeSafeClient(api_key="sk-test", base_url=server.url, compression=False))
-        return _CLIENTS[-1]
-
-    return Checker(settings=Settings(), client_factory=client)
-
-
-def test_anthropic_character_offsets_choose_the_section(jev_server: JevServer) -> None:
+def test_anthropic_character_offsets_choose_the_section(direct_checker, jev_server: JevServer) -> None:
     sentence = "This obligation applies to every copy of the Work that You distribute."
     text = f"1. Scope\n\n{sentence}\n\n2. Distribution\n\nWhen You distribute: {sentence}\n"
     source = Source.from_text(text, format="numbered")
@@ -128,11 +109,11 @@ def test_anthropic_character_offsets_choose_the_section(jev_server: JevServer) -
     block = {"type": "text", "text": "Distributors must follow the obligation.", "citations": [
         {"type": "char_location", "cited_text": sentence, "document_index": 0, "start_char_index": second, "end_char_index": second + len(sentence)}
     ]}
-    [located] = checker(jev_server).check([block], source)
+    [located] = direct_checker(jev_server).check([block], source)
     assert located.status is Status.FOUND and located.section == "2"
     assert source.sections["2"][located.span[0] : located.span[1]] == sentence
     # Without offsets the cookbook's rule applies: the first section that contains the quote.
-    [first] = checker(jev_server).check([{"id": "plain", "claim": block["text"], "quote": sentence}], source)
+    [first] = direct_checker(jev_server).check([{"id": "plain", "claim": block["text"], "quote": sentence}], source)
     assert first.section == "1"
 
 

@@ -9,13 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
-from typesafe_sdk import TypeSafeClient
 
 from pytest_citecheck import CitationInputError, Source, Status, Verdict
-from pytest_citecheck.checker import Checker
 from pytest_citecheck.limits import window_around
 from pytest_citecheck.matching import QuoteLocator, normalize
-from pytest_citecheck.options import Settings
 from pytest_citecheck.testing import JevServer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -47,27 +44,6 @@ def rfc7519() -> Source:
 @pytest.fixture(scope="module")
 def locator(rfc7519: Source) -> QuoteLocator:
     return QuoteLocator(rfc7519)
-
-
-_CLIENTS: list[TypeSafeClient] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_clients():
-    yield
-    while _CLIENTS:
-        _CLIENTS.pop().close()
-
-
-def checker(server: JevServer | None = None, **settings) -> Checker:
-    """A checker asking the loopback Jev directly (no cassette); without a server it must not ask at all."""
-
-    def client() -> TypeSafeClient:
-        assert server is not None, "this check must not ask Jev"
-        _CLIENTS.append(TypeSafeClient(api_key="sk-test", base_url=server.url, compression=False))
-        return _CLIENTS[-1]
-
-    return Checker(settings=Settings(**settings), client_factory=client)
 
 
 # --- the cookbook's case must not change ------------------------------------------------------
@@ -227,18 +203,18 @@ def test_offsets_point_into_the_original_section_text(rfc7519: Source, locator: 
 # --- through the checker ----------------------------------------------------------------------
 
 
-def test_a_quote_too_short_to_identify_a_passage_is_an_error(rfc7519: Source) -> None:
+def test_a_quote_too_short_to_identify_a_passage_is_an_error(direct_checker, rfc7519: Source) -> None:
     citations = [{"id": "short", "claim": "JWTs have claims.", "quote": "\u201cJWT\u201d \u2026 claims", "section": None}]
     with pytest.raises(CitationInputError, match=r"citation 'short', field 'quote': is 11 characters after normalisation, too short .*min_quote_length is 12"):
-        checker().check(citations, rfc7519)
+        direct_checker().check(citations, rfc7519)
     # Lowered on purpose, the same quote is looked up (and, not being found, never sent to Jev).
-    [result] = checker().check([{**citations[0], "quote": "JWT zzz"}], rfc7519, min_quote_length=5)
+    [result] = direct_checker().check([{**citations[0], "quote": "JWT zzz"}], rfc7519, min_quote_length=5)
     assert result.verdict is Verdict.FABRICATED
 
 
-def test_a_fabricated_quote_reports_the_closest_passage(rfc7519: Source) -> None:
+def test_a_fabricated_quote_reports_the_closest_passage(direct_checker, rfc7519: Source) -> None:
     [citation] = [c for c in json.loads(CITATIONS.read_text()) if c["id"] == "sig_reporting"]
-    [result] = checker().check([citation], rfc7519)
+    [result] = direct_checker().check([citation], rfc7519)
     assert result.status is Status.MISSING and result.verdict is Verdict.FABRICATED
     closest = result.closest
     assert closest is not None and 0.3 < closest.similarity < 0.9
@@ -248,34 +224,34 @@ def test_a_fabricated_quote_reports_the_closest_passage(rfc7519: Source) -> None
                               "similarity": closest.similarity}
 
 
-def test_a_misquote_is_fabricated_without_fuzzy_and_found_approx_with_it(rfc7519: Source, jev_server: JevServer) -> None:
+def test_a_misquote_is_fabricated_without_fuzzy_and_found_approx_with_it(direct_checker, rfc7519: Source, jev_server: JevServer) -> None:
     misquote = "Implementers MAY provide for a small leeway, usually no more than a couple of minutes, to account for clock skew."
     citation = {"id": "skew", "claim": "Validators may allow a few minutes of clock skew.", "quote": misquote}
-    [exact] = checker(jev_server).check([citation], rfc7519)
+    [exact] = direct_checker(jev_server).check([citation], rfc7519)
     assert exact.status is Status.MISSING and exact.closest is not None and exact.closest.section == "4.1.4"
     assert jev_server.systemone_requests == []
-    [approx] = checker(jev_server).check([citation], rfc7519, fuzzy=0.85)
+    [approx] = direct_checker(jev_server).check([citation], rfc7519, fuzzy=0.85)
     assert approx.status is Status.FOUND_APPROX and approx.section == "4.1.4"
     assert approx.verdict is Verdict.VERIFIED and 0.85 <= approx.similarity < 1.0
     assert rfc7519.sections["4.1.4"][approx.span[0] : approx.span[1]].startswith("Implementers MAY provide")
     assert approx.to_json()["status"] == "found-approx" and approx.to_json()["similarity"] == approx.similarity
-    [strict] = checker(jev_server).check([citation], rfc7519, fuzzy=0.99)
+    [strict] = direct_checker(jev_server).check([citation], rfc7519, fuzzy=0.99)
     assert strict.status is Status.MISSING
     assert len(jev_server.systemone_requests) == 1
 
 
-def test_a_section_too_large_for_jev_fails_before_sending_and_a_window_fits_it(jev_server: JevServer) -> None:
+def test_a_section_too_large_for_jev_fails_before_sending_and_a_window_fits_it(direct_checker, jev_server: JevServer) -> None:
     gpl = (DATA / "gpl-3.0.txt").read_text()
     big = Source(sections={"1": gpl * 4, "2": "Another section, short enough to judge whole."})
     quote = "The licenses for most software and other practical works are designed"
     citation = {"id": "gpl", "claim": "Most licences take away your freedom.", "quote": quote}
     with pytest.raises(CitationInputError, match=r"citation 'gpl', field 'section': section '1' is too large .* set window=N"):
-        checker(jev_server).check([citation], big)
+        direct_checker(jev_server).check([citation], big)
     only = {"id": "whole", "claim": "Most licences take away your freedom.", "quote": None, "section": "1"}
     with pytest.raises(CitationInputError, match=r"citation 'whole', field 'section': section '1' is too large .* split the document"):
-        checker(jev_server).check([only], big)
+        direct_checker(jev_server).check([only], big)
     assert jev_server.systemone_requests == []
-    [result] = checker(jev_server).check([citation], big, window=2000)
+    [result] = direct_checker(jev_server).check([citation], big, window=2000)
     assert result.status is Status.FOUND and result.window is not None
     start, end = result.window
     assert result.section_text == big.sections["1"][start:end]
