@@ -40,9 +40,9 @@ def _check(url: str, source: Any, citations: list[dict[str, Any]], concurrency: 
     from typesafe_sdk import TypeSafeClient
 
     from pytest_citecheck import Checker
-    from pytest_citecheck.cassettes import TestCassette
-    from pytest_citecheck.options import Settings
-    from pytest_citecheck.retry import patient_retry_policy
+    from pytest_citecheck._judge.retry import patient_retry_policy
+    from pytest_citecheck._options import Settings
+    from pytest_citecheck._recording.cassettes import TestCassette
 
     path = Path(tempfile.mkstemp(dir=directory, suffix=".yaml")[1])
     path.unlink()

@@ -52,7 +52,7 @@ if os.environ.get("BENCH_FLOOR"):
         return citecheck
 
 if os.environ.get("BENCH_COUNT_LOADS"):
-    from pytest_citecheck import cassettes
+    from pytest_citecheck._recording import cassettes
     loads = []
     original = cassettes.AtomicPersister.load_cassette.__func__
 

@@ -22,8 +22,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make `bench` and the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import collect, live, replay, step1  # noqa: E402
-from bench.common import Row  # noqa: E402
+from bench import collect, live, replay, step1
+from bench.common import Row
 
 REPO = Path(__file__).resolve().parent.parent
 OUTPUT = REPO / "docs" / "performance.md"
@@ -174,7 +174,7 @@ GAPS = (
      "test's request through `item._request`, is private pytest API; 2,000 tests that each take no time are the "
      "worst case, and in a real suite the cost is a fraction of a percent."),
     ("heavy modules", "A heavy dependency is imported when the plugin loads: keep it inside the function that needs it."),
-    ("429", "The run failed instead of waiting: see `pytest_citecheck/retry.py`."),
+    ("429", "The run failed instead of waiting: see `pytest_citecheck/_judge/retry.py`."),
 )
 
 

@@ -5,7 +5,7 @@
   quotes, so it is timed on an evenly spread sample (same mix of kinds) and scaled to all of them.
 - **Floor**: the cookbook's ``normalize`` applied once to every section: anything must read the
   document once.
-- **Ours**: ``pytest_citecheck.matching.QuoteLocator`` built fresh, then every quote looked up,
+- **Ours**: ``pytest_citecheck._locate.QuoteLocator`` built fresh, then every quote looked up,
   offsets included. Peak memory is measured with tracemalloc in a separate pass (it slows code down).
 """
 
@@ -53,7 +53,7 @@ def cookbook_locate(sections: dict[str, str], quote: Quote) -> tuple[str, str | 
 
 def our_locate_all(source: Any, quotes: list[Quote]) -> list[tuple[str, str | None, tuple[int, int] | None]]:
     """Step 1 for every quote with a fresh locator: status, section, and offsets in the section."""
-    from pytest_citecheck.matching import QuoteLocator
+    from pytest_citecheck._locate import QuoteLocator
 
     locator = QuoteLocator(source)
     located: list[tuple[str, str | None, tuple[int, int] | None]] = []
@@ -152,7 +152,7 @@ def run(sizes: Step1Sizes, log: Any = print) -> tuple[list[Row], dict[str, Any]]
 
 
 def _closest_row(source: Any, quotes: list[Quote], sizes: Step1Sizes) -> Row | None:
-    from pytest_citecheck.matching import QuoteLocator
+    from pytest_citecheck._locate import QuoteLocator
 
     locator = QuoteLocator(source)
     closest = getattr(locator, "closest", None)

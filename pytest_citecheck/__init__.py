@@ -18,26 +18,26 @@ __version__ = "0.1.0"
 
 # Public name -> the module (relative to this package) that defines it.
 _EXPORTS = {
-    "assert_citations_supported": "api",
-    "check_citations": "api",
-    "Checker": "checker",
-    "CitationReviewWarning": "checker",
-    "CitationsNotSupported": "checker",
-    "Citation": "citations",
-    "CassetteError": "errors",
-    "CassetteMissError": "errors",
-    "CitationInputError": "errors",
-    "CitecheckError": "errors",
-    "JudgeError": "errors",
-    "OptionError": "errors",
-    "SourceError": "errors",
-    "ModelMismatchError": "recordings",
-    "ModelPinWarning": "recordings",
-    "CitationResult": "results",
-    "Judgement": "results",
-    "Status": "results",
-    "Verdict": "results",
-    "Source": "sources",
+    "assert_citations_supported": "_check.api",
+    "check_citations": "_check.api",
+    "Checker": "_check.checker",
+    "CitationReviewWarning": "_check.checker",
+    "CitationsNotSupported": "_check.checker",
+    "Citation": "_citations.model",
+    "CassetteError": "_errors",
+    "CassetteMissError": "_errors",
+    "CitationInputError": "_errors",
+    "CitecheckError": "_errors",
+    "JudgeError": "_errors",
+    "OptionError": "_errors",
+    "SourceError": "_errors",
+    "ModelMismatchError": "_recording.lifecycle",
+    "ModelPinWarning": "_recording.lifecycle",
+    "CitationResult": "_results",
+    "Judgement": "_results",
+    "Status": "_results",
+    "Verdict": "_results",
+    "Source": "_sources.source",
 }
 
 __all__ = [
@@ -80,10 +80,18 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .api import assert_citations_supported, check_citations
-    from .checker import Checker, CitationReviewWarning, CitationsNotSupported
-    from .citations import Citation
-    from .errors import CassetteError, CassetteMissError, CitationInputError, CitecheckError, JudgeError, OptionError, SourceError
-    from .recordings import ModelMismatchError, ModelPinWarning
-    from .results import CitationResult, Judgement, Status, Verdict
-    from .sources import Source
+    from pytest_citecheck._check.api import assert_citations_supported, check_citations
+    from pytest_citecheck._check.checker import Checker, CitationReviewWarning, CitationsNotSupported
+    from pytest_citecheck._citations.model import Citation
+    from pytest_citecheck._errors import (
+        CassetteError,
+        CassetteMissError,
+        CitationInputError,
+        CitecheckError,
+        JudgeError,
+        OptionError,
+        SourceError,
+    )
+    from pytest_citecheck._recording.lifecycle import ModelMismatchError, ModelPinWarning
+    from pytest_citecheck._results import CitationResult, Judgement, Status, Verdict
+    from pytest_citecheck._sources.source import Source

@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import main
+from pytest_citecheck._cli import main
 
 sys.exit(main())

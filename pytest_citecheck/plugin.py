@@ -14,18 +14,18 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from . import hookcallers
-from .errors import OptionError
-from .options import OPTIONS, PER_TEST_OPTIONS, Settings
-from .session import CHECKER, PENDING_ROWS, SETTINGS, CassetteBookkeeping, CitecheckRun, cassette_path
+from pytest_citecheck import _hooks
+from pytest_citecheck._errors import OptionError
+from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Settings
+from pytest_citecheck._session import CHECKER, PENDING_ROWS, SETTINGS, CassetteBookkeeping, CitecheckRun, cassette_path
 
 # Everything else (the checker, cassettes, reports, reviews) is imported where it is used: pytest
 # loads this module for every run, and a suite that checks no citation should not pay for them.
 if TYPE_CHECKING:
-    from .checker import Checker
-    from .results import CitationResult
+    from pytest_citecheck._check.checker import Checker
+    from pytest_citecheck._results import CitationResult
 
-PREVIOUS_SPLIT_HOOK = pytest.StashKey["hookcallers.SplitHook | None"]()
+PREVIOUS_SPLIT_HOOK = pytest.StashKey["_hooks.SplitHook | None"]()
 # What the SDK gets as a key when none is set: enough to build a client for replay. In record mode
 # "none" a request that is not in the cassette is refused before it could be sent with it.
 REPLAY_ONLY_KEY = "citecheck-replay-only"
@@ -74,7 +74,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
     # Before any client exists: the SDK's debug log must never print a key, whatever its header.
-    from .redaction import install_log_redaction
+    from pytest_citecheck._recording.redaction import install_log_redaction
 
     install_log_redaction()
     if SETTINGS not in config.stash:  # configured without pytest_cmdline_main (e.g. pytester's parseconfig)
@@ -86,12 +86,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(run, "citecheck-run")
     config.pluginmanager.register(CassetteBookkeeping(config, run), "citecheck-cassettes")
     # Source.from_text(..., format=<not built in>) in a test or conftest reaches this session's hook.
-    config.stash[PREVIOUS_SPLIT_HOOK] = hookcallers.set_split_hook(config.hook.pytest_citecheck_split_sections)
+    config.stash[PREVIOUS_SPLIT_HOOK] = _hooks.set_split_hook(config.hook.pytest_citecheck_split_sections)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if PREVIOUS_SPLIT_HOOK in config.stash:
-        hookcallers.set_split_hook(config.stash[PREVIOUS_SPLIT_HOOK])
+        _hooks.set_split_hook(config.stash[PREVIOUS_SPLIT_HOOK])
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -120,7 +120,7 @@ def citecheck_async_client() -> Any:
     def build() -> Any:
         from typesafe_sdk import AsyncTypeSafeClient
 
-        from .retry import patient_retry_policy
+        from pytest_citecheck._judge.retry import patient_retry_policy
 
         key = os.environ.get("TYPESAFE_API_KEY", "").strip() or REPLAY_ONLY_KEY
         return AsyncTypeSafeClient(api_key=key, compression=False, retry=patient_retry_policy())
@@ -137,12 +137,12 @@ def citecheck_client() -> Iterator[Any]:
     Built once per session, with ``compression=False`` so recorded bodies are plain JSON on every machine. Reads
     ``TYPESAFE_API_KEY`` and ``TYPESAFE_BASE_URL`` like the SDK; with no key set it uses a
     placeholder, which is all replay needs. A 429 is retried for longer than the SDK's default
-    (``pytest_citecheck.retry``), so a rate limit slows a run down instead of failing it. Override
+    (``pytest_citecheck._judge.retry``), so a rate limit slows a run down instead of failing it. Override
     this fixture in ``conftest.py`` to configure the client yourself (keep ``compression=False``).
     """
     from typesafe_sdk import TypeSafeClient
 
-    from .retry import patient_retry_policy
+    from pytest_citecheck._judge.retry import patient_retry_policy
 
     key = os.environ.get("TYPESAFE_API_KEY", "").strip() or REPLAY_ONLY_KEY
     client = TypeSafeClient(api_key=key, compression=False, retry=patient_retry_policy())
@@ -172,11 +172,11 @@ def _record_properties(item: pytest.Item, result: CitationResult) -> None:
 
 
 def _make_checker(request: pytest.FixtureRequest) -> Checker:
-    from .cassettes import TestCassette
-    from .checker import Checker
+    from pytest_citecheck._check.checker import Checker
+    from pytest_citecheck._recording.cassettes import TestCassette
 
     item = request.node
-    existing = item.stash.get(CHECKER, None)
+    existing: Checker | None = item.stash.get(CHECKER, None)
     if existing is not None:
         return existing
     settings = request.config.stash[SETTINGS]
@@ -184,7 +184,8 @@ def _make_checker(request: pytest.FixtureRequest) -> Checker:
     mode = "rewrite" if path.exists() else "once"
     hint = f"TYPESAFE_API_KEY=... pytest '{item.nodeid}' --citecheck-record-mode={mode}"
     rows = item.stash.setdefault(PENDING_ROWS, [])
-    run: CitecheckRun = request.config.pluginmanager.get_plugin("citecheck-run")
+    run = request.config.pluginmanager.get_plugin("citecheck-run")
+    assert isinstance(run, CitecheckRun)
     reviews_path = Path(item.path).parent / settings.reviews
 
     def on_result(result: CitationResult) -> None:
@@ -224,7 +225,7 @@ def citecheck(request: pytest.FixtureRequest) -> Checker:
 @pytest.fixture(autouse=True)
 def _citecheck_current_test(request: pytest.FixtureRequest) -> Iterator[None]:
     """Lets ``assert_citations_supported`` find the running test's checker (costs nothing unused)."""
-    from . import api
+    from pytest_citecheck._check import api
 
     api.bind(lambda: request.getfixturevalue("citecheck"))
     yield

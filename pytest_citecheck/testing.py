@@ -122,7 +122,7 @@ class JevServer:
     def url(self) -> str:
         assert self._server is not None, "start the server first"
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     @property
     def systemone_requests(self) -> list[ReceivedRequest]:

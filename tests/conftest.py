@@ -23,8 +23,8 @@ import vcr  # noqa: F401
 import yaml  # noqa: F401
 from typesafe_sdk import TypeSafeClient
 
-from pytest_citecheck.checker import Checker
-from pytest_citecheck.options import Settings
+from pytest_citecheck._check.checker import Checker
+from pytest_citecheck._options import Settings
 from pytest_citecheck.testing import JevServer
 
 REPO = Path(__file__).resolve().parent.parent

@@ -8,8 +8,8 @@ import threading
 import time
 
 import pytest
-
 from conftest import CANARY_KEY, cookbook_answer, files_containing
+
 from pytest_citecheck.testing import JevServer
 
 ASYNCIO_TEST = """

@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from pytest_citecheck import cassettes
-from pytest_citecheck.cassettes import CassetteSerializer, atomic_write_text
-from pytest_citecheck.report import Report
+from pytest_citecheck._recording import cassettes
+from pytest_citecheck._recording.cassettes import CassetteSerializer, atomic_write_text
+from pytest_citecheck._report.run_report import Report
 from pytest_citecheck.testing import JevServer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -44,7 +44,7 @@ CITATIONS = {c["id"]: c for c in json.loads((HERE / "citations.json").read_text(
 @pytest.mark.parametrize("ids", %r, ids="+".join)
 def test_cite(ids):
     assert_citations_supported([CITATIONS[i] for i in ids], SOURCE)
-""" % (CASES,)
+""" % (CASES,)  # noqa: UP031 - the template is full of braces
 
 
 def leftovers(root: Path) -> list[Path]:
@@ -109,7 +109,9 @@ def test_readers_see_the_old_file_or_the_new_one_never_half(tmp_path: Path) -> N
 
 def test_reports_and_reviews_are_written_through_atomic_write_text(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Every writer of a user-visible file goes through the one atomic writer (so the tests above cover it)."""
-    from pytest_citecheck import html_report, report, reviews
+    from pytest_citecheck._report import html as html_report
+    from pytest_citecheck._report import run_report as report
+    from pytest_citecheck._review import decisions as reviews
 
     calls: list[Path] = []
 

@@ -1,7 +1,7 @@
 """The benchmark's harness is right: its inputs are what it says, and its baseline agrees with us.
 
 No timing here (speed goals live in ``bench/``): only that the cookbook's algorithm as the bench
-runs it and ``pytest_citecheck.matching`` give the same step-1 answers on the bench's corpus, and
+runs it and ``pytest_citecheck._locate`` give the same step-1 answers on the bench's corpus, and
 that the quotes have the kinds they claim.
 """
 

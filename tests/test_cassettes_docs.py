@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_citecheck.cli import COMMANDS
-from pytest_citecheck.options import OPTIONS_BY_NAME
+from pytest_citecheck._cli import COMMANDS
+from pytest_citecheck._options import OPTIONS_BY_NAME
 
 CASSETTES = Path(__file__).resolve().parent.parent / "docs" / "cassettes.md"
 
@@ -38,4 +38,4 @@ def test_the_commands_and_names_a_user_needs_are_there(usage):
 
 
 def test_the_merge_command_is_registered():
-    assert COMMANDS["merge"][0] == "pytest_citecheck.shards:main"
+    assert COMMANDS["merge"][0] == "pytest_citecheck._report.shards:main"

@@ -7,8 +7,8 @@ import time
 
 import pytest
 import yaml
-
 from conftest import CANARY_KEY, cookbook_answer, files_containing
+
 from pytest_citecheck.testing import JevServer
 
 TEST_FILE = """

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import CANARY_KEY, files_containing
 
 TEST_FILE = """

@@ -9,13 +9,13 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pydantic
-from conftest import INNER_INI
 import pytest
+from conftest import INNER_INI
 
 from pytest_citecheck import Citation, CitationInputError, Source, Status
-from pytest_citecheck.checker import Checker
-from pytest_citecheck.citations import adapt_citations
-from pytest_citecheck.options import Settings
+from pytest_citecheck._check.checker import Checker
+from pytest_citecheck._citations.adapt import adapt_citations
+from pytest_citecheck._options import Settings
 from pytest_citecheck.testing import JevServer
 
 DATA = Path(__file__).parent / "data"
@@ -216,7 +216,7 @@ def test_an_unknown_format_no_hook_answers_is_an_error() -> None:
 
 
 def test_explicit_hooks_and_a_hook_that_returns_the_wrong_type(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_citecheck import hookcallers
+    from pytest_citecheck import _hooks as hookcallers
 
     monkeypatch.setattr(hookcallers, "split_sections", None)  # as outside any pytest session
     splitter = SimpleNamespace(pytest_citecheck_split_sections=lambda text, format: {"all": text.strip()})

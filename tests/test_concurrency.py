@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from pytest_citecheck import Checker, JudgeError, Source, Status, Verdict
-from pytest_citecheck.cassettes import TestCassette
-from pytest_citecheck.options import Settings
+from pytest_citecheck._options import Settings
+from pytest_citecheck._recording.cassettes import TestCassette
 from pytest_citecheck.testing import JevServer, Reply
 
 SECTIONS = {str(n): f"{n}.  Section {n}\n\n   Paragraph number {n} says that value {n} is allowed." for n in range(1, 41)}
@@ -38,7 +38,7 @@ def client_factory(server: JevServer):
     def build():
         from typesafe_sdk import TypeSafeClient
 
-        from pytest_citecheck.retry import patient_retry_policy
+        from pytest_citecheck._judge.retry import patient_retry_policy
 
         return TypeSafeClient(api_key="sk-test", base_url=server.url, compression=False, retry=patient_retry_policy())
 

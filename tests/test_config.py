@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import INNER_INI
-from pytest_citecheck.errors import OptionError
-from pytest_citecheck.options import OPTIONS, Settings
-from pytest_citecheck.results import Verdict
+
+from pytest_citecheck._errors import OptionError
+from pytest_citecheck._options import OPTIONS, Settings
+from pytest_citecheck._results import Verdict
 
 # A scripted server answers "supports" at 0.94 confidence for every claim in these suites; the
 # threshold decides auto versus review, so the reported action shows which auto_accept won.

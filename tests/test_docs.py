@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_citecheck.options import OPTIONS, configuration_table
+from pytest_citecheck._options import OPTIONS, configuration_table
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

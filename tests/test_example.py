@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import EXAMPLE
 
 # The cookbook's table: (id, quote status, section, verdict, confidence, auto).

@@ -25,10 +25,10 @@ from typing import Any
 # Imported once, at collection: pytester's in-process runs drop the modules a run imported, and an
 # httpcore2 imported afresh under an httpx2 that was not lets a refused connection or a timeout escape
 # unmapped and unretried -- an artifact of in-process runs, not of real sessions.
-import httpcore2  # noqa: F401
+import httpcore2
 import pytest
 import typesafe_sdk  # noqa: F401
-import vcr  # noqa: F401
+import vcr
 import vcr.stubs.httpx_stubs  # noqa: F401
 
 from pytest_citecheck.testing import JevServer, Reply, choice_answer
@@ -283,7 +283,7 @@ def test_a_transport_error_that_escapes_the_sdk_reads_like_the_sdks(error: str, 
     """Under vcrpy, the HTTP library's own exception can reach us instead of the SDK's (see judge)."""
     import httpx2
 
-    from pytest_citecheck.judge import translate_error
+    from pytest_citecheck._judge.ask import translate_error
 
     translated = translate_error(CITATION, eval(error, {"httpcore2": httpcore2, "httpx2": httpx2}), record_hint="-")
     assert translated is not None, "an untranslated error fails the test as a raw traceback"

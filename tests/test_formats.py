@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from pytest_citecheck import Source, SourceError
-from pytest_citecheck.formats import detect_format, heading_ids
-from pytest_citecheck.matching import QuoteLocator
+from pytest_citecheck._locate import QuoteLocator
+from pytest_citecheck._sources.formats import detect_format, heading_ids
 
 DATA = Path(__file__).parent / "data"
 

@@ -23,10 +23,10 @@ from typing import Any
 import httpcore2  # noqa: F401
 import pytest
 import typesafe_sdk  # noqa: F401
-import vcr  # noqa: F401
+import vcr
 import vcr.stubs.httpx_stubs  # noqa: F401
 
-from pytest_citecheck.judge import SCREEN_QUESTION_NAME
+from pytest_citecheck._judge.ask import SCREEN_QUESTION_NAME
 from pytest_citecheck.testing import JevServer
 
 NOTE = (

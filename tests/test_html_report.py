@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from pytest_citecheck.html_report import render_html
-from pytest_citecheck.report import Report
-from pytest_citecheck.testing import JevServer
 from conftest import INNER_INI
+
+from pytest_citecheck._report.html import render_html
+from pytest_citecheck._report.run_report import Report
+from pytest_citecheck.testing import JevServer
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -79,7 +79,7 @@ def html_report(suite: pytest.Pytester, jev_server: JevServer) -> Path:
     suite.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json").assert_outcomes(passed=1)
     report = json.loads((suite.path / "report.json").read_text())
     row = next(r for r in report["results"] if r["id"] == "iat_future")
-    from pytest_citecheck.reviews import Reviews
+    from pytest_citecheck._review.decisions import Reviews
 
     reviews = Reviews.load(suite.path / "citecheck-reviews.json")
     reviews.record(row, "contradicted", by="Ada", note="4.1.6 says nothing of rejecting; RFC 7519 leaves it to the app")

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from pytest_citecheck import CitationInputError, Source, Status, Verdict
-from pytest_citecheck.limits import window_around
-from pytest_citecheck.matching import QuoteLocator, normalize
+from pytest_citecheck._judge.limits import window_around
+from pytest_citecheck._locate import QuoteLocator, normalize
 from pytest_citecheck.testing import JevServer
 
 REPO = Path(__file__).resolve().parent.parent

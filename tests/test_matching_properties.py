@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_citecheck import Source
-from pytest_citecheck.matching import QuoteLocator, normalize
+from pytest_citecheck._locate import QuoteLocator, normalize
 
 DATA = Path(__file__).parent / "data"
 SOURCE = Source.from_text((DATA / "rfc6749.txt").read_text(), format="rfc")

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import INNER_INI
 
 from pytest_citecheck.testing import JevServer
-from conftest import INNER_INI
 
 TEST_FILE = """
 from pytest_citecheck import assert_citations_supported
@@ -168,7 +168,7 @@ def test_a_damaged_reviews_file_fails_the_checking_test_and_is_left_alone(
 
 
 def test_interactive_review_records_each_answer(recorded_suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    from pytest_citecheck import review_cmd
+    from pytest_citecheck._review import command as review_cmd
 
     monkeypatch.chdir(recorded_suite.path)
     answers = iter(["x", "c", "contradicts RFC 7516", "s"])

@@ -204,7 +204,7 @@ def test_a_replay_run_prints_no_placeholder_confusion_and_no_key(inner: pytest.P
 
 def test_the_sdk_log_filter_redacts_every_header_but_the_harmless_ones(caplog: pytest.LogCaptureFixture) -> None:
     """The plugin's filter on the ``typesafe_sdk`` logger, for headers the SDK's own list misses."""
-    from pytest_citecheck.redaction import install_log_redaction
+    from pytest_citecheck._recording.redaction import install_log_redaction
 
     install_log_redaction()
     install_log_redaction()  # idempotent: one filter however often the plugin is configured

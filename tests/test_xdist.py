@@ -6,7 +6,6 @@ import json
 import shutil
 
 import pytest
-
 from conftest import CANARY_KEY, files_containing
 
 IDS = ["epoch_seconds", "aud_reject", "sig_reporting", "clock_skew", "exp_required", "pii_encryption", "iat_future", "duplicate_names"]

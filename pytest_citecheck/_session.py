@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .errors import CitecheckError
-from .options import Settings
+from pytest_citecheck._errors import CitecheckError
+from pytest_citecheck._options import Settings
 
 if TYPE_CHECKING:
-    from .checker import Checker  # noqa: F401  (named in CHECKER's type)
-    from .report import Report
-    from .reviews import Reviews
+    from pytest_citecheck._check.checker import Checker  # noqa: F401  (named in CHECKER's type)
+    from pytest_citecheck._report.run_report import Report
+    from pytest_citecheck._review.decisions import Reviews
 
 SETTINGS = pytest.StashKey[Settings]()
 PENDING_ROWS = pytest.StashKey[list[dict[str, Any]]]()
@@ -37,7 +37,7 @@ def node_path_name(item: pytest.Item) -> str:
 
 def cassette_path(item: pytest.Item, settings: Settings) -> Path:
     """``<test dir>/<cassette_dir>/<module>/<test>.yaml`` (``.citecheck.yaml`` beside pytest-recording's own)."""
-    from .cassettes import cassette_name
+    from pytest_citecheck._recording.cassettes import cassette_name
 
     name = cassette_name(node_path_name(item), beside_pytest_recording=item.get_closest_marker("vcr") is not None)
     return Path(item.path).parent / settings.cassette_dir / Path(item.path).stem / name
@@ -55,14 +55,14 @@ class CitecheckRun:
     def report(self) -> Report:
         """The run's rows, created with the first one (the report module loads only when needed)."""
         if self._report is None:
-            from .report import Report
+            from pytest_citecheck._report.run_report import Report
 
             self._report = Report()
         return self._report
 
     def reviews_for(self, path: Path) -> Reviews:
         """The reviews file at ``path``, read once per session (a damaged file fails the checking test)."""
-        from .reviews import Reviews
+        from pytest_citecheck._review.decisions import Reviews
 
         path = path.resolve()
         if path not in self._reviews:
@@ -102,7 +102,7 @@ class CitecheckRun:
     def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
         # Ctrl-C: open cassettes are still saved at teardown, but a half-done rewrite must not
         # replace a whole recording (cassettes.interrupt_open).
-        from .cassettes import interrupt_open
+        from pytest_citecheck._recording.cassettes import interrupt_open
 
         interrupt_open()
 
@@ -136,7 +136,7 @@ class CitecheckRun:
         if settings.json:
             self.report.write(here / settings.json)
         if settings.html:
-            from .html_report import write_html
+            from pytest_citecheck._report.html import write_html
 
             write_html(self.report, here / settings.html)
         cache = getattr(self.config, "cache", None)  # absent under -p no:cacheprovider
@@ -192,8 +192,8 @@ class CassetteBookkeeping:
         return report
 
     def _unused_of(self, item: pytest.Item) -> list[dict[str, Any]]:
-        from .cassettes import is_citecheck_cassette, read_interactions
-        from .recordings import unused_entry
+        from pytest_citecheck._recording.cassettes import is_citecheck_cassette, read_interactions
+        from pytest_citecheck._recording.lifecycle import unused_entry
 
         checker = item.stash.get(CHECKER, None)
         cassette = checker.cassette if checker is not None else None
@@ -233,7 +233,7 @@ class CassetteBookkeeping:
                 module = Path(self.config.invocation_params.dir, arg.split("::")[0]).resolve()
                 partial.add(str(module.parent / settings.cassette_dir / module.stem))
         complete = {folder: names for folder, names in expected.items() if str(Path(folder).resolve()) not in partial}
-        from .recordings import find_orphans
+        from pytest_citecheck._recording.lifecycle import find_orphans
 
         return [self.run.display_path(Path(orphan)) for orphan in find_orphans(complete)]
 
@@ -241,14 +241,14 @@ class CassetteBookkeeping:
         # Runs before CitecheckRun writes the JSON report (trylast), so the report carries these.
         orphans = self._find_orphans()
         if hasattr(self.config, "workerinput"):
-            self.config.workeroutput["citecheck_orphans"] = orphans
+            self.config.workeroutput["citecheck_orphans"] = orphans  # type: ignore[attr-defined]  # set by xdist
             return
         if self.run._report is None and not (self.orphans or orphans):
             return  # nothing was checked, recorded or left over
         report, settings = self.run.report, self.config.stash[SETTINGS]
         report.orphans = sorted(self.orphans.union(orphans))
         if settings.unused == "delete" and (report.unused or report.orphans):
-            from .recordings import delete_unused
+            from pytest_citecheck._recording.lifecycle import delete_unused
 
             here = Path(self.config.invocation_params.dir)
             delete_unused(

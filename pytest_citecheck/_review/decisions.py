@@ -21,8 +21,8 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
-from .cassettes import atomic_write_text
-from .errors import CitecheckError
+from pytest_citecheck._errors import CitecheckError
+from pytest_citecheck._recording.cassettes import atomic_write_text
 
 REVIEWS_FORMAT = 1
 DEFAULT_REVIEWS_FILE = "citecheck-reviews.json"
@@ -37,7 +37,7 @@ class ReviewsFileError(CitecheckError, ValueError):
 
 def question_fingerprint() -> str:
     """The relation question as canonical JSON: a changed question invalidates every decision."""
-    from .judge import CRITERIA, INSTRUCTIONS, QUESTION_NAME
+    from pytest_citecheck._judge.ask import CRITERIA, INSTRUCTIONS, QUESTION_NAME
 
     return json.dumps({"name": QUESTION_NAME, "instructions": INSTRUCTIONS, "criteria": CRITERIA}, sort_keys=True)
 

@@ -16,7 +16,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from .errors import SourceError
+from pytest_citecheck._errors import SourceError
 
 _NUMERIC_ID = re.compile(r"^\d+(?:\.\d+)*$")
 
@@ -74,13 +74,13 @@ class Source:
 
     @classmethod
     def from_text(cls, text: str, format: str = "rfc", *, name: str | None = None, hooks: Any = None) -> Source:
-        """Split ``text`` into sections according to ``format`` (see ``pytest_citecheck.formats``).
+        """Split ``text`` into sections according to ``format`` (see ``pytest_citecheck._sources.formats``).
 
         Built-in formats: ``rfc``, ``markdown``, ``numbered``, ``html`` and ``auto``. Any other
         name is offered to the ``pytest_citecheck_split_sections`` hook (``hooks``, or the running
         pytest session's).
         """
-        from .formats import split
+        from pytest_citecheck._sources.formats import split
 
         if not isinstance(text, str):
             raise SourceError(f"the document must be text (str), not {type(text).__name__}", field="source")
@@ -91,7 +91,7 @@ class Source:
         if not isinstance(format, str):
             raise SourceError(f"format must be a format name such as 'rfc' or 'markdown', not {format!r}", field="format")
         if format == "auto":
-            from .formats import detect_format
+            from pytest_citecheck._sources.formats import detect_format
 
             format = detect_format(text)
         clean, sections = split(text, format, hooks)
@@ -107,7 +107,7 @@ class Source:
         html, ``.pdf`` its extracted text (through pypdf, the ``pdf`` extra) detected like ``auto``,
         anything else ``auto``.
         """
-        from .formats import EXTENSIONS, read_pdf
+        from pytest_citecheck._sources.formats import EXTENSIONS, read_pdf
 
         path = Path(path)
         if not path.is_file():

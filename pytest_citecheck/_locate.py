@@ -29,11 +29,11 @@ import unicodedata
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
-from itertools import accumulate
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
-from .sources import Source
+from pytest_citecheck._sources.source import Source
 
 # --- the normalisation contract -------------------------------------------------------------
 

@@ -111,8 +111,9 @@ class HeaderValueRedactor(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args
-        if isinstance(args, Mapping) and isinstance(args.get("headers"), Mapping):
-            record.args = {**args, "headers": _redact_headers(args["headers"])}
+        headers = args.get("headers") if isinstance(args, Mapping) else None
+        if isinstance(args, Mapping) and isinstance(headers, Mapping):
+            record.args = {**args, "headers": _redact_headers(headers)}
         try:
             message = record.getMessage()
         except Exception:  # a malformed log call: keep the template only, never the raw arguments

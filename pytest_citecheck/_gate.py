@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .options import Settings
-from .results import CitationResult, Verdict
+from pytest_citecheck._options import Settings
+from pytest_citecheck._results import CitationResult, Verdict
 
 # Where the words point: pytest-citecheck's docs/ folder (shipped with the source).
 DOCS = "pytest-citecheck docs/"

@@ -21,8 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .cassettes import atomic_write_text
-from .report import VERDICT_ORDER, Report, action, needs_review, plural
+from pytest_citecheck._recording.cassettes import atomic_write_text
+from pytest_citecheck._report.run_report import VERDICT_ORDER, Report, action, needs_review, plural
 
 _LINE_BREAK = re.compile(r"(\n[ \t]*)")
 

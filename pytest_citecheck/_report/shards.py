@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .report import Report, ReportError
+from pytest_citecheck._report.run_report import Report, ReportError
 
 
 def main(argv: Sequence[str]) -> int:

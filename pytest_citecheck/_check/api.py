@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .checker import Checker
-from .options import Settings
-from .results import CitationResult
+from pytest_citecheck._check.checker import Checker
+from pytest_citecheck._options import Settings
+from pytest_citecheck._results import CitationResult
 
 _current: Callable[[], Checker] | None = None
 

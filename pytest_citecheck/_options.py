@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from .errors import OptionError
-from .results import Verdict
+from pytest_citecheck._errors import OptionError
+from pytest_citecheck._results import Verdict
 
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
 UNUSED_POLICIES = ("warn", "fail", "delete")

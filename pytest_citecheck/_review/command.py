@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from .report import Report, ReportError, needs_review
-from .reviews import DECIDABLE_VERDICTS, Reviews, ReviewsFileError
+from pytest_citecheck._report.run_report import Report, ReportError, needs_review
+from pytest_citecheck._review.decisions import DECIDABLE_VERDICTS, Reviews, ReviewsFileError
 
 # Where the plugin leaves the last run's report when no --citecheck-json was given (pytest's cache).
 LAST_REPORT = Path(".pytest_cache", "d", "citecheck", "last-report.json")

@@ -23,8 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import JudgeError
-from .results import RELATION_TO_VERDICT
+from pytest_citecheck._errors import JudgeError
+from pytest_citecheck._results import RELATION_TO_VERDICT
 
 _CLAIM_WIDTH = 70
 _ALIAS = re.compile(r"^[^\d]*$")  # no version number at all: jev-latest, jev-preview
@@ -47,8 +47,8 @@ def state_of(body: Any) -> dict[str, Any]:
 
 
 def shorten(text: Any, width: int = _CLAIM_WIDTH) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def answer_of(response_body: Any) -> dict[str, Any] | None:
@@ -104,7 +104,7 @@ def model_problem(requested: str | None, answered: str | None, *, replayed: bool
 
 def stale_cause(miss: Any) -> str | None:
     """The cause of a cassette miss (vcrpy's exception) when the cassette holds this citation with another request."""
-    from .cassettes import _parsed
+    from pytest_citecheck._recording.cassettes import _parsed
 
     cassette, failed = getattr(miss, "cassette", None), getattr(miss, "failed_request", None)
     if cassette is None or failed is None:
@@ -166,7 +166,7 @@ def _first_difference(old: str, new: str) -> str:
 
 def previous_answer(claim: str, section: str, previous: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
     """The answer a replaced recording held for this claim (and section), as the report's ``previous`` fields."""
-    from .cassettes import _parsed
+    from pytest_citecheck._recording.cassettes import _parsed
 
     same_claim = None
     for interaction in previous:
@@ -234,7 +234,7 @@ def _plural(count: int, noun: str) -> str:
 
 def unused_entry(test: str, cassette: str, body: Any) -> dict[str, Any]:
     """One unplayed interaction, as it travels (xdist, shard reports) and is shown."""
-    from .cassettes import request_key
+    from pytest_citecheck._recording.cassettes import request_key
 
     state = state_of(body)
     return {
@@ -248,7 +248,7 @@ def unused_entry(test: str, cassette: str, body: Any) -> dict[str, Any]:
 
 def find_orphans(expected: Mapping[str, Iterable[str]]) -> list[str]:
     """Citecheck cassettes in these directories (dir -> the file names of its collected tests) that no test owns."""
-    from .cassettes import is_citecheck_cassette
+    from pytest_citecheck._recording.cassettes import is_citecheck_cassette
 
     orphans = []
     for directory, names in expected.items():
@@ -264,7 +264,7 @@ def find_orphans(expected: Mapping[str, Iterable[str]]) -> list[str]:
 
 def delete_unused(unused: Sequence[Mapping[str, Any]], orphans: Sequence[str]) -> list[str]:
     """Remove unused interactions from their cassettes and orphan files; returns what was changed."""
-    from .cassettes import read_interactions, request_key, write_interactions
+    from pytest_citecheck._recording.cassettes import read_interactions, request_key, write_interactions
 
     by_file: dict[str, set[str]] = {}
     for entry in unused:

@@ -104,7 +104,7 @@ def scrub_request(request: Any) -> Any:
     # Host and any base-URL prefix (a proxy's /base/v1/...) go: a cassette replays behind any base URL.
     request.uri = urlunsplit((*CANONICAL_HOST, endpoint.group(0), "", ""))
     # The headers dropped here carry the key: remember their values, so no log line prints them.
-    from .redaction import remember_header_secrets
+    from pytest_citecheck._recording.redaction import remember_header_secrets
 
     remember_header_secrets(request.headers)
     request.headers = {name: value for name, value in request.headers.items() if name.lower() in _KEPT_HEADERS}
@@ -178,7 +178,8 @@ class CassetteSerializer:
                     if pretty is not None:
                         body["string"] = pretty
         data = {FORMAT_KEY: CASSETTE_FORMAT, **cassette_dict}
-        return yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=120)
+        text: str = yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=120)
+        return text
 
     @staticmethod
     def deserialize(cassette_string: str) -> dict[str, Any]:
@@ -224,7 +225,7 @@ def _dumper() -> Any:
     if _DUMPER is None:
         yaml = _yaml()
 
-        class Dumper(yaml.SafeDumper):
+        class Dumper(yaml.SafeDumper):  # type: ignore[name-defined,misc]  # yaml comes untyped, lazily
             pass
 
         def represent_str(dumper: Any, value: str) -> Any:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .cassettes import atomic_write_text
+from pytest_citecheck._recording.cassettes import atomic_write_text
 
 REPORT_VERSION = 1
 SHORT_RUN_ROWS = 30
@@ -85,7 +85,7 @@ class Report:
 
     def recording_lines(self, *, unused_policy: str = "warn", fail_on_flip: bool = False, verbose: bool = False) -> list[str]:
         """The summary of what re-recording changed (drift) and of recordings no test used."""
-        from .recordings import drift_lines, unused_lines
+        from pytest_citecheck._recording.lifecycle import drift_lines, unused_lines
 
         return drift_lines(self.rows, fail_on_flip=fail_on_flip) + unused_lines(
             self.unused, self.orphans, policy=unused_policy, verbose=verbose

@@ -1,0 +1,31 @@
+"""What a citation is once adapted: ``Citation``, and reading a field from a dict or an object alike."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+MISSING = object()
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One claim and the evidence the LLM gave for it.
+
+    ``quote`` is None for a claim-only citation, which is judged against the ``section`` it names.
+    ``location`` is ``[start, end)`` in the source's text when the citation says where its passage
+    is (an Anthropic ``char_location``); the quote is then looked for in that section first.
+    """
+
+    id: str
+    claim: str
+    quote: str | None
+    section: str | None
+    location: tuple[int, int] | None = None
+
+
+def field_of(raw: Any, name: str) -> Any:
+    if isinstance(raw, Mapping):
+        return raw.get(name, MISSING)
+    return getattr(raw, name, MISSING)

@@ -1,0 +1,62 @@
+"""Citations as dicts (``{"id", "claim", "quote", "section"}``) or objects with those attributes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_citecheck._citations.model import MISSING, Citation, field_of
+from pytest_citecheck._errors import CitationInputError
+
+
+def adapt_citation(raw: Any, position: int, *, location: tuple[int, int] | None = None) -> Citation:
+    """Validate one user citation (dict or object) and return it as a ``Citation``."""
+    if isinstance(raw, Citation):
+        return raw
+    if isinstance(raw, (str, bytes, int, float)) or raw is None:  # a scalar has no fields to read
+        raise CitationInputError(
+            f"expected a dict or an object with id, claim, quote and section, got {type(raw).__name__}",
+            citation=f"#{position}",
+        )
+    raw_id = field_of(raw, "id")
+    if raw_id is MISSING or raw_id is None:
+        citation_id = f"#{position}"
+    elif isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) and str(raw_id).strip():
+        citation_id = str(raw_id)
+    else:
+        raise CitationInputError(f"must be a non-empty string or int, got {raw_id!r}", citation=f"#{position}", field="id")
+
+    claim = field_of(raw, "claim")
+    if claim is MISSING:
+        raise CitationInputError("is missing: every citation needs the claim it supports", citation=citation_id, field="claim")
+    if not isinstance(claim, str):
+        raise CitationInputError(f"must be a string, got {type(claim).__name__}", citation=citation_id, field="claim")
+    if not claim.strip():
+        raise CitationInputError("is empty: there is nothing to judge", citation=citation_id, field="claim")
+
+    quote = field_of(raw, "quote")
+    if quote is MISSING:
+        quote = None
+    if quote is not None:
+        if not isinstance(quote, str):
+            raise CitationInputError(
+                f"must be a string, or None for a claim-only citation; got {type(quote).__name__}", citation=citation_id, field="quote"
+            )
+        if not quote.strip():
+            raise CitationInputError(
+                "is empty or whitespace: give the quoted text, or None for a claim-only citation", citation=citation_id, field="quote"
+            )
+
+    section = field_of(raw, "section")
+    if section is MISSING:
+        section = None
+    if section is not None:
+        if isinstance(section, (int, float)) and not isinstance(section, bool):
+            section = str(section)
+        if not isinstance(section, str) or not section.strip():
+            raise CitationInputError(f"must be a section id string, got {section!r}", citation=citation_id, field="section")
+        section = section.strip()
+    if quote is None and section is None:
+        raise CitationInputError(
+            "is missing: a citation without a quote must name the section it rests on", citation=citation_id, field="section"
+        )
+    return Citation(id=citation_id, claim=claim, quote=quote, section=section, location=location)

@@ -1,0 +1,3 @@
+"""The human in the loop: the reviews file of decisions, and the ``citecheck review`` command.
+
+Internal: import from ``pytest_citecheck``, not from here."""
