@@ -39,7 +39,15 @@ def _candidate_files() -> list[Path]:
     files: list[Path] = []
     for root, pattern in roots:
         if root.is_dir():
-            files.extend(sorted(p for p in root.glob(pattern) if p.is_file() and not p.is_symlink() and p.suffix not in {".gz", ".xz", ".bz2", ".html", ".htm", ".png", ".svg"}))
+            files.extend(
+                sorted(
+                    p
+                    for p in root.glob(pattern)
+                    if p.is_file()
+                    and not p.is_symlink()
+                    and p.suffix not in {".gz", ".xz", ".bz2", ".html", ".htm", ".png", ".svg"}
+                )
+            )
     return files
 
 
@@ -127,7 +135,9 @@ def _curl(rng: random.Random, quote: str) -> str:
     return quote
 
 
-def make_quotes(corpus: Corpus, count: int, *, seed: int = 6, found: float = 0.75, missing: float = 0.15) -> list[Quote]:
+def make_quotes(
+    corpus: Corpus, count: int, *, seed: int = 6, found: float = 0.75, missing: float = 0.15
+) -> list[Quote]:
     """``count`` quotes: ``found`` of them in the corpus, ``missing`` not, the rest section-only."""
     from bench.step1 import cookbook_normalize
 

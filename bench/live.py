@@ -28,15 +28,25 @@ from bench.common import Row, secs
 def _source_and_citations(count: int) -> tuple[Any, list[dict[str, Any]]]:
     from pytest_citecheck import Source
 
-    sections = {str(n): f"{n}.  Section {n}\n\n   Rule {n}: a token with value {n} MUST be accepted by the verifier." for n in range(1, count + 1)}
+    sections = {
+        str(n): f"{n}.  Section {n}\n\n   Rule {n}: a token with value {n} MUST be accepted by the verifier."
+        for n in range(1, count + 1)
+    }
     citations = [
-        {"id": f"c{n}", "claim": f"Tokens carrying value {n} are accepted.", "quote": f"a token with value {n} MUST be accepted", "section": None}
+        {
+            "id": f"c{n}",
+            "claim": f"Tokens carrying value {n} are accepted.",
+            "quote": f"a token with value {n} MUST be accepted",
+            "section": None,
+        }
         for n in range(1, count + 1)
     ]
     return Source(sections=sections), citations
 
 
-def _check(url: str, source: Any, citations: list[dict[str, Any]], concurrency: int, directory: Path) -> tuple[float, list[Any]]:
+def _check(
+    url: str, source: Any, citations: list[dict[str, Any]], concurrency: int, directory: Path
+) -> tuple[float, list[Any]]:
     from typesafe_sdk import TypeSafeClient
 
     from pytest_citecheck import Checker
@@ -47,8 +57,11 @@ def _check(url: str, source: Any, citations: list[dict[str, Any]], concurrency: 
     path = Path(tempfile.mkstemp(dir=directory, suffix=".yaml")[1])
     path.unlink()
     client = TypeSafeClient(api_key="sk-bench", base_url=url, compression=False, retry=patient_retry_policy())
-    checker = Checker(settings=Settings(concurrency=concurrency, record_mode="once", model="jev-1.13.0"), client_factory=lambda: client,
-                      cassette=TestCassette(path, "once"))
+    checker = Checker(
+        settings=Settings(concurrency=concurrency, record_mode="once", model="jev-1.13.0"),
+        client_factory=lambda: client,
+        cassette=TestCassette(path, "once"),
+    )
     started = time.perf_counter()
     try:
         results = checker.check(citations, source)
@@ -62,8 +75,11 @@ def _check(url: str, source: Any, citations: list[dict[str, Any]], concurrency: 
 def _server(*args: str) -> Iterator[tuple[str, list[int]]]:
     """A Jev-compatible server in another process; yields its URL and, once it stopped, [requests served]."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "pytest_citecheck.testing", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-m", "pytest_citecheck.testing", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     served: list[int] = []
     try:
@@ -91,18 +107,41 @@ def run(count: int, latency: float, concurrency: int, runs: int, log: Any = prin
     ours, sequential = statistics.median(concurrent_times), statistics.median(sequential_times)
     ideal = math.ceil(count / concurrency) * latency
     log(f"live: concurrent {secs(ours)}, sequential {secs(sequential)}, ideal {secs(ideal)}")
-    rows.append(Row(
-        f"Live: {count} citations, {latency * 1000:.0f} ms latency, concurrency {concurrency}, vs the ideal",
-        secs(ours), f"ideal {math.ceil(count / concurrency)} rounds × {latency * 1000:.0f} ms = {secs(ideal)}",
-        f"{ours / ideal:.2f}x the ideal", "≤ 1.5x the ideal", ours <= 1.5 * ideal,
-    ))
+    rows.append(
+        Row(
+            f"Live: {count} citations, {latency * 1000:.0f} ms latency, concurrency {concurrency}, vs the ideal",
+            secs(ours),
+            f"ideal {math.ceil(count / concurrency)} rounds × {latency * 1000:.0f} ms = {secs(ideal)}",
+            f"{ours / ideal:.2f}x the ideal",
+            "≤ 1.5x the ideal",
+            ours <= 1.5 * ideal,
+        )
+    )
     speedup = sequential / ours
-    rows.append(Row(
-        "Live: vs one request after another", secs(ours), f"sequential {secs(sequential)}", f"{speedup:.1f}x faster",
-        "≥ 5x faster", speedup >= 5, guard_ok=speedup >= 3, guard="≥ 3x faster",
-    ))
-    rows.append(Row("Live: results in the citations' order", "yes" if in_order else "NO", "", "", "always", in_order,
-                    guard_ok=in_order, guard="always"))
+    rows.append(
+        Row(
+            "Live: vs one request after another",
+            secs(ours),
+            f"sequential {secs(sequential)}",
+            f"{speedup:.1f}x faster",
+            "≥ 5x faster",
+            speedup >= 5,
+            guard_ok=speedup >= 3,
+            guard="≥ 3x faster",
+        )
+    )
+    rows.append(
+        Row(
+            "Live: results in the citations' order",
+            "yes" if in_order else "NO",
+            "",
+            "",
+            "always",
+            in_order,
+            guard_ok=in_order,
+            guard="always",
+        )
+    )
 
     limited, retry_after = concurrency * 2, 0.2
     limits = ("--latency", str(latency), "--limit-first", str(limited), "--retry-after", str(retry_after))
@@ -115,8 +154,16 @@ def run(count: int, latency: float, concurrency: int, runs: int, log: Any = prin
             passed, outcome = False, f"FAILED: {type(error).__name__}: {error}"
     requests = served[0] if served else 0
     log(f"live with 429s: {outcome}; server saw {requests} requests for {count} citations")
-    rows.append(Row(
-        f"Live: the first {limited} requests answered 429, Retry-After {retry_after:g} s", outcome,
-        f"server saw {requests} requests for {count} citations", "", "passes (slower)", passed, guard_ok=passed, guard="passes",
-    ))
+    rows.append(
+        Row(
+            f"Live: the first {limited} requests answered 429, Retry-After {retry_after:g} s",
+            outcome,
+            f"server saw {requests} requests for {count} citations",
+            "",
+            "passes (slower)",
+            passed,
+            guard_ok=passed,
+            guard="passes",
+        )
+    )
     return rows

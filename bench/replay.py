@@ -28,7 +28,7 @@ from bench.common import Row, clean_env, ms, secs
 REPO = Path(__file__).resolve().parent.parent
 RFC7519 = REPO / "examples" / "rfc7519" / "rfc7519.txt"
 
-CONFTEST = '''
+CONFTEST = """
 import json, os
 import pytest
 
@@ -66,7 +66,7 @@ if os.environ.get("BENCH_COUNT_LOADS"):
     def pytest_sessionfinish(session):
         with open(os.environ["BENCH_COUNT_LOADS"], "w") as handle:
             json.dump(loads, handle)
-'''
+"""
 
 
 def _sentences(section: str) -> list[str]:
@@ -95,8 +95,14 @@ def write_suite(root: Path, tests: int, per_test: int) -> int:
             citations = []
             for k in range(per_test):
                 section, quote = quotes[(test_number * per_test + k) % len(quotes)]
-                citations.append({"id": f"t{test_number}c{k}", "claim": f"Claim {k} of test {test_number}: section {section} holds.",
-                                  "quote": quote, "section": None})
+                citations.append(
+                    {
+                        "id": f"t{test_number}c{k}",
+                        "claim": f"Claim {k} of test {test_number}: section {section} holds.",
+                        "quote": quote,
+                        "section": None,
+                    }
+                )
                 total += 1
             lines += ["", f"def test_{test_number}():", f"    assert_citations_supported({citations!r}, SOURCE)"]
         (root / f"test_suite_{file_number // per_file}.py").write_text("\n".join(lines) + "\n")
@@ -121,10 +127,14 @@ def run(tests: int, per_test: int, runs: int, log: Any = print) -> list[Row]:
         root = Path(tmp)
         citations = write_suite(root, tests, per_test)
         with JevServer() as server:
-            _, recorded = _pytest(root, "--citecheck-record-mode=once", TYPESAFE_BASE_URL=server.url, TYPESAFE_API_KEY="sk-bench-record")
+            _, recorded = _pytest(
+                root, "--citecheck-record-mode=once", TYPESAFE_BASE_URL=server.url, TYPESAFE_API_KEY="sk-bench-record"
+            )
             requests = len(server.systemone_requests)
         if not _passed(recorded, tests):
-            raise RuntimeError(f"recording the replay suite failed:\n{recorded.stdout[-3000:]}\n{recorded.stderr[-2000:]}")
+            raise RuntimeError(
+                f"recording the replay suite failed:\n{recorded.stdout[-3000:]}\n{recorded.stderr[-2000:]}"
+            )
         offline = {"TYPESAFE_BASE_URL": "http://127.0.0.1:9"}
         replay_args = ("--citecheck-record-mode=none",)
         # Replay judges one citation after another (nothing waits on the network); so does the
@@ -145,12 +155,30 @@ def run(tests: int, per_test: int, runs: int, log: Any = print) -> list[Row]:
         loads = json.loads(loads_file.read_text()) if loads_file.exists() else []
     replay, floor = statistics.median(replay_times), statistics.median(floor_times)
     added = (replay - floor) / citations
-    log(f"replay: {secs(replay)}, floor {secs(floor)}, {ms(added)} added per citation; {len(loads)} cassette loads; "
-        f"{requests} requests recorded; all passed: {ok}")
+    log(
+        f"replay: {secs(replay)}, floor {secs(floor)}, {ms(added)} added per citation; {len(loads)} cassette loads; "
+        f"{requests} requests recorded; all passed: {ok}"
+    )
     return [
-        Row(f"Replay: {tests} tests, {citations} citations, pytest run, vs an in-memory transport and no cassette",
-            secs(replay), f"floor {secs(floor)}", f"{ms(added)} added per citation", "≤ 2 ms per citation",
-            added <= 0.002 and ok, note="" if ok else "some runs did not pass", guard_ok=added <= 0.050 and ok, guard="≤ 50 ms per citation (small, noisy suite)"),
-        Row("Replay: cassette loads", f"{len(loads)} loads", f"{tests} tests, {citations} citations", "",
-            "once per test", len(loads) == tests, guard_ok=len(loads) == tests, guard="once per test"),
+        Row(
+            f"Replay: {tests} tests, {citations} citations, pytest run, vs an in-memory transport and no cassette",
+            secs(replay),
+            f"floor {secs(floor)}",
+            f"{ms(added)} added per citation",
+            "≤ 2 ms per citation",
+            added <= 0.002 and ok,
+            note="" if ok else "some runs did not pass",
+            guard_ok=added <= 0.050 and ok,
+            guard="≤ 50 ms per citation (small, noisy suite)",
+        ),
+        Row(
+            "Replay: cassette loads",
+            f"{len(loads)} loads",
+            f"{tests} tests, {citations} citations",
+            "",
+            "once per test",
+            len(loads) == tests,
+            guard_ok=len(loads) == tests,
+            guard="once per test",
+        ),
     ]

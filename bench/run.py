@@ -48,8 +48,12 @@ def _versions() -> str:
         except metadata.PackageNotFoundError:
             pass
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "pytest_citecheck"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "pytest_citecheck"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip()
         found.append(f"commit {commit}{' + uncommitted changes in pytest_citecheck/' if dirty else ''}")
     except OSError:
         pass
@@ -67,7 +71,9 @@ def table(rows: list[Row]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="CI mode: small inputs, generous bounds, exit 1 on a regression")
+    parser.add_argument(
+        "--quick", action="store_true", help="CI mode: small inputs, generous bounds, exit 1 on a regression"
+    )
     parser.add_argument("--output", type=Path, default=OUTPUT, help="where the full run writes its report")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
@@ -112,10 +118,10 @@ machines this runs on are noisy; absolute times say little across machines.
 - **Versions**: {_versions()}
 - **Reproduce**: `python -m bench` from the repository root (writes this file);
   `python -m bench --quick` is the CI guard (smaller inputs, generous bounds, exit 1 on a regression).
-- **Step 1 corpus**: {corpus.characters:,} characters in {facts['sections']:,} sections, read at bench time from
+- **Step 1 corpus**: {corpus.characters:,} characters in {facts["sections"]:,} sections, read at bench time from
   {len(corpus.documents)} files on this machine (the repository's RFCs, Debian's licence texts,
   `/usr/share/doc`, then Python's standard library), cut on paragraph breaks into sections of about
-  2,500 characters with ids `document.section`; quotes: {facts['quotes']}.
+  2,500 characters with ids `document.section`; quotes: {facts["quotes"]}.
 
 {table(rows)}
 ## How each figure is measured
@@ -144,7 +150,9 @@ machines this runs on are noisy; absolute times say little across machines.
     if not unmet:
         text += "\nNone: every goal above is met.\n"
     else:
-        text += "\n" + "".join(f"- **{row.measure}**: {row.ratio or row.ours} against {row.goal}. {_gap(row)}\n" for row in unmet)
+        text += "\n" + "".join(
+            f"- **{row.measure}**: {row.ratio or row.ours} against {row.goal}. {_gap(row)}\n" for row in unmet
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
 
@@ -158,22 +166,43 @@ def _gap(row: Row) -> str:
 
 
 GAPS = (
-    ("peak memory", "The locator keeps, for the whole source, the normalised text in blocks, its sparse map back to "
-     "original offsets and a word index: that is what makes each lookup cheap."),
-    ("cookbook's algorithm", "The baseline's cost grows with corpus size × quotes, ours with corpus size + quotes, so "
-     "the ratio grows with the input; at this size building the locator (about one normalisation pass with offsets) "
-     "dominates our time."),
-    ("the floor", "Building the locator's offset map and word index costs more than the bare normalisation the floor does."),
-    ("ideal", "The ideal counts only the server's latency; every request also pays the SDK, vcrpy recording and loopback "
-     "HTTP on a 2-CPU machine, and the slowest request of each round sets the pace."),
-    ("Replay:", "What replay adds over the floor is loading each test's cassette (YAML, once per test) and vcrpy's "
-     "per-request matching; a run on a loaded machine can push it over."),
-    ("collect-only", "What remains is about 20 µs per collected test for the autouse fixture through which "
-     "`assert_citations_supported` finds the running test's checker with public pytest API (pytest computes every "
-     "test's fixture closure with it), plus ~20 ms of imports (the options table). The alternative, reaching the "
-     "test's request through `item._request`, is private pytest API; 2,000 tests that each take no time are the "
-     "worst case, and in a real suite the cost is a fraction of a percent."),
-    ("heavy modules", "A heavy dependency is imported when the plugin loads: keep it inside the function that needs it."),
+    (
+        "peak memory",
+        "The locator keeps, for the whole source, the normalised text in blocks, its sparse map back to "
+        "original offsets and a word index: that is what makes each lookup cheap.",
+    ),
+    (
+        "cookbook's algorithm",
+        "The baseline's cost grows with corpus size × quotes, ours with corpus size + quotes, so "
+        "the ratio grows with the input; at this size building the locator (about one normalisation pass with offsets) "
+        "dominates our time.",
+    ),
+    (
+        "the floor",
+        "Building the locator's offset map and word index costs more than the bare normalisation the floor does.",
+    ),
+    (
+        "ideal",
+        "The ideal counts only the server's latency; every request also pays the SDK, vcrpy recording and loopback "
+        "HTTP on a 2-CPU machine, and the slowest request of each round sets the pace.",
+    ),
+    (
+        "Replay:",
+        "What replay adds over the floor is loading each test's cassette (YAML, once per test) and vcrpy's "
+        "per-request matching; a run on a loaded machine can push it over.",
+    ),
+    (
+        "collect-only",
+        "What remains is about 20 µs per collected test for the autouse fixture through which "
+        "`assert_citations_supported` finds the running test's checker with public pytest API (pytest computes every "
+        "test's fixture closure with it), plus ~20 ms of imports (the options table). The alternative, reaching the "
+        "test's request through `item._request`, is private pytest API; 2,000 tests that each take no time are the "
+        "worst case, and in a real suite the cost is a fraction of a percent.",
+    ),
+    (
+        "heavy modules",
+        "A heavy dependency is imported when the plugin loads: keep it inside the function that needs it.",
+    ),
     ("429", "The run failed instead of waiting: see `pytest_citecheck/_judge/retry.py`."),
 )
 

@@ -12,9 +12,18 @@ import sys
 from collections.abc import Sequence
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "options": ("pytest_citecheck._options:main", "print the configuration table (every flag, ini key and marker keyword)"),
-    "merge": ("pytest_citecheck._report.shards:main", "merge the JSON reports of CI shards into one and print the run's summary"),
-    "review": ("pytest_citecheck._review.command:main", "review the last run's citations below auto_accept and record human decisions"),
+    "options": (
+        "pytest_citecheck._options:main",
+        "print the configuration table (every flag, ini key and marker keyword)",
+    ),
+    "merge": (
+        "pytest_citecheck._report.shards:main",
+        "merge the JSON reports of CI shards into one and print the run's summary",
+    ),
+    "review": (
+        "pytest_citecheck._review.command:main",
+        "review the last run's citations below auto_accept and record human decisions",
+    ),
 }
 
 

@@ -93,7 +93,9 @@ def failure_message(decision: Decision) -> str:
     shown = [r for r in decision.results if r in decision.failing or r in decision.review]
     marks = {r.id: ("FAIL (human)" if r.decision else "FAIL") if r in decision.failing else "review" for r in shown}
     diagnostics = [line for r in decision.failing for line in closest_passage_lines(r)]
-    return "\n".join([headline + ":", *result_table(shown, marks=marks), *diagnostics, *screen_lines(shown), _hint(decision)])
+    return "\n".join(
+        [headline + ":", *result_table(shown, marks=marks), *diagnostics, *screen_lines(shown), _hint(decision)]
+    )
 
 
 def closest_passage_lines(result: CitationResult) -> list[str]:
@@ -104,7 +106,7 @@ def closest_passage_lines(result: CitationResult) -> list[str]:
     return [
         f"  {result.id}: the quote is not in the source; closest passage \u00a7{closest.section} "
         f"[{closest.start}:{closest.end}] (similarity {closest.similarity:.2f}):",
-        f"    \"{_shorten(closest.text, 100)}\"",
+        f'    "{_shorten(closest.text, 100)}"',
         f"    did the model misquote \u00a7{closest.section}, or invent it?",
     ]
 
@@ -125,8 +127,12 @@ def review_message(decision: Decision) -> str:
     """The warning (or xfail/skip reason) for verdicts below the threshold."""
     n = len(decision.review)
     threshold = decision.review[0].auto_accept if decision.review else 0.8
-    lines = [f"{n} citation{'s' if n != 1 else ''} below auto_accept {threshold:g} need{'s' if n == 1 else ''} a human review:"]
+    lines = [
+        f"{n} citation{'s' if n != 1 else ''} below auto_accept {threshold:g} need{'s' if n == 1 else ''} a human review:"
+    ]
     lines += result_table(decision.review)
     lines += screen_lines(decision.review)
-    lines.append(f"What next: confirm or correct each verdict (see {DOCS}usage.md#review), or set review='fail' to make this fail.")
+    lines.append(
+        f"What next: confirm or correct each verdict (see {DOCS}usage.md#review), or set review='fail' to make this fail."
+    )
     return "\n".join(lines)

@@ -500,7 +500,9 @@ class QuoteLocator:
         while end > start and not text[end - 1].isalnum() and text[end - 1] != needle[-1]:
             end -= 1
         original_start, original_end = corpus.maps[index].original_span(start, end)
-        return Match(corpus.ids[index], original_start, original_end, similarity=round(score / 100, 4), approximate=True)
+        return Match(
+            corpus.ids[index], original_start, original_end, similarity=round(score / 100, 4), approximate=True
+        )
 
     def find_approx(self, quote: str, threshold: float, *, casefold: bool = False) -> Match | None:
         """The best passage whose similarity to ``quote`` reaches ``threshold`` (0..1), or None."""

@@ -164,7 +164,14 @@ OPTIONS: tuple[Option, ...] = (
         metavar="0..1",
         per_test=True,
     ),
-    Option("model", "Jev model to ask, e.g. jev-1.12. Pin a version once thresholds are tuned.", None, _parse_model, "NAME", per_test=True),
+    Option(
+        "model",
+        "Jev model to ask, e.g. jev-1.12. Pin a version once thresholds are tuned.",
+        None,
+        _parse_model,
+        "NAME",
+        per_test=True,
+    ),
     Option(
         "fail_on",
         "Verdicts that fail a test when they stand on their own (comma-separated).",
@@ -240,7 +247,9 @@ OPTIONS: tuple[Option, ...] = (
         "N|none",
         per_test=True,
     ),
-    Option("cassette_dir", "Cassette directory, relative to each test file's directory.", "cassettes", _parse_dir, "DIR"),
+    Option(
+        "cassette_dir", "Cassette directory, relative to each test file's directory.", "cassettes", _parse_dir, "DIR"
+    ),
     Option("json", "Write a JSON report of every checked citation to this path.", None, _parse_path, "PATH"),
     Option(
         "unused",
@@ -364,7 +373,9 @@ def configuration_table() -> str:
     for option in OPTIONS:
         keyword = f"`{option.name}=`" if option.per_test else "–"
         meaning = option.help.replace("|", "\\|")
-        lines.append(f"| {option.name} | `{option.flag}` | `{option.ini}` | {keyword} | `{option.default_text}` | {meaning} |")
+        lines.append(
+            f"| {option.name} | `{option.flag}` | `{option.ini}` | {keyword} | `{option.default_text}` | {meaning} |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -78,7 +78,12 @@ class Passage:
     similarity: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"section": self.section, "span": [self.start, self.end], "text": self.text, "similarity": self.similarity}
+        return {
+            "section": self.section,
+            "span": [self.start, self.end],
+            "text": self.text,
+            "similarity": self.similarity,
+        }
 
 
 @dataclass

@@ -255,7 +255,9 @@ class CassetteBookkeeping:
                 [{**entry, "cassette": str(here / entry["cassette"])} for entry in report.unused],
                 [str(here / orphan) for orphan in report.orphans],
             )
-        elif settings.unused == "fail" and (report.unused or report.orphans) and session.exitstatus == pytest.ExitCode.OK:
+        elif (
+            settings.unused == "fail" and (report.unused or report.orphans) and session.exitstatus == pytest.ExitCode.OK
+        ):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         flipped = any((row.get("previous") or {}).get("drift") == "flip" for row in report.rows)
         if settings.fail_on_flip and flipped and session.exitstatus == pytest.ExitCode.OK:

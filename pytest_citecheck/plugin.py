@@ -30,7 +30,9 @@ PREVIOUS_SPLIT_HOOK = pytest.StashKey["_hooks.SplitHook | None"]()
 # "none" a request that is not in the cassette is refused before it could be sent with it.
 REPLAY_ONLY_KEY = "citecheck-replay-only"
 MARKER_HELP = (
-    "citecheck(*, " + ", ".join(f"{name}=None" for name in PER_TEST_OPTIONS) + "): pytest-citecheck settings for this test"
+    "citecheck(*, "
+    + ", ".join(f"{name}=None" for name in PER_TEST_OPTIONS)
+    + "): pytest-citecheck settings for this test"
 )
 
 
@@ -38,7 +40,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("citecheck", "citation checking (pytest-citecheck)")
     for option in OPTIONS:
         # A switch's flag takes no value; None (not given) lets its ini key decide.
-        kind: dict[str, Any] = {"action": "store_const", "const": True} if option.is_switch else {"metavar": option.metavar}
+        kind: dict[str, Any] = (
+            {"action": "store_const", "const": True} if option.is_switch else {"metavar": option.metavar}
+        )
         group.addoption(
             option.flag,
             dest="citecheck_" + option.name,

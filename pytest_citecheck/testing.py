@@ -59,7 +59,12 @@ def probabilities_for(choice: str, top: float) -> dict[str, float]:
 
 def choice_answer(choice: str, top: float = 0.97) -> dict[str, Any]:
     probabilities = probabilities_for(choice, top)
-    return {"type": "choice", "choice": choice, "probabilities": probabilities, "confidence": confidence_of(probabilities)}
+    return {
+        "type": "choice",
+        "choice": choice,
+        "probabilities": probabilities,
+        "confidence": confidence_of(probabilities),
+    }
 
 
 Answerer = Callable[[str, str], "tuple[str, float] | Reply | dict[str, Any]"]
@@ -200,7 +205,9 @@ class JevServer:
             200,
             {
                 "model": self.model or body.get("model") or "jev-1.13.0",
-                "answers": {name: self._answer_for(question, answer, state) for name, question in body["questions"].items()},
+                "answers": {
+                    name: self._answer_for(question, answer, state) for name, question in body["questions"].items()
+                },
                 "usage": {"input_tokens": tokens, "output_tokens": 40},
             },
             delay=self.latency,

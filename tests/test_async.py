@@ -136,14 +136,18 @@ def test_anyio_on_asyncio_and_trio_records_replays_and_fails_like_the_sync_api(s
     offline(monkeypatch)
     replayed = suite.runpytest("-W", "error", "-p", "no:randomly")
     replayed.assert_outcomes(passed=2, failed=2)
-    replayed.stdout.fnmatch_lines([
-        "*CitationsNotSupported: 1 of 2 citations not supported*",
-        "*exp_required*contradicted*FAIL*",
-    ])
+    replayed.stdout.fnmatch_lines(
+        [
+            "*CitationsNotSupported: 1 of 2 citations not supported*",
+            "*exp_required*contradicted*FAIL*",
+        ]
+    )
     folder = suite.path / "cassettes" / "test_anyio_check"
     assert sorted(path.name for path in folder.iterdir()) == [
-        "test_contradicted[asyncio].yaml", "test_contradicted[trio].yaml",
-        "test_supported[asyncio].yaml", "test_supported[trio].yaml",
+        "test_contradicted[asyncio].yaml",
+        "test_contradicted[trio].yaml",
+        "test_supported[asyncio].yaml",
+        "test_supported[trio].yaml",
     ]
 
 

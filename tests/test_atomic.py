@@ -63,7 +63,9 @@ def test_a_write_that_fails_half_way_leaves_the_old_file_and_no_temporary(tmp_pa
     assert leftovers(tmp_path) == [] and len(list(tmp_path.iterdir())) == 1
 
 
-def test_a_keyboard_interrupt_at_the_rename_leaves_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_keyboard_interrupt_at_the_rename_leaves_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / "report.json"
     Report([{"id": "old"}]).write(target)
     before = target.read_bytes()
@@ -107,7 +109,9 @@ def test_readers_see_the_old_file_or_the_new_one_never_half(tmp_path: Path) -> N
     assert seen <= {0, 1}
 
 
-def test_reports_and_reviews_are_written_through_atomic_write_text(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_reports_and_reviews_are_written_through_atomic_write_text(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """Every writer of a user-visible file goes through the one atomic writer (so the tests above cover it)."""
     from pytest_citecheck._report import html as html_report
     from pytest_citecheck._report import run_report as report
@@ -147,8 +151,19 @@ def _env(server: JevServer) -> dict[str, str]:
 
 
 def _command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-q",
-            "--citecheck-model=jev-1.12", "--citecheck-json=report.json", *args]
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+        "-q",
+        "--citecheck-model=jev-1.12",
+        "--citecheck-json=report.json",
+        *args,
+    ]
 
 
 def _ctrl_c_reaches_python() -> None:
@@ -171,8 +186,14 @@ def _assert_readable(root: Path) -> None:
 @pytest.mark.parametrize("concurrency", ["1", "8"], ids=["sequential", "concurrent"])
 def test_an_interrupted_recording_leaves_every_existing_file_intact(suite_dir: Path, concurrency: str) -> None:
     with JevServer() as server:
-        first = subprocess.run(_command("--citecheck-record-mode=once"), cwd=suite_dir, env=_env(server),
-                               capture_output=True, text=True, timeout=120)
+        first = subprocess.run(
+            _command("--citecheck-record-mode=once"),
+            cwd=suite_dir,
+            env=_env(server),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert first.returncode == 0, first.stdout + first.stderr
     before = _cassettes(suite_dir)
     report_before = (suite_dir / "report.json").read_bytes()
@@ -189,9 +210,15 @@ def test_an_interrupted_recording_leaves_every_existing_file_intact(suite_dir: P
         return ("supports", 0.95)
 
     with JevServer(slow_exp) as server:
-        run = subprocess.Popen(_command("--citecheck-record-mode=rewrite", f"--citecheck-concurrency={concurrency}"),
-                               cwd=suite_dir, env=_env(server), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               preexec_fn=_ctrl_c_reaches_python)
+        run = subprocess.Popen(
+            _command("--citecheck-record-mode=rewrite", f"--citecheck-concurrency={concurrency}"),
+            cwd=suite_dir,
+            env=_env(server),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            preexec_fn=_ctrl_c_reaches_python,
+        )
         assert in_flight.wait(60), "the interrupted request never arrived"
         run.send_signal(signal.SIGINT)
         output, _ = run.communicate(timeout=60)
@@ -223,8 +250,14 @@ def test_two_runs_recording_into_one_directory_at_once_do_not_corrupt_each_other
     with JevServer(slow) as server:
         env = _env(server)
         runs = [
-            subprocess.Popen(_command("--citecheck-record-mode=rewrite", "-p", "xdist", "-n", "2"), cwd=suite_dir,
-                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            subprocess.Popen(
+                _command("--citecheck-record-mode=rewrite", "-p", "xdist", "-n", "2"),
+                cwd=suite_dir,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
             for _ in range(2)
         ]
         outputs = [run.communicate(timeout=180)[0] for run in runs]
@@ -237,10 +270,17 @@ def test_two_runs_recording_into_one_directory_at_once_do_not_corrupt_each_other
     for name, content in recorded.items():
         interactions = CassetteSerializer.deserialize(content.decode())["interactions"]
         expected = len(next(ids for ids in CASES if "+".join(ids) in name))
-        assert len(interactions) == expected, f"{name}: {len(interactions)} interactions, expected exactly one run's {expected}"
+        assert len(interactions) == expected, (
+            f"{name}: {len(interactions)} interactions, expected exactly one run's {expected}"
+        )
     assert leftovers(suite_dir) == []
     # And the result replays offline.
-    replay = subprocess.run(_command("--citecheck-record-mode=none"), cwd=suite_dir,
-                            env={**env, "TYPESAFE_BASE_URL": "http://127.0.0.1:9"},
-                            capture_output=True, text=True, timeout=120)
+    replay = subprocess.run(
+        _command("--citecheck-record-mode=none"),
+        cwd=suite_dir,
+        env={**env, "TYPESAFE_BASE_URL": "http://127.0.0.1:9"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert replay.returncode == 0, replay.stdout + replay.stderr

@@ -52,60 +52,118 @@ def _with(**changes: object) -> str:
 CASES: tuple[BadInput, ...] = (
     # --- a citation's fields ------------------------------------------------------------------
     BadInput("claim-missing", f"check([{_with(claim=...)}], SOURCE)", ("citation 'c1'", "field 'claim'", "is missing")),
-    BadInput("claim-none", f"check([{_with(claim=None)}], SOURCE)", ("citation 'c1'", "field 'claim'", "must be a string")),
-    BadInput("claim-int", f"check([{_with(claim=42)}], SOURCE)", ("citation 'c1'", "field 'claim'", "must be a string, got int")),
-    BadInput("claim-list", f"check([{_with(claim=['a', 'b'])}], SOURCE)", ("citation 'c1'", "field 'claim'", "got list")),
+    BadInput(
+        "claim-none", f"check([{_with(claim=None)}], SOURCE)", ("citation 'c1'", "field 'claim'", "must be a string")
+    ),
+    BadInput(
+        "claim-int",
+        f"check([{_with(claim=42)}], SOURCE)",
+        ("citation 'c1'", "field 'claim'", "must be a string, got int"),
+    ),
+    BadInput(
+        "claim-list", f"check([{_with(claim=['a', 'b'])}], SOURCE)", ("citation 'c1'", "field 'claim'", "got list")
+    ),
     BadInput("claim-empty", f"check([{_with(claim='')}], SOURCE)", ("citation 'c1'", "field 'claim'", "is empty")),
-    BadInput("claim-whitespace", "check([" + _with(claim="  \n\t ") + "], SOURCE)", ("citation 'c1'", "field 'claim'", "is empty")),
+    BadInput(
+        "claim-whitespace",
+        "check([" + _with(claim="  \n\t ") + "], SOURCE)",
+        ("citation 'c1'", "field 'claim'", "is empty"),
+    ),
     BadInput("quote-int", f"check([{_with(quote=7)}], SOURCE)", ("citation 'c1'", "field 'quote'", "must be a string")),
     BadInput("quote-list", f"check([{_with(quote=['x'])}], SOURCE)", ("citation 'c1'", "field 'quote'", "got list")),
-    BadInput("quote-empty", f"check([{_with(quote='')}], SOURCE)", ("citation 'c1'", "field 'quote'", "empty or whitespace")),
-    BadInput("quote-whitespace", f"check([{_with(quote='   ')}], SOURCE)", ("citation 'c1'", "field 'quote'", "empty or whitespace")),
-    BadInput("section-not-in-source", f"check([{_with(section='99.9')}], SOURCE)",
-             ("citation 'c1'", "field 'section'", "'99.9'", "does not have")),
+    BadInput(
+        "quote-empty", f"check([{_with(quote='')}], SOURCE)", ("citation 'c1'", "field 'quote'", "empty or whitespace")
+    ),
+    BadInput(
+        "quote-whitespace",
+        f"check([{_with(quote='   ')}], SOURCE)",
+        ("citation 'c1'", "field 'quote'", "empty or whitespace"),
+    ),
+    BadInput(
+        "section-not-in-source",
+        f"check([{_with(section='99.9')}], SOURCE)",
+        ("citation 'c1'", "field 'section'", "'99.9'", "does not have"),
+    ),
     BadInput("section-list", f"check([{_with(section=['7.2'])}], SOURCE)", ("citation 'c1'", "field 'section'")),
     BadInput("section-empty", f"check([{_with(section='')}], SOURCE)", ("citation 'c1'", "field 'section'")),
-    BadInput("no-quote-no-section", f"check([{_with(quote=None, section=None)}], SOURCE)",
-             ("citation 'c1'", "field 'section'", "must name the section")),
+    BadInput(
+        "no-quote-no-section",
+        f"check([{_with(quote=None, section=None)}], SOURCE)",
+        ("citation 'c1'", "field 'section'", "must name the section"),
+    ),
     BadInput("id-empty", f"check([{_with(id='')}], SOURCE)", ("citation '#0'", "field 'id'")),
     BadInput("id-bool", f"check([{_with(id=True)}], SOURCE)", ("citation '#0'", "field 'id'")),
     BadInput("id-list", f"check([{_with(id=['c1'])}], SOURCE)", ("citation '#0'", "field 'id'")),
-    BadInput("id-duplicate", f"check([{_with()}, {_with(claim='Another claim.')}], SOURCE)",
-             ("citation 'c1'", "field 'id'", "more than one citation")),
+    BadInput(
+        "id-duplicate",
+        f"check([{_with()}, {_with(claim='Another claim.')}], SOURCE)",
+        ("citation 'c1'", "field 'id'", "more than one citation"),
+    ),
     # --- a citation that is not one -----------------------------------------------------------
     BadInput("citation-is-a-string", "check(['Failed tokens are reported.'], SOURCE)", ("citation '#0'", "got str")),
     BadInput("citation-is-none", f"check([{_with()}, None], SOURCE)", ("citation '#1'", "got NoneType")),
     BadInput("citation-is-an-int", "check([5], SOURCE)", ("citation '#0'", "got int")),
     # --- the citations value ------------------------------------------------------------------
-    BadInput("citations-is-one-dict", f"check({_with()}, SOURCE)", ("field 'citations'", "got dict", "wrap it in a list")),
+    BadInput(
+        "citations-is-one-dict", f"check({_with()}, SOURCE)", ("field 'citations'", "got dict", "wrap it in a list")
+    ),
     BadInput("citations-is-a-string", "check('c1', SOURCE)", ("field 'citations'", "got str")),
     BadInput("citations-is-none", "check(None, SOURCE)", ("field 'citations'", "got NoneType")),
     BadInput("citations-is-an-int", "check(3, SOURCE)", ("field 'citations'", "got int")),
     # --- the source document ------------------------------------------------------------------
     BadInput("document-empty", f"check([{_with()}], '')", ("field 'source'", "empty")),
     BadInput("document-whitespace", f"check([{_with()}], " + repr("  \n\n  ") + ")", ("field 'source'", "empty")),
-    BadInput("document-binary", f"check([{_with()}], " + repr("\x00\x01PK\x03\x04") + " * 50)", ("field 'source'", "binary")),
-    BadInput("document-bytes", f"check([{_with()}], (HERE / 'rfc7519.txt').read_bytes())", ("field 'source'", "got bytes")),
+    BadInput(
+        "document-binary", f"check([{_with()}], " + repr("\x00\x01PK\x03\x04") + " * 50)", ("field 'source'", "binary")
+    ),
+    BadInput(
+        "document-bytes", f"check([{_with()}], (HERE / 'rfc7519.txt').read_bytes())", ("field 'source'", "got bytes")
+    ),
     BadInput("document-none", f"check([{_with()}], None)", ("field 'source'", "got NoneType")),
-    BadInput("document-without-sections", f"check([{_with()}], 'Just a paragraph of prose, with no numbered headings.', format='rfc')",
-             ("field 'source'", "no numbered section headers")),
-    BadInput("format-unknown", f"check([{_with()}], 'Some text', format='docx-ish')", ("field 'format'", "unknown format 'docx-ish'")),
+    BadInput(
+        "document-without-sections",
+        f"check([{_with()}], 'Just a paragraph of prose, with no numbered headings.', format='rfc')",
+        ("field 'source'", "no numbered section headers"),
+    ),
+    BadInput(
+        "format-unknown",
+        f"check([{_with()}], 'Some text', format='docx-ish')",
+        ("field 'format'", "unknown format 'docx-ish'"),
+    ),
     BadInput("source-sections-empty", "Source(sections={})", ("field 'sections'", "no sections")),
     BadInput("source-section-not-text", "Source(sections={'1': b'bytes'})", ("field 'sections'", "must be text")),
     # --- thresholds and keywords --------------------------------------------------------------
-    BadInput("auto-accept-above-1", f"check([{_with()}], SOURCE, auto_accept=1.5)", ("auto_accept", "expected a number from 0 to 1, got 1.5")),
+    BadInput(
+        "auto-accept-above-1",
+        f"check([{_with()}], SOURCE, auto_accept=1.5)",
+        ("auto_accept", "expected a number from 0 to 1, got 1.5"),
+    ),
     BadInput("auto-accept-negative", f"check([{_with()}], SOURCE, auto_accept=-0.1)", ("auto_accept", "got -0.1")),
     BadInput("auto-accept-text", f"check([{_with()}], SOURCE, auto_accept='high')", ("auto_accept", "got 'high'")),
     BadInput("auto-accept-nan", f"check([{_with()}], SOURCE, auto_accept=float('nan'))", ("auto_accept", "got nan")),
-    BadInput("unknown-call-keyword", f"check([{_with()}], SOURCE, treshold=0.9)", ("unknown argument 'treshold'", "accepted: auto_accept")),
-    BadInput("review-unknown", f"ok([{_with()}], SOURCE, review='maybe')", ("review", "expected one of", "got 'maybe'")),
+    BadInput(
+        "unknown-call-keyword",
+        f"check([{_with()}], SOURCE, treshold=0.9)",
+        ("unknown argument 'treshold'", "accepted: auto_accept"),
+    ),
+    BadInput(
+        "review-unknown", f"ok([{_with()}], SOURCE, review='maybe')", ("review", "expected one of", "got 'maybe'")
+    ),
     BadInput("fail-on-unknown", f"ok([{_with()}], SOURCE, fail_on='wrong')", ("fail_on", "unknown verdict 'wrong'")),
     BadInput("model-with-spaces", f"check([{_with()}], SOURCE, model='jev 1.12')", ("model", "expected a model name")),
     BadInput("concurrency-zero", f"check([{_with()}], SOURCE, concurrency=0)", ("concurrency", "at least 1, got 0")),
-    BadInput("marker-threshold-above-1", f"check([{_with()}], SOURCE)", ("@pytest.mark.citecheck(...)", "auto_accept", "got 2"),
-             marker="@pytest.mark.citecheck(auto_accept=2)"),
-    BadInput("marker-unknown-keyword", f"check([{_with()}], SOURCE)", ("@pytest.mark.citecheck(...)", "unknown argument 'threshold'"),
-             marker="@pytest.mark.citecheck(threshold=0.9)"),
+    BadInput(
+        "marker-threshold-above-1",
+        f"check([{_with()}], SOURCE)",
+        ("@pytest.mark.citecheck(...)", "auto_accept", "got 2"),
+        marker="@pytest.mark.citecheck(auto_accept=2)",
+    ),
+    BadInput(
+        "marker-unknown-keyword",
+        f"check([{_with()}], SOURCE)",
+        ("@pytest.mark.citecheck(...)", "unknown argument 'threshold'"),
+        marker="@pytest.mark.citecheck(threshold=0.9)",
+    ),
 )
 
 INNER_HEADER = """
@@ -136,7 +194,11 @@ def inner_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     env["TYPESAFE_BASE_URL"] = "http://127.0.0.1:9"  # a request would fail as a connection error, not as bad input
     completed = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-rf", "test_bad.py"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=300,
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     output = completed.stdout + completed.stderr
     assert "INTERNALERROR" not in output, output
@@ -176,7 +238,9 @@ def test_there_are_at_least_30_cases() -> None:
     ],
     ids=["flag-threshold", "flag-record-mode", "flag-concurrency", "ini-threshold", "ini-fail-on"],
 )
-def test_a_bad_session_option_is_a_one_line_usage_error(pytester: pytest.Pytester, args: list[str], ini: str, expected: str) -> None:
+def test_a_bad_session_option_is_a_one_line_usage_error(
+    pytester: pytest.Pytester, args: list[str], ini: str, expected: str
+) -> None:
     pytester.makeini(f"[pytest]\nasyncio_default_fixture_loop_scope = function\n{ini}\n")
     pytester.makepyfile("def test_nothing():\n    pass\n")
     result = pytester.runpytest_subprocess(*args)

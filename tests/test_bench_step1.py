@@ -48,4 +48,6 @@ def test_our_offsets_point_at_the_quoted_passage(corpus_and_quotes) -> None:
         if status == "found":
             assert section is not None and span is not None
             passage = corpus.sections[section][span[0] : span[1]]
-            assert " ".join(passage.split()) == " ".join(quote.quote.replace("\u201c", '"').replace("\u201d", '"').split())
+            assert " ".join(passage.split()) == " ".join(
+                quote.quote.replace("\u201c", '"').replace("\u201d", '"').split()
+            )

@@ -52,16 +52,22 @@ def test_a_flip_and_a_shift_are_reported_in_the_summary_and_the_json(suite, reco
     after = rows(suite)
     assert after["epoch_seconds"]["previous"]["drift"] == "same"
     assert after["aud_reject"]["previous"] == {
-        "verdict": "verified", "choice": "supports", "confidence": first["aud_reject"]["confidence"],
-        "probabilities": first["aud_reject"]["probabilities"], "model": "jev-1.12", "drift": "flip",
+        "verdict": "verified",
+        "choice": "supports",
+        "confidence": first["aud_reject"]["confidence"],
+        "probabilities": first["aud_reject"]["probabilities"],
+        "model": "jev-1.12",
+        "drift": "flip",
     }
     assert after["clock_skew"]["previous"]["drift"] == "shift"
-    result.stdout.fnmatch_lines([
-        "Drift since the previous recording: 1 flip, 1 shift",
-        "  flip   test_drift.py::test_three 'aud_reject': verified 0.94 (jev-1.12) -> contradicted 0.85 (jev-1.12)",
-        "  shift  test_drift.py::test_three 'clock_skew': verified 0.94 (jev-1.12) -> verified 0.70 (jev-1.12)",
-        "A flip changes what the test decides*--citecheck-fail-on-flip makes a flip fail the run*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "Drift since the previous recording: 1 flip, 1 shift",
+            "  flip   test_drift.py::test_three 'aud_reject': verified 0.94 (jev-1.12) -> contradicted 0.85 (jev-1.12)",
+            "  shift  test_drift.py::test_three 'clock_skew': verified 0.94 (jev-1.12) -> verified 0.70 (jev-1.12)",
+            "A flip changes what the test decides*--citecheck-fail-on-flip makes a flip fail the run*",
+        ]
+    )
 
 
 def test_a_move_within_the_tolerance_is_not_a_shift(suite, record_with):

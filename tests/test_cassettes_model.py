@@ -50,11 +50,13 @@ def test_recording_with_an_alias_warns_that_thresholds_may_drift(suite, server_a
     suite.makepyfile(test_model=TEST_FILE)
     result = suite.runpytest("--citecheck-record-mode=once")  # no model set: the SDK asks for jev-latest
     result.assert_outcomes(passed=1, warnings=1)
-    result.stdout.fnmatch_lines([
-        "*ModelPinWarning: citation 'aud': recorded with the alias 'jev-latest', answered by 'jev-1.13.0': "
-        "thresholds tuned on it may drift*",
-        "*pin the model: --citecheck-model=jev-1.13.0*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*ModelPinWarning: citation 'aud': recorded with the alias 'jev-latest', answered by 'jev-1.13.0': "
+            "thresholds tuned on it may drift*",
+            "*pin the model: --citecheck-model=jev-1.13.0*",
+        ]
+    )
 
 
 def test_a_pinned_recording_replays_quietly(suite, server_answering_as, monkeypatch):
@@ -72,13 +74,17 @@ def test_an_answer_from_another_model_warns_or_fails_when_strict(suite, server_a
     offline(monkeypatch)
     result = suite.runpytest("--citecheck-model=jev-1.12")
     result.assert_outcomes(passed=1, warnings=1)
-    result.stdout.fnmatch_lines(["*ModelPinWarning: citation 'aud': the answer came from model 'jev-1.13.0', but the test asks for 'jev-1.12'*"])
+    result.stdout.fnmatch_lines(
+        ["*ModelPinWarning: citation 'aud': the answer came from model 'jev-1.13.0', but the test asks for 'jev-1.12'*"]
+    )
     strict = suite.runpytest("--citecheck-model=jev-1.12", "--citecheck-strict-model")
     strict.assert_outcomes(failed=1)
-    strict.stdout.fnmatch_lines([
-        "*ModelMismatchError: citation 'aud': the answer came from model 'jev-1.13.0', but the test asks for 'jev-1.12'*",
-        "*re-record with the model you mean*--citecheck-record-mode=rewrite*",
-    ])
+    strict.stdout.fnmatch_lines(
+        [
+            "*ModelMismatchError: citation 'aud': the answer came from model 'jev-1.13.0', but the test asks for 'jev-1.12'*",
+            "*re-record with the model you mean*--citecheck-record-mode=rewrite*",
+        ]
+    )
 
 
 def test_replaying_an_alias_recording_is_a_mismatch_under_strict(suite, server_answering_as, monkeypatch):
@@ -90,4 +96,8 @@ def test_replaying_an_alias_recording_is_a_mismatch_under_strict(suite, server_a
     suite.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\ncitecheck_strict_model = true\n")
     result = suite.runpytest()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*citation 'aud': the recorded answer came from model 'jev-1.13.0', but the test asks for the alias 'jev-latest'*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*citation 'aud': the recorded answer came from model 'jev-1.13.0', but the test asks for the alias 'jev-latest'*"
+        ]
+    )

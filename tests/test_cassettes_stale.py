@@ -15,7 +15,9 @@ def test_claims(citecheck):
 """
 
 
-def write_test(suite: pytest.Pytester, claim: str = "A JWT can name its audience.", section: str = "4.1.3", model: str = "jev-1.12") -> None:
+def write_test(
+    suite: pytest.Pytester, claim: str = "A JWT can name its audience.", section: str = "4.1.3", model: str = "jev-1.12"
+) -> None:
     suite.makepyfile(test_stale=TEST_FILE.format(claim=claim, section=section, model=model))
 
 
@@ -35,25 +37,31 @@ def test_an_edited_claim_names_the_citation_what_changed_and_the_command(suite, 
     write_test(suite, claim="A JWT must name exactly one audience.")
     result = replay(suite, monkeypatch)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "*CassetteMissError: citation 'aud': the cassette holds a recording of this citation, but its request changed: "
-        "the claim changed: recorded 'A JWT can name its audience.', now 'A JWT must name exactly one audience.'*",
-        "*re-record just this test: TYPESAFE_API_KEY=... pytest 'test_stale.py::test_claims' --citecheck-record-mode=rewrite*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*CassetteMissError: citation 'aud': the cassette holds a recording of this citation, but its request changed: "
+            "the claim changed: recorded 'A JWT can name its audience.', now 'A JWT must name exactly one audience.'*",
+            "*re-record just this test: TYPESAFE_API_KEY=... pytest 'test_stale.py::test_claims' --citecheck-record-mode=rewrite*",
+        ]
+    )
     assert not files_containing(suite.path, CANARY_KEY)
 
 
 def test_a_changed_section_shows_where_the_text_differs(suite, jev_server, monkeypatch):
     record(suite)
     text = (suite.path / "rfc7519.txt").read_text()
-    (suite.path / "rfc7519.txt").write_text(text.replace("intended for.  Each principal", "intended for.  Every principal"))
+    (suite.path / "rfc7519.txt").write_text(
+        text.replace("intended for.  Each principal", "intended for.  Every principal")
+    )
     result = replay(suite, monkeypatch)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "*citation 'aud': the cassette holds a recording of this citation, but its request changed: the section text changed "
-        "(first difference at character *: recorded *Each principal*, now *Every principal*",
-        "*--citecheck-record-mode=rewrite*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*citation 'aud': the cassette holds a recording of this citation, but its request changed: the section text changed "
+            "(first difference at character *: recorded *Each principal*, now *Every principal*",
+            "*--citecheck-record-mode=rewrite*",
+        ]
+    )
 
 
 def test_a_changed_model_says_which_model_was_recorded_and_which_is_asked(suite, jev_server, monkeypatch):
@@ -61,9 +69,11 @@ def test_a_changed_model_says_which_model_was_recorded_and_which_is_asked(suite,
     write_test(suite, model="jev-1.13")
     result = replay(suite, monkeypatch)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "*citation 'aud': * its request changed: recorded with model 'jev-1.12', the test now asks 'jev-1.13'*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*citation 'aud': * its request changed: recorded with model 'jev-1.12', the test now asks 'jev-1.13'*",
+        ]
+    )
 
 
 def test_a_citation_never_recorded_keeps_the_plain_miss(suite, jev_server, monkeypatch):

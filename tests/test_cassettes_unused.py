@@ -51,11 +51,13 @@ def test_an_interaction_no_longer_asked_for_is_reported_with_the_command(recorde
     recorded.makepyfile(test_unused=ONE)
     result = recorded.runpytest("--citecheck-json=report.json")
     assert result.ret == 0  # warn is the default
-    result.stdout.fnmatch_lines([
-        "Unused recordings: 1 recorded interaction in 1 cassette not played by tests that ran to the end",
-        "  unused  test_unused.py::test_two: *If a validator does not find itself in a token's audience*(model jev-1.12)",
-        "Remove them: run the same pytest command again with --citecheck-unused=delete",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "Unused recordings: 1 recorded interaction in 1 cassette not played by tests that ran to the end",
+            "  unused  test_unused.py::test_two: *If a validator does not find itself in a token's audience*(model jev-1.12)",
+            "Remove them: run the same pytest command again with --citecheck-unused=delete",
+        ]
+    )
     report = json.loads((recorded.path / "report.json").read_text())
     assert [entry["test"] for entry in report["unused"]] == ["test_unused.py::test_two"]
     assert report["orphans"] == []
@@ -69,8 +71,12 @@ def test_fail_makes_the_run_fail(recorded):
 
 
 def test_a_test_that_did_not_run_to_the_end_raises_no_alarm(recorded):
-    recorded.makepyfile(test_unused=ONE.replace('SOURCE, model="jev-1.12")\n\ndef test_other',
-                                                'SOURCE, model="jev-1.12")\n    assert False\n\ndef test_other'))
+    recorded.makepyfile(
+        test_unused=ONE.replace(
+            'SOURCE, model="jev-1.12")\n\ndef test_other',
+            'SOURCE, model="jev-1.12")\n    assert False\n\ndef test_other',
+        )
+    )
     result = recorded.runpytest("--citecheck-unused=fail")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.no_fnmatch_line("*Unused recordings*")
@@ -94,7 +100,9 @@ def test_delete_removes_unused_interactions_and_orphans_then_the_run_is_clean(re
 
 
 def test_a_test_that_asks_nothing_any_more_leaves_its_whole_cassette_unused(recorded):
-    recorded.makepyfile(test_unused=TWO.replace('citecheck.check(pick("clock_skew"), SOURCE, model="jev-1.12")', "pass"))
+    recorded.makepyfile(
+        test_unused=TWO.replace('citecheck.check(pick("clock_skew"), SOURCE, model="jev-1.12")', "pass")
+    )
     result = recorded.runpytest("--citecheck-unused=delete")
     assert result.ret == 0
     assert not cassette(recorded, "test_other").exists()
@@ -108,11 +116,15 @@ def test_orphans_are_cassettes_of_no_collected_test(recorded):
     foreign.write_text("interactions: []\nversion: 1\n")
     result = recorded.runpytest("--citecheck-unused=fail")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["Unused recordings: 1 cassette of no collected test", "  orphan  cassettes/test_unused/test_removed.yaml"])
+    result.stdout.fnmatch_lines(
+        ["Unused recordings: 1 cassette of no collected test", "  orphan  cassettes/test_unused/test_removed.yaml"]
+    )
     result.stdout.no_fnmatch_line("*test_app_http*")
 
 
-@pytest.mark.parametrize("selection", [["-k", "test_two"], ["-m", "not slow"], ["test_unused.py::test_two"], ["test_other_module.py"]])
+@pytest.mark.parametrize(
+    "selection", [["-k", "test_two"], ["-m", "not slow"], ["test_unused.py::test_two"], ["test_other_module.py"]]
+)
 def test_a_partial_run_raises_no_false_alarm(recorded, selection):
     recorded.makepyfile(test_other_module="def test_plain():\n    pass\n")
     result = recorded.runpytest("--citecheck-unused=fail", *selection)

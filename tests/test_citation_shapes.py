@@ -19,7 +19,9 @@ from pytest_citecheck._options import Settings
 from pytest_citecheck.testing import JevServer
 
 DATA = Path(__file__).parent / "data"
-EXPECTED = Citation(id="grant", claim="Contributors grant a patent licence.", quote="grant to You a perpetual, worldwide", section="3")
+EXPECTED = Citation(
+    id="grant", claim="Contributors grant a patent licence.", quote="grant to You a perpetual, worldwide", section="3"
+)
 
 
 @dataclass
@@ -82,8 +84,16 @@ def anthropic_block(source: Source, *quotes: str) -> dict:
     citations = []
     for quote in quotes:
         start = source.text.index(quote)
-        citations.append({"type": "char_location", "cited_text": quote, "document_index": 0, "document_title": "Apache-2.0",
-                          "start_char_index": start, "end_char_index": start + len(quote)})
+        citations.append(
+            {
+                "type": "char_location",
+                "cited_text": quote,
+                "document_index": 0,
+                "document_title": "Apache-2.0",
+                "start_char_index": start,
+                "end_char_index": start + len(quote),
+            }
+        )
     return {"type": "text", "text": "Contributors grant patent and copyright licences.", "citations": citations}
 
 
@@ -106,9 +116,19 @@ def test_anthropic_character_offsets_choose_the_section(direct_checker, jev_serv
     text = f"1. Scope\n\n{sentence}\n\n2. Distribution\n\nWhen You distribute: {sentence}\n"
     source = Source.from_text(text, format="numbered")
     second = text.rindex(sentence)
-    block = {"type": "text", "text": "Distributors must follow the obligation.", "citations": [
-        {"type": "char_location", "cited_text": sentence, "document_index": 0, "start_char_index": second, "end_char_index": second + len(sentence)}
-    ]}
+    block = {
+        "type": "text",
+        "text": "Distributors must follow the obligation.",
+        "citations": [
+            {
+                "type": "char_location",
+                "cited_text": sentence,
+                "document_index": 0,
+                "start_char_index": second,
+                "end_char_index": second + len(sentence),
+            }
+        ],
+    }
     [located] = direct_checker(jev_server).check([block], source)
     assert located.status is Status.FOUND and located.section == "2"
     assert source.sections["2"][located.span[0] : located.span[1]] == sentence
@@ -121,15 +141,28 @@ def test_anthropic_character_offsets_choose_the_section(direct_checker, jev_serv
     ("raw", "message"),
     [
         ({"id": "c1", "quote": "grant to You a perpetual"}, r"citation 'c1', field 'claim': is missing"),
-        ({"id": "c2", "claim": "A claim.", "quote": 42}, r"citation 'c2', field 'quote': must be a string, or None .* got int"),
+        (
+            {"id": "c2", "claim": "A claim.", "quote": 42},
+            r"citation 'c2', field 'quote': must be a string, or None .* got int",
+        ),
         ({"id": "c3", "claim": "  ", "quote": "grant to You a perpetual"}, r"citation 'c3', field 'claim': is empty"),
         ({"id": "c4", "claim": "A claim.", "quote": None}, r"citation 'c4', field 'section': is missing"),
-        ({"type": "text", "text": "A claim.", "citations": [{"cited_text": 7}]}, r"citation '#0.1', field 'cited_text': must be a string"),
         (
-            {"type": "text", "text": "A claim.", "citations": [{"cited_text": "grant to You", "start_char_index": 9, "end_char_index": 2}]},
+            {"type": "text", "text": "A claim.", "citations": [{"cited_text": 7}]},
+            r"citation '#0.1', field 'cited_text': must be a string",
+        ),
+        (
+            {
+                "type": "text",
+                "text": "A claim.",
+                "citations": [{"cited_text": "grant to You", "start_char_index": 9, "end_char_index": 2}],
+            },
             r"citation '#0.1', field 'start_char_index': .* 0 <= start <= end",
         ),
-        ({"type": "text", "text": "A claim.", "citations": "grant"}, r"citation '#0', field 'citations': must be a list"),
+        (
+            {"type": "text", "text": "A claim.", "citations": "grant"},
+            r"citation '#0', field 'citations': must be a list",
+        ),
     ],
 )
 def test_a_malformed_citation_names_the_citation_and_the_field(raw, message: str) -> None:
@@ -139,13 +172,16 @@ def test_a_malformed_citation_names_the_citation_and_the_field(raw, message: str
 
 def test_a_section_the_source_does_not_have_names_the_citation_and_field(apache: Source) -> None:
     citation = {"id": "ghost", "claim": "There is a section 12.", "quote": None, "section": "12"}
-    with pytest.raises(CitationInputError, match=r"citation 'ghost', field 'section': names section '12', which the source does not have"):
+    with pytest.raises(
+        CitationInputError,
+        match=r"citation 'ghost', field 'section': names section '12', which the source does not have",
+    ):
         Checker(settings=Settings(), client_factory=lambda: None).check([citation], apache)
 
 
 # --- the hooks, from a conftest.py ------------------------------------------------------------
 
-HOOK_CONFTEST = '''
+HOOK_CONFTEST = """
 import re
 
 
@@ -162,7 +198,7 @@ def pytest_citecheck_adapt_citation(citation, position):
         claim, quote = citation
         return {"id": f"t{position}", "claim": claim, "quote": quote}
     return None
-'''
+"""
 
 FAQ = (
     "Q1: How long do refunds take?\\nRefunds are issued within 30 days of the return being received.\\n\\n"
@@ -222,7 +258,9 @@ def test_explicit_hooks_and_a_hook_that_returns_the_wrong_type(monkeypatch: pyte
     splitter = SimpleNamespace(pytest_citecheck_split_sections=lambda text, format: {"all": text.strip()})
     assert dict(Source.from_text("Q1: x\n", format="faq", hooks=splitter).sections) == {"all": "Q1: x"}
     broken = SimpleNamespace(pytest_citecheck_split_sections=lambda text, format: ["Q1: x"])
-    with pytest.raises(CitationInputError, match="field 'format': the pytest_citecheck_split_sections hook returned list"):
+    with pytest.raises(
+        CitationInputError, match="field 'format': the pytest_citecheck_split_sections hook returned list"
+    ):
         Source.from_text("Q1: x\n", format="faq", hooks=broken)
     with pytest.raises(CitationInputError, match="unknown format 'faq'"):
         Source.from_text("Q1: x\n", format="faq")

@@ -17,7 +17,9 @@ from pytest_citecheck._options import Settings
 from pytest_citecheck._recording.cassettes import TestCassette
 from pytest_citecheck.testing import JevServer, Reply
 
-SECTIONS = {str(n): f"{n}.  Section {n}\n\n   Paragraph number {n} says that value {n} is allowed." for n in range(1, 41)}
+SECTIONS = {
+    str(n): f"{n}.  Section {n}\n\n   Paragraph number {n} says that value {n} is allowed." for n in range(1, 41)
+}
 SOURCE = Source(sections=SECTIONS)
 
 
@@ -116,7 +118,9 @@ def test_a_failing_citation_fails_the_check_with_the_first_failure_in_citation_o
 
     reported = []
     with JevServer(answer) as server:
-        checker = Checker(settings=Settings(concurrency=8), client_factory=client_factory(server), on_result=reported.append)
+        checker = Checker(
+            settings=Settings(concurrency=8), client_factory=client_factory(server), on_result=reported.append
+        )
         with pytest.raises(JudgeError) as raised:
             check(checker, citations(12))
     assert raised.value.citation == "c4"
@@ -129,12 +133,19 @@ def test_a_failing_citation_fails_the_check_with_the_first_failure_in_citation_o
 def test_concurrent_recording_then_replay_gives_the_same_verdicts(tmp_path: Path) -> None:
     path = tmp_path / "cassette.yaml"
     with JevServer(InFlight(parties=3)) as server:
-        recorder = Checker(settings=Settings(concurrency=3, record_mode="once", model="jev-1.13.0"), client_factory=client_factory(server),
-                           cassette=TestCassette(path, "once"))
+        recorder = Checker(
+            settings=Settings(concurrency=3, record_mode="once", model="jev-1.13.0"),
+            client_factory=client_factory(server),
+            cassette=TestCassette(path, "once"),
+        )
         recorded = check(recorder, citations(20))
     assert not any(r.judgement.replayed for r in recorded if r.judgement)
     with JevServer(lambda claim, section: Reply(500, {"detail": "must not be asked"})) as offline:
-        replayer = Checker(settings=Settings(concurrency=8, model="jev-1.13.0"), client_factory=client_factory(offline), cassette=TestCassette(path, "none"))
+        replayer = Checker(
+            settings=Settings(concurrency=8, model="jev-1.13.0"),
+            client_factory=client_factory(offline),
+            cassette=TestCassette(path, "none"),
+        )
         replayed = check(replayer, citations(20))
         assert offline.systemone_requests == []
     assert [(r.id, r.verdict, r.confidence) for r in replayed] == [(r.id, r.verdict, r.confidence) for r in recorded]
@@ -146,18 +157,28 @@ def test_identical_requests_replay_each_recorded_answer_once(tmp_path: Path) -> 
     path = tmp_path / "cassette.yaml"
     same = [{"id": f"dup{n}", "claim": "claim 3", "quote": "value 3 is allowed", "section": None} for n in range(6)]
     with JevServer(lambda claim, section: ("supports", 0.97)) as server:
-        recorder = Checker(settings=Settings(concurrency=6, model="jev-1.13.0"), client_factory=client_factory(server), cassette=TestCassette(path, "once"))
+        recorder = Checker(
+            settings=Settings(concurrency=6, model="jev-1.13.0"),
+            client_factory=client_factory(server),
+            cassette=TestCassette(path, "once"),
+        )
         check(recorder, same)
         assert len(server.systemone_requests) == 6
     with JevServer(lambda claim, section: Reply(500, {"detail": "must not be asked"})) as offline:
-        replayer = Checker(settings=Settings(concurrency=6, model="jev-1.13.0"), client_factory=client_factory(offline), cassette=TestCassette(path, "none"))
+        replayer = Checker(
+            settings=Settings(concurrency=6, model="jev-1.13.0"),
+            client_factory=client_factory(offline),
+            cassette=TestCassette(path, "none"),
+        )
         results = check(replayer, same)
         assert offline.systemone_requests == []
     assert [r.verdict for r in results] == [Verdict.VERIFIED] * 6
     assert replayer.cassette is not None and replayer.cassette.play_count == 6
 
 
-def test_a_rate_limit_with_retry_after_slows_the_run_down_instead_of_failing_it(suite: pytest.Pytester, jev_server: JevServer) -> None:
+def test_a_rate_limit_with_retry_after_slows_the_run_down_instead_of_failing_it(
+    suite: pytest.Pytester, jev_server: JevServer
+) -> None:
     # More 429s than the SDK's default policy (2 retries) would sit out for one request.
     limited = 5
     lock = threading.Lock()
@@ -186,5 +207,8 @@ def test_a_rate_limit_with_retry_after_slows_the_run_down_instead_of_failing_it(
     result.assert_outcomes(passed=1)
     assert len(jev_server.systemone_requests) == limited + 1
     # The SDK numbers its retries: the server saw one request retried `limited` times, not new requests.
-    retry_counts = [{k.lower(): v for k, v in r.headers.items()}.get("x-typesafe-retry-count") for r in jev_server.systemone_requests]
+    retry_counts = [
+        {k.lower(): v for k, v in r.headers.items()}.get("x-typesafe-retry-count")
+        for r in jev_server.systemone_requests
+    ]
     assert retry_counts == [None, *(str(n) for n in range(1, limited + 1))]

@@ -93,7 +93,11 @@ def test_model_precedence_reaches_the_request(suite, jev_server):
         (["--citecheck-auto-accept=1.5"], "", "--citecheck-auto-accept: expected a number from 0 to 1, got '1.5'"),
         (["--citecheck-auto-accept=high"], "", "--citecheck-auto-accept: expected a number from 0 to 1, got 'high'"),
         ([], "citecheck_auto_accept = -0.1\n", "ini citecheck_auto_accept: expected a number from 0 to 1, got '-0.1'"),
-        (["--citecheck-record-mode=sometimes"], "", "--citecheck-record-mode: expected one of none, once, new_episodes, all, rewrite*"),
+        (
+            ["--citecheck-record-mode=sometimes"],
+            "",
+            "--citecheck-record-mode: expected one of none, once, new_episodes, all, rewrite*",
+        ),
         ([], "citecheck_review = shrug\n", "ini citecheck_review: expected one of warn, fail, xfail, skip*"),
         (["--citecheck-fail-on=fabricated,wrong"], "", "--citecheck-fail-on: unknown verdict 'wrong'*"),
     ],
@@ -111,10 +115,22 @@ def test_bad_flag_or_ini_value_is_a_usage_error_before_any_test(pytester, args, 
 @pytest.mark.parametrize(
     ("marker", "call", "message"),
     [
-        ("@pytest.mark.citecheck(auto_accept=2)", "", "*@pytest.mark.citecheck(...): auto_accept: expected a number from 0 to 1, got 2"),
-        ("@pytest.mark.citecheck(auto_acept=0.9)", "", "*@pytest.mark.citecheck(...): unknown argument 'auto_acept'; accepted: auto_accept, model*"),
+        (
+            "@pytest.mark.citecheck(auto_accept=2)",
+            "",
+            "*@pytest.mark.citecheck(...): auto_accept: expected a number from 0 to 1, got 2",
+        ),
+        (
+            "@pytest.mark.citecheck(auto_acept=0.9)",
+            "",
+            "*@pytest.mark.citecheck(...): unknown argument 'auto_acept'; accepted: auto_accept, model*",
+        ),
         ("", "auto_accept=-1", "*check() keyword argument: auto_accept: expected a number from 0 to 1, got -1"),
-        ("", "review='later'", "*check() keyword argument: review: expected one of warn, fail, xfail, skip; got 'later'"),
+        (
+            "",
+            "review='later'",
+            "*check() keyword argument: review: expected one of warn, fail, xfail, skip; got 'later'",
+        ),
         ("", "colour='red'", "*check() keyword argument: unknown argument 'colour'*"),
     ],
 )
@@ -161,4 +177,6 @@ def test_help_lists_every_option_in_the_citecheck_group(pytester):
 def test_marker_is_registered_with_its_signature(pytester):
     pytester.makeini(INNER_INI)
     result = pytester.runpytest("--markers")
-    result.stdout.fnmatch_lines(["@pytest.mark.citecheck(*, auto_accept=None, model=None, *): pytest-citecheck settings for this test"])
+    result.stdout.fnmatch_lines(
+        ["@pytest.mark.citecheck(*, auto_accept=None, model=None, *): pytest-citecheck settings for this test"]
+    )

@@ -89,30 +89,58 @@ def pytest_sessionfinish(session):
 
 def _run(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-q", "--no-header",
-         "--citecheck-model=jev-1.12", *args],
-        cwd=root, env=env, capture_output=True, text=True, timeout=1200,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:hypothesispytest",
+            "-q",
+            "--no-header",
+            "--citecheck-model=jev-1.12",
+            *args,
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
     )
 
 
 @pytest.fixture(scope="module")
-def replayed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, float], subprocess.CompletedProcess[str]]:
+def replayed(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, dict[str, float], subprocess.CompletedProcess[str]]:
     root = tmp_path_factory.mktemp("endurance")
     (root / "pytest.ini").write_text("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
     (root / "test_endure.py").write_text(INNER)
     env = {k: v for k, v in os.environ.items() if not k.startswith("TYPESAFE_")}
     with JevServer() as server:
-        recorded = _run(root, {**env, "TYPESAFE_API_KEY": "sk-endurance", "TYPESAFE_BASE_URL": server.url},
-                        "--citecheck-record-mode=once", "test_endure.py::test_cite[0]")
+        recorded = _run(
+            root,
+            {**env, "TYPESAFE_API_KEY": "sk-endurance", "TYPESAFE_BASE_URL": server.url},
+            "--citecheck-record-mode=once",
+            "test_endure.py::test_cite[0]",
+        )
         assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     folder = root / "cassettes" / "test_endure"
     template = (folder / "test_cite[0].yaml").read_text(encoding="utf-8")
     assert template.count("(claim number 0, part") == PER_TEST, template
     for n in range(1, TESTS):
-        (folder / f"test_cite[{n}].yaml").write_text(template.replace("(claim number 0, part", f"(claim number {n}, part"), encoding="utf-8")
+        (folder / f"test_cite[{n}].yaml").write_text(
+            template.replace("(claim number 0, part", f"(claim number {n}, part"), encoding="utf-8"
+        )
 
     (root / "conftest.py").write_text(PROBE)
-    result = _run(root, {**env, "TYPESAFE_BASE_URL": "http://127.0.0.1:9"}, "--citecheck-record-mode=none", "--citecheck-json=report.json")
+    result = _run(
+        root,
+        {**env, "TYPESAFE_BASE_URL": "http://127.0.0.1:9"},
+        "--citecheck-record-mode=none",
+        "--citecheck-json=report.json",
+    )
     memory = json.loads((root / "memory.json").read_text())
     return root, memory, result
 
@@ -134,7 +162,8 @@ def test_replaying_5000_citations_in_one_session_keeps_memory_flat(
 
 
 def test_a_10000_row_report_still_loads_in_citecheck_review(
-    replayed: tuple[Path, dict[str, float], subprocess.CompletedProcess[str]], tmp_path: Path,
+    replayed: tuple[Path, dict[str, float], subprocess.CompletedProcess[str]],
+    tmp_path: Path,
 ) -> None:
     root, _, _ = replayed
     real = json.loads((root / "report.json").read_text())
@@ -148,7 +177,10 @@ def test_a_10000_row_report_still_loads_in_citecheck_review(
     big.write_text(json.dumps({**real, "results": rows}))
     listed = subprocess.run(
         [sys.executable, "-m", "pytest_citecheck", "review", "--report", str(big), "--list", "--color=never"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert listed.returncode == 0, listed.stdout[-2000:] + listed.stderr[-2000:]
     for row in (rows[0], rows[REPORT_ROWS // 2], rows[-1]):

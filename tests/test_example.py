@@ -64,7 +64,10 @@ def test_committed_cassettes_are_exactly_what_the_build_script_makes(example):
     committed = {p.name: p.read_bytes() for p in (example.path / "rfc7519" / "cassettes" / "test_rfc7519").iterdir()}
     shutil.rmtree(example.path / "rfc7519" / "cassettes")
     build = subprocess.run(
-        [sys.executable, str(example.path / "rfc7519" / "build_cassettes.py")], capture_output=True, text=True, timeout=300
+        [sys.executable, str(example.path / "rfc7519" / "build_cassettes.py")],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert build.returncode == 0, build.stdout + build.stderr
     assert "7 requests answered from json_cache.json" in build.stdout

@@ -113,42 +113,140 @@ def _delete(path: Path) -> None:
 
 
 FAULTS: tuple[Fault, ...] = (
-    Fault("http-401", "HTTP 401 (bad API key)", "rejected the API key (HTTP 401)", "set TYPESAFE_API_KEY to a valid key",
-          Reply(401, {"detail": "Invalid API key"})),
-    Fault("http-403", "HTTP 403 (key may not use the model)", "refused access (HTTP 403)", "check that the key may use this model",
-          Reply(403, {"detail": "Forbidden"})),
-    Fault("http-422", "HTTP 422 (request rejected as invalid)", "rejected the request as invalid (HTTP 422", "check the model name",
-          Reply(422, {"detail": [{"loc": ["body", "model"], "msg": "unknown model", "type": "value_error"}]})),
-    Fault("http-429", "HTTP 429 with Retry-After, every attempt, until retries run out", "rate-limiting the request (HTTP 429) until retries ran out",
-          "lower the request rate or retry later", Reply(429, {"detail": "Too many requests"}, {"retry-after": "0"}), attempts=1 + MAX_RETRIES),
-    Fault("http-500", "HTTP 500, every attempt", "failed to answer (HTTP 500) after retries", "retry later",
-          Reply(500, {"detail": "Internal error"}), attempts=1 + MAX_RETRIES),
-    Fault("http-529", "HTTP 529 (overloaded), every attempt", "failed to answer (HTTP 529) after retries", "retry later",
-          Reply(529, {"detail": "Overloaded"}), attempts=1 + MAX_RETRIES),
-    Fault("timeout", "no reply before the client's timeout, every attempt", "no answer from TypeSafe before the timeout",
-          "raise the client's timeout", Reply(200, _answer(), delay=1.0), attempts=1 + MAX_RETRIES),
-    Fault("connection-refused", "nothing listens at TYPESAFE_BASE_URL", "could not connect to TypeSafe",
-          "check TYPESAFE_BASE_URL and the network", refused=True),
-    Fault("not-json", "HTTP 200 whose body is not JSON", "response is malformed", "report it to TypeSafe if it persists",
-          Reply(200, b"<html><body>502 Bad Gateway</body></html>", {"content-type": "text/html"})),
-    Fault("no-relation-answer", "HTTP 200 without the `relation` answer", "has no 'relation' answer", "re-record the citation",
-          Reply(200, {"model": "jev-1.13.0", "answers": {}, "usage": _usage()})),
-    Fault("unknown-label", "a `relation` choice outside supports/contradicts/says_nothing", "unknown label 'maybe'",
-          "re-record the citation", _answer(choice="maybe")),
-    Fault("probabilities-off", "probabilities summing to 1.6", "do not form a distribution", "re-record the citation",
-          _answer(probabilities={"supports": 0.9, "contradicts": 0.4, "says_nothing": 0.3})),
-    Fault("confidence-out-of-range", "confidence 1.7", "confidence 1.7 is outside 0..1", "re-record the citation",
-          _answer(confidence=1.7)),
-    Fault("confidence-negative", "confidence -0.2", "confidence -0.2 is outside 0..1", "re-record the citation",
-          _answer(confidence=-0.2)),
-    Fault("cassette-miss", "replay (`--citecheck-record-mode=none`) with no cassette", "no recorded answer matches this citation's request",
-          "record it with a TypeSafe API key", side="cassette", damage=_delete),
-    Fault("cassette-corrupt-yaml", "replay from a cassette that is not valid YAML", "cannot read cassette",
-          "restore it from version control", side="cassette", damage=_corrupt_yaml),
-    Fault("cassette-other-model", "replay asking `jev-1.13` from a cassette recorded with `jev-1.12`", "recorded with model 'jev-1.12'",
-          "--citecheck-record-mode=rewrite", side="cassette", replay_args=("--citecheck-model=jev-1.13",)),
-    Fault("cassette-newer-format", "replay from a cassette written by a newer cassette format (99)", "newer than this pytest-citecheck understands",
-          "upgrade pytest-citecheck", side="cassette", damage=_newer_format),
+    Fault(
+        "http-401",
+        "HTTP 401 (bad API key)",
+        "rejected the API key (HTTP 401)",
+        "set TYPESAFE_API_KEY to a valid key",
+        Reply(401, {"detail": "Invalid API key"}),
+    ),
+    Fault(
+        "http-403",
+        "HTTP 403 (key may not use the model)",
+        "refused access (HTTP 403)",
+        "check that the key may use this model",
+        Reply(403, {"detail": "Forbidden"}),
+    ),
+    Fault(
+        "http-422",
+        "HTTP 422 (request rejected as invalid)",
+        "rejected the request as invalid (HTTP 422",
+        "check the model name",
+        Reply(422, {"detail": [{"loc": ["body", "model"], "msg": "unknown model", "type": "value_error"}]}),
+    ),
+    Fault(
+        "http-429",
+        "HTTP 429 with Retry-After, every attempt, until retries run out",
+        "rate-limiting the request (HTTP 429) until retries ran out",
+        "lower the request rate or retry later",
+        Reply(429, {"detail": "Too many requests"}, {"retry-after": "0"}),
+        attempts=1 + MAX_RETRIES,
+    ),
+    Fault(
+        "http-500",
+        "HTTP 500, every attempt",
+        "failed to answer (HTTP 500) after retries",
+        "retry later",
+        Reply(500, {"detail": "Internal error"}),
+        attempts=1 + MAX_RETRIES,
+    ),
+    Fault(
+        "http-529",
+        "HTTP 529 (overloaded), every attempt",
+        "failed to answer (HTTP 529) after retries",
+        "retry later",
+        Reply(529, {"detail": "Overloaded"}),
+        attempts=1 + MAX_RETRIES,
+    ),
+    Fault(
+        "timeout",
+        "no reply before the client's timeout, every attempt",
+        "no answer from TypeSafe before the timeout",
+        "raise the client's timeout",
+        Reply(200, _answer(), delay=1.0),
+        attempts=1 + MAX_RETRIES,
+    ),
+    Fault(
+        "connection-refused",
+        "nothing listens at TYPESAFE_BASE_URL",
+        "could not connect to TypeSafe",
+        "check TYPESAFE_BASE_URL and the network",
+        refused=True,
+    ),
+    Fault(
+        "not-json",
+        "HTTP 200 whose body is not JSON",
+        "response is malformed",
+        "report it to TypeSafe if it persists",
+        Reply(200, b"<html><body>502 Bad Gateway</body></html>", {"content-type": "text/html"}),
+    ),
+    Fault(
+        "no-relation-answer",
+        "HTTP 200 without the `relation` answer",
+        "has no 'relation' answer",
+        "re-record the citation",
+        Reply(200, {"model": "jev-1.13.0", "answers": {}, "usage": _usage()}),
+    ),
+    Fault(
+        "unknown-label",
+        "a `relation` choice outside supports/contradicts/says_nothing",
+        "unknown label 'maybe'",
+        "re-record the citation",
+        _answer(choice="maybe"),
+    ),
+    Fault(
+        "probabilities-off",
+        "probabilities summing to 1.6",
+        "do not form a distribution",
+        "re-record the citation",
+        _answer(probabilities={"supports": 0.9, "contradicts": 0.4, "says_nothing": 0.3}),
+    ),
+    Fault(
+        "confidence-out-of-range",
+        "confidence 1.7",
+        "confidence 1.7 is outside 0..1",
+        "re-record the citation",
+        _answer(confidence=1.7),
+    ),
+    Fault(
+        "confidence-negative",
+        "confidence -0.2",
+        "confidence -0.2 is outside 0..1",
+        "re-record the citation",
+        _answer(confidence=-0.2),
+    ),
+    Fault(
+        "cassette-miss",
+        "replay (`--citecheck-record-mode=none`) with no cassette",
+        "no recorded answer matches this citation's request",
+        "record it with a TypeSafe API key",
+        side="cassette",
+        damage=_delete,
+    ),
+    Fault(
+        "cassette-corrupt-yaml",
+        "replay from a cassette that is not valid YAML",
+        "cannot read cassette",
+        "restore it from version control",
+        side="cassette",
+        damage=_corrupt_yaml,
+    ),
+    Fault(
+        "cassette-other-model",
+        "replay asking `jev-1.13` from a cassette recorded with `jev-1.12`",
+        "recorded with model 'jev-1.12'",
+        "--citecheck-record-mode=rewrite",
+        side="cassette",
+        replay_args=("--citecheck-model=jev-1.13",),
+    ),
+    Fault(
+        "cassette-newer-format",
+        "replay from a cassette written by a newer cassette format (99)",
+        "newer than this pytest-citecheck understands",
+        "upgrade pytest-citecheck",
+        side="cassette",
+        damage=_newer_format,
+    ),
 )
 
 
@@ -172,7 +270,15 @@ def _closed_port_url() -> str:
 
 def _run(inner: pytest.Pytester, *args: str) -> pytest.RunResult:
     # A pinned model, as the docs advise once thresholds are tuned; a later --citecheck-model wins.
-    return inner.runpytest("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--citecheck-json=report.json", "--citecheck-model=jev-1.12", *args)
+    return inner.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+        "--citecheck-json=report.json",
+        "--citecheck-model=jev-1.12",
+        *args,
+    )
 
 
 def _assert_failed_closed(result: pytest.RunResult, fault: Fault, where: Path) -> None:
@@ -188,7 +294,9 @@ def _assert_failed_closed(result: pytest.RunResult, fault: Fault, where: Path) -
     # ... and is the whole story: no traceback into the plugin's internals.
     assert "Traceback" not in output and "pytest_citecheck" + "/" not in output, output
     report = json.loads((where / "report.json").read_text())
-    assert [row for row in report["results"] if row["id"] == CITATION] == [], "a citation that was not judged has no verdict"
+    assert [row for row in report["results"] if row["id"] == CITATION] == [], (
+        "a citation that was not judged has no verdict"
+    )
 
 
 @pytest.mark.parametrize("fault", [f for f in FAULTS if f.side == "server"], ids=lambda f: f.name)
@@ -206,7 +314,9 @@ def test_a_server_fault_fails_the_test(inner: pytest.Pytester, monkeypatch: pyte
 
 
 @pytest.mark.parametrize("fault", [f for f in FAULTS if f.side == "cassette"], ids=lambda f: f.name)
-def test_a_cassette_fault_fails_the_replay(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, fault: Fault) -> None:
+def test_a_cassette_fault_fails_the_replay(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, fault: Fault
+) -> None:
     with JevServer(lambda claim, section: ("supports", 0.97)) as server:
         monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
         recorded = _run(inner, "--citecheck-record-mode=once")
@@ -247,14 +357,18 @@ def matrix_table() -> str:
         side = "cassette (replay)" if fault.side == "cassette" else "Jev API (record)"
         if fault.attempts > 1:
             side += f", {fault.attempts} attempts"
-        lines.append(f"| `{fault.name}` | {side} | {fault.injected} | test fails | …{fault.cause}… | …{fault.remedy}… |")
+        lines.append(
+            f"| `{fault.name}` | {side} | {fault.injected} | test fails | …{fault.cause}… | …{fault.remedy}… |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def test_reliability_doc_matches_the_matrix() -> None:
     text = RELIABILITY_DOC.read_text(encoding="utf-8")
     start, end = text.index(TABLE_START) + len(TABLE_START), text.index(TABLE_END)
-    assert text[start:end].strip() == matrix_table().strip(), "regenerate the table: python tests/test_faults.py --write"
+    assert text[start:end].strip() == matrix_table().strip(), (
+        "regenerate the table: python tests/test_faults.py --write"
+    )
 
 
 def write_doc() -> None:

@@ -48,7 +48,9 @@ def test_numbered_apache_licence() -> None:
     assert source.format == "numbered"
     assert list(source.sections) == ["preamble", *[str(n) for n in range(1, 10)]]
     assert source.sections["3"].startswith("3. Grant of Patent License.")
-    assert passage_of(source, "You may reproduce and distribute copies of the Work or Derivative Works thereof")[0] == "4"
+    assert (
+        passage_of(source, "You may reproduce and distribute copies of the Work or Derivative Works thereof")[0] == "4"
+    )
 
 
 def test_numbered_gpl_keeps_a_list_item_inside_its_section() -> None:
@@ -70,7 +72,9 @@ def test_numbered_mpl_two_levels_boxes_and_wrapped_numbers() -> None:
     # Sections 6 and 7 are drawn in boxes of asterisks; the box is layout, and is gone.
     assert source.sections["6"].startswith("6. Disclaimer of Warranty")
     assert "*" not in source.sections["6"]
-    section, passage = passage_of(source, 'Covered Software is provided under this License on an "as is" basis, without warranty of any kind')
+    section, passage = passage_of(
+        source, 'Covered Software is provided under this License on an "as is" basis, without warranty of any kind'
+    )
     assert section == "6" and passage.endswith("without warranty of any kind")
 
 
@@ -110,14 +114,29 @@ def test_markdown_atx_headings_give_heading_paths_and_numbers() -> None:
 
 def test_markdown_setext_headings() -> None:
     source = Source.from_file(DATA / "oauth2client-contributing.md")
-    assert list(source.sections)[:3] == ["Contributing", "Contributing > Before writing code, file an issue", "Contributing > Fork oauth2client"]
+    assert list(source.sections)[:3] == [
+        "Contributing",
+        "Contributing > Before writing code, file an issue",
+        "Contributing > Fork oauth2client",
+    ]
     assert source.sections["Contributing > Include tests"].startswith("Include tests\n-------------\n\nBe sure to add")
-    assert passage_of(source, "Be sure to add the relevant tests before making the pull request")[0] == "Contributing > Include tests"
+    assert (
+        passage_of(source, "Be sure to add the relevant tests before making the pull request")[0]
+        == "Contributing > Include tests"
+    )
 
 
 def test_heading_ids_are_unique() -> None:
-    assert heading_ids([(1, "Usage"), (2, "Linux"), (1, "Install"), (2, "Linux"), (2, "Linux"), (2, "4.1 Tokens"), (2, "4.1 Again")]) == [
-        "Usage", "Usage > Linux", "Install", "Install > Linux", "Install > Linux (2)", "4.1", "Install > 4.1 Again",
+    assert heading_ids(
+        [(1, "Usage"), (2, "Linux"), (1, "Install"), (2, "Linux"), (2, "Linux"), (2, "4.1 Tokens"), (2, "4.1 Again")]
+    ) == [
+        "Usage",
+        "Usage > Linux",
+        "Install",
+        "Install > Linux",
+        "Install > Linux (2)",
+        "4.1",
+        "Install > 4.1 Again",
     ]
 
 
@@ -172,13 +191,17 @@ def test_pdf_through_pypdf() -> None:
     source = Source.from_file(DATA / "apache-2.0.pdf")
     assert source.format == "numbered" and source.name == "apache-2.0.pdf"
     assert list(source.sections) == ["preamble", *[str(n) for n in range(1, 10)]]
-    section, passage = passage_of(source, "You may reproduce and distribute copies of the Work or Derivative Works thereof")
+    section, passage = passage_of(
+        source, "You may reproduce and distribute copies of the Work or Derivative Works thereof"
+    )
     assert section == "4"
 
 
 def test_pdf_without_pypdf_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pypdf", None)  # import pypdf now raises ImportError
-    with pytest.raises(SourceError, match=r"reading PDF needs pypdf; install it with: pip install 'pytest-citecheck\[pdf\]'"):
+    with pytest.raises(
+        SourceError, match=r"reading PDF needs pypdf; install it with: pip install 'pytest-citecheck\[pdf\]'"
+    ):
         Source.from_file(DATA / "apache-2.0.pdf")
 
 

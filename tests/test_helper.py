@@ -7,7 +7,7 @@ import pytest
 from pytest_citecheck.testing import JevServer
 
 # A handbook whose claims the scripted server judges by keyword, so each test states its verdicts.
-HANDBOOK = '''
+HANDBOOK = """
 from pytest_citecheck import Source
 HANDBOOK = Source(sections={
     "1": "1. Refunds\\n\\nRefunds are issued within 30 days of purchase. After 30 days no refund is given.",
@@ -15,7 +15,7 @@ HANDBOOK = Source(sections={
 })
 def cite(cid, claim, quote, section="1"):
     return {"id": cid, "claim": claim, "quote": quote, "section": section}
-'''
+"""
 
 
 def handbook_answer(claim: str, section: str) -> tuple[str, float]:
@@ -42,7 +42,9 @@ def handbook(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
 
 
 def run_one(pytester: pytest.Pytester, body: str, *args: str) -> pytest.RunResult:
-    pytester.makepyfile(test_app="import pytest\nfrom handbook import HANDBOOK, cite\nfrom pytest_citecheck import *\n\n" + body)
+    pytester.makepyfile(
+        test_app="import pytest\nfrom handbook import HANDBOOK, cite\nfrom pytest_citecheck import *\n\n" + body
+    )
     return pytester.runpytest(*args)
 
 
@@ -67,7 +69,9 @@ def test_ok():
     ],
 )
 def test_fabricated_contradicted_and_unsupported_fail_with_a_table_and_a_hint(handbook, claim, quote, verdict):
-    result = run_one(handbook, f"def test_bad():\n    assert_citations_supported([cite('c1', {claim!r}, {quote!r})], HANDBOOK)\n")
+    result = run_one(
+        handbook, f"def test_bad():\n    assert_citations_supported([cite('c1', {claim!r}, {quote!r})], HANDBOOK)\n"
+    )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -101,7 +105,9 @@ def test_below_threshold_passes_with_a_review_warning_by_default(handbook):
         "def test_unsure():\n    assert_citations_supported([cite('u', 'UNSURE refunds.', 'Refunds are issued within 30 days')], HANDBOOK)\n",
     )
     result.assert_outcomes(passed=1, warnings=1)
-    result.stdout.fnmatch_lines(["*CitationReviewWarning: 1 citation below auto_accept 0.8 needs a human review:*", "*u *verified*0.40*review*"])
+    result.stdout.fnmatch_lines(
+        ["*CitationReviewWarning: 1 citation below auto_accept 0.8 needs a human review:*", "*u *verified*0.40*review*"]
+    )
 
 
 @pytest.mark.parametrize(("policy", "outcome"), [("fail", "failed"), ("xfail", "xfailed"), ("skip", "skipped")])
@@ -127,7 +133,7 @@ def test_review_fail_from_the_command_line(handbook):
 def test_objects_with_attributes_and_text_sources_are_accepted(handbook):
     result = run_one(
         handbook,
-        '''
+        """
 from dataclasses import dataclass
 RFC_TEXT = "1.  Intro\\n\\n   Tokens are signed.\\n\\n2.  Claims\\n\\n   A claim is a name/value pair.\\n"
 
@@ -141,7 +147,7 @@ class Cite:
 def test_objects():
     results = assert_citations_supported([Cite("a", "Claims are pairs.", "A claim is a name/value pair.", "2")], RFC_TEXT, format="rfc")
     assert (results[0].section, results[0].verdict.value) == ("2", "verified")
-''',
+""",
     )
     result.assert_outcomes(passed=1)
 
@@ -189,7 +195,9 @@ def test_fixtures_are_documented(pytester):
     pytester.makeini(INNER_INI)
     result = pytester.runpytest("--fixtures")
     result.stdout.fnmatch_lines(["citecheck -- *", "*A citation checker bound to this test*"])
-    result.stdout.fnmatch_lines(["citecheck_client ?session scope? -- *", "*The ``typesafe_sdk.TypeSafeClient`` that asks Jev*"])
+    result.stdout.fnmatch_lines(
+        ["citecheck_client ?session scope? -- *", "*The ``typesafe_sdk.TypeSafeClient`` that asks Jev*"]
+    )
 
 
 def test_nothing_is_printed_when_no_citation_was_checked(pytester):

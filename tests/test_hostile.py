@@ -77,20 +77,37 @@ def run_inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Any
     monkeypatch.setenv("TYPESAFE_API_KEY", KEY)
 
     def run(
-        *args: str, answer: Any = steered_answer, screener: Any = screen, claim: str = FALSE_CLAIM, hostile: bool = True,
-        marker: str = "", call: str = "", ini: str = "",
+        *args: str,
+        answer: Any = steered_answer,
+        screener: Any = screen,
+        claim: str = FALSE_CLAIM,
+        hostile: bool = True,
+        marker: str = "",
+        call: str = "",
+        ini: str = "",
     ) -> tuple[pytest.RunResult, JevServer, list[dict[str, Any]]]:
         if ini:
             pytester.makeini(f"[pytest]\nasyncio_default_fixture_loop_scope = function\n{ini}\n")
-        pytester.makepyfile(test_inner=INNER.format(
-            note=NOTE, section_extra="NOTE" if hostile else repr("Old keys are kept for verification only."),
-            claim=claim, marker=marker, call=call,
-        ))
+        pytester.makepyfile(
+            test_inner=INNER.format(
+                note=NOTE,
+                section_extra="NOTE" if hostile else repr("Old keys are kept for verification only."),
+                claim=claim,
+                marker=marker,
+                call=call,
+            )
+        )
         with JevServer(answer, screen=screener) as server:
             monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
             result = pytester.runpytest(
-                "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--citecheck-record-mode=all", "--citecheck-model=jev-1.12",
-                "--citecheck-json=report.json", *args,
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:hypothesispytest",
+                "--citecheck-record-mode=all",
+                "--citecheck-model=jev-1.12",
+                "--citecheck-json=report.json",
+                *args,
             )
         report = pytester.path / "report.json"
         rows = json.loads(report.read_text())["results"] if report.exists() else []
@@ -126,8 +143,9 @@ SCREEN_ON = {
 @pytest.mark.parametrize("how", list(SCREEN_ON))
 def test_with_the_screen_a_steered_supports_goes_to_review(run_inner: Any, how: str) -> None:
     settings = SCREEN_ON[how]
-    result, server, rows = run_inner(*settings.get("args", ()), "--citecheck-review=fail",
-                                     **{k: v for k, v in settings.items() if k != "args"})
+    result, server, rows = run_inner(
+        *settings.get("args", ()), "--citecheck-review=fail", **{k: v for k, v in settings.items() if k != "args"}
+    )
     result.assert_outcomes(failed=1)
     output = result.stdout.str()
     assert "flagged by the screen: rotation" in output, output
@@ -173,15 +191,21 @@ def test_a_flagged_failure_keeps_failing(run_inner: Any) -> None:
     ],
     ids=["missing", "above-1", "below-0", "nan"],
 )
-def test_a_missing_or_malformed_screen_answer_fails_closed(run_inner: Any, screen_answer: dict[str, Any], cause: str) -> None:
-    result, _, rows = run_inner("--citecheck-screen", claim=TRUE_CLAIM, hostile=False, screener=lambda claim, section: screen_answer)
+def test_a_missing_or_malformed_screen_answer_fails_closed(
+    run_inner: Any, screen_answer: dict[str, Any], cause: str
+) -> None:
+    result, _, rows = run_inner(
+        "--citecheck-screen", claim=TRUE_CLAIM, hostile=False, screener=lambda claim, section: screen_answer
+    )
     result.assert_outcomes(failed=1)
     output = result.stdout.str()
     assert "citation 'rotation'" in output and cause in output, output
     assert rows == []
 
 
-def test_the_screen_is_part_of_the_recorded_request(run_inner: Any, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_screen_is_part_of_the_recorded_request(
+    run_inner: Any, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Cassettes match on the body: a recording made with the screen replays only with it."""
     result, _, _ = run_inner("--citecheck-screen", claim=TRUE_CLAIM, hostile=False)
     result.assert_outcomes(passed=1)
@@ -189,7 +213,14 @@ def test_the_screen_is_part_of_the_recorded_request(run_inner: Any, pytester: py
     assert SCREEN_QUESTION_NAME in cassette
     monkeypatch.delenv("TYPESAFE_API_KEY")
     monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
-    common = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--citecheck-record-mode=none", "--citecheck-model=jev-1.12")
+    common = (
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+        "--citecheck-record-mode=none",
+        "--citecheck-model=jev-1.12",
+    )
     pytester.runpytest(*common, "--citecheck-screen").assert_outcomes(passed=1)
     without = pytester.runpytest(*common)
     without.assert_outcomes(failed=1)

@@ -25,8 +25,14 @@ from pytest_citecheck.testing import JevServer
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 CHROMIUM_ARGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--window-size=1280,2000",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--window-size=1280,2000",
 )
 
 TEST_FILE = """
@@ -103,9 +109,21 @@ def test_the_report_is_one_self_contained_page(html_report: Path) -> None:
 
 def test_the_page_escapes_what_the_app_wrote() -> None:
     row = {
-        "test": "t::x", "id": "<script>", "status": "found", "section": "1", "verdict": "verified", "confidence": 0.9,
-        "auto": True, "claim": "a <b>bold</b> & claim", "quote": "x<y", "span": [0, 3], "auto_accept": 0.8,
-        "section_text": "x<y and more", "review_key": "k", "decision": None, "stale_decision": None,
+        "test": "t::x",
+        "id": "<script>",
+        "status": "found",
+        "section": "1",
+        "verdict": "verified",
+        "confidence": 0.9,
+        "auto": True,
+        "claim": "a <b>bold</b> & claim",
+        "quote": "x<y",
+        "span": [0, 3],
+        "auto_accept": 0.8,
+        "section_text": "x<y and more",
+        "review_key": "k",
+        "decision": None,
+        "stale_decision": None,
     }
     page = render_html(Report([row]))
     assert page.count("<script>") == 1 and "Citation &lt;script&gt;" in page
@@ -158,16 +176,55 @@ def test_the_report_renders_in_chromium_with_the_quoted_passages_highlighted(htm
 
 
 def test_approximate_matches_closest_passages_and_stale_decisions_are_shown() -> None:
-    base = {"test": "t::x", "auto": True, "auto_accept": 0.8, "decision": None, "stale_decision": None, "review_key": None}
-    approx = {**base, "id": "near", "status": "found-approx", "section": "2", "verdict": "verified", "confidence": 0.9,
-              "claim": "c", "quote": "seconds since epoch", "span": [0, 19], "section_text": "seconds since  epoch.",
-              "similarity": 0.93, "review_key": "k1"}
-    fabricated = {**base, "id": "ghost", "status": "missing", "section": None, "verdict": "fabricated", "confidence": None,
-                  "claim": "c", "quote": "made up", "span": None,
-                  "closest": {"section": "4.1.4", "span": [3, 20], "text": "MUST NOT be accepted", "similarity": 0.61}}
-    stale = {**base, "id": "old", "status": "found", "section": "3", "verdict": "unsupported", "confidence": 0.3, "auto": False,
-             "claim": "c", "quote": "q", "span": [0, 1], "section_text": "q", "review_key": "k2",
-             "stale_decision": {"by": "Ada", "verdict": "verified", "at": "2026-01-01T00:00:00Z"}}
+    base = {
+        "test": "t::x",
+        "auto": True,
+        "auto_accept": 0.8,
+        "decision": None,
+        "stale_decision": None,
+        "review_key": None,
+    }
+    approx = {
+        **base,
+        "id": "near",
+        "status": "found-approx",
+        "section": "2",
+        "verdict": "verified",
+        "confidence": 0.9,
+        "claim": "c",
+        "quote": "seconds since epoch",
+        "span": [0, 19],
+        "section_text": "seconds since  epoch.",
+        "similarity": 0.93,
+        "review_key": "k1",
+    }
+    fabricated = {
+        **base,
+        "id": "ghost",
+        "status": "missing",
+        "section": None,
+        "verdict": "fabricated",
+        "confidence": None,
+        "claim": "c",
+        "quote": "made up",
+        "span": None,
+        "closest": {"section": "4.1.4", "span": [3, 20], "text": "MUST NOT be accepted", "similarity": 0.61},
+    }
+    stale = {
+        **base,
+        "id": "old",
+        "status": "found",
+        "section": "3",
+        "verdict": "unsupported",
+        "confidence": 0.3,
+        "auto": False,
+        "claim": "c",
+        "quote": "q",
+        "span": [0, 1],
+        "section_text": "q",
+        "review_key": "k2",
+        "stale_decision": {"by": "Ada", "verdict": "verified", "at": "2026-01-01T00:00:00Z"},
+    }
     page = render_html(Report([approx, fabricated, stale]))
     assert '<span class="tag approx">approximate match (0.93)</span>' in page
     assert "<dt>Closest passage</dt><dd>In section 4.1.4 (similarity 0.61): <q>MUST NOT be accepted</q></dd>" in page

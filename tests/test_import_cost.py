@@ -7,7 +7,9 @@ import pytest
 HEAVY = ("typesafe_sdk", "vcr", "yaml", "httpx2", "tenacity", "rapidfuzz", "pypdf")
 
 
-def test_no_heavy_module_is_imported_when_no_citation_is_checked(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_heavy_module_is_imported_when_no_citation_is_checked(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytester.makeini("[pytest]\n")
     pytester.makeconftest(
         f"""

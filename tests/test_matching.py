@@ -100,7 +100,9 @@ def test_whitespace_runs_and_line_breaks_collapse(locator: QuoteLocator) -> None
 
 
 def test_curly_quotes_fold_to_straight(locator: QuoteLocator) -> None:
-    section, passage = found_passage(locator, "The \u201cexp\u201d (expiration time) claim identifies the expiration time")
+    section, passage = found_passage(
+        locator, "The \u201cexp\u201d (expiration time) claim identifies the expiration time"
+    )
     assert section == "4.1.4"
     assert passage.startswith('The "exp" (expiration time)')
 
@@ -119,7 +121,9 @@ def test_primes_fold_to_apostrophes() -> None:
 
 
 def test_nfkc_expands_ligatures_and_full_width_forms(locator: QuoteLocator) -> None:
-    section, passage = found_passage(locator, "a JSON object that is encoded in a \uff2a\uff37\uff33 and/or JWE structure")
+    section, passage = found_passage(
+        locator, "a JSON object that is encoded in a \uff2a\uff37\uff33 and/or JWE structure"
+    )
     assert section == "3" and passage == "a JSON object that is encoded in a\n   JWS and/or JWE structure"
     apache = QuoteLocator(Source.from_file(DATA / "apache-2.0.txt"))
     section, passage = found_passage(apache, "documentation source, and con\ufb01guration \ufb01les")
@@ -143,7 +147,9 @@ def test_soft_hyphens_and_zero_width_characters_are_removed_on_both_sides() -> N
     section, passage = found_passage(locator, "any Contribution intentionally submitted for inclusion")
     assert section == "5"
     assert passage == "any Contri\u00adbu\u200btion intentionally submitted for inclusion"
-    section, passage = found_passage(locator, "submitted to Licensor for inclusion in the Work by the copy\u00adright owner")
+    section, passage = found_passage(
+        locator, "submitted to Licensor for inclusion in the Work by the copy\u00adright owner"
+    )
     assert section == "1"
     assert passage == "submitted to Li\u200dcensor\ufeff for inclusion in the Work by the copyright owner"
 
@@ -173,11 +179,16 @@ def test_elisions_match_ordered_fragments_within_one_section(rfc7519: Source, lo
     quote = "The \u201cexp\u201d (expiration time) claim identifies \u2026 MUST NOT be accepted for processing"
     section, passage = found_passage(locator, quote)
     assert section == "4.1.4"
-    assert passage.startswith('The "exp" (expiration time) claim identifies') and passage.endswith("accepted for processing")
+    assert passage.startswith('The "exp" (expiration time) claim identifies') and passage.endswith(
+        "accepted for processing"
+    )
     assert found_passage(locator, "The processing of the ... claim requires that the current date/time")[0] == "4.1.4"
     # Out of order, or spread over two sections: not found.
-    assert locator.find("MUST NOT be accepted for processing ... The \"exp\" (expiration time) claim identifies") is None
-    assert locator.find("Implementers MAY provide for some small leeway ... The \"nbf\" (not before) claim identifies") is None
+    assert locator.find('MUST NOT be accepted for processing ... The "exp" (expiration time) claim identifies') is None
+    assert (
+        locator.find('Implementers MAY provide for some small leeway ... The "nbf" (not before) claim identifies')
+        is None
+    )
 
 
 def test_a_literal_ellipsis_in_the_source_matches_as_is() -> None:
@@ -204,8 +215,13 @@ def test_offsets_point_into_the_original_section_text(rfc7519: Source, locator: 
 
 
 def test_a_quote_too_short_to_identify_a_passage_is_an_error(direct_checker, rfc7519: Source) -> None:
-    citations = [{"id": "short", "claim": "JWTs have claims.", "quote": "\u201cJWT\u201d \u2026 claims", "section": None}]
-    with pytest.raises(CitationInputError, match=r"citation 'short', field 'quote': is 11 characters after normalisation, too short .*min_quote_length is 12"):
+    citations = [
+        {"id": "short", "claim": "JWTs have claims.", "quote": "\u201cJWT\u201d \u2026 claims", "section": None}
+    ]
+    with pytest.raises(
+        CitationInputError,
+        match=r"citation 'short', field 'quote': is 11 characters after normalisation, too short .*min_quote_length is 12",
+    ):
         direct_checker().check(citations, rfc7519)
     # Lowered on purpose, the same quote is looked up (and, not being found, never sent to Jev).
     [result] = direct_checker().check([{**citations[0], "quote": "JWT zzz"}], rfc7519, min_quote_length=5)
@@ -220,11 +236,17 @@ def test_a_fabricated_quote_reports_the_closest_passage(direct_checker, rfc7519:
     assert closest is not None and 0.3 < closest.similarity < 0.9
     assert rfc7519.sections[closest.section][closest.start : closest.end] == closest.text
     row = result.to_json()
-    assert row["closest"] == {"section": closest.section, "span": [closest.start, closest.end], "text": closest.text,
-                              "similarity": closest.similarity}
+    assert row["closest"] == {
+        "section": closest.section,
+        "span": [closest.start, closest.end],
+        "text": closest.text,
+        "similarity": closest.similarity,
+    }
 
 
-def test_a_misquote_is_fabricated_without_fuzzy_and_found_approx_with_it(direct_checker, rfc7519: Source, jev_server: JevServer) -> None:
+def test_a_misquote_is_fabricated_without_fuzzy_and_found_approx_with_it(
+    direct_checker, rfc7519: Source, jev_server: JevServer
+) -> None:
     misquote = "Implementers MAY provide for a small leeway, usually no more than a couple of minutes, to account for clock skew."
     citation = {"id": "skew", "claim": "Validators may allow a few minutes of clock skew.", "quote": misquote}
     [exact] = direct_checker(jev_server).check([citation], rfc7519)
@@ -240,15 +262,21 @@ def test_a_misquote_is_fabricated_without_fuzzy_and_found_approx_with_it(direct_
     assert len(jev_server.systemone_requests) == 1
 
 
-def test_a_section_too_large_for_jev_fails_before_sending_and_a_window_fits_it(direct_checker, jev_server: JevServer) -> None:
+def test_a_section_too_large_for_jev_fails_before_sending_and_a_window_fits_it(
+    direct_checker, jev_server: JevServer
+) -> None:
     gpl = (DATA / "gpl-3.0.txt").read_text()
     big = Source(sections={"1": gpl * 4, "2": "Another section, short enough to judge whole."})
     quote = "The licenses for most software and other practical works are designed"
     citation = {"id": "gpl", "claim": "Most licences take away your freedom.", "quote": quote}
-    with pytest.raises(CitationInputError, match=r"citation 'gpl', field 'section': section '1' is too large .* set window=N"):
+    with pytest.raises(
+        CitationInputError, match=r"citation 'gpl', field 'section': section '1' is too large .* set window=N"
+    ):
         direct_checker(jev_server).check([citation], big)
     only = {"id": "whole", "claim": "Most licences take away your freedom.", "quote": None, "section": "1"}
-    with pytest.raises(CitationInputError, match=r"citation 'whole', field 'section': section '1' is too large .* split the document"):
+    with pytest.raises(
+        CitationInputError, match=r"citation 'whole', field 'section': section '1' is too large .* split the document"
+    ):
         direct_checker(jev_server).check([only], big)
     assert jev_server.systemone_requests == []
     [result] = direct_checker(jev_server).check([citation], big, window=2000)
@@ -276,7 +304,7 @@ def test_offsets_of_a_match_that_starts_or_ends_inside_an_expanded_character() -
     section = "Terms of the of\ufb01ce: \u201cfinal\u201d and con\ufb01rmed by the ﬁ"
     locator = QuoteLocator(Source(sections={"1": section}))
     for quote, passage in [
-        ("fice: \"final\" and confirmed", "\ufb01ce: \u201cfinal\u201d and con\ufb01rmed"),
+        ('fice: "final" and confirmed', "\ufb01ce: \u201cfinal\u201d and con\ufb01rmed"),
         ("Terms of the off", "Terms of the of\ufb01"),  # ends inside the ligature: the whole character is in
         ("and confirmed by the fi", "and con\ufb01rmed by the \ufb01"),
         ("of the offi", "of the of\ufb01"),
@@ -310,13 +338,15 @@ def test_the_block_index_narrows_the_search_and_misses_nothing() -> None:
 # --- the options, end to end ----------------------------------------------------------------
 
 
-def test_step_one_options_by_marker_and_flag_and_their_json_report_keys(pytester: pytest.Pytester, jev_server: JevServer) -> None:
+def test_step_one_options_by_marker_and_flag_and_their_json_report_keys(
+    pytester: pytest.Pytester, jev_server: JevServer
+) -> None:
     from conftest import INNER_INI
 
     pytester.makeini(INNER_INI)
     pytester.path.joinpath("rfc7519.txt").write_text(RFC7519.read_text())
     pytester.makepyfile(
-        test_options='''
+        test_options="""
 import pathlib
 import pytest
 from pytest_citecheck import Source, Status, check_citations, assert_citations_supported
@@ -338,10 +368,13 @@ def test_casefold_by_flag():
 
 def test_fabricated_shows_the_closest_passage():
     assert_citations_supported([{"id": "invented", "claim": "Some clock skew is allowed.", "quote": MISQUOTE}], SOURCE)
-'''
+"""
     )
     result = pytester.runpytest(
-        "--citecheck-casefold", "--citecheck-json=report.json", "--citecheck-record-mode=once", "--citecheck-model=jev-1.12"
+        "--citecheck-casefold",
+        "--citecheck-json=report.json",
+        "--citecheck-record-mode=once",
+        "--citecheck-model=jev-1.12",
     )
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(

@@ -95,7 +95,13 @@ def test_a_passage_that_is_not_in_the_document_is_never_found(cut: tuple[str, st
 # are left out: a mark cut off from its letter by a soft hyphen ("U\u00ad\u00a8") composes with it
 # on a second pass. docs/matching.md states this limit; real quotes do not detach accents.
 @PROPERTIES
-@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs", "Mn", "Mc", "Me", "Sk"]), min_size=1, max_size=80))
+@given(
+    st.text(
+        alphabet=st.characters(codec="utf-8", exclude_categories=["Cs", "Mn", "Mc", "Me", "Sk"]),
+        min_size=1,
+        max_size=80,
+    )
+)
 def test_normalising_twice_changes_nothing(text: str) -> None:
     once = normalize(text)
     assert normalize(once) == once

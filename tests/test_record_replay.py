@@ -83,7 +83,9 @@ def test_fabricated_quote_never_reaches_the_model(suite, jev_server):
 
 
 def test_request_carries_the_cookbook_state_and_question(suite, jev_server):
-    suite.makepyfile(test_app="from cookbook import SOURCE, pick\ndef test_one(citecheck):\n    citecheck.check(pick('aud_reject'), SOURCE, model='jev-1.12')\n")
+    suite.makepyfile(
+        test_app="from cookbook import SOURCE, pick\ndef test_one(citecheck):\n    citecheck.check(pick('aud_reject'), SOURCE, model='jev-1.12')\n"
+    )
     run_record(suite).assert_outcomes(passed=1)
     [request] = jev_server.systemone_requests
     body = request.body
@@ -107,7 +109,9 @@ def test_request_carries_the_cookbook_state_and_question(suite, jev_server):
 
 
 def test_a_miss_names_the_citation_and_the_command_that_records_it(suite, no_typesafe_env):
-    suite.makepyfile(test_app="from cookbook import SOURCE, pick\ndef test_one(citecheck):\n    citecheck.check(pick('clock_skew'), SOURCE)\n")
+    suite.makepyfile(
+        test_app="from cookbook import SOURCE, pick\ndef test_one(citecheck):\n    citecheck.check(pick('clock_skew'), SOURCE)\n"
+    )
     result = suite.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
@@ -121,7 +125,9 @@ def test_a_miss_names_the_citation_and_the_command_that_records_it(suite, no_typ
 
 
 def test_an_edited_claim_is_a_miss_not_another_verdict(suite, jev_server, monkeypatch):
-    suite.makepyfile(test_app="from cookbook import SOURCE, pick\ndef test_one(citecheck):\n    citecheck.check(pick('clock_skew'), SOURCE)\n")
+    suite.makepyfile(
+        test_app="from cookbook import SOURCE, pick\ndef test_one(citecheck):\n    citecheck.check(pick('clock_skew'), SOURCE)\n"
+    )
     run_record(suite).assert_outcomes(passed=1)
     citations = json.loads((suite.path / "citations.json").read_text())
     for citation in citations:
@@ -137,7 +143,9 @@ def test_an_edited_claim_is_a_miss_not_another_verdict(suite, jev_server, monkey
 
 
 def test_replay_works_against_any_base_url(suite, jev_server, monkeypatch):
-    suite.makepyfile(test_app="from cookbook import SOURCE, pick\ndef test_one(citecheck):\n    citecheck.check(pick('clock_skew'), SOURCE)\n")
+    suite.makepyfile(
+        test_app="from cookbook import SOURCE, pick\ndef test_one(citecheck):\n    citecheck.check(pick('clock_skew'), SOURCE)\n"
+    )
     run_record(suite).assert_outcomes(passed=1)
     monkeypatch.setenv("TYPESAFE_BASE_URL", "https://jev.example.invalid/base")
     suite.runpytest().assert_outcomes(passed=1)
@@ -145,11 +153,15 @@ def test_replay_works_against_any_base_url(suite, jev_server, monkeypatch):
 
 
 def test_rewrite_records_again_from_scratch(suite, jev_server):
-    suite.makepyfile(test_app="from cookbook import SOURCE, pick\ndef test_one(citecheck):\n    citecheck.check(pick('clock_skew', 'aud_reject'), SOURCE)\n")
+    suite.makepyfile(
+        test_app="from cookbook import SOURCE, pick\ndef test_one(citecheck):\n    citecheck.check(pick('clock_skew', 'aud_reject'), SOURCE)\n"
+    )
     run_record(suite).assert_outcomes(passed=1)
     cassette = suite.path / "cassettes" / "test_app" / "test_one.yaml"
     first = cassette.read_text()
-    suite.makepyfile(test_app="from cookbook import SOURCE, pick\ndef test_one(citecheck):\n    citecheck.check(pick('clock_skew'), SOURCE)\n")
+    suite.makepyfile(
+        test_app="from cookbook import SOURCE, pick\ndef test_one(citecheck):\n    citecheck.check(pick('clock_skew'), SOURCE)\n"
+    )
     suite.runpytest("--citecheck-record-mode=rewrite").assert_outcomes(passed=1)
     assert len(jev_server.systemone_requests) == 3
     second = cassette.read_text()
@@ -177,5 +189,9 @@ def test_parametrised_and_class_tests_get_distinct_safe_cassette_names(suite, je
     assert "test_param[clock_skew].yaml" in names
     assert "test_param[aud_reject].yaml" in names
     assert "TestGroup.test_param.yaml" in names
-    odd = [n for n in names if n not in ("test_param[clock_skew].yaml", "test_param[aud_reject].yaml", "TestGroup.test_param.yaml")]
+    odd = [
+        n
+        for n in names
+        if n not in ("test_param[clock_skew].yaml", "test_param[aud_reject].yaml", "TestGroup.test_param.yaml")
+    ]
     assert len(odd) == 1 and "/" not in odd[0] and ":" not in odd[0] and "?" not in odd[0]

@@ -36,7 +36,9 @@ def properties(junit: ET.Element, test_name: str) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
-def test_junit_has_each_citations_verdict_confidence_and_section_once(recording: pytest.Pytester, workers: list[str]) -> None:
+def test_junit_has_each_citations_verdict_confidence_and_section_once(
+    recording: pytest.Pytester, workers: list[str]
+) -> None:
     recording.runpytest("--citecheck-record-mode=once", "--junitxml=junit.xml", *workers).assert_outcomes(passed=2)
     junit = ET.parse(recording.path / "junit.xml").getroot()
     assert properties(junit, "test_one") == [
@@ -96,9 +98,15 @@ def test_verbose_summary_lists_every_citation_with_section_and_test(recording: p
 
 
 def test_under_xdist_the_controller_writes_one_html_report_with_every_row(recording: pytest.Pytester) -> None:
-    result = recording.runpytest("--citecheck-record-mode=once", "-n", "2", "--citecheck-html=report.html", "--citecheck-json=r.json")
+    result = recording.runpytest(
+        "--citecheck-record-mode=once", "-n", "2", "--citecheck-html=report.html", "--citecheck-json=r.json"
+    )
     result.assert_outcomes(passed=2)
     page = (recording.path / "report.html").read_text()
-    assert page.count('<article class="citation') == 7 == len(json.loads((recording.path / "r.json").read_text())["results"])
+    assert (
+        page.count('<article class="citation')
+        == 7
+        == len(json.loads((recording.path / "r.json").read_text())["results"])
+    )
     assert not list(recording.path.glob(".report.html.*.tmp"))  # written atomically, nothing left behind
     result.stdout.fnmatch_lines(["HTML report: report.html"])

@@ -49,7 +49,9 @@ def test_review_policy_from_the_ini_file(recording: pytest.Pytester) -> None:
     recording.runpytest("--citecheck-record-mode=once").assert_outcomes(xfailed=1)
 
 
-def test_review_policy_per_test_from_marker_and_call_with_call_over_marker_over_flag(recording: pytest.Pytester) -> None:
+def test_review_policy_per_test_from_marker_and_call_with_call_over_marker_over_flag(
+    recording: pytest.Pytester,
+) -> None:
     recording.makepyfile(
         test_it="""
         import pytest
@@ -79,7 +81,11 @@ def test_review_policy_per_test_from_marker_and_call_with_call_over_marker_over_
     )
     result = recording.runpytest("--citecheck-record-mode=once", "--citecheck-review=skip", "-rA")
     result.assert_outcomes(failed=1, skipped=2, xfailed=1, passed=1, warnings=1)
-    for line in ("FAILED test_it.py::test_marker_fail*", "XFAIL test_it.py::test_call_xfail*", "PASSED test_it.py::test_call_beats_marker"):
+    for line in (
+        "FAILED test_it.py::test_marker_fail*",
+        "XFAIL test_it.py::test_call_xfail*",
+        "PASSED test_it.py::test_call_beats_marker",
+    ):
         result.stdout.fnmatch_lines([line])
 
 

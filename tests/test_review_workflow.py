@@ -28,7 +28,11 @@ def test_answer():
 def review(pytester: pytest.Pytester, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pytest_citecheck", "review", *args],
-        cwd=pytester.path, capture_output=True, text=True, timeout=60, check=False,
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
 
 
@@ -61,7 +65,17 @@ def test_a_decision_recorded_with_flags_applies_on_the_next_run_and_goes_stale_w
     # The quote is marked inside the section text when not on a terminal.
     assert "»" in listed.stdout and "«" in listed.stdout
 
-    done = review(suite, "--report", "report.json", "--set", "pii_encryption=verified", "--note", "RFC 7516 covers it", "--by", "Ada")
+    done = review(
+        suite,
+        "--report",
+        "report.json",
+        "--set",
+        "pii_encryption=verified",
+        "--note",
+        "RFC 7516 covers it",
+        "--by",
+        "Ada",
+    )
     assert done.returncode == 0, done.stderr
     reviews_file = suite.path / "citecheck-reviews.json"
     decisions = json.loads(reviews_file.read_text())["decisions"]
@@ -95,7 +109,9 @@ def test_a_decision_recorded_with_flags_applies_on_the_next_run_and_goes_stale_w
     row = rows_of(suite.path / "report.json")["pii_encryption"]
     assert row["decision"] is None and row["verdict"] == "unsupported"
     assert row["stale_decision"]["by"] == "Ada" and row["stale_decision"]["verdict"] == "verified"
-    stale_run.stdout.fnmatch_lines(["1 human decision no longer applies (the claim, section or model changed): review again."])
+    stale_run.stdout.fnmatch_lines(
+        ["1 human decision no longer applies (the claim, section or model changed): review again."]
+    )
     assert "stale" in review(suite, "--report", "report.json", "--list").stdout
 
 
@@ -108,7 +124,9 @@ def test_accept_confirms_jevs_verdict_from_the_last_run_report_in_the_cache(reco
     # A confirmed "unsupported" is no longer a question but the human's verdict: it fails the test.
     rerun = recorded_suite.runpytest()
     rerun.assert_outcomes(failed=1)
-    rerun.stdout.fnmatch_lines(["*iat_future*unsupported*0.55*FAIL (human)*", "*pii_encryption*unsupported*0.28*review*"])
+    rerun.stdout.fnmatch_lines(
+        ["*iat_future*unsupported*0.55*FAIL (human)*", "*pii_encryption*unsupported*0.28*review*"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -121,7 +139,9 @@ def test_accept_confirms_jevs_verdict_from_the_last_run_report_in_the_cache(reco
         (["--accept", "iat_future", "--accept", "nope"], "unknown citation id 'nope'"),
     ],
 )
-def test_bad_input_names_the_problem_and_changes_nothing(recorded_suite: pytest.Pytester, args: list[str], message: str) -> None:
+def test_bad_input_names_the_problem_and_changes_nothing(
+    recorded_suite: pytest.Pytester, args: list[str], message: str
+) -> None:
     reviews_file = recorded_suite.path / "citecheck-reviews.json"
     reviews_file.write_text('{"decisions": {}, "format": 1}\n')
     before = reviews_file.read_bytes()
@@ -163,11 +183,15 @@ def test_a_damaged_reviews_file_fails_the_checking_test_and_is_left_alone(
     reviews_file.write_text("{not json")
     result = recorded_suite.runpytest()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*ReviewsFileError*citecheck-reviews.json is not valid JSON*restore it from version control*"])
+    result.stdout.fnmatch_lines(
+        ["*ReviewsFileError*citecheck-reviews.json is not valid JSON*restore it from version control*"]
+    )
     assert reviews_file.read_text() == "{not json"
 
 
-def test_interactive_review_records_each_answer(recorded_suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+def test_interactive_review_records_each_answer(
+    recorded_suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
     from pytest_citecheck._review import command as review_cmd
 
     monkeypatch.chdir(recorded_suite.path)
@@ -178,4 +202,8 @@ def test_interactive_review_records_each_answer(recorded_suite: pytest.Pytester,
     out = capsys.readouterr().out
     assert "please answer a, v, u, c, s or q" in out and "\x1b[1;7m" in out
     (entry,) = json.loads(Path("citecheck-reviews.json").read_text())["decisions"].values()
-    assert entry["citation"] == "pii_encryption" and entry["verdict"] == "contradicted" and entry["note"] == "contradicts RFC 7516"
+    assert (
+        entry["citation"] == "pii_encryption"
+        and entry["verdict"] == "contradicted"
+        and entry["note"] == "contradicts RFC 7516"
+    )

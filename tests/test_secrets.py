@@ -65,7 +65,9 @@ def vcr_config():
     return {"filter_headers": [], "before_record_request": lambda request: request, "record_mode": "once"}
 """
 
-CLIENT_CONFTEST = ENV_CONFTEST + f"""
+CLIENT_CONFTEST = (
+    ENV_CONFTEST
+    + f"""
 from typesafe_sdk import RetryPolicy, TypeSafeClient
 
 @pytest.fixture
@@ -79,6 +81,7 @@ def citecheck_client():
     yield client
     client.close()
 """
+)
 
 
 def answering(sent: set[str]) -> Any:
@@ -147,7 +150,9 @@ def inner(pytester: pytest.Pytester) -> pytest.Pytester:
 
 @pytest.mark.parametrize("how", ["environment", "client-override"])
 @pytest.mark.parametrize(
-    ("sdk_log_level", "pytest_log_level"), [(None, "DEBUG"), ("debug", "DEBUG"), (None, "INFO")], ids=["debug-capture", "sdk-debug", "info"]
+    ("sdk_log_level", "pytest_log_level"),
+    [(None, "DEBUG"), ("debug", "DEBUG"), (None, "INFO")],
+    ids=["debug-capture", "sdk-debug", "info"],
 )
 def test_no_canary_key_is_written_or_printed(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str, sdk_log_level: str | None, pytest_log_level: str
@@ -169,7 +174,9 @@ def test_no_canary_key_is_written_or_printed(
     # ... the run did what it should (4 checks recorded, one contradicted, one API error whose
     # message, echoing the keys, is shown with them cut out) ...
     result.assert_outcomes(passed=3, failed=2)
-    result.stdout.fnmatch_lines(["*citation 'duplicate_names': TypeSafe rejected the request as invalid (HTTP 422*invalid request from ****"])
+    result.stdout.fnmatch_lines(
+        ["*citation 'duplicate_names': TypeSafe rejected the request as invalid (HTTP 422*invalid request from ****"]
+    )
     assert list(inner.path.rglob("cassettes/**/*.yaml")), "nothing was recorded"
     for written in ("report.json", "report.html", "junit.xml"):
         assert (inner.path / written).exists(), written
@@ -180,8 +187,18 @@ def test_no_canary_key_is_written_or_printed(
     # ... so was vcrpy's record of the echoing response, with the keys cut out ...
     assert "Appending request" in printed and "invalid request from ***" in printed
     # ... a human records a decision, so the reviews file exists too ...
-    reviewed = inner.run(sys.executable, "-m", "pytest_citecheck", "review", "--report", "report.json",
-                         "--accept", "pii_encryption", "--by", "tester")
+    reviewed = inner.run(
+        sys.executable,
+        "-m",
+        "pytest_citecheck",
+        "review",
+        "--report",
+        "report.json",
+        "--accept",
+        "pii_encryption",
+        "--by",
+        "tester",
+    )
     assert reviewed.ret == 0, reviewed.stdout.str() + reviewed.stderr.str()
     assert list(inner.path.rglob("citecheck-reviews.json")), "no reviews file was written"
     # ... and not one canary was written or printed anywhere.
@@ -189,7 +206,9 @@ def test_no_canary_key_is_written_or_printed(
     assert leaks(reviewed.stdout.str() + reviewed.stderr.str()) == []
 
 
-def test_a_replay_run_prints_no_placeholder_confusion_and_no_key(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_replay_run_prints_no_placeholder_confusion_and_no_key(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Record with a key, then replay with it still set: the replay writes and prints no key either."""
     inner.makeconftest(ENV_CONFTEST)
     monkeypatch.setenv("TYPESAFE_API_KEY", ENV_KEY)
@@ -197,7 +216,9 @@ def test_a_replay_run_prints_no_placeholder_confusion_and_no_key(inner: pytest.P
     with JevServer(answering({ENV_KEY})) as server:
         monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
         inner.runpytest_subprocess(*OUTPUT_FLAGS)
-    result = inner.runpytest_subprocess(*[flag for flag in OUTPUT_FLAGS if "record-mode" not in flag], "--citecheck-record-mode=none")
+    result = inner.runpytest_subprocess(
+        *[flag for flag in OUTPUT_FLAGS if "record-mode" not in flag], "--citecheck-record-mode=none"
+    )
     assert result.parseoutcomes().get("passed") == 3
     assert _scan(inner, result) == {}
 
@@ -215,8 +236,15 @@ def test_the_sdk_log_filter_redacts_every_header_but_the_harmless_ones(caplog: p
     with caplog.at_level(logging.DEBUG, logger="typesafe_sdk"):
         sdk_logger.debug(
             "%(method)s %(url)s headers=%(headers)s",
-            {"method": "POST", "url": "http://x/v1/systemone",
-             "headers": {"Content-Type": "application/json", "X-Upstream-Auth-Key": ODD_HEADER_KEY, "x-api-key": X_API_KEY}},
+            {
+                "method": "POST",
+                "url": "http://x/v1/systemone",
+                "headers": {
+                    "Content-Type": "application/json",
+                    "X-Upstream-Auth-Key": ODD_HEADER_KEY,
+                    "x-api-key": X_API_KEY,
+                },
+            },
         )
     assert leaks(caplog.text) == []
     assert "application/json" in caplog.text and "X-Upstream-Auth-Key" in caplog.text

@@ -35,14 +35,18 @@ def citecheck_section(output: list[str]) -> list[str]:
 
 
 def merge(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest_citecheck", "merge", *args], cwd=cwd, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_citecheck", "merge", *args], cwd=cwd, capture_output=True, text=True
+    )
 
 
 def test_merged_shards_give_the_report_and_summary_of_one_run(suite, jev_server, monkeypatch):
     write_suite(suite)
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=8)
     # One recording is no longer asked for: the merged summary must still report it.
-    suite.makepyfile(test_shard_b=suite.path.joinpath("test_shard_b.py").read_text().replace("pick('exp_required')", "[]"))
+    suite.makepyfile(
+        test_shard_b=suite.path.joinpath("test_shard_b.py").read_text().replace("pick('exp_required')", "[]")
+    )
     monkeypatch.delenv("TYPESAFE_API_KEY")
     monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
 

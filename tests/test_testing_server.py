@@ -11,13 +11,28 @@ from typesafe_sdk import Choice, RetryPolicy, TypeSafeClient, TypeSafeRateLimitE
 
 def test_the_server_command_serves_rate_limits_then_answers_and_counts_requests():
     server = subprocess.Popen(
-        [sys.executable, "-m", "pytest_citecheck.testing", "--limit-first", "1", "--retry-after", "7", "--model", "jev-9"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pytest_citecheck.testing",
+            "--limit-first",
+            "1",
+            "--retry-after",
+            "7",
+            "--model",
+            "jev-9",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         url = server.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:")
-        question = {"relation": Choice(instructions="How?", criteria={"supports": "a", "contradicts": "b", "says_nothing": "c"})}
+        question = {
+            "relation": Choice(instructions="How?", criteria={"supports": "a", "contradicts": "b", "says_nothing": "c"})
+        }
         with TypeSafeClient(api_key="k", base_url=url, compression=False, retry=RetryPolicy(max_retries=0)) as client:
             with pytest.raises(TypeSafeRateLimitError) as limited:
                 client.system_one(state={"claim": "c", "section": "s"}, questions=question)

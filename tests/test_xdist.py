@@ -8,7 +8,16 @@ import shutil
 import pytest
 from conftest import CANARY_KEY, files_containing
 
-IDS = ["epoch_seconds", "aud_reject", "sig_reporting", "clock_skew", "exp_required", "pii_encryption", "iat_future", "duplicate_names"]
+IDS = [
+    "epoch_seconds",
+    "aud_reject",
+    "sig_reporting",
+    "clock_skew",
+    "exp_required",
+    "pii_encryption",
+    "iat_future",
+    "duplicate_names",
+]
 
 
 def _ids_per_test() -> list[list[str]]:
@@ -48,7 +57,9 @@ def test_forty_tests_on_two_and_four_workers_record_and_replay_like_a_serial_run
 
     for workers in ("2", "4"):
         shutil.rmtree(suite.path / "cassettes")
-        result = suite.runpytest("-n", workers, "--citecheck-record-mode=once", f"--citecheck-json=record-{workers}.json")
+        result = suite.runpytest(
+            "-n", workers, "--citecheck-record-mode=once", f"--citecheck-json=record-{workers}.json"
+        )
         result.assert_outcomes(passed=40)
         result.stdout.fnmatch_lines(["60 citations checked in 40 tests:*"])
         assert sorted_report(suite.path / f"record-{workers}.json") == expected_record
@@ -74,16 +85,22 @@ def test_unused_recordings_and_orphans_found_on_workers_reach_the_controller(sui
     folder = suite.path / "cassettes" / "test_spread_1"
     (folder / "test_gone.yaml").write_bytes((folder / "test_11.yaml").read_bytes())
     text = (suite.path / "test_spread_2.py").read_text()
-    suite.makepyfile(test_spread_2=text.replace("def test_21(citecheck):\n    citecheck.check(", "def test_21(citecheck):\n    0 and citecheck.check("))
+    suite.makepyfile(
+        test_spread_2=text.replace(
+            "def test_21(citecheck):\n    citecheck.check(", "def test_21(citecheck):\n    0 and citecheck.check("
+        )
+    )
     monkeypatch.delenv("TYPESAFE_API_KEY")
     monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
     serial = suite.runpytest("--citecheck-json=serial.json")
     spread = suite.runpytest("-n", "4", "--citecheck-json=spread.json", "--citecheck-unused=fail")
     assert spread.ret == pytest.ExitCode.TESTS_FAILED
-    spread.stdout.fnmatch_lines([
-        "Unused recordings: 2 recorded interactions in 1 cassette not played by tests that ran to the end; 1 cassette of no collected test",
-        "*orphan  cassettes/test_spread_1/test_gone.yaml",
-    ])
+    spread.stdout.fnmatch_lines(
+        [
+            "Unused recordings: 2 recorded interactions in 1 cassette not played by tests that ran to the end; 1 cassette of no collected test",
+            "*orphan  cassettes/test_spread_1/test_gone.yaml",
+        ]
+    )
     for report in (suite.path / "serial.json", suite.path / "spread.json"):
         data = json.loads(report.read_text())
         assert [entry["test"] for entry in data["unused"]] == ["test_spread_2.py::test_21"] * 2

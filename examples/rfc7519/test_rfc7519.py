@@ -63,5 +63,11 @@ def test_cookbook_citation(citation):
         [result] = caught.value.results
     else:
         [result] = assert_citations_supported([citation], RFC7519)
-    row = Row(result.status.value, result.section, result.verdict.value, result.confidence, "auto" if result.auto else "review")
+    row = Row(
+        result.status.value,
+        result.section,
+        result.verdict.value,
+        result.confidence,
+        "auto" if result.auto else "review",
+    )
     assert row == COOKBOOK_TABLE[citation["id"]]

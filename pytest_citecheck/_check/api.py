@@ -37,7 +37,9 @@ def _standalone_checker() -> Checker:
     return Checker(settings=Settings(), client_factory=live_client)
 
 
-def assert_citations_supported(citations: Any, source: Any, *, format: str = "rfc", **options: Any) -> list[CitationResult]:
+def assert_citations_supported(
+    citations: Any, source: Any, *, format: str = "rfc", **options: Any
+) -> list[CitationResult]:
     """Fail the current test when a citation is fabricated, or contradicted (or unsupported) on its own.
 
     ``citations``: dicts with ``id``, ``claim``, ``quote`` (None for a claim-only citation) and

@@ -128,13 +128,17 @@ class Checker:
         outcomes = await self._judge_in_tasks(plan, indices) if indices else {}
         return self._finish(*in_order(plan.located, outcomes), plan.source)
 
-    def assert_supported(self, citations: Any, source: Any, *, format: str = "rfc", **options: Any) -> list[CitationResult]:
+    def assert_supported(
+        self, citations: Any, source: Any, *, format: str = "rfc", **options: Any
+    ) -> list[CitationResult]:
         """Check, then fail when a citation is not supported (see ``_gate.decide``); returns the results."""
         __tracebackhide__ = True
         settings = self.settings_for(options, "assert_citations_supported()")
         return self._enforce(self.check(citations, source, format=format, **options), settings)
 
-    async def aassert_supported(self, citations: Any, source: Any, *, format: str = "rfc", **options: Any) -> list[CitationResult]:
+    async def aassert_supported(
+        self, citations: Any, source: Any, *, format: str = "rfc", **options: Any
+    ) -> list[CitationResult]:
         """``assert_supported`` for async tests (see ``acheck``)."""
         __tracebackhide__ = True
         settings = self.settings_for(options, "aassert_supported()")
@@ -150,7 +154,9 @@ class Checker:
         adapted = adapt_citations(citations, self._hooks)
         return _Plan(settings, document, adapted, locate_all(adapted, document, settings))
 
-    def _finish(self, judged: Sequence[CitationResult], error: BaseException | None, source: Source) -> list[CitationResult]:
+    def _finish(
+        self, judged: Sequence[CitationResult], error: BaseException | None, source: Source
+    ) -> list[CitationResult]:
         """Apply human decisions and report every result judged; then raise the first error, if any."""
         __tracebackhide__ = True
         results = []
@@ -257,7 +263,13 @@ class Checker:
             yield played
 
     def _result(
-        self, citation: Citation, located: Located, question: Question, judgement: Judgement, played: PlayCount, settings: Settings
+        self,
+        citation: Citation,
+        located: Located,
+        question: Question,
+        judgement: Judgement,
+        played: PlayCount,
+        settings: Settings,
     ) -> CitationResult:
         """Jev's judgement of a located citation, gated (step 3) and compared with what was recorded before."""
         __tracebackhide__ = True
@@ -283,7 +295,9 @@ class Checker:
             window=located.window,
         )
 
-    def _against_recordings(self, citation: Citation, section_text: str, judgement: Judgement, settings: Settings) -> dict[str, Any] | None:
+    def _against_recordings(
+        self, citation: Citation, section_text: str, judgement: Judgement, settings: Settings
+    ) -> dict[str, Any] | None:
         """Model pinning (warn, or fail when strict) and, after a rewrite, the drift from the replaced recording."""
         __tracebackhide__ = True
         from pytest_citecheck._recording.lifecycle import (
@@ -309,7 +323,9 @@ class Checker:
         before = previous_answer(citation.claim, section_text, self.cassette.previous)
         if before is None:
             return None
-        change = drift(before, judgement.choice, judgement.confidence, judgement.probabilities, settings.drift_tolerance)
+        change = drift(
+            before, judgement.choice, judgement.confidence, judgement.probabilities, settings.drift_tolerance
+        )
         return {**before, "drift": change}
 
     # --- the client and the cassette ---------------------------------------------------------

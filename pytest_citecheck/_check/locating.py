@@ -79,7 +79,9 @@ def validate_section(citation: Citation, source: Source) -> None:
         known = list(source.sections)
         sample = ", ".join(known[:8]) + (", …" if len(known) > 8 else "")
         raise CitationInputError(
-            f"names section {citation.section!r}, which the source does not have (it has {sample})", citation=citation.id, field="section"
+            f"names section {citation.section!r}, which the source does not have (it has {sample})",
+            citation=citation.id,
+            field="section",
         )
 
 

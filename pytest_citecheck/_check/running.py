@@ -23,7 +23,9 @@ def pending(located: Sequence[CitationResult | Item]) -> list[int]:
     return [index for index, item in enumerate(located) if not isinstance(item, CitationResult)]
 
 
-def in_order(located: Sequence[CitationResult | Item], outcomes: Outcomes) -> tuple[list[CitationResult], BaseException | None]:
+def in_order(
+    located: Sequence[CitationResult | Item], outcomes: Outcomes
+) -> tuple[list[CitationResult], BaseException | None]:
     """Every result in citation order up to the first error (in order), and that error.
 
     A citation is left without an outcome only after an earlier one failed, which ends the list there.

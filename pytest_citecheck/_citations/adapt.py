@@ -45,6 +45,8 @@ def adapt_citations(citations: Any, hooks: Any = None) -> list[Citation]:
     seen: set[str] = set()
     for citation in adapted:
         if citation.id in seen:
-            raise CitationInputError("is used by more than one citation; ids must be unique", citation=citation.id, field="id")
+            raise CitationInputError(
+                "is used by more than one citation; ids must be unique", citation=citation.id, field="id"
+            )
         seen.add(citation.id)
     return adapted

@@ -12,7 +12,9 @@ from pytest_citecheck._errors import CitationInputError
 
 def is_anthropic_text_block(raw: Any) -> bool:
     """An Anthropic Messages API text content block (a dict, or the SDK's ``TextBlock``)."""
-    return field_of(raw, "type") == "text" and field_of(raw, "text") is not MISSING and field_of(raw, "claim") is MISSING
+    return (
+        field_of(raw, "type") == "text" and field_of(raw, "text") is not MISSING and field_of(raw, "claim") is MISSING
+    )
 
 
 def adapt_anthropic_block(raw: Any, position: int) -> list[Citation]:
@@ -25,22 +27,35 @@ def adapt_anthropic_block(raw: Any, position: int) -> list[Citation]:
     if cited is None or cited is MISSING:
         return []  # text the model did not cite: nothing to check
     if isinstance(cited, (str, bytes, Mapping)) or not isinstance(cited, Iterable):
-        raise CitationInputError(f"must be a list of citations, got {type(cited).__name__}", citation=block_id, field="citations")
+        raise CitationInputError(
+            f"must be a list of citations, got {type(cited).__name__}", citation=block_id, field="citations"
+        )
     adapted = []
     for number, item in enumerate(cited, start=1):
         citation_id = f"#{position}.{number}"
         quote = field_of(item, "cited_text")
         if quote is MISSING:
-            raise CitationInputError("is missing: an Anthropic citation carries the passage it cites", citation=citation_id, field="cited_text")
+            raise CitationInputError(
+                "is missing: an Anthropic citation carries the passage it cites",
+                citation=citation_id,
+                field="cited_text",
+            )
         if not isinstance(quote, str):
-            raise CitationInputError(f"must be a string, got {type(quote).__name__}", citation=citation_id, field="cited_text")
+            raise CitationInputError(
+                f"must be a string, got {type(quote).__name__}", citation=citation_id, field="cited_text"
+            )
         location = None
         start, end = field_of(item, "start_char_index"), field_of(item, "end_char_index")
         if start is not MISSING or end is not MISSING:
-            if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) or not 0 <= start <= end:
+            if (
+                not (isinstance(start, int) and isinstance(end, int))
+                or isinstance(start, bool)
+                or not 0 <= start <= end
+            ):
                 raise CitationInputError(
                     f"start_char_index {start!r} and end_char_index {end!r} must be whole numbers with 0 <= start <= end",
-                    citation=citation_id, field="start_char_index",
+                    citation=citation_id,
+                    field="start_char_index",
                 )
             location = (start, end)
         adapted.append(adapt_citation({"id": citation_id, "claim": claim, "quote": quote}, position, location=location))

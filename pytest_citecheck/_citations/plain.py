@@ -23,11 +23,15 @@ def adapt_citation(raw: Any, position: int, *, location: tuple[int, int] | None 
     elif isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) and str(raw_id).strip():
         citation_id = str(raw_id)
     else:
-        raise CitationInputError(f"must be a non-empty string or int, got {raw_id!r}", citation=f"#{position}", field="id")
+        raise CitationInputError(
+            f"must be a non-empty string or int, got {raw_id!r}", citation=f"#{position}", field="id"
+        )
 
     claim = field_of(raw, "claim")
     if claim is MISSING:
-        raise CitationInputError("is missing: every citation needs the claim it supports", citation=citation_id, field="claim")
+        raise CitationInputError(
+            "is missing: every citation needs the claim it supports", citation=citation_id, field="claim"
+        )
     if not isinstance(claim, str):
         raise CitationInputError(f"must be a string, got {type(claim).__name__}", citation=citation_id, field="claim")
     if not claim.strip():
@@ -39,11 +43,15 @@ def adapt_citation(raw: Any, position: int, *, location: tuple[int, int] | None 
     if quote is not None:
         if not isinstance(quote, str):
             raise CitationInputError(
-                f"must be a string, or None for a claim-only citation; got {type(quote).__name__}", citation=citation_id, field="quote"
+                f"must be a string, or None for a claim-only citation; got {type(quote).__name__}",
+                citation=citation_id,
+                field="quote",
             )
         if not quote.strip():
             raise CitationInputError(
-                "is empty or whitespace: give the quoted text, or None for a claim-only citation", citation=citation_id, field="quote"
+                "is empty or whitespace: give the quoted text, or None for a claim-only citation",
+                citation=citation_id,
+                field="quote",
             )
 
     section = field_of(raw, "section")
@@ -53,10 +61,14 @@ def adapt_citation(raw: Any, position: int, *, location: tuple[int, int] | None 
         if isinstance(section, (int, float)) and not isinstance(section, bool):
             section = str(section)
         if not isinstance(section, str) or not section.strip():
-            raise CitationInputError(f"must be a section id string, got {section!r}", citation=citation_id, field="section")
+            raise CitationInputError(
+                f"must be a section id string, got {section!r}", citation=citation_id, field="section"
+            )
         section = section.strip()
     if quote is None and section is None:
         raise CitationInputError(
-            "is missing: a citation without a quote must name the section it rests on", citation=citation_id, field="section"
+            "is missing: a citation without a quote must name the section it rests on",
+            citation=citation_id,
+            field="section",
         )
     return Citation(id=citation_id, claim=claim, quote=quote, section=section, location=location)

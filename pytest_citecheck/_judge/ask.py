@@ -75,21 +75,40 @@ def read_answer(citation_id: str, response: SystemOneResponse, *, screen: bool =
     remedy = "this is not an answer pytest-citecheck can trust; re-record the citation, and report it to TypeSafe if it persists"
     answer = response.answers.get(QUESTION_NAME)
     if answer is None:
-        raise JudgeError(citation_id, f"Jev's response has no {QUESTION_NAME!r} answer (got {sorted(response.answers) or 'none'})", remedy)
+        raise JudgeError(
+            citation_id,
+            f"Jev's response has no {QUESTION_NAME!r} answer (got {sorted(response.answers) or 'none'})",
+            remedy,
+        )
     choice = getattr(answer, "choice", None)
     if not isinstance(choice, str):
-        raise JudgeError(citation_id, f"Jev's {QUESTION_NAME!r} answer is not a choice (type {getattr(answer, 'type', '?')!r})", remedy)
+        raise JudgeError(
+            citation_id,
+            f"Jev's {QUESTION_NAME!r} answer is not a choice (type {getattr(answer, 'type', '?')!r})",
+            remedy,
+        )
     if choice not in RELATION_TO_VERDICT:
-        raise JudgeError(citation_id, f"Jev answered with an unknown label {choice!r}; expected one of {', '.join(CRITERIA)}", remedy)
+        raise JudgeError(
+            citation_id, f"Jev answered with an unknown label {choice!r}; expected one of {', '.join(CRITERIA)}", remedy
+        )
     confidence = getattr(answer, "confidence", None)
     if not isinstance(confidence, (int, float)) or not math.isfinite(confidence) or not 0.0 <= confidence <= 1.0:
         raise JudgeError(citation_id, f"Jev's confidence {confidence!r} is outside 0..1", remedy)
     probabilities = dict(getattr(answer, "probabilities", None) or {})
     if set(probabilities) != set(CRITERIA):
-        raise JudgeError(citation_id, f"Jev's probabilities name {sorted(probabilities)}, not the three labels {sorted(CRITERIA)}", remedy)
+        raise JudgeError(
+            citation_id,
+            f"Jev's probabilities name {sorted(probabilities)}, not the three labels {sorted(CRITERIA)}",
+            remedy,
+        )
     total = sum(probabilities.values())
-    if any(not math.isfinite(p) or not 0.0 <= p <= 1.0 for p in probabilities.values()) or abs(total - 1.0) > PROBABILITY_SUM_TOLERANCE:
-        raise JudgeError(citation_id, f"Jev's probabilities {probabilities} do not form a distribution (sum {total:.2f})", remedy)
+    if (
+        any(not math.isfinite(p) or not 0.0 <= p <= 1.0 for p in probabilities.values())
+        or abs(total - 1.0) > PROBABILITY_SUM_TOLERANCE
+    ):
+        raise JudgeError(
+            citation_id, f"Jev's probabilities {probabilities} do not form a distribution (sum {total:.2f})", remedy
+        )
     screened = _read_screen(citation_id, response, remedy) if screen else None
     usage = response.usage
     return Judgement(
@@ -110,7 +129,12 @@ def _read_screen(citation_id: str, response: SystemOneResponse, remedy: str) -> 
     if answer is None:
         raise JudgeError(citation_id, f"Jev's response has no {SCREEN_QUESTION_NAME!r} answer for the screen", remedy)
     probability = getattr(answer, "noul", None)
-    if isinstance(probability, bool) or not isinstance(probability, (int, float)) or not math.isfinite(probability) or not 0.0 <= probability <= 1.0:
+    if (
+        isinstance(probability, bool)
+        or not isinstance(probability, (int, float))
+        or not math.isfinite(probability)
+        or not 0.0 <= probability <= 1.0
+    ):
         raise JudgeError(citation_id, f"Jev's screen answer {probability!r} is not a probability from 0 to 1", remedy)
     return float(probability)
 
@@ -140,19 +164,28 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
         return None
     status = getattr(error, "status", None)
     if isinstance(error, ts.TypeSafeAuthenticationError):
-        cause, remedy = "TypeSafe rejected the API key (HTTP 401)", "set TYPESAFE_API_KEY to a valid key, or replay the committed cassette"
+        cause, remedy = (
+            "TypeSafe rejected the API key (HTTP 401)",
+            "set TYPESAFE_API_KEY to a valid key, or replay the committed cassette",
+        )
     elif isinstance(error, ts.TypeSafePermissionDeniedError):
         cause, remedy = "TypeSafe refused access (HTTP 403)", "check that the key may use this model and endpoint"
     elif isinstance(error, ts.TypeSafeUnprocessableEntityError):
         cause = f"TypeSafe rejected the request as invalid (HTTP 422: {_detail(error)})"
         remedy = "check the model name and that the section fits Jev's limits"
     elif isinstance(error, ts.TypeSafeRateLimitError):
-        cause, remedy = "TypeSafe kept rate-limiting the request (HTTP 429) until retries ran out", "lower the request rate or retry later"
+        cause, remedy = (
+            "TypeSafe kept rate-limiting the request (HTTP 429) until retries ran out",
+            "lower the request rate or retry later",
+        )
     elif isinstance(error, ts.TypeSafeAPIResponseValidationError):
         cause = f"TypeSafe's response is malformed ({_detail(error)})"
         remedy = "this is not an answer pytest-citecheck can trust; retry, and report it to TypeSafe if it persists"
     elif isinstance(error, ts.TypeSafeInternalServerError):
-        cause, remedy = f"TypeSafe failed to answer (HTTP {status}) after retries", "retry later; nothing was recorded for this citation"
+        cause, remedy = (
+            f"TypeSafe failed to answer (HTTP {status}) after retries",
+            "retry later; nothing was recorded for this citation",
+        )
     elif isinstance(error, ts.TypeSafeAPITimeoutError):
         cause, remedy = "no answer from TypeSafe before the timeout", "retry later, or raise the client's timeout"
     elif isinstance(error, ts.TypeSafeAPIConnectionError):
@@ -161,7 +194,10 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
     elif isinstance(error, ts.TypeSafeAPIError):
         cause, remedy = f"TypeSafe answered HTTP {status} ({_detail(error)})", "see TypeSafe's error documentation"
     else:
-        cause, remedy = f"the TypeSafe client failed: {error}", "check the client configuration (citecheck_client fixture)"
+        cause, remedy = (
+            f"the TypeSafe client failed: {error}",
+            "check the client configuration (citecheck_client fixture)",
+        )
     return JudgeError(citation_id, cause, remedy)
 
 
@@ -181,8 +217,15 @@ def _transport_failure(error: BaseException) -> tuple[str, str] | None:
         except ImportError:
             continue
         if isinstance(error, module.TimeoutException):
-            return f"no answer from TypeSafe before the timeout ({type(error).__name__})", "retry later, or raise the client's timeout"
-        network = tuple(getattr(module, name) for name in ("TransportError", "NetworkError", "ProtocolError") if hasattr(module, name))
+            return (
+                f"no answer from TypeSafe before the timeout ({type(error).__name__})",
+                "retry later, or raise the client's timeout",
+            )
+        network = tuple(
+            getattr(module, name)
+            for name in ("TransportError", "NetworkError", "ProtocolError")
+            if hasattr(module, name)
+        )
         if isinstance(error, network):
             return (
                 f"could not connect to TypeSafe ({type(error).__name__}: {_detail(error)})",
@@ -213,7 +256,11 @@ class Question:
 
     def request(self) -> dict[str, Any]:
         """The keyword arguments of ``system_one``, for the sync and the async client alike."""
-        return {"state": state_for(self.claim, self.section_text), "questions": questions_for(screen=self.screen), "model": self.model}
+        return {
+            "state": state_for(self.claim, self.section_text),
+            "questions": questions_for(screen=self.screen),
+            "model": self.model,
+        }
 
 
 @contextmanager

@@ -51,7 +51,9 @@ def window_around(section_text: str, start: int, end: int, size: int) -> tuple[i
     extra = max(0, size - (end - start))
     window_start = max(0, start - extra // 2)
     window_end = min(len(section_text), end + (extra - (start - window_start)))
-    window_start = max(0, window_start - (size - (window_end - window_start))) if window_end == len(section_text) else window_start
+    window_start = (
+        max(0, window_start - (size - (window_end - window_start))) if window_end == len(section_text) else window_start
+    )
     if window_start > 0:
         space = section_text.rfind(" ", 0, window_start)
         newline = section_text.rfind("\n", 0, window_start)

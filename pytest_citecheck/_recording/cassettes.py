@@ -45,7 +45,7 @@ FORMAT_KEY = "citecheck_format"
 CANONICAL_HOST = ("https", "api.typesafe.ai")
 TYPESAFE_PATH = re.compile(r"/v1/(systemone|models)$")
 _KEPT_HEADERS = {"content-type"}
-_UNSAFE_NAME = re.compile(r'[^\w.\-\[\]=,+@ ]|\s')
+_UNSAFE_NAME = re.compile(r"[^\w.\-\[\]=,+@ ]|\s")
 
 
 class CassetteFormatError(ValueError):
@@ -118,9 +118,15 @@ def scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
     recorded (None), so a replay cannot repeat an outage forever and the next recording asks again.
     """
     status = response.get("status", {}).get("code")
-    if not isinstance(status, int) or not 200 <= status < 300 or _canonical_json(response.get("body", {}).get("string")) is None:
+    if (
+        not isinstance(status, int)
+        or not 200 <= status < 300
+        or _canonical_json(response.get("body", {}).get("string")) is None
+    ):
         return None
-    response["headers"] = {name: values for name, values in response["headers"].items() if name.lower() in _KEPT_HEADERS}
+    response["headers"] = {
+        name: values for name, values in response["headers"].items() if name.lower() in _KEPT_HEADERS
+    }
     return response
 
 
@@ -214,7 +220,9 @@ def write_interactions(path: Path, interactions: list[dict[str, Any]]) -> None:
         return
     from vcr.serialize import CASSETTE_FORMAT_VERSION
 
-    atomic_write_text(path, CassetteSerializer.serialize({"version": CASSETTE_FORMAT_VERSION, "interactions": list(interactions)}))
+    atomic_write_text(
+        path, CassetteSerializer.serialize({"version": CASSETTE_FORMAT_VERSION, "interactions": list(interactions)})
+    )
 
 
 _DUMPER: Any = None
@@ -450,7 +458,11 @@ class TestCassette:
             parsed = self._parsed_bodies.get(id(request))
             if parsed is None:
                 answer = _parsed((response.get("body") or {}).get("string"))
-                parsed = self._parsed_bodies[id(request)] = (_parsed(request.body), answer if isinstance(answer, dict) else {}, request)
+                parsed = self._parsed_bodies[id(request)] = (
+                    _parsed(request.body),
+                    answer if isinstance(answer, dict) else {},
+                    request,
+                )
             body = parsed[0]
             state = body.get("state") if isinstance(body, dict) else None
             if isinstance(state, dict) and state.get("claim") == claim and state.get("section") == section:

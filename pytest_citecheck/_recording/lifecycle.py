@@ -91,11 +91,18 @@ def model_problem(requested: str | None, answered: str | None, *, replayed: bool
             )
         if answered == requested:
             return None  # the server named no version: nothing to compare
-        return ("mismatch", f"the recorded answer came from model {answered!r}, but the test asks for the alias {requested!r}, "
-                "which may now name another version", f"{pin}, then re-record")
+        return (
+            "mismatch",
+            f"the recorded answer came from model {answered!r}, but the test asks for the alias {requested!r}, "
+            "which may now name another version",
+            f"{pin}, then re-record",
+        )
     if not answered_as_asked(requested, answered):
-        return ("mismatch", f"the answer came from model {answered!r}, but the test asks for {requested!r}",
-                "re-record with the model you mean, or pin the one that answered")
+        return (
+            "mismatch",
+            f"the answer came from model {answered!r}, but the test asks for {requested!r}",
+            "re-record with the model you mean, or pin the one that answered",
+        )
     return None
 
 
@@ -138,9 +145,13 @@ def _changes(now: Any, then: Any) -> list[str]:
     now_state, then_state = state_of(now), state_of(then)
     changes = []
     if now_state.get("claim") != then_state.get("claim"):
-        changes.append(f"the claim changed: recorded {shorten(then_state.get('claim'))!r}, now {shorten(now_state.get('claim'))!r}")
+        changes.append(
+            f"the claim changed: recorded {shorten(then_state.get('claim'))!r}, now {shorten(now_state.get('claim'))!r}"
+        )
     if now_state.get("section") != then_state.get("section"):
-        changes.append(f"the section text changed ({_first_difference(str(then_state.get('section')), str(now_state.get('section')))})")
+        changes.append(
+            f"the section text changed ({_first_difference(str(then_state.get('section')), str(now_state.get('section')))})"
+        )
     if set(now_state) - {"claim", "section"} or set(then_state) - {"claim", "section"}:
         if {k: v for k, v in now_state.items() if k not in {"claim", "section"}} != {
             k: v for k, v in then_state.items() if k not in {"claim", "section"}
@@ -157,8 +168,10 @@ def _changes(now: Any, then: Any) -> list[str]:
 def _first_difference(old: str, new: str) -> str:
     index = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
     start = max(0, index - 15)
-    return (f"first difference at character {index}: recorded {shorten(old[start:index + 25], 45)!r}, "
-            f"now {shorten(new[start:index + 25], 45)!r}")
+    return (
+        f"first difference at character {index}: recorded {shorten(old[start : index + 25], 45)!r}, "
+        f"now {shorten(new[start : index + 25], 45)!r}"
+    )
 
 
 # --- drift ----------------------------------------------------------------------------------
@@ -191,7 +204,9 @@ def previous_answer(claim: str, section: str, previous: Iterable[Mapping[str, An
     return same_claim
 
 
-def drift(previous: Mapping[str, Any], choice: str, confidence: float, probabilities: Mapping[str, float], tolerance: float) -> str:
+def drift(
+    previous: Mapping[str, Any], choice: str, confidence: float, probabilities: Mapping[str, float], tolerance: float
+) -> str:
     """``flip`` (another verdict), ``shift`` (a number moved by more than ``tolerance``) or ``same``."""
     if previous.get("choice") != choice:
         return "flip"
@@ -216,8 +231,11 @@ def drift_lines(rows: Sequence[Mapping[str, Any]], *, fail_on_flip: bool = False
             f" ({before.get('model') or '?'}) -> {row['verdict']} {_conf(row.get('confidence'))} ({row.get('model') or '?'})"
         )
     if flips:
-        lines.append("A flip changes what the test decides: check the citation, then commit the new cassette"
-                     + ("" if fail_on_flip else " (--citecheck-fail-on-flip makes a flip fail the run)") + ".")
+        lines.append(
+            "A flip changes what the test decides: check the citation, then commit the new cassette"
+            + ("" if fail_on_flip else " (--citecheck-fail-on-flip makes a flip fail the run)")
+            + "."
+        )
     return lines
 
 
@@ -285,7 +303,9 @@ def delete_unused(unused: Sequence[Mapping[str, Any]], orphans: Sequence[str]) -
     return changed
 
 
-def unused_lines(unused: Sequence[Mapping[str, Any]], orphans: Sequence[str], *, policy: str, verbose: bool = False) -> list[str]:
+def unused_lines(
+    unused: Sequence[Mapping[str, Any]], orphans: Sequence[str], *, policy: str, verbose: bool = False
+) -> list[str]:
     """The summary of unused recordings: counts, each one (all under ``-v``), and what to run."""
     if not unused and not orphans:
         return []
@@ -293,14 +313,18 @@ def unused_lines(unused: Sequence[Mapping[str, Any]], orphans: Sequence[str], *,
     done = policy == "delete"
     parts = []
     if unused:
-        parts.append(f"{_plural(len(unused), 'recorded interaction')} in {_plural(len(files), 'cassette')} not played by "
-                     "tests that ran to the end")
+        parts.append(
+            f"{_plural(len(unused), 'recorded interaction')} in {_plural(len(files), 'cassette')} not played by "
+            "tests that ran to the end"
+        )
     if orphans:
         parts.append(f"{_plural(len(orphans), 'cassette')} of no collected test")
     lines = [("Deleted " if done else "Unused recordings: ") + "; ".join(parts)]
     shown_unused = list(unused) if verbose else list(unused)[:10]
     for entry in shown_unused:
-        lines.append(f"  unused  {entry['test']}: {shorten(entry.get('claim') or '?', 60)!r} (model {entry.get('model') or '?'})")
+        lines.append(
+            f"  unused  {entry['test']}: {shorten(entry.get('claim') or '?', 60)!r} (model {entry.get('model') or '?'})"
+        )
     shown_orphans = list(orphans) if verbose else list(orphans)[:10]
     for orphan in shown_orphans:
         lines.append(f"  orphan  {orphan}")

@@ -184,12 +184,12 @@ def _decision(row: Mapping[str, Any]) -> str:
         note = f" Note: “{_e(decision['note'])}”" if decision.get("note") else ""
         return (
             f'<dt>Human decision</dt><dd class="decision">{_e(decision.get("by"))} {how} '
-            f'<strong>{_e(decision.get("verdict"))}</strong> on {_e(decision.get("at"))}.{note}</dd>'
+            f"<strong>{_e(decision.get('verdict'))}</strong> on {_e(decision.get('at'))}.{note}</dd>"
         )
     if stale:
         return (
             f'<dt>Stale decision</dt><dd class="decision stale">{_e(stale.get("by"))} decided '
-            f'<strong>{_e(stale.get("verdict"))}</strong> on {_e(stale.get("at"))}, but the claim, the section or the model '
+            f"<strong>{_e(stale.get('verdict'))}</strong> on {_e(stale.get('at'))}, but the claim, the section or the model "
             "has changed since, so it no longer applies. Review this citation again.</dd>"
         )
     return ""
@@ -244,17 +244,22 @@ def render_html(report: Report, *, generated: str | None = None) -> str:
     tests = len({row.get("test") for row in rows})
     generated = generated or datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     count_items = [
-        f'<li>{_badge(verdict)}<span class="n">{counts[verdict]}</span>{_e(VERDICT_TEXT[verdict])}</li>' for verdict in VERDICT_ORDER
+        f'<li>{_badge(verdict)}<span class="n">{counts[verdict]}</span>{_e(VERDICT_TEXT[verdict])}</li>'
+        for verdict in VERDICT_ORDER
     ]
-    count_items.append(f'<li><span class="tag review">needs review</span><span class="n">{review}</span>below auto_accept, undecided</li>')
-    count_items.append(f'<li><span class="tag human">human</span><span class="n">{decided}</span>decided by a reviewer</li>')
+    count_items.append(
+        f'<li><span class="tag review">needs review</span><span class="n">{review}</span>below auto_accept, undecided</li>'
+    )
+    count_items.append(
+        f'<li><span class="tag human">human</span><span class="n">{decided}</span>decided by a reviewer</li>'
+    )
     cards = "\n".join(_card(index, row) for index, row in enumerate(rows, start=1)) or "<p>No citation was checked.</p>"
     return f"""<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Citation check: {_e(plural(len(rows), 'citation'))}</title>
+<title>Citation check: {_e(plural(len(rows), "citation"))}</title>
 <link rel="icon" href="data:,">
 <style>{STYLE}</style>
 </head>
@@ -262,7 +267,7 @@ def render_html(report: Report, *, generated: str | None = None) -> str:
 <a class="skip" href="#citations-heading">Skip to the citations</a>
 <header>
 <h1>Citation check</h1>
-<p class="meta">{_e(plural(len(rows), 'citation'))} checked in {_e(plural(tests, 'test'))} · generated {_e(generated)} by pytest-citecheck</p>
+<p class="meta">{_e(plural(len(rows), "citation"))} checked in {_e(plural(tests, "test"))} · generated {_e(generated)} by pytest-citecheck</p>
 </header>
 <main>
 <section aria-labelledby="counts-heading">

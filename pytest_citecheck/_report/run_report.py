@@ -67,7 +67,9 @@ class Report:
         if not isinstance(data, dict) or not isinstance(data.get("results"), list):
             raise ReportError(f"{path}: not a pytest-citecheck report (no 'results' list)")
         if data.get("version") != REPORT_VERSION:
-            raise ReportError(f"{path}: report version {data.get('version')!r}; this pytest-citecheck reads version {REPORT_VERSION}")
+            raise ReportError(
+                f"{path}: report version {data.get('version')!r}; this pytest-citecheck reads version {REPORT_VERSION}"
+            )
         report = cls(data["results"])
         report.unused = list(data.get("unused") or [])
         report.orphans = list(data.get("orphans") or [])
@@ -83,7 +85,9 @@ class Report:
         merged.orphans = sorted({orphan for report in reports for orphan in report.orphans})
         return merged
 
-    def recording_lines(self, *, unused_policy: str = "warn", fail_on_flip: bool = False, verbose: bool = False) -> list[str]:
+    def recording_lines(
+        self, *, unused_policy: str = "warn", fail_on_flip: bool = False, verbose: bool = False
+    ) -> list[str]:
         """The summary of what re-recording changed (drift) and of recordings no test used."""
         from pytest_citecheck._recording.lifecycle import drift_lines, unused_lines
 

@@ -16,7 +16,9 @@ from pytest_citecheck._report.run_report import Report, ReportError
 
 
 def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="citecheck merge", description="Merge the JSON reports of CI shards into one.")
+    parser = argparse.ArgumentParser(
+        prog="citecheck merge", description="Merge the JSON reports of CI shards into one."
+    )
     parser.add_argument("reports", nargs="+", type=Path, help="the shards' reports (pytest --citecheck-json=...)")
     parser.add_argument("-o", "--output", type=Path, help="write the merged report here")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every citation, like pytest -v")

@@ -39,18 +39,32 @@ def _parser() -> argparse.ArgumentParser:
         prog="citecheck review",
         description="Review the citations of the last pytest run that are below auto_accept, and record decisions.",
     )
-    parser.add_argument("--report", metavar="PATH", help=f"JSON report to read (default: the last run's, {LAST_REPORT})")
-    parser.add_argument("--reviews", metavar="PATH", help="reviews file to write (default: the one the report names for each test)")
-    parser.add_argument("--list", action="store_true", help="only list what needs review; do not prompt")
-    parser.add_argument("--all", action="store_true", help="list every judged citation, not only those that need review")
-    parser.add_argument("--accept", metavar="ID", action="append", default=[], help="confirm Jev's verdict for this citation")
     parser.add_argument(
-        "--set", metavar="ID=VERDICT", action="append", default=[], dest="set_",
+        "--report", metavar="PATH", help=f"JSON report to read (default: the last run's, {LAST_REPORT})"
+    )
+    parser.add_argument(
+        "--reviews", metavar="PATH", help="reviews file to write (default: the one the report names for each test)"
+    )
+    parser.add_argument("--list", action="store_true", help="only list what needs review; do not prompt")
+    parser.add_argument(
+        "--all", action="store_true", help="list every judged citation, not only those that need review"
+    )
+    parser.add_argument(
+        "--accept", metavar="ID", action="append", default=[], help="confirm Jev's verdict for this citation"
+    )
+    parser.add_argument(
+        "--set",
+        metavar="ID=VERDICT",
+        action="append",
+        default=[],
+        dest="set_",
         help=f"set this citation's verdict ({', '.join(DECIDABLE_VERDICTS)})",
     )
     parser.add_argument("--note", metavar="TEXT", help="a note stored with every decision of this invocation")
     parser.add_argument("--by", metavar="NAME", help="who decides (default: git config user.name, else the login name)")
-    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="highlight quotes with colour")
+    parser.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto", help="highlight quotes with colour"
+    )
     return parser
 
 
@@ -90,7 +104,9 @@ def resolve(rows: Sequence[dict[str, Any]], wanted: str) -> dict[str, Any]:
         raise ReviewInputError(f"unknown citation id {wanted!r}: it is not in the report ({known})")
     if len({(row.get("review_key"), row.get("reviews_file")) for row in matches}) > 1:
         options = ", ".join(qualified_id(row) for row in matches)
-        raise ReviewInputError(f"citation id {wanted!r} is ambiguous (checked in several tests); name one of: {options}")
+        raise ReviewInputError(
+            f"citation id {wanted!r} is ambiguous (checked in several tests); name one of: {options}"
+        )
     row = matches[0]
     if not row.get("review_key"):
         raise ReviewInputError(
@@ -123,7 +139,9 @@ def highlight(text: str, span: Sequence[int] | None, color: bool) -> str:
 def describe(row: dict[str, Any], *, color: bool, position: str = "") -> str:
     confidence = "-" if row.get("confidence") is None else f"{row['confidence']:.2f}"
     threshold = row.get("auto_accept", 0.8)
-    state = "decided by a human" if row.get("decision") else ("needs review" if needs_review(row) else "stands on its own")
+    state = (
+        "decided by a human" if row.get("decision") else ("needs review" if needs_review(row) else "stands on its own")
+    )
     lines = [
         f"{position}{row.get('id')}: Jev says {row.get('model_verdict') or row.get('verdict')} "
         f"(confidence {confidence}, auto_accept {threshold:g}), {state}",
@@ -175,7 +193,9 @@ def reviews_path(row: dict[str, Any], override: str | None) -> Path:
         return Path(override)
     named = row.get("reviews_file")
     if not named:
-        raise ReviewInputError(f"the report does not say which reviews file citation {row.get('id')!r} uses; pass --reviews PATH")
+        raise ReviewInputError(
+            f"the report does not say which reviews file citation {row.get('id')!r} uses; pass --reviews PATH"
+        )
     return Path(named)
 
 
@@ -207,7 +227,9 @@ def parse_set(value: str) -> tuple[str, str]:
         raise ReviewInputError(f"--set {value!r}: expected ID=VERDICT, e.g. --set c5=verified")
     verdict = verdict.strip().lower()
     if verdict not in DECIDABLE_VERDICTS:
-        raise ReviewInputError(f"--set {value!r}: unknown verdict {verdict!r}; choose one of {', '.join(DECIDABLE_VERDICTS)}")
+        raise ReviewInputError(
+            f"--set {value!r}: unknown verdict {verdict!r}; choose one of {', '.join(DECIDABLE_VERDICTS)}"
+        )
     return citation.strip(), verdict
 
 
@@ -246,7 +268,9 @@ def list_rows(rows: list[dict[str, Any]], *, every: bool, color: bool, out: Text
 PROMPT_KEYS = {"v": "verified", "u": "unsupported", "c": "contradicted"}
 
 
-def interactive(rows: list[dict[str, Any]], args: argparse.Namespace, out: TextIO, ask: Callable[[str], str] = input) -> int:
+def interactive(
+    rows: list[dict[str, Any]], args: argparse.Namespace, out: TextIO, ask: Callable[[str], str] = input
+) -> int:
     """Prompt for a decision on each citation that needs review; each answer is saved as it is given."""
     pending = [row for row in rows if row.get("review_key") and (args.all or needs_review(row))]
     if not pending:

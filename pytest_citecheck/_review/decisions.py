@@ -98,7 +98,9 @@ class Reviews:
             )
         for key, entry in data["decisions"].items():
             if not isinstance(entry, dict) or entry.get("verdict") not in DECIDABLE_VERDICTS:
-                raise ReviewsFileError(f"{path}: decision {key[:12]} has no valid verdict (expected one of {', '.join(DECIDABLE_VERDICTS)})")
+                raise ReviewsFileError(
+                    f"{path}: decision {key[:12]} has no valid verdict (expected one of {', '.join(DECIDABLE_VERDICTS)})"
+                )
         return cls(path, data["decisions"])
 
     def to_text(self) -> str:
@@ -127,7 +129,9 @@ class Reviews:
 
     # --- writing ----------------------------------------------------------------------------
 
-    def record(self, row: Mapping[str, Any], verdict: str | None, *, by: str, note: str | None = None, at: str | None = None) -> dict[str, Any]:
+    def record(
+        self, row: Mapping[str, Any], verdict: str | None, *, by: str, note: str | None = None, at: str | None = None
+    ) -> dict[str, Any]:
         """Record a decision for a report row: ``verdict`` None confirms the model's verdict.
 
         A decision recorded for the same test and citation under an older key is replaced, so the
@@ -135,7 +139,9 @@ class Reviews:
         """
         key = row.get("review_key")
         if not key:
-            raise ReviewsFileError(f"citation {row.get('id')!r} has no review key: only a judged citation can be reviewed")
+            raise ReviewsFileError(
+                f"citation {row.get('id')!r} has no review key: only a judged citation can be reviewed"
+            )
         model_verdict = row.get("model_verdict") or row.get("verdict")
         chosen = model_verdict if verdict is None else verdict
         if chosen not in DECIDABLE_VERDICTS:
@@ -157,7 +163,11 @@ class Reviews:
         }
         if note:
             entry["note"] = note
-        for other in [k for k, e in self.decisions.items() if k != key and e.get("test") == entry["test"] and e.get("citation") == entry["citation"]]:
+        for other in [
+            k
+            for k, e in self.decisions.items()
+            if k != key and e.get("test") == entry["test"] and e.get("citation") == entry["citation"]
+        ]:
             del self.decisions[other]
         self.decisions[key] = entry
         return entry

@@ -43,7 +43,10 @@ class Source:
 
     def __post_init__(self) -> None:
         if not isinstance(self.sections, Mapping):
-            raise SourceError(f"sections must be a mapping of section id to text, not {type(self.sections).__name__}", field="sections")
+            raise SourceError(
+                f"sections must be a mapping of section id to text, not {type(self.sections).__name__}",
+                field="sections",
+            )
         if not self.sections:
             raise SourceError("the source has no sections", field="sections")
         sections: dict[str, str] = {}
@@ -89,7 +92,9 @@ class Source:
         if "\x00" in text:
             raise SourceError("the document contains NUL bytes: it looks binary, not text", field="source")
         if not isinstance(format, str):
-            raise SourceError(f"format must be a format name such as 'rfc' or 'markdown', not {format!r}", field="format")
+            raise SourceError(
+                f"format must be a format name such as 'rfc' or 'markdown', not {format!r}", field="format"
+            )
         if format == "auto":
             from pytest_citecheck._sources.formats import detect_format
 

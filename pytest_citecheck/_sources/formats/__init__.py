@@ -70,7 +70,6 @@ FORMATS: dict[str, Splitter] = {
 EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".rfc": "rfc"}
 
 
-
 def split(text: str, format: str, hooks: Any = None) -> tuple[str, Mapping[str, str]]:
     """Split ``text`` as ``format``: a built-in splitter, else the split hook (``hooks`` or the session's)."""
     splitter = FORMATS.get(format)

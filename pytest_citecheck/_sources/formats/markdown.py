@@ -38,9 +38,15 @@ def split_markdown(text: str) -> tuple[str, dict[str, str]]:
         underline = _SETEXT.match(line)
         if underline and index > 0 and lines[index - 1].strip() and (not starts or starts[-1] != offsets[index - 1]):
             title_line = lines[index - 1]
-            if not _ATX.match(title_line) and not _SETEXT.match(title_line) and not title_line.startswith(("    ", "\t")):
+            if (
+                not _ATX.match(title_line)
+                and not _SETEXT.match(title_line)
+                and not title_line.startswith(("    ", "\t"))
+            ):
                 headings.append((1 if underline.group(1)[0] == "=" else 2, plain_title(title_line)))
                 starts.append(offsets[index - 1])
     if not headings:
-        raise SourceError("no Markdown headings ('# Title', or a title underlined with === or ---) were found", field="source")
+        raise SourceError(
+            "no Markdown headings ('# Title', or a title underlined with === or ---) were found", field="source"
+        )
     return text, sections_from_starts(text, starts, heading_ids(headings))

@@ -41,7 +41,11 @@ def _follows(number: tuple[int, ...], current: tuple[int, ...]) -> bool:
     if number == (*current, 1) or number == (*current, 0):
         return True
     for depth in range(len(current), 0, -1):
-        if len(number) == depth and number[: depth - 1] == current[: depth - 1] and 0 < number[-1] - current[depth - 1] <= _MAX_SKIP:
+        if (
+            len(number) == depth
+            and number[: depth - 1] == current[: depth - 1]
+            and 0 < number[-1] - current[depth - 1] <= _MAX_SKIP
+        ):
             return True
     return False
 
@@ -62,7 +66,9 @@ def split_numbered(text: str) -> tuple[str, dict[str, str]]:
     offset = 0
     for line in lines:
         found = _NUMBERED.match(line)
-        if found and (found.group("title") or found.group(0).strip().lower().startswith(("section", "article", "clause", "§"))):
+        if found and (
+            found.group("title") or found.group(0).strip().lower().startswith(("section", "article", "clause", "§"))
+        ):
             number = tuple(int(part) for part in found.group("number").split("."))
             indent = found.group("indent")
             plausible = (number[-1] <= 1 and len(number) == 1) if current is None else _follows(number, current)
@@ -73,7 +79,9 @@ def split_numbered(text: str) -> tuple[str, dict[str, str]]:
                 ids.append(found.group("number"))
         offset += len(line) + 1
     if not starts:
-        raise SourceError("no numbered sections ('1.', '1.1', 'Section 4.', '§ 4' at the start of a line) were found", field="source")
+        raise SourceError(
+            "no numbered sections ('1.', '1.1', 'Section 4.', '§ 4' at the start of a line) were found", field="source"
+        )
     sections: dict[str, str] = {}
     preamble = clean[: starts[0]].strip()
     if preamble:

@@ -17,7 +17,9 @@ _RFC_SECTION = re.compile(r"^(?:(?P<number>\d+(?:\.\d+)*)\.?[ \t]+\S.*|Appendix 
 
 def split_rfc(text: str) -> tuple[str, dict[str, str]]:
     """RFC Editor plain text: strip page headers and footers, split on numbered section headers."""
-    kept = [line for line in text.replace("\f", "").split("\n") if not (_RFC_FOOTER.match(line) or _RFC_HEADER.match(line))]
+    kept = [
+        line for line in text.replace("\f", "").split("\n") if not (_RFC_FOOTER.match(line) or _RFC_HEADER.match(line))
+    ]
     clean = re.sub(r"\n{3,}", "\n\n", "\n".join(kept))
     headers = list(_RFC_SECTION.finditer(clean))
     sections: dict[str, str] = {}
@@ -30,5 +32,7 @@ def split_rfc(text: str) -> tuple[str, dict[str, str]]:
         # the body's own header always comes first in RFC Editor output.
         sections.setdefault(number, clean[here.start() : end].strip())
     if not sections:
-        raise SourceError("no numbered section headers (like '4.1.  Title' at the start of a line) were found", field="source")
+        raise SourceError(
+            "no numbered section headers (like '4.1.  Title' at the start of a line) were found", field="source"
+        )
     return clean, sections
