@@ -38,6 +38,7 @@ _EXPORTS = {
     "Status": "_results",
     "Verdict": "_results",
     "Source": "_sources.source",
+    "Corpus": "_sources.corpus",
 }
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "CitationReviewWarning",
     "CitationsNotSupported",
     "CitecheckError",
+    "Corpus",
     "JudgeError",
     "Judgement",
     "ModelMismatchError",
@@ -94,4 +96,5 @@ if TYPE_CHECKING:
     )
     from pytest_citecheck._recording.lifecycle import ModelMismatchError, ModelPinWarning
     from pytest_citecheck._results import CitationResult, Judgement, Status, Verdict
+    from pytest_citecheck._sources.corpus import Corpus
     from pytest_citecheck._sources.source import Source

@@ -23,6 +23,8 @@ class Citation:
     quote: str | None
     section: str | None
     location: tuple[int, int] | None = None
+    # The id of the document in a ``Corpus`` the citation names, when it names one.
+    document: str | None = None
 
 
 def field_of(raw: Any, name: str) -> Any:

@@ -1,0 +1,55 @@
+"""Many documents at once: a ``Corpus`` maps a document id to its ``Source``.
+
+A RAG answer cites a knowledge base, not one document: a citation may name the ``document`` it
+rests on beside the ``section``. Document ids are plain strings (``Corpus.from_dir`` uses paths
+relative to the directory, in POSIX form).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from pytest_citecheck._errors import SourceError
+from pytest_citecheck._sources.source import Source
+
+
+class Corpus:
+    """Documents by id: ``Corpus({"refund-policy": Source, "terms": Source, ...})``.
+
+    A value may also be a document's text, which is split as ``Source.from_text(text, format="auto")``.
+    """
+
+    def __init__(self, documents: Mapping[str, Source | str]) -> None:
+        if not isinstance(documents, Mapping):
+            raise SourceError(
+                f"documents must be a mapping of document id to Source, not {type(documents).__name__}",
+                field="documents",
+            )
+        if not documents:
+            raise SourceError("the corpus has no documents", field="documents")
+        self.documents: dict[str, Source] = {}
+        for key, value in documents.items():
+            if not isinstance(key, str) or not key.strip():
+                raise SourceError(f"document id {key!r} must be a non-empty string", field="documents")
+            if isinstance(value, str):
+                value = Source.from_text(value, format="auto", name=key)
+            if not isinstance(value, Source):
+                raise SourceError(
+                    f"document {key!r} must be a Source or its text, not {type(value).__name__}", field="documents"
+                )
+            self.documents[key] = value
+
+    def __getitem__(self, document_id: str) -> Source:
+        return self.documents[document_id]
+
+    def __contains__(self, document_id: object) -> bool:
+        return document_id in self.documents
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.documents)
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+    def __repr__(self) -> str:
+        return f"Corpus({len(self.documents)} documents: {', '.join(list(self.documents)[:5])}{', …' if len(self) > 5 else ''})"
