@@ -313,6 +313,10 @@ def test_a_missing_reviews_file_or_report_is_named(tmp_path: Path, capsys: pytes
     reviews = write_reviews(tmp_path / "r.json", pattern([(0.9, 60, 0)]))
     assert citecheck(["calibrate", "--reviews", str(reviews), "--report", str(tmp_path / "gone.json")]) == 2
     assert "gone.json: no such report" in capsys.readouterr().err
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(json.dumps({"version": 1, "results": [{**row(1, 0.9), "auto_accept_scope": 5}]}))
+    assert citecheck(["calibrate", "--reviews", str(reviews), "--report", str(hostile), "--by", "marker"]) == 2
+    assert "result 0 (citation 'c0001'): field 'auto_accept_scope' is 5" in capsys.readouterr().err
 
 
 def test_no_reviews_file_under_the_current_directory(
@@ -385,8 +389,13 @@ def test_one_recommendation_per_test_module_and_per_marker_scope(
     _, by_module = run_json(capsys, "--reviews", str(reviews), "--by", "test-module")
     modules = {group["group"]: group for group in by_module["groups"]}
     assert set(modules) == {"tests/test_app.py", "tests/test_legal.py", "tests/test_faq.py"}
+    assert modules["tests/test_app.py"]["paste"] == (
+        "pytestmark = pytest.mark.citecheck(auto_accept=0.66)  (in tests/test_app.py)"
+    )
+    # The class's own marker would win over a module-level one: the line says so.
     assert modules["tests/test_legal.py"]["paste"] == (
-        "pytestmark = pytest.mark.citecheck(auto_accept=0.71)  (in tests/test_legal.py)"
+        "pytestmark = pytest.mark.citecheck(auto_accept=0.71)  (in tests/test_legal.py); the marker on "
+        "tests/test_legal.py::TestTerms overrides it there: change that one too"
     )
 
     assert citecheck(["calibrate", "--reviews", str(reviews), "--by", "marker"]) == 0
@@ -499,3 +508,17 @@ def test_a_decision_from_an_older_report_leaves_the_scope_unknown(tmp_path: Path
     entry = reviews.record(older, None, by="Ada")
     assert "auto_accept_scope" not in entry and entry["auto_accept"] == 0.8
     assert reviews.record(row(2, 0.5), None, by="Ada")["auto_accept_scope"] is None  # known: the ini's
+
+
+def test_a_page_that_cannot_be_written_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    reviews = write_reviews(tmp_path / "r.json", pattern(KNOWN))
+    (tmp_path / "taken").mkdir()
+    assert citecheck(["calibrate", "--reviews", str(reviews), "--html", str(tmp_path / "taken")]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write the page to {tmp_path / 'taken'}: Is a directory" in err and "Nothing was written." in err
+    assert list((tmp_path / "taken").iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == [
+        "r.json",
+        "taken",
+    ]
+    assert citecheck(["calibrate", "--reviews", str(tmp_path / "taken")]) == 2
+    assert "is a directory; --reviews takes reviews files" in capsys.readouterr().err

@@ -191,6 +191,8 @@ def find_reviews_files(root: Path) -> list[Path]:
 def load_decisions(paths: Sequence[Path]) -> list[Judged]:
     decisions = []
     for path in paths:
+        if path.is_dir():
+            raise CalibrateInputError(f"{path} is a directory; --reviews takes reviews files (citecheck-reviews.json)")
         if not path.is_file():
             raise CalibrateInputError(f"no reviews file at {path}: record decisions with `citecheck review` first")
         try:
@@ -220,6 +222,12 @@ def load_report_rows(paths: Sequence[Path]) -> list[Judged]:
                     f"{path}: result {index} (citation {row.get('id')!r}): field 'confidence' is "
                     f"{row.get('confidence')!r}, expected a number from 0 to 1"
                 )
+            scope = row.get("auto_accept_scope", UNRECORDED_SCOPE)
+            if scope is not None and not isinstance(scope, str):
+                raise CalibrateInputError(
+                    f"{path}: result {index} (citation {row.get('id')!r}): field 'auto_accept_scope' is {scope!r}, "
+                    "expected a node id or null"
+                )
             test, citation = str(row.get("test")), str(row.get("id"))
             rows[(test, citation)] = Judged(
                 test=test,
@@ -229,7 +237,7 @@ def load_report_rows(paths: Sequence[Path]) -> list[Judged]:
                 confidence=confidence,
                 overturned=None,
                 auto_accept=_fraction(row.get("auto_accept")),
-                scope=row.get("auto_accept_scope", UNRECORDED_SCOPE),
+                scope=scope,
                 flagged=row.get("flagged") is True,
             )
     return list(rows.values())
@@ -519,16 +527,23 @@ def group_key(by: str) -> Callable[[Judged], str]:
     return lambda item: SESSION_SCOPE if item.scope is None else item.scope
 
 
-def paste_line(by: str, group: str, threshold: float | None) -> str | None:
-    """What to write where, so the group's tests use the recommended threshold."""
+def paste_line(by: str, group: str, threshold: float | None, closer: Iterable[str] = ()) -> str | None:
+    """What to write where, so the group's tests use the recommended threshold.
+
+    ``closer``: for a test module, the classes and functions in it whose own marker sets
+    ``auto_accept``; the closest marker wins, so a module-level line does not reach their tests.
+    """
     if threshold is None or group == UNRECORDED_SCOPE:
         return None
-    marker = f"@pytest.mark.citecheck(auto_accept={threshold:g})"
     if group == SESSION_SCOPE:
         return f"citecheck_auto_accept = {threshold:g}  (in the pytest configuration file)"
     if by == "test-module" or "::" not in group:
-        return f"pytestmark = pytest.mark.citecheck(auto_accept={threshold:g})  (in {group})"
-    return f"{marker}  (on {group})"
+        line = f"pytestmark = pytest.mark.citecheck(auto_accept={threshold:g})  (in {group})"
+        overriding = sorted(set(closer))
+        if overriding:
+            line += f"; the marker on {', '.join(overriding)} overrides it there: change that one too"
+        return line
+    return f"@pytest.mark.citecheck(auto_accept={threshold:g})  (on {group})"
 
 
 @dataclass
@@ -626,7 +641,12 @@ def run(
             mine = [item for item in decided if key(item) == name]
             theirs = [item for item in population if key(item) == name]
             group = calibrate(mine, theirs, max_error=max_error, current=current, group=name)
-            result.groups.append(replace(group, paste=paste_line(by, name, group.recommended)))
+            closer = [
+                item.scope
+                for item in [*mine, *theirs]
+                if by == "test-module" and item.scope and "::" in item.scope and item.scope != UNRECORDED_SCOPE
+            ]
+            result.groups.append(replace(group, paste=paste_line(by, name, group.recommended, closer)))
         result.groups.sort(key=lambda group: (-group.decisions, group.group or ""))
     return result
 
@@ -738,7 +758,7 @@ def _fraction_argument(raw: str) -> float:
     try:
         value = float(raw)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {raw!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {raw!r}") from None
     if not math.isfinite(value) or not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {raw!r}")
     return value
@@ -826,7 +846,10 @@ def main(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = No
         if args.html:
             from pytest_citecheck._review.calibration_page import write_page
 
-            write_page(result, args.html)
+            try:
+                write_page(result, args.html)
+            except OSError as error:
+                raise CalibrateInputError(f"cannot write the page to {args.html}: {error.strerror or error}") from None
     except (CalibrateInputError, OSError) as error:
         print(f"citecheck calibrate: {error}\nNothing was written.", file=err)
         return EXIT_USAGE
