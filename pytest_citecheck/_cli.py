@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "pytest_citecheck._review.command:main",
         "review the last run's citations below auto_accept and record human decisions",
     ),
+    "calibrate": ("pytest_citecheck._review.calibrate:main", "recommend auto_accept from the human decisions recorded"),
 }
 
 

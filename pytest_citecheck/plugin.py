@@ -164,6 +164,17 @@ def _marker_options(item: pytest.Item) -> dict[str, Any]:
     return options
 
 
+def _auto_accept_scope(item: pytest.Item) -> str | None:
+    """Where this test's ``auto_accept`` is set: the closest module, class or function whose own
+    ``citecheck`` marker names it (``citecheck calibrate --by marker`` groups decisions by it), or None
+    when it comes from the ini file, the command line or the default."""
+    for node in reversed(item.listchain()):
+        if any(marker.name == "citecheck" and "auto_accept" in marker.kwargs for marker in node.own_markers):
+            # A function's marker covers all its parametrized cases: name the function, not one case.
+            return node.nodeid.split("[", 1)[0] if isinstance(node, pytest.Function) else node.nodeid
+    return None
+
+
 def _record_properties(item: pytest.Item, result: CitationResult) -> None:
     """Verdict, confidence and section as JUnit properties; a citation checked twice is listed once."""
     values = {
@@ -191,9 +202,16 @@ def _make_checker(request: pytest.FixtureRequest) -> Checker:
     run = request.config.pluginmanager.get_plugin("citecheck-run")
     assert isinstance(run, CitecheckRun)
     reviews_path = Path(item.path).parent / settings.reviews
+    scope = _auto_accept_scope(item)
 
     def on_result(result: CitationResult) -> None:
-        rows.append({**result.to_json(test=item.nodeid), "reviews_file": run.display_path(reviews_path)})
+        rows.append(
+            {
+                **result.to_json(test=item.nodeid),
+                "reviews_file": run.display_path(reviews_path),
+                "auto_accept_scope": scope,
+            }
+        )
         _record_properties(item, result)
 
     checker = Checker(

@@ -163,6 +163,13 @@ class Reviews:
         }
         if note:
             entry["note"] = note
+        # What `citecheck calibrate` needs beyond Jev's verdict and confidence: the threshold the
+        # citation was gated at and where it was set (absent in files written before calibration).
+        entry["auto_accept"] = row.get("auto_accept")
+        if "auto_accept_scope" in row:  # absent from older reports: unknown, which is not "the ini file"
+            entry["auto_accept_scope"] = row["auto_accept_scope"]
+        if row.get("flagged"):  # a screened "supports" that never stands on its own, whatever the confidence
+            entry["flagged"] = True
         for other in [
             k
             for k, e in self.decisions.items()
