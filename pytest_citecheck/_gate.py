@@ -168,11 +168,12 @@ def closest_passage_lines(result: CitationResult) -> list[str]:
     closest = result.closest
     if closest is None:
         return []
+    where = place(closest.section, closest.document)
     return [
-        f"  {result.id}: the quote is not in the source; closest passage \u00a7{closest.section} "
+        f"  {result.id}: the quote is not in the source; closest passage {where} "
         f"[{closest.start}:{closest.end}] (similarity {closest.similarity:.2f}):",
         f'    "{_shorten(closest.text, 100)}"',
-        f"    did the model misquote \u00a7{closest.section}, or invent it?",
+        f"    did the model misquote {where}, or invent it?",
     ]
 
 

@@ -59,7 +59,7 @@ class SourceFinder:
         match = self.locator.find(quote, casefold=casefold, prefer_section=prefer)
         return None if match is None else Found(None, match)
 
-    def closest(self, quote: str, *, casefold: bool) -> Found | None:
+    def closest(self, quote: str, *, document: str | None, casefold: bool) -> Found | None:
         match = self.locator.closest(quote, casefold=casefold)
         return None if match is None else Found(None, match)
 
@@ -81,6 +81,8 @@ class CorpusFinder:
                 sections[key] = source.sections[section_id]
                 self._place[key] = (document_id, section_id)
         self.locator = QuoteLocator(Source(sections=sections))
+        # Per-document locators, built only to find the closest passage in a cited document.
+        self._document_locators: dict[str, QuoteLocator] = {}
 
     def source_of(self, document: str | None) -> Source:
         assert document is not None, "a result from a corpus always names its document"
@@ -116,8 +118,24 @@ class CorpusFinder:
             match = locator.find(quote, casefold=casefold)
         return self._found(match)
 
-    def closest(self, quote: str, *, casefold: bool) -> Found | None:
-        return self._found(self.locator.closest(quote, casefold=casefold))
+    def closest(self, quote: str, *, document: str | None, casefold: bool) -> Found | None:
+        """The passage most like ``quote``: in the cited document, unless one elsewhere is more alike.
+
+        The joined source's closest passage comes from the few sections sharing the most words with
+        the quote, anywhere in the corpus; a quote that names its document is compared with that
+        document as well (through a locator of its own, built on the first such quote), since "did the
+        model misquote the document it cites?" is the question a reader asks first.
+        """
+        anywhere = self._found(self.locator.closest(quote, casefold=casefold))
+        if document is None:
+            return anywhere
+        locator = self._document_locators.get(document)
+        if locator is None:
+            locator = self._document_locators[document] = QuoteLocator(self.corpus[document])
+        match = locator.closest(quote, casefold=casefold)
+        if match is None or (anywhere is not None and anywhere.match.similarity > match.similarity):
+            return anywhere
+        return Found(document, match)
 
     def documents_with_section(self, section: str) -> list[str]:
         return [document for document, keys in self._keys.items() if section in keys]

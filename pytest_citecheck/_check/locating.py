@@ -213,7 +213,7 @@ def locate(citation: Citation, documents: Documents, finder: Finder, settings: S
     if found is None:
         # Only quotes that are not found pay for the alignment: the closest passage is both the
         # fuzzy candidate and, below the tolerance, the diagnostic for a fabricated quote.
-        closest = finder.closest(citation.quote, casefold=settings.casefold)
+        closest = finder.closest(citation.quote, document=citation.document, casefold=settings.casefold)
         if closest is None or settings.fuzzy is None or closest.match.similarity < settings.fuzzy:
             return fabricated(citation, finder, closest, settings)
         found, status = closest, Status.FOUND_APPROX
