@@ -6,6 +6,7 @@ failure, a warning, an xfail or a skip.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -14,6 +15,7 @@ from pytest_citecheck._results import CitationResult, Status, Verdict
 
 # Where the words point: pytest-citecheck's docs/ folder (shipped with the source).
 DOCS = "pytest-citecheck docs/"
+_NUMBERED = re.compile(r"^\d+(?:\.\d+)*$")
 _CLAIM_WIDTH = 60
 
 
@@ -97,11 +99,12 @@ def result_table(results: Sequence[CitationResult], *, marks: dict[str, str] | N
 def _hint(decision: Decision) -> str:
     verdicts = {r.verdict for r in decision.failing}
     if all(r.status is Status.FOUND_ELSEWHERE and r.verdict not in (Verdict.CONTRADICTED,) for r in decision.failing):
-        why = (
-            "a misattributed citation quotes real text from another place than it names: make the app cite the "
-            "section (and document) that holds the quote, or set misattributed='warn'"
+        return (
+            "What next: a misattributed citation quotes real text from another place than it names: make the app "
+            "cite the section (and document) that holds the quote, or set misattributed='warn'; see "
+            f"{DOCS}usage.md#misattributed-citations"
         )
-    elif Verdict.FABRICATED in verdicts:
+    if Verdict.FABRICATED in verdicts:
         why = "a fabricated quote is not in the source: fix the citation (or the quote the app extracts)"
     elif Verdict.CONTRADICTED in verdicts:
         why = "a contradicted claim says the opposite of its section: fix the claim or cite the right section"
@@ -127,17 +130,23 @@ def failure_message(decision: Decision) -> str:
 
 
 def place(section: str | None, document: str | None) -> str:
-    """ "§3", "§3 of 'terms.md'", or "'terms.md'" for a whole document."""
+    """ "§3" (a numbered section), "section 'Refunds > EU'" (a heading path), with " of 'terms.md'" when a
+    document is named; "'terms.md'" alone for a whole document."""
     if section is None:
         return repr(document)
-    return f"\u00a7{section}" + (f" of {document!r}" if document is not None else "")
+    where = f"\u00a7{section}" if _NUMBERED.match(section) else f"section {section!r}"
+    return where + (f" of {document!r}" if document is not None else "")
 
 
 def where_cited(
     cited_section: str | None, cited_document: str | None, section: str | None, document: str | None
 ) -> str:
-    """For a found-elsewhere citation: "cited §3, the quote is in §2" (with documents when a corpus was checked)."""
-    return f"cited {place(cited_section, cited_document)}, the quote is in {place(section, document)}"
+    """For a found-elsewhere citation: "cited §3, the quote is in §2" (with documents when a corpus was checked).
+
+    The quote's document is left out when it is the cited one: "cited §5 of 'GPL-3', the quote is in §6".
+    """
+    found = place(section, None if document == cited_document else document)
+    return f"cited {place(cited_section, cited_document)}, the quote is in {found}"
 
 
 def elsewhere_lines(result: CitationResult) -> list[str]:

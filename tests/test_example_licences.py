@@ -86,7 +86,7 @@ def test_the_example_shows_every_outcome_and_the_misattributed_knob_in_all_three
         [
             "*misattributed='fail' (the default) fails the test:",
             "2 of 2 citations not supported:",
-            "*gpl_object_code: cited §5 of 'GPL-3', the quote is in §6 of 'GPL-3' (which Jev judged)",
+            "*gpl_object_code: cited §5 of 'GPL-3', the quote is in §6 (which Jev judged)",
             "*lgpl_termination: cited 'LGPL-3', the quote is in §8 of 'GPL-3' (which Jev judged)",
         ]
     )

@@ -145,3 +145,22 @@ def test_a_quote_in_the_cited_section_and_elsewhere_is_attributed_to_the_cited_s
     result.assert_outcomes(passed=1)
     # Cited: the cited section. Not cited: the cookbook's first section in numeric order.
     result.stdout.fnmatch_lines(["*WHERE ?('found', '4.1.3', '4.1.3'), ('found', '4.1.1', None)?"])
+
+
+@pytest.mark.parametrize(
+    ("cited", "found", "words"),
+    [
+        (("3", None), ("2", None), "cited §3, the quote is in §2"),
+        (("5", "GPL-3"), ("6", "GPL-3"), "cited §5 of 'GPL-3', the quote is in §6"),
+        ((None, "LGPL-3"), ("8", "GPL-3"), "cited 'LGPL-3', the quote is in §8 of 'GPL-3'"),
+        (
+            ("Refunds > EU", "terms.md"),
+            ("Refunds", "terms.md"),
+            "cited section 'Refunds > EU' of 'terms.md', the quote is in section 'Refunds'",
+        ),
+    ],
+)
+def test_the_words_for_where_a_citation_points_and_where_its_quote_is(cited, found, words):
+    from pytest_citecheck._gate import where_cited
+
+    assert where_cited(*cited, *found) == words

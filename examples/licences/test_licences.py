@@ -83,7 +83,7 @@ def test_misattributed_fails_by_default():
     with pytest.raises(CitationsNotSupported) as caught:
         assert_citations_supported(MISATTRIBUTED, LICENCES)
     print(f"misattributed='fail' (the default) fails the test:\n{caught.value}")
-    assert "cited §5 of 'GPL-3', the quote is in §6 of 'GPL-3'" in str(caught.value)
+    assert "cited §5 of 'GPL-3', the quote is in §6" in str(caught.value)
 
 
 @pytest.mark.citecheck(cassette="misattributed", misattributed="warn")
