@@ -85,8 +85,9 @@ class Passage:
     document: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        # The document only when there is one (a Corpus): a single source's report keeps its shape.
         return {
-            "document": self.document,
+            **({"document": self.document} if self.document is not None else {}),
             "section": self.section,
             "span": [self.start, self.end],
             "text": self.text,

@@ -40,7 +40,7 @@ REPLAY_ONLY_KEY = "citecheck-replay-only"
 MARKER_HELP = (
     "citecheck(*, "
     + ", ".join(f"{name}=None" for name in PER_TEST_OPTIONS)
-    + ", cassette=None): pytest-citecheck settings for this test; cassette names a cassette shared with other tests"
+    + ", cassette=None): pytest-citecheck settings for this test"
 )
 
 
