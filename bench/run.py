@@ -22,7 +22,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make `bench` and the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import collect, live, replay, step1
+from bench import collect, corpus_step1, live, replay, step1
 from bench.common import Row
 
 REPO = Path(__file__).resolve().parent.parent
@@ -88,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         step_rows, facts = step1.run(step1.FULL)
         rows += step_rows
+        rows += corpus_step1.run(corpus_step1.FULL)  # not in --quick: it builds 20 MB twice
         rows += live.run(count=64, latency=0.1, concurrency=8, runs=3)
         rows += replay.run(tests=100, per_test=5, runs=3)
         rows += collect.run(tests=2_000, runs=7)

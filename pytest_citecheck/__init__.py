@@ -22,6 +22,7 @@ _EXPORTS = {
     "check_citations": "_check.api",
     "Checker": "_check.checker",
     "CitationReviewWarning": "_check.checker",
+    "CitationMisattributedWarning": "_check.checker",
     "CitationsNotSupported": "_check.checker",
     "Citation": "_citations.model",
     "CassetteError": "_errors",
@@ -47,6 +48,7 @@ __all__ = [
     "Checker",
     "Citation",
     "CitationInputError",
+    "CitationMisattributedWarning",
     "CitationResult",
     "CitationReviewWarning",
     "CitationsNotSupported",
@@ -83,7 +85,12 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from pytest_citecheck._check.api import assert_citations_supported, check_citations
-    from pytest_citecheck._check.checker import Checker, CitationReviewWarning, CitationsNotSupported
+    from pytest_citecheck._check.checker import (
+        Checker,
+        CitationMisattributedWarning,
+        CitationReviewWarning,
+        CitationsNotSupported,
+    )
     from pytest_citecheck._citations.model import Citation
     from pytest_citecheck._errors import (
         CassetteError,

@@ -6,14 +6,16 @@ failure, a warning, an xfail or a skip.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_citecheck._options import Settings
-from pytest_citecheck._results import CitationResult, Verdict
+from pytest_citecheck._results import CitationResult, Status, Verdict
 
 # Where the words point: pytest-citecheck's docs/ folder (shipped with the source).
 DOCS = "pytest-citecheck docs/"
+_NUMBERED = re.compile(r"^\d+(?:\.\d+)*$")
 _CLAIM_WIDTH = 60
 
 
@@ -24,6 +26,8 @@ class Decision:
     results: tuple[CitationResult, ...]
     failing: tuple[CitationResult, ...]
     review: tuple[CitationResult, ...]
+    # Found elsewhere than cited (whatever ``misattributed`` does with them: they fail when it is "fail").
+    misattributed: tuple[CitationResult, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -31,12 +35,19 @@ class Decision:
 
 
 def decide(results: Sequence[CitationResult], settings: Settings) -> Decision:
-    """Fail what stands (on its own, or by a human's decision) and is in ``fail_on``; send the rest to review."""
+    """Fail what stands (on its own, or by a human's decision) and is in ``fail_on``; send the rest to review.
+
+    A misattributed citation (``found-elsewhere``) also fails when ``misattributed`` is "fail",
+    whatever Jev said of the section that holds its quote: the answer points the reader to the wrong place.
+    """
     failing = tuple(r for r in results if r.stands and r.verdict in settings.fail_on)
     review = tuple(r for r in results if r.needs_review)
+    misattributed = tuple(r for r in results if r.status is Status.FOUND_ELSEWHERE)
     if settings.review == "fail":
         failing = tuple(r for r in results if r in failing or r in review)
-    return Decision(tuple(results), failing, review)
+    if settings.misattributed == "fail":
+        failing = tuple(r for r in results if r in failing or r in misattributed)
+    return Decision(tuple(results), failing, review, misattributed)
 
 
 def _confidence(result: CitationResult) -> str:
@@ -49,12 +60,26 @@ def _shorten(text: str, width: int = _CLAIM_WIDTH) -> str:
 
 
 def result_table(results: Sequence[CitationResult], *, marks: dict[str, str] | None = None) -> list[str]:
-    """A fixed-width table: id, status, section, verdict, confidence, action, claim."""
-    header = ("id", "status", "section", "verdict", "conf", "action", "claim")
+    """A fixed-width table: id, status, (document,) section, verdict, confidence, action, claim.
+
+    The document column is there only when a result names one (citations checked against a ``Corpus``).
+    """
+    with_documents = any(r.document is not None or r.cited_document is not None for r in results)
+    header = (
+        "id",
+        "status",
+        *(("document",) if with_documents else ()),
+        "section",
+        "verdict",
+        "conf",
+        "action",
+        "claim",
+    )
     rows = [
         (
             r.id,
             r.status.value,
+            *((r.document or "-",) if with_documents else ()),
             r.section or "-",
             r.verdict.value,
             _confidence(r),
@@ -73,6 +98,12 @@ def result_table(results: Sequence[CitationResult], *, marks: dict[str, str] | N
 
 def _hint(decision: Decision) -> str:
     verdicts = {r.verdict for r in decision.failing}
+    if all(r.status is Status.FOUND_ELSEWHERE and r.verdict not in (Verdict.CONTRADICTED,) for r in decision.failing):
+        return (
+            "What next: a misattributed citation quotes real text from another place than it names: make the app "
+            "cite the section (and document) that holds the quote, or set misattributed='warn'; see "
+            f"{DOCS}usage.md#misattributed-citations"
+        )
     if Verdict.FABRICATED in verdicts:
         why = "a fabricated quote is not in the source: fix the citation (or the quote the app extracts)"
     elif Verdict.CONTRADICTED in verdicts:
@@ -92,10 +123,53 @@ def failure_message(decision: Decision) -> str:
         headline += f" ({n_review} more need{'s' if n_review == 1 else ''} review)"
     shown = [r for r in decision.results if r in decision.failing or r in decision.review]
     marks = {r.id: ("FAIL (human)" if r.decision else "FAIL") if r in decision.failing else "review" for r in shown}
-    diagnostics = [line for r in decision.failing for line in closest_passage_lines(r)]
+    diagnostics = [line for r in decision.failing for line in closest_passage_lines(r) + elsewhere_lines(r)]
     return "\n".join(
         [headline + ":", *result_table(shown, marks=marks), *diagnostics, *screen_lines(shown), _hint(decision)]
     )
+
+
+def place(section: str | None, document: str | None) -> str:
+    """ "§3" (a numbered section), "section 'Refunds > EU'" (a heading path), with " of 'terms.md'" when a
+    document is named; "'terms.md'" alone for a whole document."""
+    if section is None:
+        return repr(document)
+    where = f"\u00a7{section}" if _NUMBERED.match(section) else f"section {section!r}"
+    return where + (f" of {document!r}" if document is not None else "")
+
+
+def where_cited(
+    cited_section: str | None, cited_document: str | None, section: str | None, document: str | None
+) -> str:
+    """For a found-elsewhere citation: "cited §3, the quote is in §2" (with documents when a corpus was checked).
+
+    The quote's document is left out when it is the cited one: "cited §5 of 'GPL-3', the quote is in §6".
+    """
+    found = place(section, None if document == cited_document else document)
+    return f"cited {place(cited_section, cited_document)}, the quote is in {found}"
+
+
+def elsewhere_lines(result: CitationResult) -> list[str]:
+    """For a misattributed citation: where it was cited and where its quote really is (what Jev judged)."""
+    if result.status is not Status.FOUND_ELSEWHERE:
+        return []
+    where = where_cited(result.cited_section, result.cited_document, result.section, result.document)
+    return [f"  {result.id}: {where} (which Jev judged)"]
+
+
+def misattributed_message(decision: Decision) -> str:
+    """The warning for found-elsewhere citations under ``misattributed="warn"``."""
+    n = len(decision.misattributed)
+    lines = [
+        f"{n} citation{'s' if n != 1 else ''} quote{'s' if n == 1 else ''} another place than {'it names' if n == 1 else 'they name'} (misattributed='warn'):"
+    ]
+    lines += result_table(decision.misattributed)
+    lines += [line for r in decision.misattributed for line in elsewhere_lines(r)]
+    lines.append(
+        "What next: make the app cite the section (and document) that holds the quote; "
+        f"misattributed='fail' makes this fail (see {DOCS}usage.md#misattributed-citations)."
+    )
+    return "\n".join(lines)
 
 
 def closest_passage_lines(result: CitationResult) -> list[str]:
@@ -103,11 +177,12 @@ def closest_passage_lines(result: CitationResult) -> list[str]:
     closest = result.closest
     if closest is None:
         return []
+    where = place(closest.section, closest.document)
     return [
-        f"  {result.id}: the quote is not in the source; closest passage \u00a7{closest.section} "
+        f"  {result.id}: the quote is not in the source; closest passage {where} "
         f"[{closest.start}:{closest.end}] (similarity {closest.similarity:.2f}):",
         f'    "{_shorten(closest.text, 100)}"',
-        f"    did the model misquote \u00a7{closest.section}, or invent it?",
+        f"    did the model misquote {where}, or invent it?",
     ]
 
 

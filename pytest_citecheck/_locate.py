@@ -26,9 +26,10 @@ from __future__ import annotations
 import operator
 import re
 import unicodedata
+import weakref
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
@@ -510,3 +511,37 @@ class QuoteLocator:
         if match is None or match.similarity < threshold:
             return None
         return match
+
+    # --- searching only part of a source (issue 12: a Corpus looks in the cited document first) ---
+
+    def find_in_sections(self, quote: str, section_ids: Sequence[str], *, casefold: bool = False) -> Match | None:
+        """The first of ``section_ids``, in the order given, that contains ``quote``; no other section is searched.
+
+        Matching is ``find``'s (normalisation, elisions, a literal "..." tried first).
+        """
+        needle = normalize(quote, casefold=casefold)
+        fragments = [fragment for fragment in ELISION.split(needle) if fragment]
+        if not fragments or not section_ids:
+            return None
+        corpus = self.corpus(casefold)
+        positions = self._section_positions(corpus)
+        attempts = [[needle], fragments] if fragments != [needle] else [fragments]
+        for attempt in attempts:
+            for section_id in section_ids:
+                located = corpus.locate(attempt, within=positions[section_id])
+                if located is not None:
+                    index, start, end = located
+                    original_start, original_end = corpus.maps[index].original_span(start, end)
+                    return Match(corpus.ids[index], original_start, original_end)
+        return None
+
+    @staticmethod
+    def _section_positions(corpus: _Corpus) -> dict[str, int]:
+        """Section id -> its index in ``corpus``, built once per normalised form (a dict, not ``list.index``)."""
+        positions = _SECTION_POSITIONS.get(corpus)
+        if positions is None:
+            positions = _SECTION_POSITIONS[corpus] = {section_id: index for index, section_id in enumerate(corpus.ids)}
+        return positions
+
+
+_SECTION_POSITIONS: weakref.WeakKeyDictionary[_Corpus, dict[str, int]] = weakref.WeakKeyDictionary()

@@ -19,6 +19,7 @@ from pytest_citecheck._results import Verdict
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
 UNUSED_POLICIES = ("warn", "fail", "delete")
 REVIEW_POLICIES = ("warn", "fail", "xfail", "skip")
+MISATTRIBUTED_POLICIES = ("fail", "warn", "ignore")
 
 
 def _parse_fraction(raw: Any) -> float:
@@ -248,6 +249,15 @@ OPTIONS: tuple[Option, ...] = (
         per_test=True,
     ),
     Option(
+        "misattributed",
+        "What a found-elsewhere citation (its quote is real, but in another section or document than it names) "
+        "does to its test: fail, warn (pass with a warning) or ignore. Jev judges where the quote is, either way.",
+        "fail",
+        _choice(MISATTRIBUTED_POLICIES),
+        "{" + ",".join(MISATTRIBUTED_POLICIES) + "}",
+        per_test=True,
+    ),
+    Option(
         "cassette_dir", "Cassette directory, relative to each test file's directory.", "cassettes", _parse_dir, "DIR"
     ),
     Option("json", "Write a JSON report of every checked citation to this path.", None, _parse_path, "PATH"),
@@ -317,6 +327,7 @@ class Settings:
     casefold: bool = False
     min_quote_length: int = 12
     window: int | None = None
+    misattributed: str = "fail"
     cassette_dir: str = "cassettes"
     json: str | None = None
     unused: str = "warn"

@@ -13,8 +13,13 @@ class Status(str, Enum):
     FOUND = "found"
     # Found only with ``fuzzy`` tolerance: judged like a found quote, listed as approximate.
     FOUND_APPROX = "found-approx"
+    # Found, but not in the section (or document) the citation names: a misattributed citation.
+    # Jev judges where the quote is; the ``misattributed`` option decides what it does to the test.
+    FOUND_ELSEWHERE = "found-elsewhere"
     MISSING = "missing"
     SECTION_ONLY = "section-only"
+    # A claim-only citation that names a document and no section: judged against the whole document.
+    DOCUMENT_ONLY = "document-only"
 
     def __str__(self) -> str:
         return self.value
@@ -76,9 +81,13 @@ class Passage:
     end: int
     text: str
     similarity: float
+    # The document of a ``Corpus`` the passage is in (None for a single source).
+    document: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        # The document only when there is one (a Corpus): a single source's report keeps its shape.
         return {
+            **({"document": self.document} if self.document is not None else {}),
             "section": self.section,
             "span": [self.start, self.end],
             "text": self.text,
@@ -123,6 +132,17 @@ class CitationResult:
     # With record mode rewrite: the answer the replaced recording held for this citation
     # (verdict, choice, confidence, probabilities, model) and ``drift``: flip, shift or same.
     previous: dict[str, Any] | None = None
+    # With a ``Corpus``: the document ``section`` is in (None for a single source). ``cited_section``
+    # and ``cited_document`` are what the citation named (None when it named none), whatever step 1
+    # found; ``found-elsewhere`` means the quote is not in the place they name.
+    document: str | None = None
+    cited_section: str | None = None
+    cited_document: str | None = None
+
+    @property
+    def misattributed(self) -> bool:
+        """The quote is real, but not where the citation says (status ``found-elsewhere``)."""
+        return self.status is Status.FOUND_ELSEWHERE
 
     @property
     def needs_review(self) -> bool:
@@ -149,6 +169,9 @@ class CitationResult:
             "quote": self.quote,
             "span": list(self.span) if self.span is not None else None,
             "auto_accept": self.auto_accept,
+            "document": self.document,
+            "cited_section": self.cited_section,
+            "cited_document": self.cited_document,
         }
         if self.judgement is not None:
             judgement = asdict(self.judgement)

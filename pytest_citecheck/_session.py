@@ -35,11 +35,27 @@ def node_path_name(item: pytest.Item) -> str:
     return ".".join(item.nodeid.split("::")[1:]) or item.name
 
 
+def shared_cassette(item: pytest.Item) -> str | None:
+    """The cassette named by the closest ``@pytest.mark.citecheck(cassette=...)``, when it is a usable name."""
+    for marker in item.iter_markers("citecheck"):  # closest first
+        if "cassette" in marker.kwargs:
+            name = marker.kwargs["cassette"]
+            return name if isinstance(name, str) and name.strip() else None
+    return None
+
+
 def cassette_path(item: pytest.Item, settings: Settings) -> Path:
-    """``<test dir>/<cassette_dir>/<module>/<test>.yaml`` (``.citecheck.yaml`` beside pytest-recording's own)."""
+    """``<test dir>/<cassette_dir>/<module>/<test>.yaml`` (``.citecheck.yaml`` beside pytest-recording's own).
+
+    A test marked ``@pytest.mark.citecheck(cassette="name")`` uses ``<module>/<name>.yaml``, shared with
+    every test of the module that names it (the name is made file-system-safe like a test's).
+    """
     from pytest_citecheck._recording.cassettes import cassette_name
 
-    name = cassette_name(node_path_name(item), beside_pytest_recording=item.get_closest_marker("vcr") is not None)
+    name = cassette_name(
+        shared_cassette(item) or node_path_name(item),
+        beside_pytest_recording=item.get_closest_marker("vcr") is not None,
+    )
     return Path(item.path).parent / settings.cassette_dir / Path(item.path).stem / name
 
 
@@ -195,6 +211,9 @@ class CassetteBookkeeping:
         from pytest_citecheck._recording.cassettes import is_citecheck_cassette, read_interactions
         from pytest_citecheck._recording.lifecycle import unused_entry
 
+        if shared_cassette(item) is not None:
+            # A shared cassette holds other tests' answers too: what this test did not play is theirs.
+            return []
         checker = item.stash.get(CHECKER, None)
         cassette = checker.cassette if checker is not None else None
         if cassette is not None and cassette.is_open:

@@ -17,7 +17,15 @@ import pytest
 from pytest_citecheck import _hooks
 from pytest_citecheck._errors import OptionError
 from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Settings
-from pytest_citecheck._session import CHECKER, PENDING_ROWS, SETTINGS, CassetteBookkeeping, CitecheckRun, cassette_path
+from pytest_citecheck._session import (
+    CHECKER,
+    PENDING_ROWS,
+    SETTINGS,
+    CassetteBookkeeping,
+    CitecheckRun,
+    cassette_path,
+    shared_cassette,
+)
 
 # Everything else (the checker, cassettes, reports, reviews) is imported where it is used: pytest
 # loads this module for every run, and a suite that checks no citation should not pay for them.
@@ -32,7 +40,7 @@ REPLAY_ONLY_KEY = "citecheck-replay-only"
 MARKER_HELP = (
     "citecheck(*, "
     + ", ".join(f"{name}=None" for name in PER_TEST_OPTIONS)
-    + "): pytest-citecheck settings for this test"
+    + ", cassette=None): pytest-citecheck settings for this test"
 )
 
 
@@ -182,6 +190,8 @@ def _record_properties(item: pytest.Item, result: CitationResult) -> None:
         f"citecheck.{result.id}.confidence": "" if result.confidence is None else f"{result.confidence:.2f}",
         f"citecheck.{result.id}.section": result.section or "",
     }
+    if result.document is not None:
+        values[f"citecheck.{result.id}.document"] = result.document
     item.user_properties[:] = [(name, value) for name, value in item.user_properties if name not in values]
     item.user_properties.extend(values.items())
 
@@ -195,6 +205,13 @@ def _make_checker(request: pytest.FixtureRequest) -> Checker:
     if existing is not None:
         return existing
     settings = request.config.stash[SETTINGS]
+    marker_options = _marker_options(item)
+    # Not a setting: which file the test's answers are kept in (see cassette_path).
+    shared = marker_options.pop("cassette", None)
+    if shared is not None and (not isinstance(shared, str) or not shared.strip()):
+        raise OptionError(
+            "@pytest.mark.citecheck(...)", f"cassette: expected a cassette name (a string), got {shared!r}"
+        )
     path = cassette_path(item, settings)
     mode = "rewrite" if path.exists() else "once"
     hint = f"TYPESAFE_API_KEY=... pytest '{item.nodeid}' --citecheck-record-mode={mode}"
@@ -218,12 +235,12 @@ def _make_checker(request: pytest.FixtureRequest) -> Checker:
         settings=settings,
         client_factory=lambda: request.getfixturevalue("citecheck_client"),
         async_client_factory=lambda: request.getfixturevalue("citecheck_async_client"),
-        cassette=TestCassette(path, settings.record_mode),
+        cassette=TestCassette(path, settings.record_mode, shared=shared_cassette(item) is not None),
         test_id=item.nodeid,
         record_hint=hint,
         on_result=on_result,
         review_actions={"xfail": pytest.xfail, "skip": pytest.skip},
-        marker_options=_marker_options(item),
+        marker_options=marker_options,
         hooks=request.config.hook,
         reviews=lambda: run.reviews_for(reviews_path),
     )

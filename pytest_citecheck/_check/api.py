@@ -43,8 +43,8 @@ def assert_citations_supported(
     """Fail the current test when a citation is fabricated, or contradicted (or unsupported) on its own.
 
     ``citations``: dicts with ``id``, ``claim``, ``quote`` (None for a claim-only citation) and
-    ``section``, or objects with those attributes. ``source``: a ``Source`` or the document's text
-    (split with ``format``). ``options``: per-call settings (``auto_accept``, ``model``, ``review``,
+    ``section`` (and ``document`` with a ``Corpus``), or objects with those attributes. ``source``: a
+    ``Source``, a ``Corpus`` of documents by id, or the document's text (split with ``format``). ``options``: per-call settings (``auto_accept``, ``model``, ``review``,
     ``fail_on``), which win over the marker, the command line and the ini file.
     Verdicts below ``auto_accept`` are reported for human review (a warning by default).
     Returns the results when the test may go on.

@@ -14,18 +14,18 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from pytest_citecheck._check.locating import Located, as_source, locate_all
+from pytest_citecheck._check.documents import Documents
+from pytest_citecheck._check.locating import Located, as_source, locate_all, source_of
 from pytest_citecheck._check.running import in_order, judge_in_tasks, judge_on_threads, pending
 from pytest_citecheck._citations.adapt import adapt_citations
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CassetteError, CitecheckError
-from pytest_citecheck._gate import Decision, decide, failure_message, review_message
+from pytest_citecheck._gate import Decision, decide, failure_message, misattributed_message, review_message
 from pytest_citecheck._judge.ask import Question, ask, ask_async
 from pytest_citecheck._options import Settings
 from pytest_citecheck._recording.cassettes import PlayCount, TestCassette, counting_plays
 from pytest_citecheck._results import RELATION_TO_VERDICT, CitationResult, Judgement, Verdict
 from pytest_citecheck._review.decisions import Reviews, review_key
-from pytest_citecheck._sources.source import Source
 
 DEFAULT_RECORD_HINT = "run the test with --citecheck-record-mode=once and TYPESAFE_API_KEY set"
 
@@ -50,6 +50,10 @@ class CitationReviewWarning(UserWarning):
     """Verdicts below ``auto_accept`` that a human should confirm (the default review policy)."""
 
 
+class CitationMisattributedWarning(UserWarning):
+    """Citations whose quote is real but in another section or document than they name (``misattributed="warn"``)."""
+
+
 def _warn(message: str) -> None:
     warnings.warn(CitationReviewWarning(message), stacklevel=4)
 
@@ -63,7 +67,7 @@ class _Plan:
     """One call's work after step 1: its settings, the source, the citations and what step 1 found."""
 
     settings: Settings
-    source: Source
+    source: Documents
     citations: list[Citation]
     located: list[CitationResult | Located]
 
@@ -155,7 +159,7 @@ class Checker:
         return _Plan(settings, document, adapted, locate_all(adapted, document, settings))
 
     def _finish(
-        self, judged: Sequence[CitationResult], error: BaseException | None, source: Source
+        self, judged: Sequence[CitationResult], error: BaseException | None, source: Documents
     ) -> list[CitationResult]:
         """Apply human decisions and report every result judged; then raise the first error, if any."""
         __tracebackhide__ = True
@@ -176,19 +180,24 @@ class Checker:
         decision = decide(results, settings)
         if decision.failing:
             raise CitationsNotSupported(failure_message(decision), decision)
+        if decision.misattributed and settings.misattributed == "warn":
+            warnings.warn(CitationMisattributedWarning(misattributed_message(decision)), stacklevel=3)
         if decision.review:
             self._review_actions[settings.review](review_message(decision))
         return results
 
-    def _apply_review(self, result: CitationResult, source: Source) -> CitationResult:
+    def _apply_review(self, result: CitationResult, source: Documents) -> CitationResult:
         """Attach the section text and review key, and a human's decision if one applies.
 
         Runs before ``_gate.decide``: a decided citation no longer needs review and its verdict is
         the human's. A decision whose digest no longer matches is attached as stale, and changes nothing.
         """
-        if result.section is None or result.confidence is None:
+        if result.confidence is None:
             return result  # fabricated: nothing was judged, so there is nothing a human can decide
-        section_text = result.section_text if result.section_text is not None else source.sections[result.section]
+        section_text = result.section_text
+        if section_text is None:
+            judged = source_of(source, result.document)
+            section_text = judged.text if result.section is None else judged.sections[result.section]
         key = review_key(result.claim, section_text, result.model)
         changes: dict[str, Any] = {"section_text": section_text, "review_key": key, "model_verdict": result.verdict}
         reviews = self._reviews() if self._reviews is not None else None
@@ -293,6 +302,9 @@ class Checker:
             similarity=located.similarity,
             section_text=None if located.window is None else question.section_text,
             window=located.window,
+            document=located.document,
+            cited_section=citation.section,
+            cited_document=citation.document,
         )
 
     def _against_recordings(

@@ -2,26 +2,29 @@
 
 The result for a citation is either final (a fabricated quote: no model is asked) or a ``Located``,
 which says what step 2 must judge: the section holding the quote (or the one a claim-only
-citation names), the quote's offsets, and the window around it when one is set.
+citation names, or a whole document), its document in a ``Corpus``, the quote's offsets, and the
+window around it when one is set. Where the search looks first is ``documents``' business.
 """
 
 from __future__ import annotations
 
-import weakref
 from typing import Any, NamedTuple
 
+from pytest_citecheck._check.documents import CorpusFinder, Documents, Finder, Found, finder_for
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._judge.limits import (
+    REQUEST_TOKEN_LIMIT,
     STATE_AND_QUESTION_TOKEN_LIMIT,
     fits,
     max_section_characters,
     request_tokens,
     window_around,
 )
-from pytest_citecheck._locate import QuoteLocator, quote_length
+from pytest_citecheck._locate import quote_length
 from pytest_citecheck._options import Settings
 from pytest_citecheck._results import CitationResult, Passage, Status, Verdict
+from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
 
 
@@ -29,57 +32,115 @@ class Located(NamedTuple):
     """What step 1 hands step 2: how the quote was found, the section to judge, the quote's offsets."""
 
     status: Status
-    section: str
+    # None only for a claim-only citation of a whole document (``document-only``).
+    section: str | None
     span: tuple[int, int] | None
     similarity: float | None = None
     # With the ``window`` option: the part of the section that is judged, as offsets into it.
     window: tuple[int, int] | None = None
+    # The document of a ``Corpus`` that holds ``section`` (None for a single source).
+    document: str | None = None
 
-    def judged_text(self, source: Source) -> str:
-        """What Jev reads: the whole section, or the window around the quote when one is set."""
+    def judged_text(self, documents: Documents) -> str:
+        """What Jev reads: the whole section (or document), or the window around the quote when one is set."""
+        source = source_of(documents, self.document)
+        if self.section is None:
+            return source.text
         section_text = source.sections[self.section]
         return section_text if self.window is None else section_text[self.window[0] : self.window[1]]
 
 
-_LOCATORS: weakref.WeakKeyDictionary[Source, QuoteLocator] = weakref.WeakKeyDictionary()
+def source_of(documents: Documents, document: str | None) -> Source:
+    """The ``Source`` a result's section belongs to: the single source, or the named document of a corpus."""
+    if isinstance(documents, Corpus):
+        assert document is not None, "a result from a corpus always names its document"
+        return documents[document]
+    return documents
 
 
-def locator_for(source: Source) -> QuoteLocator:
-    """One locator per source object, so its sections are normalised once per session, not per test."""
-    locator = _LOCATORS.get(source)
-    if locator is None:
-        locator = _LOCATORS[source] = QuoteLocator(source)
-    return locator
-
-
-def as_source(source: Any, format: str, hooks: Any = None) -> Source:
-    """A ``Source`` from a ``Source`` or a document's text; unknown formats go to the split hook."""
-    if isinstance(source, Source):
+def as_source(source: Any, format: str, hooks: Any = None) -> Documents:
+    """A ``Source`` or ``Corpus`` as given, or a ``Source`` from a document's text; unknown formats go to the split hook."""
+    if isinstance(source, (Source, Corpus)):
         return source
     if isinstance(source, str):
         return Source.from_text(source, format=format, hooks=hooks)
-    raise CitationInputError(f"expected a Source or the document's text, got {type(source).__name__}", field="source")
+    raise CitationInputError(
+        f"expected a Source, a Corpus or the document's text, got {type(source).__name__}", field="source"
+    )
 
 
-def locate_all(citations: list[Citation], source: Source, settings: Settings) -> list[CitationResult | Located]:
+def locate_all(citations: list[Citation], documents: Documents, settings: Settings) -> list[CitationResult | Located]:
     """Step 1 for every citation, in order; raises ``CitationInputError`` for the first bad one."""
+    finder = finder_for(documents)
     for citation in citations:
-        validate_section(citation, source)
+        validate_document(citation, documents, finder)
+        validate_section(citation, documents, finder)
         validate_quote(citation, settings)
-    locator = locator_for(source)
-    located = [locate(citation, source, locator, settings) for citation in citations]
+    located = [locate(citation, documents, finder, settings) for citation in citations]
     for citation, item in zip(citations, located):
         if isinstance(item, Located):
-            check_size(citation, source, item)
+            if item.section is None:
+                check_document_size(citation, documents, item)
+            else:
+                check_size(citation, documents, item)
     return located
 
 
-def validate_section(citation: Citation, source: Source) -> None:
-    if citation.section is not None and citation.section not in source.sections:
-        known = list(source.sections)
-        sample = ", ".join(known[:8]) + (", …" if len(known) > 8 else "")
+def _sample(names: list[str]) -> str:
+    return ", ".join(names[:8]) + (", …" if len(names) > 8 else "")
+
+
+def validate_document(citation: Citation, documents: Documents, finder: Finder) -> None:
+    if citation.document is None:
+        return
+    if not isinstance(documents, Corpus):
         raise CitationInputError(
-            f"names section {citation.section!r}, which the source does not have (it has {sample})",
+            f"names document {citation.document!r}, but the source is one document: pass a Corpus of documents "
+            "by id, or leave document out",
+            citation=citation.id,
+            field="document",
+        )
+    if citation.document not in documents:
+        raise CitationInputError(
+            f"names document {citation.document!r}, which the corpus does not have (it has {_sample(list(documents))})",
+            citation=citation.id,
+            field="document",
+        )
+
+
+def validate_section(citation: Citation, documents: Documents, finder: Finder) -> None:
+    if citation.section is None:
+        return
+    if citation.document is not None:
+        source = source_of(documents, citation.document)
+        if citation.section not in source.sections:
+            raise CitationInputError(
+                f"names section {citation.section!r}, which document {citation.document!r} does not have "
+                f"(it has {_sample(list(source.sections))})",
+                citation=citation.id,
+                field="section",
+            )
+        return
+    if isinstance(finder, CorpusFinder):
+        holders = finder.documents_with_section(citation.section)
+        if not holders:
+            raise CitationInputError(
+                f"names section {citation.section!r}, which no document of the corpus has: name the document too",
+                citation=citation.id,
+                field="section",
+            )
+        if citation.quote is None and len(holders) > 1:
+            # A claim-only citation is judged against its section: which document's must be said.
+            raise CitationInputError(
+                f"section {citation.section!r} is in {len(holders)} documents ({_sample(holders)}): name the document",
+                citation=citation.id,
+                field="document",
+            )
+        return
+    source = source_of(documents, None)
+    if citation.section not in source.sections:
+        raise CitationInputError(
+            f"names section {citation.section!r}, which the source does not have (it has {_sample(list(source.sections))})",
             citation=citation.id,
             field="section",
         )
@@ -98,7 +159,7 @@ def validate_quote(citation: Citation, settings: Settings) -> None:
         )
 
 
-def check_size(citation: Citation, source: Source, located: Located) -> None:
+def check_size(citation: Citation, source: Documents, located: Located) -> None:
     """Fail before sending when the text to judge is too large for one Jev request."""
     text = located.judged_text(source)
     if fits(citation.claim, text):
@@ -118,33 +179,69 @@ def check_size(citation: Citation, source: Source, located: Located) -> None:
     )
 
 
-def locate(citation: Citation, source: Source, locator: QuoteLocator, settings: Settings) -> CitationResult | Located:
+def check_document_size(citation: Citation, documents: Documents, located: Located) -> None:
+    """A claim-only citation of a whole document: fail before sending when the document does not fit one request."""
+    text = located.judged_text(documents)
+    if fits(citation.claim, text):
+        return
+    raise CitationInputError(
+        f"document {located.document!r} is too large to judge whole: about {request_tokens(citation.claim, text):,} "
+        f"tokens with the claim and question, over the {STATE_AND_QUESTION_TOKEN_LIMIT:,} Jev allows for state plus "
+        f"question (of {REQUEST_TOKEN_LIMIT:,} per request); cite a section of it, or quote the passage the claim rests on",
+        citation=citation.id,
+        field="document",
+    )
+
+
+def locate(citation: Citation, documents: Documents, finder: Finder, settings: Settings) -> CitationResult | Located:
     """Step 1: the final result of a quote that is not in the source, or what step 2 must judge."""
     if citation.quote is None:
-        assert citation.section is not None
-        return Located(Status.SECTION_ONLY, citation.section, None)
-    prefer = source.section_at(citation.location[0]) if citation.location is not None else None
-    match = locator.find(citation.quote, casefold=settings.casefold, prefer_section=prefer)
+        if citation.section is None:
+            return Located(Status.DOCUMENT_ONLY, None, None, document=citation.document)
+        document = citation.document
+        if document is None and isinstance(finder, CorpusFinder):
+            [document] = finder.documents_with_section(citation.section)  # validated: exactly one
+        return Located(Status.SECTION_ONLY, citation.section, None, document=document)
+    found = finder.find(
+        citation.quote,
+        document=citation.document,
+        section=citation.section,
+        location=citation.location,
+        casefold=settings.casefold,
+    )
     status = Status.FOUND
-    if match is None:
+    if found is None:
         # Only quotes that are not found pay for the alignment: the closest passage is both the
         # fuzzy candidate and, below the tolerance, the diagnostic for a fabricated quote.
-        closest = locator.closest(citation.quote, casefold=settings.casefold)
-        if closest is None or settings.fuzzy is None or closest.similarity < settings.fuzzy:
-            return fabricated(citation, source, closest, settings)
-        match, status = closest, Status.FOUND_APPROX
+        closest = finder.closest(citation.quote, document=citation.document, casefold=settings.casefold)
+        if closest is None or settings.fuzzy is None or closest.match.similarity < settings.fuzzy:
+            return fabricated(citation, finder, closest, settings)
+        found, status = closest, Status.FOUND_APPROX
+    document, match = found
+    if is_elsewhere(citation, document, match.section):
+        # Misattributed: Jev judges where the quote is; the gate decides what the wrong place costs.
+        status = Status.FOUND_ELSEWHERE
     window = None
     if settings.window is not None:
-        window = window_around(source.sections[match.section], match.start, match.end, settings.window)
-    return Located(status, match.section, (match.start, match.end), match.similarity, window)
+        section_text = finder.source_of(document).sections[match.section]
+        window = window_around(section_text, match.start, match.end, settings.window)
+    return Located(status, match.section, (match.start, match.end), match.similarity, window, document)
 
 
-def fabricated(citation: Citation, source: Source, closest: Any, settings: Settings) -> CitationResult:
+def is_elsewhere(citation: Citation, document: str | None, section: str) -> bool:
+    """The quote is not in the section (or document) the citation names."""
+    if citation.document is not None and citation.document != document:
+        return True
+    return citation.section is not None and citation.section != section
+
+
+def fabricated(citation: Citation, finder: Finder, closest: Found | None, settings: Settings) -> CitationResult:
     """The final result for a quote that is not in the source, with the closest passage as a hint."""
     passage = None
     if closest is not None:
-        text = source.sections[closest.section][closest.start : closest.end]
-        passage = Passage(closest.section, closest.start, closest.end, text, closest.similarity)
+        document, match = closest
+        text = finder.source_of(document).sections[match.section][match.start : match.end]
+        passage = Passage(match.section, match.start, match.end, text, match.similarity, document)
     return CitationResult(
         id=citation.id,
         claim=citation.claim,
@@ -156,4 +253,6 @@ def fabricated(citation: Citation, source: Source, closest: Any, settings: Setti
         auto=True,
         auto_accept=settings.auto_accept,
         closest=passage,
+        cited_section=citation.section,
+        cited_document=citation.document,
     )

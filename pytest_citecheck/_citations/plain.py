@@ -1,4 +1,4 @@
-"""Citations as dicts (``{"id", "claim", "quote", "section"}``) or objects with those attributes."""
+"""Citations as dicts (``{"id", "claim", "quote", "section"}``, optionally ``"document"``) or objects with those attributes."""
 
 from __future__ import annotations
 
@@ -65,10 +65,19 @@ def adapt_citation(raw: Any, position: int, *, location: tuple[int, int] | None 
                 f"must be a section id string, got {section!r}", citation=citation_id, field="section"
             )
         section = section.strip()
-    if quote is None and section is None:
+    document = field_of(raw, "document")
+    if document is MISSING:
+        document = None
+    if document is not None:
+        # Which documents exist is known only with the corpus: ``_check.locating`` checks that.
+        if not isinstance(document, str) or not document.strip():
+            raise CitationInputError(
+                f"must be a document id string, got {document!r}", citation=citation_id, field="document"
+            )
+    if quote is None and section is None and document is None:
         raise CitationInputError(
-            "is missing: a citation without a quote must name the section it rests on",
+            "is missing: a citation without a quote must name the section (or the document) it rests on",
             citation=citation_id,
             field="section",
         )
-    return Citation(id=citation_id, claim=claim, quote=quote, section=section, location=location)
+    return Citation(id=citation_id, claim=claim, quote=quote, section=section, location=location, document=document)

@@ -382,9 +382,11 @@ class TestCassette:
 
     __test__ = False  # not a pytest test class, whatever its name
 
-    def __init__(self, path: Path, record_mode: str) -> None:
+    def __init__(self, path: Path, record_mode: str, *, shared: bool = False) -> None:
         self.path = path
         self.record_mode = record_mode
+        # Named by @pytest.mark.citecheck(cassette=...): other tests read and write this file too.
+        self.shared = shared
         self.cassette: Any = None
         self.previous: list[dict[str, Any]] = []
         self.loaded_count = 0
@@ -408,12 +410,18 @@ class TestCassette:
             if rewrite and self.path.exists():
                 with contextlib.suppress(Exception):  # a corrupt old file has no answers to compare with
                     self.previous = read_interactions(self.path)
-            config = make_vcr(self.record_mode).get_merged_config(path=str(self.path))
+            config = make_vcr(
+                shared_record_mode(self.record_mode) if self.shared else self.record_mode
+            ).get_merged_config(path=str(self.path))
             for key in ("path_transformer", "func_path_generator", "record_on_exception"):
                 config.pop(key, None)
+            if self.shared:
+                # Many tests may ask the same question of one shared cassette, each as often as it likes.
+                config["allow_playback_repeats"] = True
             # A rewrite starts empty without deleting the old file: the new recording replaces it
-            # atomically when the test ends, so an interrupted rewrite loses nothing.
-            self.cassette = Cassette(**config) if rewrite else Cassette.load(**config)
+            # atomically when the test ends, so an interrupted rewrite loses nothing. A shared
+            # cassette is loaded even then: what the other tests recorded in it stays.
+            self.cassette = Cassette(**config) if rewrite and not self.shared else Cassette.load(**config)
             _OPEN_CASSETTES.add(self)
             _share_between_threads(self.cassette)
             self.loaded_count = len(self.cassette.data)
@@ -487,4 +495,60 @@ class TestCassette:
             self._closed = True
             if self.interrupted and self.record_mode == "rewrite":
                 return  # half a rewrite would replace a whole recording: keep the old file
-            self.cassette._save()
+            if self.shared:
+                self._save_shared()
+            else:
+                self.cassette._save()
+
+    def _save_shared(self) -> None:
+        """Merge what this test recorded into the shared file, as it is on disk now (other tests may have written it)."""
+        from vcr.serializers import compat
+
+        recorded = self.cassette.data[self.loaded_count :]
+        if recorded:
+            merge_into_shared(
+                self.path,
+                [
+                    {
+                        "request": compat.convert_to_unicode(request._to_dict()),
+                        "response": compat.convert_to_unicode(response),
+                    }
+                    for request, response in recorded
+                ],
+            )
+
+
+# --- shared cassettes: @pytest.mark.citecheck(cassette="name") ---------------------------------
+
+
+def shared_record_mode(record_mode: str) -> str:
+    """vcrpy's mode for a cassette several tests share.
+
+    One test's recording does not make a shared cassette complete for the others, so ``once`` (like
+    ``new_episodes``) records the questions it does not hold yet and replays the rest; ``rewrite``
+    (like ``all``) records again everything the test asks, and keeps the other tests' answers.
+    """
+    if record_mode in ("rewrite", "all"):
+        return "all"
+    if record_mode in ("once", "new_episodes"):
+        return "new_episodes"
+    return record_mode
+
+
+def merge_into_shared(path: Path, interactions: list[dict[str, Any]]) -> None:
+    """Add interactions to a shared cassette; each replaces a recorded one with the same request.
+
+    Writers may be several processes at once (pytest-xdist workers): reading the file, merging and
+    the atomic write happen under an inter-process lock, so no writer loses another's answers. The
+    lock file lives in the temporary directory, not beside the cassettes.
+    """
+    from filelock import FileLock
+
+    locks = Path(tempfile.gettempdir()) / "pytest-citecheck-locks"
+    locks.mkdir(exist_ok=True)
+    digest = sha256(str(path.resolve()).encode()).hexdigest()[:32]
+    with FileLock(locks / f"{digest}.lock"):
+        incoming = {request_key(i["request"]["body"]): i for i in interactions}  # the last of a request wins
+        existing = read_interactions(path) if path.exists() else []
+        kept = [i for i in existing if request_key(i.get("request", {}).get("body")) not in incoming]
+        write_interactions(path, kept + list(incoming.values()))

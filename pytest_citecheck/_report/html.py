@@ -57,6 +57,7 @@ h3 { font-size:1.05rem; margin:0; display:flex; gap:.6rem; align-items:center; f
 .tag.human { border-color:var(--verified); background:#dafbe1; }
 .tag.stale { border-color:var(--contradicted); background:#ffebe9; }
 .tag.approx { border-color:var(--fabricated); background:#fbefff; }
+.tag.elsewhere { border-color:var(--contradicted); background:#ffebe9; }
 .controls { margin:.75rem 0; display:flex; gap:1.5rem; flex-wrap:wrap; align-items:center; }
 #filter-status { color:var(--muted); }
 .citation { border:1px solid var(--line); border-left:6px solid var(--line); border-radius:.5rem; padding:1rem 1.1rem; margin:0 0 1rem; }
@@ -136,7 +137,9 @@ def _section_text(row: Mapping[str, Any]) -> str:
     if not text:
         return ""
     span = row.get("span")
-    label = f"Text of section {row.get('section')}"
+    label = f"Text of section {row.get('section')}" if row.get("section") else "Text of the whole document"
+    if row.get("document"):
+        label += f" of {row.get('document')}"
     if isinstance(span, Sequence) and len(span) == 2 and 0 <= span[0] <= span[1] <= len(text):
         start, end = int(span[0]), int(span[1])
         body = f"{_e(text[:start])}<mark>{_passage(text[start:end])}</mark>{_e(text[end:])}"
@@ -162,11 +165,24 @@ def _closest(row: Mapping[str, Any]) -> str:
     if isinstance(closest, Mapping):
         passage = closest.get("text") or closest.get("passage") or closest.get("quote") or ""
         where = f"section {closest['section']}" if closest.get("section") else "the source"
+        if closest.get("document"):
+            where += f" of {closest['document']}"
         similarity = closest.get("similarity") if closest.get("similarity") is not None else closest.get("score")
         detail = f" (similarity {float(similarity):.2f})" if isinstance(similarity, (int, float)) else ""
     else:
         passage, where, detail = str(closest), "the source", ""
     return f"<dt>Closest passage</dt><dd>In {_e(where)}{_e(detail)}: <q>{_e(passage)}</q></dd>"
+
+
+def _cited(row: Mapping[str, Any]) -> str:
+    """Where a misattributed citation said its quote is (the card's Section and Document say where it is)."""
+    if row.get("status") != "found-elsewhere":
+        return ""
+    section, document = row.get("cited_section"), row.get("cited_document")
+    cited = f"§ {section}" if section else "the document"
+    if document:
+        cited += f" of {document}"
+    return f"<dt>Cited</dt><dd>{_e(cited)}: the quote is not there</dd>"
 
 
 def _is_approximate(row: Mapping[str, Any]) -> bool:
@@ -206,6 +222,8 @@ def _card(index: int, row: Mapping[str, Any]) -> str:
         tags.append('<span class="tag human">decided by a human</span>')
     if row.get("stale_decision") and not row.get("decision"):
         tags.append('<span class="tag stale">stale decision</span>')
+    if row.get("status") == "found-elsewhere":
+        tags.append('<span class="tag elsewhere">found elsewhere than cited</span>')
     if _is_approximate(row):
         similarity = row.get("similarity")
         detail = f" ({float(similarity):.2f})" if isinstance(similarity, (int, float)) else ""
@@ -213,6 +231,8 @@ def _card(index: int, row: Mapping[str, Any]) -> str:
     quote = row.get("quote")
     if row.get("status") == "missing" or verdict == "fabricated":
         where = "<dd>not found in the source</dd>"
+    elif row.get("section") is None:
+        where = "<dd>none: the claim is judged against the whole document</dd>"
     else:
         where = f"<dd>§ {_e(row.get('section'))}</dd>"
     parts = [
@@ -224,7 +244,9 @@ def _card(index: int, row: Mapping[str, Any]) -> str:
         f"<dt>Confidence</dt><dd>{_confidence(row)}</dd>",
         f"<dt>Claim</dt><dd>{_e(row.get('claim'))}</dd>",
         f"<dt>Quote</dt><dd>{'<q>' + _e(quote) + '</q>' if quote else 'none (claim-only citation)'}</dd>",
+        f"<dt>Document</dt><dd>{_e(row.get('document'))}</dd>" if row.get("document") else "",
         f"<dt>Section</dt>{where}",
+        _cited(row),
         _closest(row),
         _decision(row),
     ]

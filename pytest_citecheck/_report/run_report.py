@@ -121,16 +121,24 @@ class Report:
         else:
             shown = [row for row in self.rows if row["verdict"] != "verified" or needs_review(row) or row in stale]
         if shown:
-            header = ["id", "verdict", "conf", "action"] + (["section", "test"] if verbose else [])
+            # Citations checked against a Corpus: which document each quote is in.
+            with_documents = any(row.get("document") or row.get("cited_document") for row in self.rows)
+            header = ["id", "verdict", "conf", "action"]
+            header += (["document"] if with_documents else []) + (["section", "test"] if verbose else [])
             table = [header]
             for row in shown:
                 confidence = "-" if row["confidence"] is None else f"{row['confidence']:.2f}"
                 cells = [str(row["id"]), row["verdict"], confidence, action(row)]
+                if with_documents:
+                    cells.append(row.get("document") or "-")
                 if verbose:
                     cells += [row.get("section") or "-", row.get("test") or "-"]
                 table.append(cells)
             widths = [max(len(cells[i]) for cells in table) for i in range(len(header))]
             lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip() for cells in table]
+        misattributed = [row for row in self.rows if row.get("status") == "found-elsewhere"]
+        if misattributed:
+            lines.append(misattributed_line(misattributed))
         approximate = [row for row in self.rows if row.get("status") == "found-approx"]
         if approximate:
             listed = ", ".join(f"{row['id']} ({row.get('similarity') or 0:.2f})" for row in approximate)
@@ -168,6 +176,23 @@ class Report:
             f"at ${PRICE_PER_MILLION_INPUT_TOKENS} per million; {replayed} replayed, {len(sent)} sent "
             f"({_dollars(sent_tokens)} spent by this run)"
         )
+
+
+def misattributed_line(rows: Sequence[dict[str, Any]]) -> str:
+    """The found-elsewhere citations: where each was cited and where its quote is (one mention per citation and place)."""
+    from pytest_citecheck._gate import where_cited
+
+    places = dict.fromkeys(
+        f"{row['id']} ({where_cited(row.get('cited_section'), row.get('cited_document'), row.get('section'), row.get('document'))})"
+        for row in rows
+    )
+    shown = list(places)[:5]
+    more = f" and {len(places) - len(shown)} more" if len(places) > len(shown) else ""
+    n = len(rows)
+    return (
+        f"{plural(n, 'citation')} quote{'s' if n == 1 else ''} another place than "
+        f"{'it names' if n == 1 else 'they name'}: {', '.join(shown)}{more}."
+    )
 
 
 def _dollars(tokens: int) -> str:

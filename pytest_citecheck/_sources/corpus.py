@@ -8,6 +8,8 @@ relative to the directory, in POSIX form).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from os import PathLike
+from pathlib import Path
 
 from pytest_citecheck._errors import SourceError
 from pytest_citecheck._sources.source import Source
@@ -38,6 +40,34 @@ class Corpus:
                     f"document {key!r} must be a Source or its text, not {type(value).__name__}", field="documents"
                 )
             self.documents[key] = value
+
+    @classmethod
+    def from_dir(
+        cls,
+        path: str | PathLike[str],
+        pattern: str = "**/*.md",
+        *,
+        format: str | None = None,
+        encoding: str = "utf-8",
+    ) -> Corpus:
+        """Every file under ``path`` matching ``pattern``, each split as ``Source.from_file`` splits it.
+
+        A document's id is its path relative to ``path`` in POSIX form (``"policies/refunds.md"``),
+        so ids are the same on every operating system; documents are in the order of their ids.
+        """
+        root = Path(path)
+        if not root.is_dir():
+            raise SourceError(f"{root} is not a directory", field="documents")
+        files = sorted((found.relative_to(root).as_posix(), found) for found in root.glob(pattern) if found.is_file())
+        if not files:
+            raise SourceError(f"no file under {root} matches {pattern!r}", field="documents")
+        documents: dict[str, Source] = {}
+        for document_id, found in files:
+            try:
+                documents[document_id] = Source.from_file(found, format, encoding=encoding)
+            except SourceError as error:  # an empty or binary file: say which one
+                raise SourceError(f"document {document_id!r}: {error}", field="documents") from None
+        return cls(documents)
 
     def __getitem__(self, document_id: str) -> Source:
         return self.documents[document_id]

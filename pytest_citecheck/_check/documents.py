@@ -1,0 +1,161 @@
+"""Step 1 over one source or over the documents of a ``Corpus``: which document and section hold a quote.
+
+A single ``Source`` is searched as it always was (``QuoteLocator``): the cited section first, then
+the cookbook's first section in numeric order. A ``Corpus`` is searched as one text: every section
+of every document goes into one ``QuoteLocator`` (documents in the corpus's order, each one's
+sections in its own order), so its normalised form is built once per ``Corpus`` object and its word
+index finds a quote in a thousand documents without reading them all. The order of the search
+(issue 12):
+
+1. with a cited document: the cited section, then the rest of that document, then every other one;
+2. with a cited section and no document: that section in every document that has it, then all;
+3. with neither: every document, in order.
+
+A quote found in the cited section is attributed to it even when other sections hold it too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+from typing import NamedTuple
+
+from pytest_citecheck._locate import Match, QuoteLocator
+from pytest_citecheck._sources.corpus import Corpus
+from pytest_citecheck._sources.source import Source
+
+Documents = Source | Corpus
+
+
+class Found(NamedTuple):
+    """Where step 1 found a quote: the document (None for a single source) and the match in its section."""
+
+    document: str | None
+    match: Match
+
+
+class SourceFinder:
+    """Step 1 over one ``Source``."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.locator = QuoteLocator(source)
+
+    def source_of(self, document: str | None) -> Source:
+        return self.source
+
+    def find(
+        self,
+        quote: str,
+        *,
+        document: str | None,
+        section: str | None,
+        location: tuple[int, int] | None,
+        casefold: bool,
+    ) -> Found | None:
+        prefer = section
+        if prefer is None and location is not None:
+            prefer = self.source.section_at(location[0])
+        match = self.locator.find(quote, casefold=casefold, prefer_section=prefer)
+        return None if match is None else Found(None, match)
+
+    def closest(self, quote: str, *, document: str | None, casefold: bool) -> Found | None:
+        match = self.locator.closest(quote, casefold=casefold)
+        return None if match is None else Found(None, match)
+
+
+class CorpusFinder:
+    """Step 1 over every document of a ``Corpus``, as one joined source."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+        sections: dict[str, str] = {}
+        # A section of the joined source is "<document position>:<section id>"; these map both ways.
+        self._keys: dict[str, dict[str, str]] = {}
+        self._place: dict[str, tuple[str, str]] = {}
+        for position, (document_id, source) in enumerate(corpus.documents.items()):
+            keys = self._keys[document_id] = {}
+            for section_id in source.order:
+                key = f"{position}:{section_id}"
+                keys[section_id] = key
+                sections[key] = source.sections[section_id]
+                self._place[key] = (document_id, section_id)
+        self.locator = QuoteLocator(Source(sections=sections))
+        # Per-document locators, built only to find the closest passage in a cited document.
+        self._document_locators: dict[str, QuoteLocator] = {}
+
+    def source_of(self, document: str | None) -> Source:
+        assert document is not None, "a result from a corpus always names its document"
+        return self.corpus[document]
+
+    def find(
+        self,
+        quote: str,
+        *,
+        document: str | None,
+        section: str | None,
+        location: tuple[int, int] | None,
+        casefold: bool,
+    ) -> Found | None:
+        locator = self.locator
+        if document is not None:
+            keys = self._keys[document]
+            first = section
+            if first is None and location is not None:
+                first = self.corpus[document].section_at(location[0])
+            cited = keys.get(first) if first is not None else None
+            in_document = list(keys.values()) if cited is None else [cited, *(k for k in keys.values() if k != cited)]
+            # Not in the cited document: whatever the whole search finds is in another one.
+            match = locator.find_in_sections(quote, in_document, casefold=casefold) or locator.find(
+                quote, casefold=casefold
+            )
+        elif section is not None:
+            cited_everywhere = [keys[section] for keys in self._keys.values() if section in keys]
+            match = locator.find_in_sections(quote, cited_everywhere, casefold=casefold) or locator.find(
+                quote, casefold=casefold
+            )
+        else:
+            match = locator.find(quote, casefold=casefold)
+        return self._found(match)
+
+    def closest(self, quote: str, *, document: str | None, casefold: bool) -> Found | None:
+        """The passage most like ``quote``: in the cited document, unless one elsewhere is more alike.
+
+        The joined source's closest passage comes from the few sections sharing the most words with
+        the quote, anywhere in the corpus; a quote that names its document is compared with that
+        document as well (through a locator of its own, built on the first such quote), since "did the
+        model misquote the document it cites?" is the question a reader asks first.
+        """
+        anywhere = self._found(self.locator.closest(quote, casefold=casefold))
+        if document is None:
+            return anywhere
+        locator = self._document_locators.get(document)
+        if locator is None:
+            locator = self._document_locators[document] = QuoteLocator(self.corpus[document])
+        match = locator.closest(quote, casefold=casefold)
+        if match is None or (anywhere is not None and anywhere.match.similarity > match.similarity):
+            return anywhere
+        return Found(document, match)
+
+    def documents_with_section(self, section: str) -> list[str]:
+        return [document for document, keys in self._keys.items() if section in keys]
+
+    def _found(self, match: Match | None) -> Found | None:
+        if match is None:
+            return None
+        document, section = self._place[match.section]
+        return Found(document, dataclasses.replace(match, section=section))
+
+
+Finder = SourceFinder | CorpusFinder
+_FINDERS: weakref.WeakKeyDictionary[Source | Corpus, Finder] = weakref.WeakKeyDictionary()
+
+
+def finder_for(documents: Documents) -> Finder:
+    """One finder per ``Source`` or ``Corpus`` object: its normalised form is built once, not once per test."""
+    finder = _FINDERS.get(documents)
+    if finder is None:
+        finder = _FINDERS[documents] = (
+            CorpusFinder(documents) if isinstance(documents, Corpus) else SourceFinder(documents)
+        )
+    return finder
