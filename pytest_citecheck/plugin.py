@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pytest_citecheck._results import CitationResult
 
 PREVIOUS_SPLIT_HOOK = pytest.StashKey["_hooks.SplitHook | None"]()
+PREVIOUS_BINDING = pytest.StashKey[Any]()
 # What the SDK gets as a key when none is set: enough to build a client for replay. In record mode
 # "none" a request that is not in the cassette is refused before it could be sent with it.
 REPLAY_ONLY_KEY = "citecheck-replay-only"
@@ -91,11 +92,19 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(CassetteBookkeeping(config, run), "citecheck-cassettes")
     # Source.from_text(..., format=<not built in>) in a test or conftest reaches this session's hook.
     config.stash[PREVIOUS_SPLIT_HOOK] = _hooks.set_split_hook(config.hook.pytest_citecheck_split_sections)
+    # Until a test runs, assert_citations_supported has no checker: it raises instead of going live.
+    from pytest_citecheck._check import api
+
+    config.stash[PREVIOUS_BINDING] = api.enter_session()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if PREVIOUS_SPLIT_HOOK in config.stash:
         _hooks.set_split_hook(config.stash[PREVIOUS_SPLIT_HOOK])
+    if PREVIOUS_BINDING in config.stash:
+        from pytest_citecheck._check import api
+
+        api.leave_session(config.stash[PREVIOUS_BINDING])
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
