@@ -90,7 +90,7 @@ def _standalone_checker() -> Checker:
 
 
 def assert_citations_supported(
-    citations: Any, source: Any, *, format: str = "rfc", **options: Any
+    citations: Any, source: Any, *, format: str = "auto", **options: Any
 ) -> list[CitationResult]:
     """Fail the current test when a citation is fabricated, or contradicted (or unsupported) on its own.
 
@@ -109,7 +109,7 @@ def assert_citations_supported(
     return checker.assert_supported(citations, source, format=format, **options)
 
 
-def check_citations(citations: Any, source: Any, *, format: str = "rfc", **options: Any) -> list[CitationResult]:
+def check_citations(citations: Any, source: Any, *, format: str = "auto", **options: Any) -> list[CitationResult]:
     """Check citations and return one ``CitationResult`` each, in order, without failing the test."""
     __tracebackhide__ = True
     return current_checker("check_citations()").check(citations, source, format=format, **options)
