@@ -223,9 +223,10 @@ class CassetteBookkeeping:
     def _find_orphans(self) -> list[str]:
         if self.config.getoption("lf", False):
             return []  # --lf collects only some tests of a module: every other cassette would look orphaned
+        orphans = self._orphaned_modules()
         expected = self._expected()
         if not expected:
-            return []  # no cassette directory at all: nothing to load or scan
+            return orphans  # no cassette directory of a collected module: nothing more to load or scan
         settings = self.config.stash[SETTINGS]
         partial = set()
         for arg in self.config.args:
@@ -235,7 +236,22 @@ class CassetteBookkeeping:
         complete = {folder: names for folder, names in expected.items() if str(Path(folder).resolve()) not in partial}
         from pytest_citecheck._recording.lifecycle import find_orphans
 
-        return [self.run.display_path(Path(orphan)) for orphan in find_orphans(complete)]
+        return orphans + [self.run.display_path(Path(orphan)) for orphan in find_orphans(complete)]
+
+    def _orphaned_modules(self) -> list[str]:
+        """Cassettes of test modules that no longer exist, beside the modules that were collected."""
+        settings = self.config.stash[SETTINGS]
+        if Path(settings.cassette_dir).is_absolute() or ".." in Path(settings.cassette_dir).parts:
+            return []  # one directory shared by tests of several directories: a module may live elsewhere
+        test_dirs: dict[str, set[str]] = {}
+        for module in self.collected:
+            test_dirs.setdefault(str(module.parent), set()).add(module.stem)
+        if not any((Path(directory) / settings.cassette_dir).is_dir() for directory in test_dirs):
+            return []
+        from pytest_citecheck._recording.lifecycle import orphaned_module_cassettes
+
+        found = orphaned_module_cassettes(test_dirs, settings.cassette_dir)
+        return [self.run.display_path(Path(orphan)) for orphan in found]
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         # Runs before CitecheckRun writes the JSON report (trylast), so the report carries these.

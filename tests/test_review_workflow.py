@@ -290,7 +290,9 @@ def test_interactive_review_asks_before_replacing_and_wants_a_note_for_a_citatio
     from pytest_citecheck._review import command as review_cmd
 
     monkeypatch.chdir(recorded_suite.path)
-    assert review(recorded_suite, "--report", "report.json", "--accept", "pii_encryption", "--by", "Ada").returncode == 0
+    assert (
+        review(recorded_suite, "--report", "report.json", "--accept", "pii_encryption", "--by", "Ada").returncode == 0
+    )
     before = (recorded_suite.path / "citecheck-reviews.json").read_bytes()
     # aud_reject: accept, no note (not recorded); pii_encryption: verified, then "replace?" no; then quit.
     answers = iter(["a", "", "v", "n", "q"])
