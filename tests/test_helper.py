@@ -196,7 +196,7 @@ def test_fixtures_are_documented(pytester):
     result = pytester.runpytest("--fixtures")
     result.stdout.fnmatch_lines(["citecheck -- *", "*A citation checker bound to this test*"])
     result.stdout.fnmatch_lines(
-        ["citecheck_client ?session scope? -- *", "*The ``typesafe_sdk.TypeSafeClient`` that asks Jev*"]
+        ["citecheck_client -- *", "*The ``typesafe_sdk.TypeSafeClient`` that asks Jev, shared by the session's tests*"]
     )
 
 
@@ -208,3 +208,53 @@ def test_nothing_is_printed_when_no_citation_was_checked(pytester):
     result = pytester.runpytest()
     result.assert_outcomes(passed=1)
     assert "citecheck ==" not in result.stdout.str()
+
+
+TWO_SERVERS_CONFTEST = """
+import pytest
+from pytest_citecheck.testing import JevServer
+
+@pytest.fixture
+def second_server(monkeypatch):
+    # Started after the session's first check, and pointed at through the environment.
+    with JevServer(lambda claim, section: ("contradicts", 0.98)) as server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+        monkeypatch.setenv("TYPESAFE_API_KEY", "sk-second-server-key")
+        yield server
+"""
+
+TWO_SERVERS_TEST = """
+from handbook import HANDBOOK, cite
+from pytest_citecheck import check_citations
+
+CLIENTS = []
+
+def check():
+    [result] = check_citations([cite("r", "Refunds come within 30 days.", "Refunds are issued within 30 days")], HANDBOOK)
+    return result.verdict.value
+
+def test_1_first_server(citecheck_client):
+    CLIENTS.append(citecheck_client)
+    assert check() == "verified"
+
+def test_2_second_server(second_server, citecheck_client):
+    CLIENTS.append(citecheck_client)
+    assert check() == "contradicted"
+    [request] = second_server.systemone_requests
+    assert request.headers["Authorization"] == "Bearer sk-second-server-key"
+
+def test_3_first_server_again(citecheck_client):
+    CLIENTS.append(citecheck_client)
+    assert check() == "verified"
+
+def test_4_unchanged_environment(citecheck_client):
+    # Neither TYPESAFE_BASE_URL nor TYPESAFE_API_KEY changed since test 3: the same client, not a new one.
+    assert citecheck_client is CLIENTS[-1]
+    assert CLIENTS[0] is not CLIENTS[1] and CLIENTS[1] is not CLIENTS[2]
+"""
+
+
+def test_the_session_client_follows_a_changed_environment(handbook):
+    handbook.makeconftest(TWO_SERVERS_CONFTEST)
+    result = run_one(handbook, TWO_SERVERS_TEST.replace("from handbook import HANDBOOK, cite\n", ""))
+    result.assert_outcomes(passed=4)
