@@ -68,6 +68,7 @@ def test_fail_makes_the_run_fail(recorded):
     result = recorded.runpytest("--citecheck-unused=fail")
     result.assert_outcomes(passed=2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["The run fails (--citecheck-unused=fail): 1 unused recording", "*2 passed*"])
 
 
 def test_a_test_that_did_not_run_to_the_end_raises_no_alarm(recorded):
