@@ -121,6 +121,42 @@ def test_review_policy_fail_xfail_skip(handbook, policy, outcome):
     result.stdout.fnmatch_lines(["*u*verified*0.40*"])
 
 
+def test_review_fail_says_needs_review_not_fail_and_names_citecheck_review(handbook):
+    result = run_one(
+        handbook,
+        """
+def test_unsure():
+    assert_citations_supported([cite("ok", "Refunds come within 30 days.", "Refunds are issued within 30 days"),
+                                cite("u", "UNSURE refunds.", "Refunds are issued within 30 days")], HANDBOOK, review="fail")
+
+def test_unsure_and_contradicted():
+    assert_citations_supported([cite("c", "CONTRADICT refunds any time.", "After 30 days no refund is given"),
+                                cite("u", "UNSURE refunds.", "Refunds are issued within 30 days"),
+                                cite("ok", "Refunds come within 30 days.", "Refunds are issued within 30 days")],
+                               HANDBOOK, review="fail")
+""",
+    )
+    result.assert_outcomes(failed=2)
+    output = result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "*CitationsNotSupported: 1 of 2 citations needs review (below auto_accept 0.8; review='fail' fails the test):",
+            "*u *found*verified*0.40*needs review*UNSURE refunds.",
+            "*What next: run `citecheck review` to confirm or correct each verdict that needs review*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*CitationsNotSupported: 1 of 3 citations not supported, 1 more needs review "
+            "(below auto_accept 0.8; review='fail' fails the test):",
+            "*c *found*contradicted*0.97*FAIL*CONTRADICT*",
+            "*u *found*verified*0.40*needs review*UNSURE refunds.",
+            "*What next: a contradicted claim*; run `citecheck review` to confirm or correct each verdict*",
+        ]
+    )
+    assert "verified  0.40  FAIL" not in output and "1 of 2 citations not supported" not in output
+
+
 def test_review_fail_from_the_command_line(handbook):
     result = run_one(
         handbook,
