@@ -311,3 +311,24 @@ def test_interactive_review_asks_before_replacing_and_wants_a_note_for_a_citatio
     assert any(prompt.startswith("Replace the decision unsupported by Ada") for prompt in prompts)
     assert "kept the existing decision" in out
     assert (recorded_suite.path / "citecheck-reviews.json").read_bytes() == before
+
+
+def test_listing_into_a_pipe_that_closes_early_prints_no_traceback(recorded_suite: pytest.Pytester) -> None:
+    # `citecheck review --list --all | head`: head exits after a few lines, and the pipe closes.
+    report = json.loads((recorded_suite.path / "report.json").read_text())
+    row = next(row for row in report["results"] if row.get("review_key") and not row["auto"])
+    report["results"] = [{**row, "id": f"c{n}"} for n in range(400)]  # far more than a pipe buffers
+    (recorded_suite.path / "big.json").write_text(json.dumps(report))
+    listing = subprocess.Popen(
+        [sys.executable, "-m", "pytest_citecheck", "review", "--report", "big.json", "--list", "--all"],
+        cwd=recorded_suite.path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert listing.stdout is not None and listing.stderr is not None
+    assert listing.stdout.readline().startswith(b"400 citations need review")
+    listing.stdout.close()  # what head does once it has its lines
+    with listing.stderr:
+        errors = listing.stderr.read().decode()
+    assert listing.wait(timeout=60) != 0
+    assert "Traceback" not in errors and "BrokenPipeError" not in errors and "Exception ignored" not in errors, errors
