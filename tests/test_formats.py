@@ -319,6 +319,15 @@ def test_auto_that_finds_no_sections_names_what_it_tried_and_the_remedies(tmp_pa
     assert "ls.1" in message
 
 
+def test_a_compressed_document_says_so(tmp_path: Path) -> None:
+    import gzip
+
+    page = tmp_path / "ls.1.gz"
+    page.write_bytes(gzip.compress(ROFF.encode()))
+    with pytest.raises(SourceError, match=r"ls.1.gz is gzip-compressed: decompress it first"):
+        Source.from_file(page)
+
+
 def test_a_directory_is_not_a_missing_file(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match=r"is a directory, not a file"):
         Source.from_file(tmp_path)

@@ -58,6 +58,7 @@ def _inside_pytest() -> bool:
 
 
 def current_checker(caller: str = "assert_citations_supported()") -> Checker:
+    __tracebackhide__ = True
     if _current is not None:
         return _current()
     if _sessions:

@@ -130,6 +130,12 @@ class Source:
         try:
             text = path.read_text(encoding=encoding)
         except UnicodeDecodeError as error:
+            if path.read_bytes()[:2] == b"\x1f\x8b":  # gzip's magic number: a man page as installed, say
+                raise SourceError(
+                    f"{path} is gzip-compressed: decompress it first (gzip.open(path, 'rt').read(), or zcat) "
+                    "and pass the text to Source.from_text",
+                    field="source",
+                ) from None
             raise SourceError(f"{path} is not {encoding} text ({error.reason})", field="source") from None
         chosen = format or EXTENSIONS.get(path.suffix.lower(), "auto")
         return cls.from_text(text, format=chosen, name=path.name, hooks=hooks)
