@@ -8,6 +8,7 @@ remaining arguments and returns an exit code.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -46,4 +47,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     module_name, function_name = COMMANDS[name][0].split(":")
     function = getattr(importlib.import_module(module_name), function_name)
-    return int(function(rest) or 0)
+    try:
+        return int(function(rest) or 0)
+    except BrokenPipeError:
+        # The reader went away (`citecheck review --list | head`): stop quietly, like any Unix filter.
+        # Point stdout at /dev/null so the interpreter's final flush does not raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1

@@ -65,3 +65,11 @@ class CassetteMissError(JudgeError):
 
 class CassetteError(JudgeError):
     """A cassette file exists but cannot be used (corrupt YAML, unknown format version)."""
+
+
+class CheckerUnavailableError(CitecheckError, RuntimeError):
+    """``assert_citations_supported`` or ``check_citations`` called in a pytest run where no test's checker is bound.
+
+    The plugin is not active (``-p no:citecheck``, autoloading disabled), or the call runs outside a
+    test (at import time, from a session-scoped fixture). Nothing is sent to Jev.
+    """

@@ -96,33 +96,65 @@ def result_table(results: Sequence[CitationResult], *, marks: dict[str, str] | N
     return lines
 
 
+REVIEW_STEP = (
+    "run `citecheck review` to confirm or correct each verdict that needs review (a human's decision then stands)"
+)
+
+
 def _hint(decision: Decision) -> str:
-    verdicts = {r.verdict for r in decision.failing}
-    if all(r.status is Status.FOUND_ELSEWHERE and r.verdict not in (Verdict.CONTRADICTED,) for r in decision.failing):
-        return (
-            "What next: a misattributed citation quotes real text from another place than it names: make the app "
-            "cite the section (and document) that holds the quote, or set misattributed='warn'; see "
-            f"{DOCS}usage.md#misattributed-citations"
-        )
+    unsupported = [r for r in decision.failing if r not in decision.review]
+    if unsupported and all(
+        r.status is Status.FOUND_ELSEWHERE and r.verdict is not Verdict.CONTRADICTED for r in unsupported
+    ):
+        steps = [
+            "a misattributed citation quotes real text from another place than it names: make the app "
+            "cite the section (and document) that holds the quote, or set misattributed='warn'"
+        ]
+        if decision.review:
+            steps.append(REVIEW_STEP)
+        return f"What next: {'; '.join(steps)}; see {DOCS}usage.md#misattributed-citations"
+    verdicts = {r.verdict for r in unsupported}
+    steps = []
     if Verdict.FABRICATED in verdicts:
-        why = "a fabricated quote is not in the source: fix the citation (or the quote the app extracts)"
+        steps.append("a fabricated quote is not in the source: fix the citation (or the quote the app extracts)")
     elif Verdict.CONTRADICTED in verdicts:
-        why = "a contradicted claim says the opposite of its section: fix the claim or cite the right section"
-    else:
-        why = "fix the app's citations, or record a human decision if Jev's verdict is wrong"
-    return f"What next: {why}; see {DOCS}usage.md#reading-a-failure"
+        steps.append("a contradicted claim says the opposite of its section: fix the claim or cite the right section")
+    elif verdicts:
+        steps.append("fix the app's citations, or record a human decision if Jev's verdict is wrong")
+    if decision.review:
+        steps.append(REVIEW_STEP)
+    return f"What next: {'; '.join(steps)}; see {DOCS}usage.md#reading-a-failure"
+
+
+def _need(count: int) -> str:
+    return "needs" if count == 1 else "need"
 
 
 def failure_message(decision: Decision) -> str:
-    """The assertion message: a summary line, the table of every citation at issue, one hint."""
+    """The assertion message: a summary line, the table of every citation at issue, one hint.
+
+    A citation that fails the test only because it needs review (``review="fail"``) is said to
+    need review, not to be unsupported: its verdict may well be ``verified``.
+    """
     total = len(decision.results)
-    n_fail = len(decision.failing)
-    n_review = len([r for r in decision.review if r not in decision.failing])
-    headline = f"{n_fail} of {total} citation{'s' if total != 1 else ''} not supported"
-    if n_review:
-        headline += f" ({n_review} more need{'s' if n_review == 1 else ''} review)"
+    unsupported = [r for r in decision.failing if r not in decision.review]
+    n_review = len(decision.review)
+    reviews_fail = any(r in decision.failing for r in decision.review)
+    of_total = f" of {total} citation{'s' if total != 1 else ''}"
+    if unsupported:
+        headline = f"{len(unsupported)}{of_total} not supported"
+        if n_review:
+            headline += (
+                f", {n_review} more {_need(n_review)} review"
+                if reviews_fail
+                else f" ({n_review} more {_need(n_review)} review)"
+            )
+    else:
+        headline = f"{n_review}{of_total} {_need(n_review)} review"
+    if reviews_fail:
+        headline += f" (below auto_accept {decision.review[0].auto_accept:g}; review='fail' fails the test)"
     shown = [r for r in decision.results if r in decision.failing or r in decision.review]
-    marks = {r.id: ("FAIL (human)" if r.decision else "FAIL") if r in decision.failing else "review" for r in shown}
+    marks = {r.id: ("FAIL (human)" if r.decision else "FAIL") if r in unsupported else "needs review" for r in shown}
     diagnostics = [line for r in decision.failing for line in closest_passage_lines(r) + elsewhere_lines(r)]
     return "\n".join(
         [headline + ":", *result_table(shown, marks=marks), *diagnostics, *screen_lines(shown), _hint(decision)]
@@ -208,6 +240,7 @@ def review_message(decision: Decision) -> str:
     lines += result_table(decision.review)
     lines += screen_lines(decision.review)
     lines.append(
-        f"What next: confirm or correct each verdict (see {DOCS}usage.md#review), or set review='fail' to make this fail."
+        f"What next: confirm or correct each verdict with `citecheck review` (see {DOCS}usage.md#review), "
+        "or set review='fail' to make this fail."
     )
     return "\n".join(lines)

@@ -66,6 +66,12 @@ def _parse_verdicts(raw: Any) -> frozenset[Verdict]:
         if name not in known:
             raise ValueError(f"unknown verdict {item!r}; verdicts are {', '.join(known)}")
         chosen.add(known[name])
+    if not chosen:
+        # An empty set would fail nothing: every fabricated quote would pass, silently.
+        raise ValueError(
+            f"expected at least one verdict ({', '.join(known)}), got {raw!r}; an empty fail_on would let every "
+            "citation pass (to look at results without failing, use check_citations() or citecheck.check())"
+        )
     return frozenset(chosen)
 
 
@@ -175,7 +181,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "fail_on",
-        "Verdicts that fail a test when they stand on their own (comma-separated).",
+        "Verdicts that fail a test when they stand on their own (comma-separated; at least one).",
         frozenset({Verdict.FABRICATED, Verdict.CONTRADICTED, Verdict.UNSUPPORTED}),
         _parse_verdicts,
         "VERDICTS",

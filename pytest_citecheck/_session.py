@@ -66,6 +66,8 @@ class CitecheckRun:
         self.config = config
         self._report: Report | None = None
         self._reviews: dict[Path, Reviews] = {}
+        # Why the run fails although every test passed (a flip, unused recordings): the summary's last words.
+        self.failed_because: list[str] = []
 
     @property
     def report(self) -> Report:
@@ -135,6 +137,8 @@ class CitecheckRun:
         terminalreporter.write_sep("=", "citecheck")
         for line in lines:
             terminalreporter.write_line(line)
+        for line in self.failed_because:
+            terminalreporter.write_line(line, red=True, bold=True)
         settings = self.config.stash[SETTINGS]
         if self._is_controller:
             for label, path in (("JSON report", settings.json), ("HTML report", settings.html)):
@@ -242,9 +246,10 @@ class CassetteBookkeeping:
     def _find_orphans(self) -> list[str]:
         if self.config.getoption("lf", False):
             return []  # --lf collects only some tests of a module: every other cassette would look orphaned
+        orphans = self._orphaned_modules()
         expected = self._expected()
         if not expected:
-            return []  # no cassette directory at all: nothing to load or scan
+            return orphans  # no cassette directory of a collected module: nothing more to load or scan
         settings = self.config.stash[SETTINGS]
         partial = set()
         for arg in self.config.args:
@@ -254,7 +259,22 @@ class CassetteBookkeeping:
         complete = {folder: names for folder, names in expected.items() if str(Path(folder).resolve()) not in partial}
         from pytest_citecheck._recording.lifecycle import find_orphans
 
-        return [self.run.display_path(Path(orphan)) for orphan in find_orphans(complete)]
+        return orphans + [self.run.display_path(Path(orphan)) for orphan in find_orphans(complete)]
+
+    def _orphaned_modules(self) -> list[str]:
+        """Cassettes of test modules that no longer exist, beside the modules that were collected."""
+        settings = self.config.stash[SETTINGS]
+        if Path(settings.cassette_dir).is_absolute() or ".." in Path(settings.cassette_dir).parts:
+            return []  # one directory shared by tests of several directories: a module may live elsewhere
+        test_dirs: dict[str, set[str]] = {}
+        for module in self.collected:
+            test_dirs.setdefault(str(module.parent), set()).add(module.stem)
+        if not any((Path(directory) / settings.cassette_dir).is_dir() for directory in test_dirs):
+            return []
+        from pytest_citecheck._recording.lifecycle import orphaned_module_cassettes
+
+        found = orphaned_module_cassettes(test_dirs, settings.cassette_dir)
+        return [self.run.display_path(Path(orphan)) for orphan in found]
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         # Runs before CitecheckRun writes the JSON report (trylast), so the report carries these.
@@ -264,6 +284,8 @@ class CassetteBookkeeping:
             return
         if self.run._report is None and not (self.orphans or orphans):
             return  # nothing was checked, recorded or left over
+        from pytest_citecheck._report.run_report import plural
+
         report, settings = self.run.report, self.config.stash[SETTINGS]
         report.orphans = sorted(self.orphans.union(orphans))
         if settings.unused == "delete" and (report.unused or report.orphans):
@@ -274,10 +296,29 @@ class CassetteBookkeeping:
                 [{**entry, "cassette": str(here / entry["cassette"])} for entry in report.unused],
                 [str(here / orphan) for orphan in report.orphans],
             )
-        elif (
-            settings.unused == "fail" and (report.unused or report.orphans) and session.exitstatus == pytest.ExitCode.OK
-        ):
+        elif settings.unused == "fail" and (report.unused or report.orphans):
+            found = [plural(len(report.unused), "unused recording")] if report.unused else []
+            found += [plural(len(report.orphans), "orphan cassette")] if report.orphans else []
+            self._fail_run(session, "unused", "fail", " and ".join(found))
+        flipped = [row for row in report.rows if (row.get("previous") or {}).get("drift") == "flip"]
+        if settings.fail_on_flip and flipped:
+            listed = ", ".join(
+                f"{row.get('test')} {row.get('id')!r} {row['previous'].get('verdict')} -> {row.get('verdict')}"
+                for row in flipped[:5]
+            ) + (", …" if len(flipped) > 5 else "")
+            self._fail_run(
+                session, "fail_on_flip", None, f"{plural(len(flipped), 're-recorded verdict')} flipped: {listed}"
+            )
+
+    def _fail_run(self, session: pytest.Session, option: str, value: str | None, what: str) -> None:
+        """Fail a run whose tests passed, and say why in the summary (pytest's last line counts only tests)."""
+        from pytest_citecheck._options import OPTIONS_BY_NAME
+
+        if session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        flipped = any((row.get("previous") or {}).get("drift") == "flip" for row in report.rows)
-        if settings.fail_on_flip and flipped and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        knob = OPTIONS_BY_NAME[option]
+        if self.config.getoption("citecheck_" + option) is not None:
+            origin = knob.flag + (f"={value}" if value else "")
+        else:
+            origin = f"ini {knob.ini}" + (f" = {value}" if value else "")
+        self.run.failed_because.append(f"The run fails ({origin}): {what}")

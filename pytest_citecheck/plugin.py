@@ -7,6 +7,7 @@ plugins (the report, the bookkeeping of recordings) are in ``session``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from pytest_citecheck._results import CitationResult
 
 PREVIOUS_SPLIT_HOOK = pytest.StashKey["_hooks.SplitHook | None"]()
+PREVIOUS_BINDING = pytest.StashKey[Any]()
 # What the SDK gets as a key when none is set: enough to build a client for replay. In record mode
 # "none" a request that is not in the cassette is refused before it could be sent with it.
 REPLAY_ONLY_KEY = "citecheck-replay-only"
@@ -99,11 +101,19 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(CassetteBookkeeping(config, run), "citecheck-cassettes")
     # Source.from_text(..., format=<not built in>) in a test or conftest reaches this session's hook.
     config.stash[PREVIOUS_SPLIT_HOOK] = _hooks.set_split_hook(config.hook.pytest_citecheck_split_sections)
+    # Until a test runs, assert_citations_supported has no checker: it raises instead of going live.
+    from pytest_citecheck._check import api
+
+    config.stash[PREVIOUS_BINDING] = api.enter_session()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if PREVIOUS_SPLIT_HOOK in config.stash:
         _hooks.set_split_hook(config.stash[PREVIOUS_SPLIT_HOOK])
+    if PREVIOUS_BINDING in config.stash:
+        from pytest_citecheck._check import api
+
+        api.leave_session(config.stash[PREVIOUS_BINDING])
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -140,26 +150,64 @@ def citecheck_async_client() -> Any:
     return build
 
 
-# Session scope: building an SDK client costs tens of milliseconds (its TLS context), which a
-# replayed citation must not pay per test; the client is thread-safe and holds no per-test state.
+# What the SDK reads from the environment when a client is built: a client built before one of
+# them changed would keep asking the old server, with the old key.
+CLIENT_ENVIRONMENT = ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL", "TYPESAFE_DEFAULT_MODEL")
+
+
+class _SessionClient:
+    """The session's one SDK client, rebuilt only when the environment it was built from changes.
+
+    Building a client costs tens of milliseconds (its TLS context), which a replayed citation must
+    not pay per test; the client is thread-safe and holds no per-test state. A fixture that points
+    ``TYPESAFE_BASE_URL`` (or the key) elsewhere gets a client for the new values.
+    """
+
+    def __init__(self) -> None:
+        self._built_for: str | None = None
+        self._client: Any = None
+
+    def current(self) -> Any:
+        values = "\0".join(os.environ.get(name, "").strip() for name in CLIENT_ENVIRONMENT)
+        # Compared as a digest: the key is not kept around in plain text for longer than it must be.
+        built_for = hashlib.sha256(values.encode()).hexdigest()
+        if self._client is None or built_for != self._built_for:
+            from typesafe_sdk import TypeSafeClient
+
+            from pytest_citecheck._judge.retry import patient_retry_policy
+
+            self.close()
+            key = os.environ.get("TYPESAFE_API_KEY", "").strip() or REPLAY_ONLY_KEY
+            self._client = TypeSafeClient(api_key=key, compression=False, retry=patient_retry_policy())
+            self._built_for = built_for
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
 @pytest.fixture(scope="session")
-def citecheck_client() -> Iterator[Any]:
+def _citecheck_session_client() -> Iterator[_SessionClient]:
+    holder = _SessionClient()
+    yield holder
+    holder.close()
+
+
+@pytest.fixture
+def citecheck_client(_citecheck_session_client: _SessionClient) -> Any:
     """The ``typesafe_sdk.TypeSafeClient`` that asks Jev, shared by the session's tests.
 
-    Built once per session, with ``compression=False`` so recorded bodies are plain JSON on every machine. Reads
-    ``TYPESAFE_API_KEY`` and ``TYPESAFE_BASE_URL`` like the SDK; with no key set it uses a
+    One client serves the whole session, built with ``compression=False`` so recorded bodies are plain
+    JSON on every machine. It reads ``TYPESAFE_API_KEY``, ``TYPESAFE_BASE_URL`` and
+    ``TYPESAFE_DEFAULT_MODEL`` like the SDK, and is rebuilt for a test in which one of them changed
+    (a fixture that starts a server and points the SDK at it); with no key set it uses a
     placeholder, which is all replay needs. A 429 is retried for longer than the SDK's default
-    (``pytest_citecheck._judge.retry``), so a rate limit slows a run down instead of failing it. Override
-    this fixture in ``conftest.py`` to configure the client yourself (keep ``compression=False``).
+    (``pytest_citecheck._judge.retry``), so a rate limit slows a run down instead of failing it.
+    Override this fixture in ``conftest.py`` to configure the client yourself (keep ``compression=False``).
     """
-    from typesafe_sdk import TypeSafeClient
-
-    from pytest_citecheck._judge.retry import patient_retry_policy
-
-    key = os.environ.get("TYPESAFE_API_KEY", "").strip() or REPLAY_ONLY_KEY
-    client = TypeSafeClient(api_key=key, compression=False, retry=patient_retry_policy())
-    yield client
-    client.close()
+    return _citecheck_session_client.current()
 
 
 def _marker_options(item: pytest.Item) -> dict[str, Any]:

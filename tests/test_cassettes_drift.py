@@ -86,3 +86,11 @@ def test_fail_on_flip_fails_the_run(suite, record_with):
     flipped = record_with({"audience": ("says_nothing", 0.9)}, "--citecheck-fail-on-flip")
     flipped.assert_outcomes(passed=1)
     assert flipped.ret == pytest.ExitCode.TESTS_FAILED
+    # Every test passed, so the run says why it failed: which flips, and which flag.
+    flipped.stdout.fnmatch_lines(
+        [
+            "The run fails (--citecheck-fail-on-flip): 1 re-recorded verdict flipped: "
+            "test_drift.py::test_three 'aud_reject' verified -> unsupported",
+            "*1 passed*",
+        ]
+    )

@@ -68,6 +68,7 @@ def test_fail_makes_the_run_fail(recorded):
     result = recorded.runpytest("--citecheck-unused=fail")
     result.assert_outcomes(passed=2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["The run fails (--citecheck-unused=fail): 1 unused recording", "*2 passed*"])
 
 
 def test_a_test_that_did_not_run_to_the_end_raises_no_alarm(recorded):
@@ -137,3 +138,38 @@ def test_a_partial_run_still_finds_what_its_tests_did_not_play(recorded):
     result = recorded.runpytest("--citecheck-unused=fail", "-k", "test_two")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["Unused recordings: 1 recorded interaction in 1 cassette *"])
+
+
+def test_the_cassettes_of_a_deleted_test_module_are_orphans_and_delete_removes_them(recorded):
+    recorded.makepyfile(test_kept="def test_plain():\n    pass\n")
+    (recorded.path / "test_unused.py").unlink()  # the module was deleted (or renamed): its cassettes are left over
+    folder = recorded.path / "cassettes" / "test_unused"
+    foreign = folder / "test_app_http.yaml"  # pytest-recording's, not ours: never an orphan of ours
+    foreign.write_text("interactions: []\nversion: 1\n")
+
+    for selection in ([], ["test_kept.py"]):
+        result = recorded.runpytest("--citecheck-unused=fail", *selection)
+        assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+        result.stdout.fnmatch_lines(
+            [
+                "Unused recordings: 2 cassettes of no collected test",
+                "  orphan  cassettes/test_unused/test_other.yaml",
+                "  orphan  cassettes/test_unused/test_two.yaml",
+            ]
+        )
+        result.stdout.no_fnmatch_line("*test_app_http*")
+
+    deleted = recorded.runpytest("--citecheck-unused=delete")
+    assert deleted.ret == 0
+    deleted.stdout.fnmatch_lines(["Deleted 2 cassettes of no collected test"])
+    assert sorted(path.name for path in folder.iterdir()) == ["test_app_http.yaml"]
+    clean = recorded.runpytest("--citecheck-unused=fail")
+    assert clean.ret == 0
+    clean.stdout.no_fnmatch_line("*Unused recordings*")
+
+
+def test_an_emptied_cassette_directory_of_a_deleted_module_is_removed(recorded):
+    recorded.makepyfile(test_kept="def test_plain():\n    pass\n")
+    (recorded.path / "test_unused.py").unlink()
+    assert recorded.runpytest("--citecheck-unused=delete").ret == 0
+    assert not (recorded.path / "cassettes" / "test_unused").exists()

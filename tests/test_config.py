@@ -100,6 +100,11 @@ def test_model_precedence_reaches_the_request(suite, jev_server):
         ),
         ([], "citecheck_review = shrug\n", "ini citecheck_review: expected one of warn, fail, xfail, skip*"),
         (["--citecheck-fail-on=fabricated,wrong"], "", "--citecheck-fail-on: unknown verdict 'wrong'*"),
+        # An empty fail_on would let every citation pass: it is refused like any other bad value.
+        (["--citecheck-fail-on="], "", "--citecheck-fail-on: expected at least one verdict*"),
+        (["--citecheck-fail-on= "], "", "--citecheck-fail-on: expected at least one verdict*"),
+        (["--citecheck-fail-on=,"], "", "--citecheck-fail-on: expected at least one verdict*"),
+        ([], "citecheck_fail_on = ,\n", "ini citecheck_fail_on: expected at least one verdict*"),
     ],
 )
 def test_bad_flag_or_ini_value_is_a_usage_error_before_any_test(pytester, args, ini, message):
@@ -132,6 +137,17 @@ def test_bad_flag_or_ini_value_is_a_usage_error_before_any_test(pytester, args, 
             "*check() keyword argument: review: expected one of warn, fail, xfail, skip; got 'later'",
         ),
         ("", "colour='red'", "*check() keyword argument: unknown argument 'colour'*"),
+        (
+            '@pytest.mark.citecheck(fail_on="")',
+            "",
+            "*@pytest.mark.citecheck(...): fail_on: expected at least one verdict*",
+        ),
+        (
+            "@pytest.mark.citecheck(fail_on=[])",
+            "",
+            "*@pytest.mark.citecheck(...): fail_on: expected at least one verdict*",
+        ),
+        ("", "fail_on=' '", "*check() keyword argument: fail_on: expected at least one verdict*"),
     ],
 )
 def test_bad_marker_or_call_argument_fails_that_test_naming_it(suite, no_typesafe_env, marker, call, message):

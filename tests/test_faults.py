@@ -1,7 +1,9 @@
 """The fault matrix: every way asking Jev (or replaying its answer) can go wrong fails the test.
 
 Each row of ``FAULTS`` injects one fault — through the Jev-compatible ``JevServer`` on 127.0.0.1,
-or by damaging a cassette — under a real inner pytest run of one citation check, and asserts that
+or by damaging a cassette — under a real inner pytest run of one citation check, on each of the two
+paths a check can take (``PATHS``: ``assert_citations_supported`` on threads, and
+``await citecheck.aassert_supported`` through the async client), and asserts that
 the inner test FAILED (never passed, never INTERNALERROR), that its message names the citation,
 the cause and the remedy, that no traceback into the plugin was printed, and that no verdict for
 the citation reached the JSON report or a cassette.
@@ -46,31 +48,49 @@ MAX_RETRIES = 2
 INNER_CONFTEST = f"""
 import os
 import pytest
-from typesafe_sdk import RetryPolicy, TypeSafeClient
+from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
-@pytest.fixture
-def citecheck_client():
-    client = TypeSafeClient(
+def options():
+    return dict(
         api_key=os.environ.get("TYPESAFE_API_KEY") or "replay-placeholder",
         compression=False,
         timeout=0.3,
         retry=RetryPolicy(max_retries={MAX_RETRIES}, backoff_initial=0.01, backoff_max=0.02, timeout=10),
     )
+
+@pytest.fixture
+def citecheck_client():
+    client = TypeSafeClient(**options())
     yield client
     client.close()
+
+@pytest.fixture
+def citecheck_async_client():
+    return lambda: AsyncTypeSafeClient(**options())  # built, and closed, by each acheck on its own loop
 """
 
-INNER_TEST = f"""
+INNER_HEAD = """
 import json, pathlib
+import pytest
 from pytest_citecheck import Source, assert_citations_supported
 
 HERE = pathlib.Path(__file__).parent
 SOURCE = Source.from_file(HERE / "rfc7519.txt")
-CITATIONS = {{c["id"]: c for c in json.loads((HERE / "citations.json").read_text())}}
+CITATIONS = {c["id"]: c for c in json.loads((HERE / "citations.json").read_text())}
+"""
 
+# The two paths a check takes to Jev, each the same one test (and so the same cassette).
+PATHS = {
+    "sync": f"""
 def test_cite():
     assert_citations_supported([CITATIONS[{CITATION!r}]], SOURCE)
-"""
+""",
+    "async": f"""
+@pytest.mark.asyncio
+async def test_cite(citecheck):
+    await citecheck.aassert_supported([CITATIONS[{CITATION!r}]], SOURCE)
+""",
+}
 
 
 def _usage() -> dict[str, int]:
@@ -250,13 +270,15 @@ FAULTS: tuple[Fault, ...] = (
 )
 
 
-@pytest.fixture
-def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+@pytest.fixture(params=list(PATHS))
+def inner(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> pytest.Pytester:
     shutil.copy(EXAMPLE / "rfc7519.txt", pytester.path / "rfc7519.txt")
     shutil.copy(EXAMPLE / "citations.json", pytester.path / "citations.json")
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
     pytester.makeconftest(INNER_CONFTEST)
-    pytester.makepyfile(test_inner=INNER_TEST)
+    pytester.makepyfile(test_inner=INNER_HEAD + PATHS[request.param])
     monkeypatch.setenv("TYPESAFE_API_KEY", KEY)
     return pytester
 
@@ -348,8 +370,11 @@ TABLE_END = "<!-- end fault-matrix -->"
 
 
 def matrix_table() -> str:
-    """The fault matrix as Markdown: one row per parametrised case of the tests above."""
+    """The fault matrix as Markdown: one row per parametrised case of the tests above (each run on every path)."""
     lines = [
+        f"Every row runs on both paths ({', '.join(f'`{path}`' for path in PATHS)}): `assert_citations_supported` "
+        "(the sync client, on threads) and `await citecheck.aassert_supported` (the async client, in tasks).",
+        "",
         "| fault | side | injected | outcome | the message says (cause) | the message says (remedy) |",
         "|---|---|---|---|---|---|",
     ]

@@ -121,6 +121,42 @@ def test_review_policy_fail_xfail_skip(handbook, policy, outcome):
     result.stdout.fnmatch_lines(["*u*verified*0.40*"])
 
 
+def test_review_fail_says_needs_review_not_fail_and_names_citecheck_review(handbook):
+    result = run_one(
+        handbook,
+        """
+def test_unsure():
+    assert_citations_supported([cite("ok", "Refunds come within 30 days.", "Refunds are issued within 30 days"),
+                                cite("u", "UNSURE refunds.", "Refunds are issued within 30 days")], HANDBOOK, review="fail")
+
+def test_unsure_and_contradicted():
+    assert_citations_supported([cite("c", "CONTRADICT refunds any time.", "After 30 days no refund is given"),
+                                cite("u", "UNSURE refunds.", "Refunds are issued within 30 days"),
+                                cite("ok", "Refunds come within 30 days.", "Refunds are issued within 30 days")],
+                               HANDBOOK, review="fail")
+""",
+    )
+    result.assert_outcomes(failed=2)
+    output = result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "*CitationsNotSupported: 1 of 2 citations needs review (below auto_accept 0.8; review='fail' fails the test):",
+            "*u *found*verified*0.40*needs review*UNSURE refunds.",
+            "*What next: run `citecheck review` to confirm or correct each verdict that needs review*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*CitationsNotSupported: 1 of 3 citations not supported, 1 more needs review "
+            "(below auto_accept 0.8; review='fail' fails the test):",
+            "*c *found*contradicted*0.97*FAIL*CONTRADICT*",
+            "*u *found*verified*0.40*needs review*UNSURE refunds.",
+            "*What next: a contradicted claim*; run `citecheck review` to confirm or correct each verdict*",
+        ]
+    )
+    assert "verified  0.40  FAIL" not in output and "1 of 2 citations not supported" not in output
+
+
 def test_review_fail_from_the_command_line(handbook):
     result = run_one(
         handbook,
@@ -196,7 +232,7 @@ def test_fixtures_are_documented(pytester):
     result = pytester.runpytest("--fixtures")
     result.stdout.fnmatch_lines(["citecheck -- *", "*A citation checker bound to this test*"])
     result.stdout.fnmatch_lines(
-        ["citecheck_client ?session scope? -- *", "*The ``typesafe_sdk.TypeSafeClient`` that asks Jev*"]
+        ["citecheck_client -- *", "*The ``typesafe_sdk.TypeSafeClient`` that asks Jev, shared by the session's tests*"]
     )
 
 
@@ -208,3 +244,53 @@ def test_nothing_is_printed_when_no_citation_was_checked(pytester):
     result = pytester.runpytest()
     result.assert_outcomes(passed=1)
     assert "citecheck ==" not in result.stdout.str()
+
+
+TWO_SERVERS_CONFTEST = """
+import pytest
+from pytest_citecheck.testing import JevServer
+
+@pytest.fixture
+def second_server(monkeypatch):
+    # Started after the session's first check, and pointed at through the environment.
+    with JevServer(lambda claim, section: ("contradicts", 0.98)) as server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+        monkeypatch.setenv("TYPESAFE_API_KEY", "sk-second-server-key")
+        yield server
+"""
+
+TWO_SERVERS_TEST = """
+from handbook import HANDBOOK, cite
+from pytest_citecheck import check_citations
+
+CLIENTS = []
+
+def check():
+    [result] = check_citations([cite("r", "Refunds come within 30 days.", "Refunds are issued within 30 days")], HANDBOOK)
+    return result.verdict.value
+
+def test_1_first_server(citecheck_client):
+    CLIENTS.append(citecheck_client)
+    assert check() == "verified"
+
+def test_2_second_server(second_server, citecheck_client):
+    CLIENTS.append(citecheck_client)
+    assert check() == "contradicted"
+    [request] = second_server.systemone_requests
+    assert request.headers["Authorization"] == "Bearer sk-second-server-key"
+
+def test_3_first_server_again(citecheck_client):
+    CLIENTS.append(citecheck_client)
+    assert check() == "verified"
+
+def test_4_unchanged_environment(citecheck_client):
+    # Neither TYPESAFE_BASE_URL nor TYPESAFE_API_KEY changed since test 3: the same client, not a new one.
+    assert citecheck_client is CLIENTS[-1]
+    assert CLIENTS[0] is not CLIENTS[1] and CLIENTS[1] is not CLIENTS[2]
+"""
+
+
+def test_the_session_client_follows_a_changed_environment(handbook):
+    handbook.makeconftest(TWO_SERVERS_CONFTEST)
+    result = run_one(handbook, TWO_SERVERS_TEST.replace("from handbook import HANDBOOK, cite\n", ""))
+    result.assert_outcomes(passed=4)

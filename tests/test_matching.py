@@ -288,6 +288,22 @@ def test_a_section_too_large_for_jev_fails_before_sending_and_a_window_fits_it(
     assert request.body["state"]["section"] == result.section_text
 
 
+@pytest.mark.parametrize("quote", ["The licenses for most software and other practical works are designed", None])
+def test_a_claim_too_large_for_jev_is_blamed_on_the_claim_with_a_remedy_that_can_work(
+    direct_checker, jev_server: JevServer, quote: str | None
+) -> None:
+    gpl = Source(sections={"1": (DATA / "gpl-3.0.txt").read_text()[:3000]})
+    claim = "Most licences take away your freedom. " * 5300  # about 200,000 characters
+    citation = {"id": "huge", "claim": claim, "quote": quote, "section": "1"}
+    with pytest.raises(CitationInputError) as caught:
+        direct_checker(jev_server).check([citation], gpl)
+    message = str(caught.value)
+    assert message.startswith("citation 'huge', field 'claim': the claim is 201,400 characters"), message
+    assert "shorten the claim" in message
+    assert "window" not in message and "at most about 0" not in message
+    assert jev_server.systemone_requests == []
+
+
 def test_window_around_keeps_the_quote_and_whole_words() -> None:
     text = (DATA / "apache-2.0.txt").read_text()
     start = text.index("Grant of Patent License")

@@ -207,3 +207,128 @@ def test_interactive_review_records_each_answer(
         and entry["verdict"] == "contradicted"
         and entry["note"] == "contradicts RFC 7516"
     )
+
+
+def decisions_in(pytester: pytest.Pytester) -> dict[str, dict]:
+    decisions = json.loads((pytester.path / "citecheck-reviews.json").read_text())["decisions"]
+    return {entry["citation"]: entry for entry in decisions.values()}
+
+
+def test_a_decision_is_never_replaced_silently(recorded_suite: pytest.Pytester) -> None:
+    first = review(
+        recorded_suite, "--report", "report.json", "--accept", "pii_encryption", "--by", "Ada", "--note", "read it"
+    )
+    assert first.returncode == 0, first.stderr
+    before = (recorded_suite.path / "citecheck-reviews.json").read_bytes()
+
+    # Another reviewer (not on a terminal): refused, with the decision it would replace.
+    again = review(recorded_suite, "--report", "report.json", "--set", "pii_encryption=verified", "--by", "Bob")
+    assert again.returncode == 2
+    assert "citation 'pii_encryption' already has a decision: unsupported by Ada" in again.stderr
+    assert "note: 'read it'" in again.stderr and "--replace" in again.stderr and "Nothing was changed." in again.stderr
+    assert (recorded_suite.path / "citecheck-reviews.json").read_bytes() == before
+
+    replaced = review(
+        recorded_suite, "--report", "report.json", "--set", "pii_encryption=verified", "--by", "Bob", "--replace"
+    )
+    assert replaced.returncode == 0, replaced.stderr
+    assert "replaces Ada's decision (unsupported" in replaced.stdout
+    entry = decisions_in(recorded_suite)["pii_encryption"]
+    assert (entry["by"], entry["verdict"]) == ("Bob", "verified") and "note" not in entry
+
+
+def test_on_a_terminal_replacing_a_decision_is_asked(recorded_suite: pytest.Pytester, monkeypatch, capsys) -> None:
+    from pytest_citecheck._review import command as review_cmd
+
+    monkeypatch.chdir(recorded_suite.path)
+    assert review(recorded_suite, "--report", "report.json", "--accept", "iat_future", "--by", "Ada").returncode == 0
+    rows = review_cmd.load_rows(Path("report.json"))
+    args = review_cmd._parser().parse_args(["--report", "report.json", "--set", "iat_future=verified", "--by", "Lin"])
+    asked: list[str] = []
+
+    def say_no(prompt: str) -> str:
+        asked.append(prompt)
+        return "n"
+
+    with pytest.raises(review_cmd.ReviewInputError, match="the decision was kept"):
+        review_cmd.apply_flags(rows, args, sys.stdout, ask=say_no, on_terminal=True)
+    assert asked and "unsupported by Ada" in asked[0]
+    assert decisions_in(recorded_suite)["iat_future"]["by"] == "Ada"
+    assert review_cmd.apply_flags(rows, args, sys.stdout, ask=lambda prompt: "y", on_terminal=True) == 0
+    assert decisions_in(recorded_suite)["iat_future"]["by"] == "Lin"
+
+
+def test_a_decision_on_a_citation_that_stood_on_its_own_needs_a_note_and_says_so(
+    recorded_suite: pytest.Pytester,
+) -> None:
+    # aud_reject is "verified" at 0.94: it stood on its own, nobody needed to review it.
+    undocumented = review(recorded_suite, "--report", "report.json", "--set", "aud_reject=contradicted", "--by", "Bob")
+    assert undocumented.returncode == 2
+    assert "citation 'aud_reject' stood on its own (verified at 0.94, auto_accept 0.8)" in undocumented.stderr
+    assert "--note" in undocumented.stderr and "Nothing was changed." in undocumented.stderr
+    assert not (recorded_suite.path / "citecheck-reviews.json").exists()
+
+    documented = review(
+        recorded_suite,
+        "--report",
+        "report.json",
+        "--set",
+        "aud_reject=contradicted",
+        "--by",
+        "Bob",
+        "--note",
+        "4.1.3 says MUST reject, the app says MAY",
+    )
+    assert documented.returncode == 0, documented.stderr
+    assert "aud_reject stood on its own (verified at 0.94, auto_accept 0.8)" in documented.stdout
+    assert decisions_in(recorded_suite)["aud_reject"]["verdict"] == "contradicted"
+
+
+def test_interactive_review_asks_before_replacing_and_wants_a_note_for_a_citation_that_stood(
+    recorded_suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    from pytest_citecheck._review import command as review_cmd
+
+    monkeypatch.chdir(recorded_suite.path)
+    assert (
+        review(recorded_suite, "--report", "report.json", "--accept", "pii_encryption", "--by", "Ada").returncode == 0
+    )
+    before = (recorded_suite.path / "citecheck-reviews.json").read_bytes()
+    # aud_reject: accept, no note (not recorded); pii_encryption: verified, then "replace?" no; then quit.
+    answers = iter(["a", "", "v", "n", "q"])
+    prompts: list[str] = []
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(answers)
+
+    args = review_cmd._parser().parse_args(["--report", "report.json", "--all", "--by", "Lin"])
+    rows = review_cmd.load_rows(Path("report.json"))
+    assert review_cmd.interactive(rows, args, sys.stdout, ask=ask) == 0
+    out = capsys.readouterr().out
+    assert "Note (required: it stood on its own (verified at 0.94, auto_accept 0.8), so say why): " in prompts
+    assert "not recorded: aud_reject stood on its own" in out
+    assert any(prompt.startswith("Replace the decision unsupported by Ada") for prompt in prompts)
+    assert "kept the existing decision" in out
+    assert (recorded_suite.path / "citecheck-reviews.json").read_bytes() == before
+
+
+def test_listing_into_a_pipe_that_closes_early_prints_no_traceback(recorded_suite: pytest.Pytester) -> None:
+    # `citecheck review --list --all | head`: head exits after a few lines, and the pipe closes.
+    report = json.loads((recorded_suite.path / "report.json").read_text())
+    row = next(row for row in report["results"] if row.get("review_key") and not row["auto"])
+    report["results"] = [{**row, "id": f"c{n}"} for n in range(400)]  # far more than a pipe buffers
+    (recorded_suite.path / "big.json").write_text(json.dumps(report))
+    listing = subprocess.Popen(
+        [sys.executable, "-m", "pytest_citecheck", "review", "--report", "big.json", "--list", "--all"],
+        cwd=recorded_suite.path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert listing.stdout is not None and listing.stderr is not None
+    assert listing.stdout.readline().startswith(b"400 citations need review")
+    listing.stdout.close()  # what head does once it has its lines
+    with listing.stderr:
+        errors = listing.stderr.read().decode()
+    assert listing.wait(timeout=60) != 0
+    assert "Traceback" not in errors and "BrokenPipeError" not in errors and "Exception ignored" not in errors, errors

@@ -78,3 +78,40 @@ def test_the_console_script_merges_too_and_bad_input_is_a_clear_error(suite, tmp
     assert bad.returncode == 2
     assert "missing.json: no such report" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_overlapping_reports_are_counted_once_with_a_warning(suite, jev_server, monkeypatch):
+    write_suite(suite)
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=8)
+    monkeypatch.delenv("TYPESAFE_API_KEY")
+    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    whole = suite.runpytest("--citecheck-json=whole.json")
+    expected = citecheck_section(whole.outlines)
+    suite.runpytest("test_shard_a.py", "--citecheck-json=shard-1.json").assert_outcomes(passed=3)
+
+    # The same shard twice, and a shard that overlaps the whole run: each row counts once.
+    for reports in (["whole.json", "whole.json"], ["whole.json", "shard-1.json"]):
+        merged = merge(*reports, "-o", "all.json", cwd=suite.path)
+        assert merged.returncode == 0, merged.stderr
+        assert merged.stdout.splitlines() == [*expected, "JSON report: all.json"]
+        assert "citecheck merge: warning:" in merged.stderr and "counted once" in merged.stderr
+        assert len(json.loads((suite.path / "all.json").read_text())["results"]) == 8
+    assert "3 citations (test and citation id) are in more than one report" in merged.stderr
+    assert "test_shard_a.py::test_epoch_seconds::epoch_seconds" in merged.stderr
+
+
+def test_a_duplicate_with_another_verdict_is_an_error(suite, jev_server):
+    write_suite(suite)
+    suite.runpytest("test_shard_a.py", "--citecheck-record-mode=once", "--citecheck-json=shard-1.json")
+    report = json.loads((suite.path / "shard-1.json").read_text())
+    for row in report["results"]:
+        if row["id"] == "aud_reject":
+            row["verdict"] = "contradicted"
+    (suite.path / "rerun.json").write_text(json.dumps(report))
+    merged = merge("shard-1.json", "rerun.json", "-o", "all.json", cwd=suite.path)
+    assert merged.returncode == 2
+    assert (
+        "test_shard_a.py::test_aud_reject::aud_reject is verified in shard-1.json but contradicted in rerun.json"
+        in merged.stderr
+    )
+    assert not (suite.path / "all.json").exists()

@@ -23,7 +23,7 @@ import pytest
 from pytest_citecheck import CitationsNotSupported, Source, assert_citations_supported
 
 HERE = Path(__file__).parent
-RFC7519 = Source.from_file(HERE / "rfc7519.txt", format="rfc")
+RFC7519 = Source.from_file(HERE / "rfc7519.txt")  # detected as format "rfc" (RFC Editor plain text)
 CITATIONS = json.loads((HERE / "citations.json").read_text(encoding="utf-8"))
 
 

@@ -1,19 +1,31 @@
 """The functions a test calls directly, and how they find the test they are called from.
 
-The plugin binds each running test's ``citecheck`` checker here; outside a pytest run (a script,
-a notebook) a standalone checker asks Jev live with the SDK's environment settings.
+The plugin binds each running test's ``citecheck`` checker here. Inside a pytest run with no test
+bound (the plugin disabled, or a call at import time or from a session-scoped fixture) the helpers
+raise ``CheckerUnavailableError``: a check there would have no cassette, no record mode and no
+report, and would spend the key. Outside pytest (a script, a notebook) a standalone checker asks
+Jev live with the SDK's environment settings.
+
+Kept light: the plugin imports this module when a session is configured, and a suite that checks
+no citation must not pay for the checker.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_citecheck._check.checker import Checker
-from pytest_citecheck._options import Settings
-from pytest_citecheck._results import CitationResult
+from pytest_citecheck._errors import CheckerUnavailableError
+
+if TYPE_CHECKING:
+    from pytest_citecheck._check.checker import Checker
+    from pytest_citecheck._results import CitationResult
 
 _current: Callable[[], Checker] | None = None
+# Sessions with the plugin configured in this process (pytester runs one session inside another).
+_sessions = 0
 
 
 def bind(getter: Callable[[], Checker] | None) -> None:
@@ -22,13 +34,54 @@ def bind(getter: Callable[[], Checker] | None) -> None:
     _current = getter
 
 
-def current_checker() -> Checker:
+def enter_session() -> Callable[[], Checker] | None:
+    """Called when the plugin configures a session: no test is bound until one runs.
+
+    Returns the binding of an enclosing session (an in-process pytester run), for ``leave_session``.
+    """
+    global _current, _sessions
+    previous, _current = _current, None
+    _sessions += 1
+    return previous
+
+
+def leave_session(previous: Callable[[], Checker] | None) -> None:
+    global _current, _sessions
+    _current = previous
+    _sessions -= 1
+
+
+def _inside_pytest() -> bool:
+    # pytest (>= 8.2) sets PYTEST_VERSION while it runs; a script started by a test inherits the
+    # variable but does not import pytest, so it is still a script.
+    return "PYTEST_VERSION" in os.environ and "_pytest.config" in sys.modules
+
+
+def current_checker(caller: str = "assert_citations_supported()") -> Checker:
+    __tracebackhide__ = True
     if _current is not None:
         return _current()
+    if _sessions:
+        raise CheckerUnavailableError(
+            f"{caller} was called outside a running test (at import or collection time, or from a fixture "
+            "wider than function scope): only a test has a cassette and a report row to record the check in, "
+            "so nothing was sent to Jev. Call it inside the test function (or a function-scoped fixture), "
+            "or use the citecheck fixture"
+        )
+    if _inside_pytest():
+        raise CheckerUnavailableError(
+            "pytest-citecheck's plugin is not active in this pytest run (disabled with -p no:citecheck, or "
+            "plugin autoloading is off: PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 or --disable-plugin-autoload), so "
+            f"{caller} has no cassette, record mode or report, and nothing was sent to Jev: "
+            "enable it with -p citecheck (or -p pytest_citecheck.plugin)"
+        )
     return _standalone_checker()
 
 
 def _standalone_checker() -> Checker:
+    from pytest_citecheck._check.checker import Checker
+    from pytest_citecheck._options import Settings
+
     def live_client() -> Any:
         from typesafe_sdk import TypeSafeClient
 
@@ -38,7 +91,7 @@ def _standalone_checker() -> Checker:
 
 
 def assert_citations_supported(
-    citations: Any, source: Any, *, format: str = "rfc", **options: Any
+    citations: Any, source: Any, *, format: str = "auto", **options: Any
 ) -> list[CitationResult]:
     """Fail the current test when a citation is fabricated, or contradicted (or unsupported) on its own.
 
@@ -48,12 +101,16 @@ def assert_citations_supported(
     ``fail_on``), which win over the marker, the command line and the ini file.
     Verdicts below ``auto_accept`` are reported for human review (a warning by default).
     Returns the results when the test may go on.
+
+    Inside a pytest run it needs the plugin and a running test (else ``CheckerUnavailableError``);
+    outside pytest it asks Jev live, with no cassette.
     """
     __tracebackhide__ = True
-    return current_checker().assert_supported(citations, source, format=format, **options)
+    checker = current_checker("assert_citations_supported()")
+    return checker.assert_supported(citations, source, format=format, **options)
 
 
-def check_citations(citations: Any, source: Any, *, format: str = "rfc", **options: Any) -> list[CitationResult]:
+def check_citations(citations: Any, source: Any, *, format: str = "auto", **options: Any) -> list[CitationResult]:
     """Check citations and return one ``CitationResult`` each, in order, without failing the test."""
     __tracebackhide__ = True
-    return current_checker().check(citations, source, format=format, **options)
+    return current_checker("check_citations()").check(citations, source, format=format, **options)

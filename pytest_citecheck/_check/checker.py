@@ -112,7 +112,7 @@ class Checker:
 
     # --- the public calls -------------------------------------------------------------------
 
-    def check(self, citations: Any, source: Any, *, format: str = "rfc", **options: Any) -> list[CitationResult]:
+    def check(self, citations: Any, source: Any, *, format: str = "auto", **options: Any) -> list[CitationResult]:
         """Check every citation against ``source`` and return one result per citation, in order."""
         __tracebackhide__ = True
         plan = self._plan(citations, source, format, options, "check()")
@@ -120,7 +120,9 @@ class Checker:
         outcomes = self._judge_on_threads(plan, indices) if indices else {}
         return self._finish(*in_order(plan.located, outcomes), plan.source)
 
-    async def acheck(self, citations: Any, source: Any, *, format: str = "rfc", **options: Any) -> list[CitationResult]:
+    async def acheck(
+        self, citations: Any, source: Any, *, format: str = "auto", **options: Any
+    ) -> list[CitationResult]:
         """``check`` for async tests: Jev is asked through ``AsyncTypeSafeClient``, up to ``concurrency`` at once.
 
         Runs under asyncio or trio (pytest-asyncio, anyio); results keep the citations' order, and the
@@ -133,7 +135,7 @@ class Checker:
         return self._finish(*in_order(plan.located, outcomes), plan.source)
 
     def assert_supported(
-        self, citations: Any, source: Any, *, format: str = "rfc", **options: Any
+        self, citations: Any, source: Any, *, format: str = "auto", **options: Any
     ) -> list[CitationResult]:
         """Check, then fail when a citation is not supported (see ``_gate.decide``); returns the results."""
         __tracebackhide__ = True
@@ -141,7 +143,7 @@ class Checker:
         return self._enforce(self.check(citations, source, format=format, **options), settings)
 
     async def aassert_supported(
-        self, citations: Any, source: Any, *, format: str = "rfc", **options: Any
+        self, citations: Any, source: Any, *, format: str = "auto", **options: Any
     ) -> list[CitationResult]:
         """``assert_supported`` for async tests (see ``acheck``)."""
         __tracebackhide__ = True

@@ -16,6 +16,7 @@ from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._judge.limits import (
     REQUEST_TOKEN_LIMIT,
     STATE_AND_QUESTION_TOKEN_LIMIT,
+    estimate_tokens,
     fits,
     max_section_characters,
     request_tokens,
@@ -48,6 +49,10 @@ class Located(NamedTuple):
             return source.text
         section_text = source.sections[self.section]
         return section_text if self.window is None else section_text[self.window[0] : self.window[1]]
+
+
+# Below this many characters of section beside the claim, no window or split would leave Jev enough to judge.
+SMALLEST_USEFUL_SECTION = 500
 
 
 def source_of(documents: Documents, document: str | None) -> Source:
@@ -165,6 +170,17 @@ def check_size(citation: Citation, source: Documents, located: Located) -> None:
     if fits(citation.claim, text):
         return
     tokens = request_tokens(citation.claim, text)
+    room = max_section_characters(citation.claim)
+    if room < max(len(citation.quote or ""), SMALLEST_USEFUL_SECTION):
+        # No window and no smaller section can help: the claim itself leaves no room to judge anything.
+        raise CitationInputError(
+            f"the claim is {len(citation.claim):,} characters (about {estimate_tokens(citation.claim):,} tokens), too "
+            f"large for one Jev request: state plus question may hold {STATE_AND_QUESTION_TOKEN_LIMIT:,} tokens, and "
+            f"this claim leaves room for {room:,} characters of section; shorten the claim to the sentence or two "
+            "the quote supports (did the app pass its whole answer as the claim?)",
+            citation=citation.id,
+            field="claim",
+        )
     if located.window is not None:
         remedy = "use a smaller window"
     elif citation.quote is not None:

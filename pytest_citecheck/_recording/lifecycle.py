@@ -18,6 +18,7 @@ crosses to the xdist controller and into a shard's JSON report unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -280,6 +281,28 @@ def find_orphans(expected: Mapping[str, Iterable[str]]) -> list[str]:
     return orphans
 
 
+def orphaned_module_cassettes(test_dirs: Mapping[str, Iterable[str]], cassette_dir: str) -> list[str]:
+    """Citecheck cassettes in ``<test dir>/<cassette_dir>/<module>/`` whose ``<module>.py`` is gone.
+
+    ``test_dirs`` maps each directory tests were collected from to the module names (file stems)
+    collected there. A deleted or renamed test module leaves its whole cassette directory behind;
+    no selection of tests can make those cassettes play again, so a partial run may report them too.
+    """
+    from pytest_citecheck._recording.cassettes import is_citecheck_cassette
+
+    orphans = []
+    for directory, modules in test_dirs.items():
+        root = Path(directory) / cassette_dir
+        if not root.is_dir():
+            continue
+        collected = set(modules)
+        for folder in sorted(path for path in root.iterdir() if path.is_dir()):
+            if folder.name in collected or (Path(directory) / f"{folder.name}.py").exists():
+                continue
+            orphans += [str(path) for path in sorted(folder.glob("*.yaml")) if is_citecheck_cassette(path)]
+    return orphans
+
+
 def delete_unused(unused: Sequence[Mapping[str, Any]], orphans: Sequence[str]) -> list[str]:
     """Remove unused interactions from their cassettes and orphan files; returns what was changed."""
     from pytest_citecheck._recording.cassettes import read_interactions, request_key, write_interactions
@@ -300,6 +323,9 @@ def delete_unused(unused: Sequence[Mapping[str, Any]], orphans: Sequence[str]) -
     for orphan in orphans:
         Path(orphan).unlink(missing_ok=True)
         changed.append(orphan)
+    for folder in {Path(orphan).parent for orphan in orphans}:
+        with contextlib.suppress(OSError):  # only a directory the orphans left empty goes
+            folder.rmdir()
     return changed
 
 

@@ -38,6 +38,8 @@ class Report:
         # Recordings no test played, and cassette files of no collected test (see ``recordings``).
         self.unused: list[dict[str, Any]] = []
         self.orphans: list[str] = []
+        # After ``merge``: "test::citation" of each row that more than one report held (counted once).
+        self.duplicates: list[str] = []
 
     def extend(self, rows: Iterable[dict[str, Any]]) -> None:
         self.rows.extend(rows)
@@ -76,11 +78,41 @@ class Report:
         return report
 
     @classmethod
-    def merge(cls, reports: Sequence[Report]) -> Report:
+    def merge(cls, reports: Sequence[Report], names: Sequence[str] | None = None) -> Report:
+        """One report from several (``names`` label them in errors).
+
+        A row is identified by its test and citation id (and, for a citation a test checks more than
+        once, which check it is). A row that more than one report holds — the same shard passed twice,
+        shards that overlap — is counted once and listed in ``duplicates``; if the reports disagree on
+        its verdict, no merge can be right, and it is a ``ReportError``.
+        """
+        labels = list(names) if names is not None else [f"report {n}" for n in range(1, len(reports) + 1)]
         merged = cls()
-        for report in reports:
-            merged.extend(report.rows)
-            merged.unused.extend(report.unused)
+        first_seen: dict[tuple[str, str, int], tuple[str, dict[str, Any]]] = {}
+        seen_unused: set[tuple[str, str, str]] = set()
+        for report, label in zip(reports, labels):
+            checks: Counter[tuple[str, str]] = Counter()
+            for row in report.rows:
+                test, citation = str(row.get("test")), str(row.get("id"))
+                checks[test, citation] += 1
+                key = (test, citation, checks[test, citation])
+                if key not in first_seen:
+                    first_seen[key] = (label, row)
+                    merged.rows.append(row)
+                    continue
+                where, first = first_seen[key]
+                if first.get("verdict") != row.get("verdict"):
+                    raise ReportError(
+                        f"{test}::{citation} is {first.get('verdict')} in {where} but {row.get('verdict')} in {label}: "
+                        "the reports disagree about the same citation; merge the reports of one run's shards only"
+                    )
+                if f"{test}::{citation}" not in merged.duplicates:
+                    merged.duplicates.append(f"{test}::{citation}")
+            for entry in report.unused:
+                unused_key = (str(entry.get("test")), str(entry.get("cassette")), str(entry.get("request")))
+                if unused_key not in seen_unused:
+                    seen_unused.add(unused_key)
+                    merged.unused.append(entry)
         # Every shard collects the whole suite, so each may find the same orphan.
         merged.orphans = sorted({orphan for report in reports for orphan in report.orphans})
         return merged

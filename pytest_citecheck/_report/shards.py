@@ -2,7 +2,8 @@
 
 Each shard runs ``pytest --citecheck-json=shard-N.json``; the merged report holds every shard's
 rows (and unused recordings and orphans), and the summary printed is the one a single run of the
-whole suite prints.
+whole suite prints. A citation that more than one report holds (overlapping shards, a report given
+twice) is counted once, with a warning; reports that disagree on its verdict are an error.
 """
 
 from __future__ import annotations
@@ -25,10 +26,19 @@ def main(argv: Sequence[str]) -> int:
     args = parser.parse_args(list(argv))
     try:
         reports = [Report.load(path) for path in args.reports]
+        merged = Report.merge(reports, [str(path) for path in args.reports])
     except ReportError as error:
         print(f"citecheck merge: {error}", file=sys.stderr)
         return 2
-    merged = Report.merge(reports)
+    if merged.duplicates:
+        count = len(merged.duplicates)
+        listed = ", ".join(merged.duplicates[:5]) + (", …" if count > 5 else "")
+        print(
+            f"citecheck merge: warning: {count} citation{'s' if count != 1 else ''} (test and citation id) "
+            f"{'are' if count != 1 else 'is'} in more than one report: counted once ({listed}). "
+            "Do the shards overlap, or was a report given twice?",
+            file=sys.stderr,
+        )
     if args.output is not None:
         merged.write(args.output)
     lines = merged.summary_lines(verbose=args.verbose) + merged.recording_lines(verbose=args.verbose)

@@ -60,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
         dest="set_",
         help=f"set this citation's verdict ({', '.join(DECIDABLE_VERDICTS)})",
     )
+    parser.add_argument(
+        "--replace", action="store_true", help="replace a decision a citation already has (else refused, or asked)"
+    )
     parser.add_argument("--note", metavar="TEXT", help="a note stored with every decision of this invocation")
     parser.add_argument("--by", metavar="NAME", help="who decides (default: git config user.name, else the login name)")
     parser.add_argument(
@@ -233,8 +236,35 @@ def parse_set(value: str) -> tuple[str, str]:
     return citation.strip(), verdict
 
 
-def apply_flags(rows: list[dict[str, Any]], args: argparse.Namespace, out: TextIO) -> int:
-    """Record ``--accept`` and ``--set`` decisions: all of them, or (on any bad input) none."""
+def decision_text(entry: dict[str, Any]) -> str:
+    """A recorded decision in a few words: its verdict, who, when, and the note."""
+    note = f", note: {entry['note']!r}" if entry.get("note") else ""
+    return f"{entry.get('verdict')} by {entry.get('by')} on {entry.get('at')}{note}"
+
+
+def stood_on_its_own(row: dict[str, Any]) -> str | None:
+    """For a citation whose verdict needed no human (at or above auto_accept): the words that say so."""
+    if not row.get("auto"):
+        return None
+    confidence = "-" if row.get("confidence") is None else f"{row['confidence']:.2f}"
+    said = row.get("model_verdict") or row.get("verdict")
+    return f"stood on its own ({said} at {confidence}, auto_accept {row.get('auto_accept', 0.8):g})"
+
+
+def apply_flags(
+    rows: list[dict[str, Any]],
+    args: argparse.Namespace,
+    out: TextIO,
+    ask: Callable[[str], str] = input,
+    on_terminal: bool | None = None,
+) -> int:
+    """Record ``--accept`` and ``--set`` decisions: all of them, or (on any bad input) none.
+
+    A citation that already has a decision keeps it unless ``--replace`` is given (or, on a
+    terminal, the reviewer says yes); a citation that stood on its own needs a ``--note`` saying why.
+    """
+    if on_terminal is None:
+        on_terminal = sys.stdin.isatty()
     wanted: list[tuple[str, str | None]] = [(citation, None) for citation in args.accept]
     wanted += [parse_set(value) for value in args.set_]
     session = Session(args.reviews)
@@ -242,12 +272,28 @@ def apply_flags(rows: list[dict[str, Any]], args: argparse.Namespace, out: TextI
     decided = []
     for citation, verdict in wanted:
         row = resolve(rows, citation)
+        own = stood_on_its_own(row)
+        if own is not None and not args.note:
+            raise ReviewInputError(
+                f"citation {row.get('id')!r} {own}: it needs no review, so a decision on it must say "
+                "why: pass --note TEXT (the decision then takes the place of Jev's verdict on every run)"
+            )
+        existing = session.file_for(row).decisions.get(str(row.get("review_key")))
+        if existing is not None and not args.replace:
+            shown = f"citation {row.get('id')!r} already has a decision: {decision_text(existing)}"
+            if not (on_terminal and ask(f"{shown}. Replace it? [y/N] ").strip().lower() in {"y", "yes"}):
+                raise ReviewInputError(f"{shown}; the decision was kept (pass --replace to replace it)")
         entry = session.record(row, verdict, by=by, note=args.note)
-        decided.append((row, entry))
+        decided.append((row, entry, existing, own))
     paths = session.save()
-    for row, entry in decided:
+    for row, entry, existing, own in decided:
         how = "confirmed" if entry["action"] == "confirm" else f"set (Jev said {entry['model_verdict']})"
-        print(f"{row.get('id')}: {entry['verdict']} {how} by {entry['by']}", file=out)
+        line = f"{row.get('id')}: {entry['verdict']} {how} by {entry['by']}"
+        if existing is not None:
+            line += f"; replaces {existing.get('by')}'s decision ({decision_text(existing)})"
+        print(line, file=out)
+        if own is not None:
+            print(f"  {row.get('id')} {own}: this documented decision now takes the place of Jev's verdict", file=out)
     print(f"Wrote {', '.join(str(p) for p in paths)}; rerun pytest to apply.", file=out)
     return EXIT_OK
 
@@ -298,11 +344,25 @@ def interactive(
         if answer == "s":
             print(file=out)
             continue
+        session = Session(args.reviews)  # one file write per answer: quitting later loses nothing
+        existing = session.file_for(row).decisions.get(str(row.get("review_key")))
+        if existing is not None and not args.replace:
+            try:
+                replace = ask(f"Replace the decision {decision_text(existing)}? [y/N] ").strip().lower()
+            except EOFError:
+                replace = ""
+            if replace not in {"y", "yes"}:
+                print("  kept the existing decision\n", file=out)
+                continue
+        own = stood_on_its_own(row)
+        wording = "required: it " + own + ", so say why" if own else "optional, Enter to skip"
         try:
-            note = args.note if args.note is not None else ask("Note (optional, Enter to skip): ").strip() or None
+            note = args.note if args.note is not None else ask(f"Note ({wording}): ").strip() or None
         except EOFError:
             note = None
-        session = Session(args.reviews)  # one file write per answer: quitting later loses nothing
+        if own and not note:
+            print(f"  not recorded: {row.get('id')} {own}; a decision on it needs a note\n", file=out)
+            continue
         entry = session.record(row, None if answer == "a" else PROMPT_KEYS[answer], by=by, note=note)
         session.save()
         recorded += 1

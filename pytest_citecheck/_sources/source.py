@@ -76,10 +76,11 @@ class Source:
         object.__setattr__(self, "spans", spans)
 
     @classmethod
-    def from_text(cls, text: str, format: str = "rfc", *, name: str | None = None, hooks: Any = None) -> Source:
+    def from_text(cls, text: str, format: str = "auto", *, name: str | None = None, hooks: Any = None) -> Source:
         """Split ``text`` into sections according to ``format`` (see ``pytest_citecheck._sources.formats``).
 
-        Built-in formats: ``rfc``, ``markdown``, ``numbered``, ``html`` and ``auto``. Any other
+        Built-in formats: ``auto`` (the default: detect which of the others the text is), ``rfc``,
+        ``markdown``, ``numbered`` and ``html``. Any other
         name is offered to the ``pytest_citecheck_split_sections`` hook (``hooks``, or the running
         pytest session's).
         """
@@ -95,11 +96,13 @@ class Source:
             raise SourceError(
                 f"format must be a format name such as 'rfc' or 'markdown', not {format!r}", field="format"
             )
+        sections: Mapping[str, str]
         if format == "auto":
-            from pytest_citecheck._sources.formats import detect_format
+            from pytest_citecheck._sources.formats import split_detected
 
-            format = detect_format(text)
-        clean, sections = split(text, format, hooks)
+            format, clean, sections = split_detected(text, name)
+        else:
+            clean, sections = split(text, format, hooks)
         return cls(sections=sections, text=clean, name=name, format=format)
 
     @classmethod
@@ -115,6 +118,10 @@ class Source:
         from pytest_citecheck._sources.formats import EXTENSIONS, read_pdf
 
         path = Path(path)
+        if path.is_dir():
+            raise SourceError(
+                f"{path} is a directory, not a file: pass the path of the document itself", field="source"
+            )
         if not path.is_file():
             raise SourceError(f"{path}: no such file", field="source")
         if path.suffix.lower() == ".pdf":
@@ -123,6 +130,12 @@ class Source:
         try:
             text = path.read_text(encoding=encoding)
         except UnicodeDecodeError as error:
+            if path.read_bytes()[:2] == b"\x1f\x8b":  # gzip's magic number: a man page as installed, say
+                raise SourceError(
+                    f"{path} is gzip-compressed: decompress it first (gzip.open(path, 'rt').read(), or zcat) "
+                    "and pass the text to Source.from_text",
+                    field="source",
+                ) from None
             raise SourceError(f"{path} is not {encoding} text ({error.reason})", field="source") from None
         chosen = format or EXTENSIONS.get(path.suffix.lower(), "auto")
         return cls.from_text(text, format=chosen, name=path.name, hooks=hooks)

@@ -26,7 +26,16 @@ from pytest_citecheck._sources.formats.numbered import split_numbered
 from pytest_citecheck._sources.formats.pdf import read_pdf
 from pytest_citecheck._sources.formats.rfc import split_rfc
 
-__all__ = ["EXTENSIONS", "FORMATS", "PREAMBLE", "detect_format", "heading_ids", "read_pdf", "split"]
+__all__ = [
+    "EXTENSIONS",
+    "FORMATS",
+    "PREAMBLE",
+    "detect_format",
+    "heading_ids",
+    "read_pdf",
+    "split",
+    "split_detected",
+]
 
 Splitter = Callable[[str], "tuple[str, dict[str, str]]"]
 
@@ -52,9 +61,37 @@ def detect_format(text: str) -> str:
     return "markdown"
 
 
+# What ``auto`` looks for, in the order it looks, for the message when it finds none of them.
+AUTO_TRIED = (
+    "html (<h1>-<h6> elements), rfc (RFC Editor page footers and headers), markdown ('#' or underlined "
+    "headings) and numbered ('1.', '1.1', 'Section 4.' at the start of lines)"
+)
+
+
 def split_auto(text: str) -> tuple[str, dict[str, str]]:
     """Whichever built-in format ``detect_format`` names."""
-    return FORMATS[detect_format(text)](text)
+    return split_detected(text)[1:]
+
+
+def split_detected(text: str, name: str | None = None) -> tuple[str, str, dict[str, str]]:
+    """``(format, clean_text, sections)`` for the built-in format ``detect_format`` names.
+
+    When that format finds no sections either, the error names every format ``auto`` tried and
+    the ways out (``format=``, the split hook), not just the last splitter's complaint.
+    """
+    chosen = detect_format(text)
+    try:
+        clean, sections = FORMATS[chosen](text)
+    except SourceError:
+        document = f"{name}: " if name else ""
+        raise SourceError(
+            f"{document}format 'auto' found no sections: it looked for {AUTO_TRIED}, and the document has none "
+            "of them; if it is one of those formats, pass format= (rfc, markdown, numbered, html); otherwise "
+            "split it yourself: implement the pytest_citecheck_split_sections hook for a format name of your "
+            "own (see docs/hooks.md), or build Source(sections={...})",
+            field="format",
+        ) from None
+    return chosen, clean, sections
 
 
 _RFC_HEADER = re.compile(r"^RFC \d+ .*\b\d{4}[ \t]*$", re.MULTILINE)

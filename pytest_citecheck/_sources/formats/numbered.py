@@ -35,7 +35,7 @@ def _unbox(text: str) -> str:
     return "\n".join(out)
 
 
-def _follows(number: tuple[int, ...], current: tuple[int, ...]) -> bool:
+def follows(number: tuple[int, ...], current: tuple[int, ...]) -> bool:
     """Whether ``number`` can be the section after ``current``: its first child, or a later sibling
     of it or of one of its ancestors (skipping at most a few numbers)."""
     if number == (*current, 1) or number == (*current, 0):
@@ -71,7 +71,7 @@ def split_numbered(text: str) -> tuple[str, dict[str, str]]:
         ):
             number = tuple(int(part) for part in found.group("number").split("."))
             indent = found.group("indent")
-            plausible = (number[-1] <= 1 and len(number) == 1) if current is None else _follows(number, current)
+            plausible = (number[-1] <= 1 and len(number) == 1) if current is None else follows(number, current)
             if plausible and indents.get(len(number), indent) == indent:
                 indents.setdefault(len(number), indent)
                 current = number

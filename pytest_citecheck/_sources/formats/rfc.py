@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from pytest_citecheck._errors import SourceError
+from pytest_citecheck._sources.formats.numbered import follows
 
 # RFC Editor plain text: every page ends with a footer "Author, et al.  Category  [Page N]" and the
 # next page starts with a header "RFC NNNN  Title  Month Year". Both are layout, not content.
@@ -21,7 +23,7 @@ def split_rfc(text: str) -> tuple[str, dict[str, str]]:
         line for line in text.replace("\f", "").split("\n") if not (_RFC_FOOTER.match(line) or _RFC_HEADER.match(line))
     ]
     clean = re.sub(r"\n{3,}", "\n\n", "\n".join(kept))
-    headers = list(_RFC_SECTION.finditer(clean))
+    headers = _in_sequence(_RFC_SECTION.finditer(clean))
     sections: dict[str, str] = {}
     for here, following in zip(headers, [*headers[1:], None]):
         number = here.group("number")
@@ -36,3 +38,24 @@ def split_rfc(text: str) -> tuple[str, dict[str, str]]:
             "no numbered section headers (like '4.1.  Title' at the start of a line) were found", field="source"
         )
     return clean, sections
+
+
+def _in_sequence(found: Iterable[re.Match[str]]) -> list[re.Match[str]]:
+    """The header lines whose numbers follow the section before them (see ``numbered.follows``).
+
+    A wrapped sentence can put a number at the start of a line ("60 days after the cessation." in
+    the GFDL's section 9): out of sequence, it is text, not a header that would cut its section in two.
+    """
+    kept: list[re.Match[str]] = []
+    current: tuple[int, ...] | None = None
+    for header in found:
+        number = header.group("number")
+        if number is None:  # "Appendix A.": ends the numbered sections
+            kept.append(header)
+            continue
+        parts = tuple(int(part) for part in number.split("."))
+        plausible = (len(parts) == 1 and parts[0] <= 1) if current is None else follows(parts, current)
+        if plausible:
+            kept.append(header)
+            current = parts
+    return kept

@@ -1,0 +1,117 @@
+"""The helpers never go live behind the plugin's back: inside a pytest run they need the plugin and a test.
+
+``assert_citations_supported`` and ``check_citations`` find the running test's checker (its
+cassette, record mode and report). When there is none inside a pytest run (the plugin disabled with
+``-p no:citecheck`` or by disabling plugin autoloading, or a call at import time or from a
+session-scoped fixture) they raise, and nothing reaches Jev. Outside pytest (a script) they ask
+Jev live, as documented in docs/usage.md.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import CANARY_KEY, INNER_INI
+
+from pytest_citecheck.testing import JevServer
+
+HELPER_TEST = """
+from pytest_citecheck import assert_citations_supported, check_citations
+from cookbook import SOURCE, pick
+
+def test_assert():
+    assert_citations_supported(pick("aud_reject"), SOURCE)
+
+def test_check():
+    check_citations(pick("clock_skew"), SOURCE)
+"""
+
+NOT_ACTIVE = "*CheckerUnavailableError: pytest-citecheck's plugin is not active in this pytest run*"
+REMEDY = "*enable it with -p citecheck*"
+
+
+@pytest.fixture
+def live(suite: pytest.Pytester, jev_server: JevServer) -> pytest.Pytester:
+    """A suite whose environment would let a standalone checker reach Jev (the loopback server)."""
+    suite.makeini(INNER_INI + "citecheck_model = jev-1.12\n")
+    suite.makepyfile(test_helpers=HELPER_TEST)
+    return suite
+
+
+def test_with_the_plugin_disabled_the_helpers_raise_and_send_nothing(live, jev_server):
+    # In a subprocess: in this process the plugin is loaded (by this suite's own run) whatever the flags.
+    result = live.runpytest_subprocess("-p", "no:citecheck")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([NOT_ACTIVE, REMEDY])
+    assert jev_server.systemone_requests == []
+    assert not (live.path / "cassettes").exists()
+
+
+def test_with_plugin_autoload_disabled_the_helpers_raise_and_p_citecheck_enables_it(live, jev_server, monkeypatch):
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    result = live.runpytest_subprocess()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([NOT_ACTIVE, REMEDY])
+    assert jev_server.systemone_requests == []
+
+    # The remedy the message names works on the installed pytest: the entry point's name.
+    enabled = live.runpytest_subprocess("-p", "citecheck", "--citecheck-record-mode=once")
+    enabled.assert_outcomes(passed=2)
+    assert len(jev_server.systemone_requests) == 2
+    assert (live.path / "cassettes" / "test_helpers" / "test_assert.yaml").is_file()
+
+
+def test_a_call_outside_a_test_raises_and_sends_nothing(live, jev_server):
+    live.makepyfile(
+        test_helpers="""
+        import pytest
+        from pytest_citecheck import assert_citations_supported
+        from cookbook import SOURCE, pick
+
+        @pytest.fixture(scope="session")
+        def checked_once():
+            return assert_citations_supported(pick("aud_reject"), SOURCE)
+
+        def test_uses_session_fixture(checked_once):
+            pass
+        """,
+        test_at_import="""
+        from pytest_citecheck import check_citations
+        from cookbook import SOURCE, pick
+
+        RESULTS = check_citations(pick("clock_skew"), SOURCE)
+
+        def test_never_runs():
+            pass
+        """,
+    )
+    at_import = live.runpytest("--citecheck-record-mode=once", "test_at_import.py")
+    at_import.assert_outcomes(errors=1)
+    at_import.stdout.fnmatch_lines(["*CheckerUnavailableError: check_citations() was called outside a running test*"])
+    in_fixture = live.runpytest("--citecheck-record-mode=once", "test_helpers.py")
+    in_fixture.assert_outcomes(errors=1)
+    in_fixture.stdout.fnmatch_lines(["*assert_citations_supported() was called outside a running test*"])
+    assert jev_server.systemone_requests == []
+
+
+def test_outside_pytest_a_script_asks_jev_live(jev_server, tmp_path):
+    script = tmp_path / "check.py"
+    script.write_text(
+        "from pytest_citecheck import check_citations, Source\n"
+        "source = Source(sections={'1': '1. Refunds\\n\\nRefunds are issued within 30 days of purchase.'})\n"
+        "[r] = check_citations([{'id': 'r', 'claim': 'Refunds take 30 days.', "
+        "'quote': 'Refunds are issued within 30 days', 'section': '1'}], source)\n"
+        "print('VERDICT', r.verdict.value, r.judgement.replayed)\n"
+    )
+    env = {**os.environ, "TYPESAFE_BASE_URL": jev_server.url, "TYPESAFE_API_KEY": CANARY_KEY}
+    # A script started by a pytest run inherits PYTEST_VERSION; it is still a script (pytest is not imported).
+    assert "PYTEST_VERSION" in env
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "VERDICT verified False" in done.stdout
+    assert len(jev_server.systemone_requests) == 1
