@@ -24,6 +24,8 @@ _EXPORTS = {
     "CitationReviewWarning": "_check.checker",
     "CitationsNotSupported": "_check.checker",
     "Citation": "_citations.model",
+    "CitationLike": "_citations.model",
+    "CheckOptions": "_options",
     "CassetteError": "_errors",
     "CassetteMissError": "_errors",
     "CitationInputError": "_errors",
@@ -44,9 +46,11 @@ _EXPORTS = {
 __all__ = [
     "CassetteError",
     "CassetteMissError",
+    "CheckOptions",
     "Checker",
     "Citation",
     "CitationInputError",
+    "CitationLike",
     "CitationResult",
     "CitationReviewWarning",
     "CitationsNotSupported",
@@ -84,7 +88,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from pytest_citecheck._check.api import assert_citations_supported, check_citations
     from pytest_citecheck._check.checker import Checker, CitationReviewWarning, CitationsNotSupported
-    from pytest_citecheck._citations.model import Citation
+    from pytest_citecheck._citations.model import Citation, CitationLike
     from pytest_citecheck._errors import (
         CassetteError,
         CassetteMissError,
@@ -94,6 +98,7 @@ if TYPE_CHECKING:
         OptionError,
         SourceError,
     )
+    from pytest_citecheck._options import CheckOptions
     from pytest_citecheck._recording.lifecycle import ModelMismatchError, ModelPinWarning
     from pytest_citecheck._results import CitationResult, Judgement, Status, Verdict
     from pytest_citecheck._sources.corpus import Corpus

@@ -11,14 +11,41 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, Literal, TypedDict, get_args
 
 from pytest_citecheck._errors import OptionError
-from pytest_citecheck._results import Verdict
+from pytest_citecheck._results import Verdict, VerdictName
 
-RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
-UNUSED_POLICIES = ("warn", "fail", "delete")
-REVIEW_POLICIES = ("warn", "fail", "xfail", "skip")
+# The choices of the choice-valued knobs, as types (for the public signatures) and as tuples (for
+# parsing and help), one from the other.
+RecordMode = Literal["none", "once", "new_episodes", "all", "rewrite"]
+UnusedPolicy = Literal["warn", "fail", "delete"]
+ReviewPolicy = Literal["warn", "fail", "xfail", "skip"]
+RECORD_MODES: tuple[RecordMode, ...] = get_args(RecordMode)
+UNUSED_POLICIES: tuple[UnusedPolicy, ...] = get_args(UnusedPolicy)
+REVIEW_POLICIES: tuple[ReviewPolicy, ...] = get_args(ReviewPolicy)
+_OffWord = Literal[False, "none", "off"]
+
+
+class CheckOptions(TypedDict, total=False):
+    """The per-test settings a call takes as keyword arguments (and ``@pytest.mark.citecheck`` too).
+
+    ``assert_citations_supported(citations, source, **options: Unpack[CheckOptions])``: a type
+    checker reports a misspelt keyword or a value of the wrong type. ``None`` leaves a setting to
+    the marker, the command line or the ini file (for ``model`` it means the SDK's default). Each
+    key is a per-test ``Option`` below, with its meaning; ``tests/test_typing.py`` keeps the two in step.
+    """
+
+    auto_accept: float | None
+    model: str | None
+    fail_on: str | Iterable[Verdict | VerdictName] | None
+    review: ReviewPolicy | None
+    concurrency: int | None
+    screen: bool | None
+    fuzzy: float | _OffWord | None
+    casefold: bool | None
+    min_quote_length: int | None
+    window: int | _OffWord | None
 
 
 def _parse_fraction(raw: Any) -> float:
@@ -309,8 +336,8 @@ class Settings:
     auto_accept: float = 0.8
     model: str | None = None
     fail_on: frozenset[Verdict] = frozenset({Verdict.FABRICATED, Verdict.CONTRADICTED, Verdict.UNSUPPORTED})
-    review: str = "warn"
-    record_mode: str = "none"
+    review: ReviewPolicy = "warn"
+    record_mode: RecordMode = "none"
     concurrency: int = 8
     screen: bool = False
     fuzzy: float | None = None
@@ -319,7 +346,7 @@ class Settings:
     window: int | None = None
     cassette_dir: str = "cassettes"
     json: str | None = None
-    unused: str = "warn"
+    unused: UnusedPolicy = "warn"
     strict_model: bool = False
     drift_tolerance: float = 0.05
     fail_on_flip: bool = False

@@ -8,7 +8,7 @@ plugins (the report, the bookkeeping of recordings) are in ``session``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,8 @@ from pytest_citecheck._session import CHECKER, PENDING_ROWS, SETTINGS, CassetteB
 # Everything else (the checker, cassettes, reports, reviews) is imported where it is used: pytest
 # loads this module for every run, and a suite that checks no citation should not pay for them.
 if TYPE_CHECKING:
+    from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
+
     from pytest_citecheck._check.checker import Checker
     from pytest_citecheck._results import CitationResult
 
@@ -110,7 +112,7 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 
 @pytest.fixture
-def citecheck_async_client() -> Any:
+def citecheck_async_client() -> Callable[[], AsyncTypeSafeClient]:
     """Builds the ``typesafe_sdk.AsyncTypeSafeClient`` that ``await citecheck.acheck(...)`` asks Jev with.
 
     A callable, not a client: an async client's connections belong to the event loop they were
@@ -121,7 +123,7 @@ def citecheck_async_client() -> Any:
     client you close yourself (keep ``compression=False``).
     """
 
-    def build() -> Any:
+    def build() -> AsyncTypeSafeClient:
         from typesafe_sdk import AsyncTypeSafeClient
 
         from pytest_citecheck._judge.retry import patient_retry_policy
@@ -135,7 +137,7 @@ def citecheck_async_client() -> Any:
 # Session scope: building an SDK client costs tens of milliseconds (its TLS context), which a
 # replayed citation must not pay per test; the client is thread-safe and holds no per-test state.
 @pytest.fixture(scope="session")
-def citecheck_client() -> Iterator[Any]:
+def citecheck_client() -> Iterator[TypeSafeClient]:
     """The ``typesafe_sdk.TypeSafeClient`` that asks Jev, shared by the session's tests.
 
     Built once per session, with ``compression=False`` so recorded bodies are plain JSON on every machine. Reads
