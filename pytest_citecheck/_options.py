@@ -78,13 +78,19 @@ def _choice(choices: tuple[str, ...]) -> Callable[[Any], str]:
 
 
 def _parse_verdicts(raw: Any) -> frozenset[Verdict]:
-    items: Iterable[Any]
+    items: list[Any]
     if isinstance(raw, str):
-        items = [part.strip() for part in raw.replace(" ", ",").split(",") if part.strip()]
-    elif isinstance(raw, Iterable):
-        items = list(raw)
-    else:
+        raw = [raw]
+    if not isinstance(raw, Iterable):
         raise ValueError(f"expected verdict names such as 'fabricated,contradicted', got {raw!r}")
+    # Names separated by commas or spaces, in one string or several (the ini key is pytest's
+    # "args" type: `citecheck_fail_on = fabricated, contradicted` reads as two words).
+    items = []
+    for item in raw:
+        if isinstance(item, str):
+            items += [part for part in item.replace(" ", ",").split(",") if part.strip()]
+        else:
+            items.append(item)
     known = {verdict.value: verdict for verdict in Verdict}
     chosen = set()
     for item in items:
@@ -168,6 +174,11 @@ class Option:
         return self.parse is _parse_bool
 
     @property
+    def ini_type(self) -> IniType:
+        """The type pytest reads the ini key as (shown in ``pytest --help``); the parser still validates."""
+        return _INI_TYPES.get(self.parse, "string")
+
+    @property
     def flag(self) -> str:
         return "--citecheck-" + self.name.replace("_", "-")
 
@@ -181,6 +192,16 @@ class Option:
             return ",".join(sorted(v.value for v in self.default))
         return "SDK default (jev-latest)" if self.name == "model" else str(self.default)
 
+
+# pytest's ini types for the parsers whose values are one: a switch is "bool", a count "int", a
+# fraction "float", a list of verdicts "args"; a value with an off word (``none``) stays a string.
+IniType = Literal["string", "bool", "int", "float", "args"]
+_INI_TYPES: dict[Callable[[Any], Any], IniType] = {
+    _parse_bool: "bool",
+    _parse_positive_int: "int",
+    _parse_fraction: "float",
+    _parse_verdicts: "args",
+}
 
 OPTIONS: tuple[Option, ...] = (
     Option(
@@ -360,7 +381,7 @@ class Settings:
         for option in OPTIONS:
             if command_line.get(option.name) is not None:
                 origin, raw = option.flag, command_line[option.name]
-            elif ini.get(option.name) not in (None, ""):
+            elif ini.get(option.name) not in (None, "", []):
                 origin, raw = f"ini {option.ini}", ini[option.name]
             else:
                 values[option.name] = option.default
@@ -408,5 +429,12 @@ def configuration_table() -> str:
 
 def main(argv: list[str]) -> int:
     """``citecheck options``: print the configuration table."""
+    import argparse
+
+    argparse.ArgumentParser(
+        prog="citecheck options",
+        description="Print the Markdown table of every pytest-citecheck setting: its flag, ini key, marker and "
+        "call keyword, default and meaning (docs/configuration.md is this table).",
+    ).parse_args(argv)
     print(configuration_table(), end="")
     return 0

@@ -52,7 +52,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             help=f"{option.help} Default: {option.default_text}. Ini: {option.ini}.",
             **kind,
         )
-        parser.addini(option.ini, help=f"{option.help} (flag: {option.flag})", default=None)
+        parser.addini(option.ini, help=f"{option.help} (flag: {option.flag})", type=option.ini_type, default=None)
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -61,9 +61,19 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
+_INI_TYPE_WORDS = {"bool": "true or false", "int": "a whole number", "float": "a number"}
+
+
 def _resolve_settings(config: pytest.Config) -> Settings:
     command_line = {option.name: config.getoption("citecheck_" + option.name) for option in OPTIONS}
-    ini = {option.name: config.getini(option.ini) for option in OPTIONS}
+    ini = {}
+    for option in OPTIONS:
+        try:
+            ini[option.name] = config.getini(option.ini)
+        except (ValueError, TypeError, pytest.UsageError) as error:
+            # pytest could not read the value as the key's type (int, float, bool): say which key.
+            kind = _INI_TYPE_WORDS.get(option.ini_type, "a value")
+            raise OptionError(f"ini {option.ini}", f"expected {kind} ({error})") from None
     return Settings.resolve(command_line, ini)
 
 
