@@ -40,12 +40,12 @@ INNER_INI = "[pytest]\nfilterwarnings = default\nasyncio_default_fixture_loop_sc
 def cookbook_answer(claim: str, section: str) -> tuple[str, float]:
     """Scripted answers shaped like the cookbook's run: what each planted citation should get."""
     if "expiration time" in claim:
-        return ("contradicts", 0.99)
+        return ("contradicts", 0.98)
     if "personal data" in claim:
         return ("says_nothing", 0.52)
     if '"iat"' in claim:
-        return ("says_nothing", 0.71)
-    return ("supports", 0.97)
+        return ("says_nothing", 0.7)
+    return ("supports", 0.96)
 
 
 @pytest.fixture
