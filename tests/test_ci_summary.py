@@ -94,10 +94,8 @@ def test_github_summary_and_annotations(suite, jev_server, github):
         assert row in added
     assert "| *needs review* | 1 |" in added
     failing = added.split("### Failing: 3 citations", 1)[1].split("###", 1)[0]
-    assert f"| test_gh.py::test_fails (test_gh.py:{fails}) | sig_reporting | **fabricated** | – | – |" in failing
-    assert (
-        f"| test_gh.py::test_fails (test_gh.py:{fails}) | exp_required | **contradicted** | 0.97 | 4.1.4 |" in failing
-    )
+    assert f"| test_gh.py::test_fails (line {fails}) | sig_reporting | **fabricated** | – | – |" in failing
+    assert f"| test_gh.py::test_fails (line {fails}) | exp_required | **contradicted** | 0.97 | 4.1.4 |" in failing
     # Escaped: no HTML, no table-breaking pipe, no GitHub math from two dollars, one line.
     assert (
         "| pipe\\|id, with: colon | **fabricated** | – | – | A &lt;b&gt;bold&lt;/b&gt; \\| claim at 100% for \\$5 "
@@ -105,11 +103,9 @@ def test_github_summary_and_annotations(suite, jev_server, github):
     )
     assert "epoch_seconds" not in failing and "pii_encryption" not in failing
     errors_table = added.split("### Not checked: 1 test with an error", 1)[1].split("###", 1)[0]
-    assert (
-        f"| test_gh.py::test_bad_input (test_gh.py:{bad}) | CitationInputError: citation 'aud_reject'" in errors_table
-    )
+    assert f"| test_gh.py::test_bad_input (line {bad}) | CitationInputError: citation 'aud_reject'" in errors_table
     review = added.split("### Needs a human review: 1 citation below auto_accept", 1)[1]
-    assert "| test_gh.py::test_review (test_gh.py:" in review
+    assert "| test_gh.py::test_review (line " in review
     assert "| pii_encryption | unsupported | 0.28 | 0.8 | JWTs that carry personal data" in review
     assert "`citecheck review --report REPORT.json`" in review
     assert "Jev: 3 requests, " in review and "\\$0.042 per million" in review

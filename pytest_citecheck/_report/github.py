@@ -139,8 +139,7 @@ def _confidence(row: dict[str, Any]) -> str:
 
 def _test_cell(test: str, outcomes: Outcomes) -> str:
     location = outcomes.locations.get(test)
-    where = f" ({_cell(location[0])}:{location[1]})" if location is not None and location[1] is not None else ""
-    return _cell(test) + where
+    return _cell(test) + (f" (line {location[1]})" if location is not None and location[1] is not None else "")
 
 
 def _table(header: Sequence[str], rows: list[list[str]]) -> list[str]:
@@ -164,8 +163,10 @@ def step_summary(report: Report, outcomes: Outcomes) -> str:
         "|---|---:|",
         *(f"| {verdict} | {counts[verdict]} |" for verdict in VERDICT_ORDER),
         f"| *needs review* | {len(review)} |",
-        f"| *decided by a human* | {len([row for row in report.rows if row.get('decision')])} |",
     ]
+    decided = len([row for row in report.rows if row.get("decision")])
+    if decided:
+        lines.append(f"| *decided by a human* | {decided} |")
     if failing:
         lines += ["", f"### Failing: {plural(len(failing), 'citation')}", ""]
         lines += _table(
