@@ -7,7 +7,9 @@ plugins (the report, the bookkeeping of recordings) are in ``session``.
 
 from __future__ import annotations
 
+import ast
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,7 +18,7 @@ import pytest
 
 from pytest_citecheck import _hooks
 from pytest_citecheck._errors import OptionError
-from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Settings
+from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Option, Settings
 from pytest_citecheck._session import CHECKER, PENDING_ROWS, SETTINGS, CassetteBookkeeping, CitecheckRun, cassette_path
 
 # Everything else (the checker, cassettes, reports, reviews) is imported where it is used: pytest
@@ -62,6 +64,22 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 _INI_TYPE_WORDS = {"bool": "true or false", "int": "a whole number", "float": "a number"}
+# pytest's conversion errors end with the value it could not convert: "... float: 'nope'".
+_TRAILING_REPR = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*$""")
+
+
+def _ini_type_error(option: Option, error: Exception) -> OptionError:
+    """pytest could not read an ini value as the key's type: our parser's words for it, naming the key."""
+    origin = f"ini {option.ini}"
+    found = _TRAILING_REPR.search(str(error))
+    if found is not None:
+        try:
+            option.parse(ast.literal_eval(found[1]))
+        except ValueError as parse_error:
+            return OptionError(origin, str(parse_error))
+        except SyntaxError:
+            pass
+    return OptionError(origin, f"expected {_INI_TYPE_WORDS.get(option.ini_type, 'a value')} ({error})")
 
 
 def _resolve_settings(config: pytest.Config) -> Settings:
@@ -71,9 +89,7 @@ def _resolve_settings(config: pytest.Config) -> Settings:
         try:
             ini[option.name] = config.getini(option.ini)
         except (ValueError, TypeError, pytest.UsageError) as error:
-            # pytest could not read the value as the key's type (int, float, bool): say which key.
-            kind = _INI_TYPE_WORDS.get(option.ini_type, "a value")
-            raise OptionError(f"ini {option.ini}", f"expected {kind} ({error})") from None
+            raise _ini_type_error(option, error) from None
     return Settings.resolve(command_line, ini)
 
 
