@@ -25,6 +25,8 @@ _EXPORTS = {
     "CitationMisattributedWarning": "_check.checker",
     "CitationsNotSupported": "_check.checker",
     "Citation": "_citations.model",
+    "CitationLike": "_citations.model",
+    "CheckOptions": "_options",
     "CassetteError": "_errors",
     "CassetteMissError": "_errors",
     "CitationInputError": "_errors",
@@ -45,10 +47,12 @@ _EXPORTS = {
 __all__ = [
     "CassetteError",
     "CassetteMissError",
+    "CheckOptions",
     "Checker",
     "Citation",
     "CitationInputError",
     "CitationMisattributedWarning",
+    "CitationLike",
     "CitationResult",
     "CitationReviewWarning",
     "CitationsNotSupported",
@@ -91,7 +95,7 @@ if TYPE_CHECKING:
         CitationReviewWarning,
         CitationsNotSupported,
     )
-    from pytest_citecheck._citations.model import Citation
+    from pytest_citecheck._citations.model import Citation, CitationLike
     from pytest_citecheck._errors import (
         CassetteError,
         CassetteMissError,
@@ -101,6 +105,7 @@ if TYPE_CHECKING:
         OptionError,
         SourceError,
     )
+    from pytest_citecheck._options import CheckOptions
     from pytest_citecheck._recording.lifecycle import ModelMismatchError, ModelPinWarning
     from pytest_citecheck._results import CitationResult, Judgement, Status, Verdict
     from pytest_citecheck._sources.corpus import Corpus

@@ -1,12 +1,14 @@
 """The ``citecheck`` command (also ``python -m pytest_citecheck``): tools around a test run.
 
-Each subcommand lives in its own module and is imported only when it is run; ``COMMANDS`` maps
-its name to ``module:function`` and a one-line description. A subcommand's function takes the
-remaining arguments and returns an exit code.
+An argparse parser with one subcommand per entry of ``COMMANDS``: adding a subcommand is one line
+there, ``name: ("module:function", "one-line description")``. Each subcommand keeps its own
+argument parsing in its own module, imported only when it runs: its function takes the arguments
+after the subcommand's name (``--help`` included) and returns an exit code.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import os
 import sys
@@ -29,23 +31,30 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def usage() -> str:
-    width = max(len(name) for name in COMMANDS)
-    lines = ["usage: citecheck COMMAND [ARGS...]", "", "commands:"]
-    lines += [f"  {name.ljust(width)}  {description}" for name, (_, description) in COMMANDS.items()]
-    return "\n".join(lines)
+def build_parser(prog: str = "citecheck") -> argparse.ArgumentParser:
+    from pytest_citecheck import __version__
+
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Tools around a pytest-citecheck run. `python -m pytest_citecheck` is the same command.",
+        epilog=f"`{prog} COMMAND --help` describes a command.",
+    )
+    parser.add_argument("--version", action="version", version=f"pytest-citecheck {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", required=True)
+    for name, (_, description) in COMMANDS.items():
+        # The subcommand parses its own arguments (and its own --help): this parser only picks it.
+        commands.add_parser(name, help=description, description=description, add_help=False)
+    return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = "citecheck") -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in {"-h", "--help"}:
-        print(usage())
-        return 0 if args else 2
-    name, rest = args[0], args[1:]
-    if name not in COMMANDS:
-        print(f"citecheck: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
-        return 2
-    module_name, function_name = COMMANDS[name][0].split(":")
+    parser = build_parser(prog)
+    # parse_known_args: what follows the subcommand's name is the subcommand's to parse.
+    chosen, rest = parser.parse_known_args(args)
+    if args[0] != chosen.command:  # anything before the command is unknown here (-h and --version exit)
+        parser.error(f"unrecognized arguments: {' '.join(args[: args.index(chosen.command)])}")
+    module_name, function_name = COMMANDS[chosen.command][0].split(":")
     function = getattr(importlib.import_module(module_name), function_name)
     try:
         return int(function(rest) or 0)

@@ -11,15 +11,44 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, Literal, TypedDict, get_args
 
 from pytest_citecheck._errors import OptionError
-from pytest_citecheck._results import Verdict
+from pytest_citecheck._results import Verdict, VerdictName
 
-RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
-UNUSED_POLICIES = ("warn", "fail", "delete")
-REVIEW_POLICIES = ("warn", "fail", "xfail", "skip")
-MISATTRIBUTED_POLICIES = ("fail", "warn", "ignore")
+# The choices of the choice-valued knobs, as types (for the public signatures) and as tuples (for
+# parsing and help), one from the other.
+RecordMode = Literal["none", "once", "new_episodes", "all", "rewrite"]
+UnusedPolicy = Literal["warn", "fail", "delete"]
+ReviewPolicy = Literal["warn", "fail", "xfail", "skip"]
+MisattributedPolicy = Literal["fail", "warn", "ignore"]
+RECORD_MODES: tuple[RecordMode, ...] = get_args(RecordMode)
+UNUSED_POLICIES: tuple[UnusedPolicy, ...] = get_args(UnusedPolicy)
+REVIEW_POLICIES: tuple[ReviewPolicy, ...] = get_args(ReviewPolicy)
+MISATTRIBUTED_POLICIES: tuple[MisattributedPolicy, ...] = get_args(MisattributedPolicy)
+_OffWord = Literal[False, "none", "off"]
+
+
+class CheckOptions(TypedDict, total=False):
+    """The per-test settings a call takes as keyword arguments (and ``@pytest.mark.citecheck`` too).
+
+    ``assert_citations_supported(citations, source, **options: Unpack[CheckOptions])``: a type
+    checker reports a misspelt keyword or a value of the wrong type. ``None`` leaves a setting to
+    the marker, the command line or the ini file (for ``model`` it means the SDK's default). Each
+    key is a per-test ``Option`` below, with its meaning; ``tests/test_typing.py`` keeps the two in step.
+    """
+
+    auto_accept: float | None
+    model: str | None
+    fail_on: str | Iterable[Verdict | VerdictName] | None
+    review: ReviewPolicy | None
+    concurrency: int | None
+    screen: bool | None
+    fuzzy: float | _OffWord | None
+    casefold: bool | None
+    min_quote_length: int | None
+    window: int | _OffWord | None
+    misattributed: MisattributedPolicy | None
 
 
 def _parse_fraction(raw: Any) -> float:
@@ -52,13 +81,19 @@ def _choice(choices: tuple[str, ...]) -> Callable[[Any], str]:
 
 
 def _parse_verdicts(raw: Any) -> frozenset[Verdict]:
-    items: Iterable[Any]
+    items: list[Any]
     if isinstance(raw, str):
-        items = [part.strip() for part in raw.replace(" ", ",").split(",") if part.strip()]
-    elif isinstance(raw, Iterable):
-        items = list(raw)
-    else:
+        raw = [raw]
+    if not isinstance(raw, Iterable):
         raise ValueError(f"expected verdict names such as 'fabricated,contradicted', got {raw!r}")
+    # Names separated by commas or spaces, in one string or several (the ini key is pytest's
+    # "args" type: `citecheck_fail_on = fabricated, contradicted` reads as two words).
+    items = []
+    for item in raw:
+        if isinstance(item, str):
+            items += [part for part in item.replace(" ", ",").split(",") if part.strip()]
+        else:
+            items.append(item)
     known = {verdict.value: verdict for verdict in Verdict}
     chosen = set()
     for item in items:
@@ -148,6 +183,11 @@ class Option:
         return self.parse is _parse_bool
 
     @property
+    def ini_type(self) -> IniType:
+        """The type pytest reads the ini key as (shown in ``pytest --help``); the parser still validates."""
+        return _INI_TYPES.get(self.parse, "string")
+
+    @property
     def flag(self) -> str:
         return "--citecheck-" + self.name.replace("_", "-")
 
@@ -161,6 +201,16 @@ class Option:
             return ",".join(sorted(v.value for v in self.default))
         return "SDK default (jev-latest)" if self.name == "model" else str(self.default)
 
+
+# pytest's ini types for the parsers whose values are one: a switch is "bool", a count "int", a
+# fraction "float", a list of verdicts "args"; a value with an off word (``none``) stays a string.
+IniType = Literal["string", "bool", "int", "float", "args"]
+_INI_TYPES: dict[Callable[[Any], Any], IniType] = {
+    _parse_bool: "bool",
+    _parse_positive_int: "int",
+    _parse_fraction: "float",
+    _parse_verdicts: "args",
+}
 
 OPTIONS: tuple[Option, ...] = (
     Option(
@@ -325,8 +375,8 @@ class Settings:
     auto_accept: float = 0.8
     model: str | None = None
     fail_on: frozenset[Verdict] = frozenset({Verdict.FABRICATED, Verdict.CONTRADICTED, Verdict.UNSUPPORTED})
-    review: str = "warn"
-    record_mode: str = "none"
+    review: ReviewPolicy = "warn"
+    record_mode: RecordMode = "none"
     concurrency: int = 8
     screen: bool = False
     fuzzy: float | None = None
@@ -336,7 +386,7 @@ class Settings:
     misattributed: str = "fail"
     cassette_dir: str = "cassettes"
     json: str | None = None
-    unused: str = "warn"
+    unused: UnusedPolicy = "warn"
     strict_model: bool = False
     drift_tolerance: float = 0.05
     fail_on_flip: bool = False
@@ -350,7 +400,7 @@ class Settings:
         for option in OPTIONS:
             if command_line.get(option.name) is not None:
                 origin, raw = option.flag, command_line[option.name]
-            elif ini.get(option.name) not in (None, ""):
+            elif ini.get(option.name) not in (None, "", []):
                 origin, raw = f"ini {option.ini}", ini[option.name]
             else:
                 values[option.name] = option.default
@@ -398,5 +448,12 @@ def configuration_table() -> str:
 
 def main(argv: list[str]) -> int:
     """``citecheck options``: print the configuration table."""
+    import argparse
+
+    argparse.ArgumentParser(
+        prog="citecheck options",
+        description="Print the Markdown table of every pytest-citecheck setting: its flag, ini key, marker and "
+        "call keyword, default and meaning (docs/configuration.md is this table).",
+    ).parse_args(argv)
     print(configuration_table(), end="")
     return 0

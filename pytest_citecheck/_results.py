@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 
 class Status(str, Enum):
@@ -36,6 +36,9 @@ class Verdict(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+
+# The verdicts' names, for signatures that take them as text (``fail_on=["fabricated"]``).
+VerdictName = Literal["verified", "unsupported", "contradicted", "fabricated"]
 
 # Jev's label for how the section relates to the claim -> the verdict it means.
 RELATION_TO_VERDICT = {

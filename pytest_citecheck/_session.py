@@ -9,6 +9,7 @@ this module only connects pytest-free code (``report``, ``recordings``, ``casset
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,7 @@ from pytest_citecheck._options import Settings
 
 if TYPE_CHECKING:
     from pytest_citecheck._check.checker import Checker  # noqa: F401  (named in CHECKER's type)
+    from pytest_citecheck._report.github import Outcomes
     from pytest_citecheck._report.run_report import Report
     from pytest_citecheck._review.decisions import Reviews
 
@@ -68,6 +70,11 @@ class CitecheckRun:
         self._reviews: dict[Path, Reviews] = {}
         # Why the run fails although every test passed (a flip, unused recordings): the summary's last words.
         self.failed_because: list[str] = []
+        # Under GitHub Actions: which tests failed on which citations, and where the tests are
+        # (for the step summary and the annotations; see ``_report.github``).
+        self._github = bool(os.environ.get("GITHUB_STEP_SUMMARY")) or os.environ.get("GITHUB_ACTIONS") == "true"
+        self._outcomes: Outcomes | None = None
+        self._summary_error: str | None = None
 
     @property
     def report(self) -> Report:
@@ -110,12 +117,41 @@ class CitecheckRun:
             # Our errors say what happened and what to do; a traceback into the plugin adds nothing.
             error = call.excinfo.value
             report.longrepr = f"{type(error).__name__}: {error}"
+            if self._github:
+                report.citecheck_error = report.longrepr
+        elif self._github and call.excinfo is not None and report.failed and CHECKER in item.stash:
+            from pytest_citecheck._check.checker import CitationsNotSupported
+
+            if isinstance(call.excinfo.value, CitationsNotSupported):
+                # Which citations failed the test: they ride on the report to the controller, like the rows.
+                report.citecheck_failing = call.excinfo.value.failing_ids
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         rows = getattr(report, "citecheck_rows", None)
         if rows:
             self.report.extend(rows)
+        if self._github:
+            self._note_outcome(report, bool(rows))
+
+    def _note_outcome(self, report: pytest.TestReport, has_rows: bool) -> None:
+        failing = getattr(report, "citecheck_failing", None)
+        error = getattr(report, "citecheck_error", None)
+        if not (has_rows or failing or error):
+            return
+        from pytest_citecheck._report.github import Outcomes, workspace_path
+
+        if self._outcomes is None:
+            self._outcomes = Outcomes()
+        if failing:
+            self._outcomes.failing[report.nodeid] = list(failing)
+        if error:
+            self._outcomes.errors[report.nodeid] = str(error)
+        if report.nodeid not in self._outcomes.locations:
+            path, line = report.location[0], report.location[1]
+            here = Path(self.config.invocation_params.dir)
+            shown = workspace_path(self.config.rootpath / path, os.environ, here)
+            self._outcomes.locations[report.nodeid] = (shown, None if line is None else line + 1)
 
     def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
         # Ctrl-C: open cassettes are still saved at teardown, but a half-done rewrite must not
@@ -125,6 +161,11 @@ class CitecheckRun:
         interrupt_open()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        self._summary(terminalreporter)
+        if self._github and self._is_controller:
+            self._github_annotations(terminalreporter)
+
+    def _summary(self, terminalreporter: Any) -> None:
         if self._report is None:
             return  # no citation checked and no recording left over: nothing to say
         settings = self.config.stash[SETTINGS]
@@ -145,11 +186,35 @@ class CitecheckRun:
                 if path:
                     terminalreporter.write_line(f"{label}: {path}")
 
+    def _github_annotations(self, terminalreporter: Any) -> None:
+        """``::error`` workflow commands for the failing citations: GitHub reads them from stdout."""
+        from pytest_citecheck._report.github import error_commands, in_github_actions
+
+        if self._summary_error is not None:
+            terminalreporter.write_line(f"citecheck: the GitHub step summary was not written: {self._summary_error}")
+        if self._outcomes is None or not in_github_actions(os.environ):
+            return
+        for line in error_commands(self.report, self._outcomes):
+            terminalreporter.write_line(line)
+
+    def _github_step_summary(self) -> None:
+        path = os.environ.get("GITHUB_STEP_SUMMARY")
+        if not path or self._outcomes is None:
+            return  # not on GitHub, or no citation checked
+        from pytest_citecheck._report.github import append_step_summary, step_summary
+
+        try:
+            append_step_summary(path, step_summary(self.report, self._outcomes))
+        except OSError as error:
+            self._summary_error = f"{path}: {error.strerror or error}"
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         settings = self.config.stash[SETTINGS]
         if not self._is_controller:
             return
+        if self._github:
+            self._github_step_summary()
         if self._report is None and not (settings.json or settings.html):
             return
         here = Path(self.config.invocation_params.dir)

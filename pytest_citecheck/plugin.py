@@ -7,9 +7,11 @@ plugins (the report, the bookkeeping of recordings) are in ``session``.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +19,7 @@ import pytest
 
 from pytest_citecheck import _hooks
 from pytest_citecheck._errors import OptionError
-from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Settings
+from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Option, Settings
 from pytest_citecheck._session import (
     CHECKER,
     PENDING_ROWS,
@@ -31,6 +33,8 @@ from pytest_citecheck._session import (
 # Everything else (the checker, cassettes, reports, reviews) is imported where it is used: pytest
 # loads this module for every run, and a suite that checks no citation should not pay for them.
 if TYPE_CHECKING:
+    from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
+
     from pytest_citecheck._check.checker import Checker
     from pytest_citecheck._results import CitationResult
 
@@ -60,7 +64,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             help=f"{option.help} Default: {option.default_text}. Ini: {option.ini}.",
             **kind,
         )
-        parser.addini(option.ini, help=f"{option.help} (flag: {option.flag})", default=None)
+        parser.addini(option.ini, help=f"{option.help} (flag: {option.flag})", type=option.ini_type, default=None)
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -69,9 +73,33 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
+_INI_TYPE_WORDS = {"bool": "true or false", "int": "a whole number", "float": "a number"}
+# pytest's conversion errors end with the value it could not convert: "... float: 'nope'".
+_TRAILING_REPR = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*$""")
+
+
+def _ini_type_error(option: Option, error: Exception) -> OptionError:
+    """pytest could not read an ini value as the key's type: our parser's words for it, naming the key."""
+    origin = f"ini {option.ini}"
+    found = _TRAILING_REPR.search(str(error))
+    if found is not None:
+        try:
+            option.parse(ast.literal_eval(found[1]))
+        except ValueError as parse_error:
+            return OptionError(origin, str(parse_error))
+        except SyntaxError:
+            pass
+    return OptionError(origin, f"expected {_INI_TYPE_WORDS.get(option.ini_type, 'a value')} ({error})")
+
+
 def _resolve_settings(config: pytest.Config) -> Settings:
     command_line = {option.name: config.getoption("citecheck_" + option.name) for option in OPTIONS}
-    ini = {option.name: config.getini(option.ini) for option in OPTIONS}
+    ini = {}
+    for option in OPTIONS:
+        try:
+            ini[option.name] = config.getini(option.ini)
+        except (ValueError, TypeError, pytest.UsageError) as error:
+            raise _ini_type_error(option, error) from None
     return Settings.resolve(command_line, ini)
 
 
@@ -128,7 +156,7 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 
 @pytest.fixture
-def citecheck_async_client() -> Any:
+def citecheck_async_client() -> Callable[[], AsyncTypeSafeClient]:
     """Builds the ``typesafe_sdk.AsyncTypeSafeClient`` that ``await citecheck.acheck(...)`` asks Jev with.
 
     A callable, not a client: an async client's connections belong to the event loop they were
@@ -139,7 +167,7 @@ def citecheck_async_client() -> Any:
     client you close yourself (keep ``compression=False``).
     """
 
-    def build() -> Any:
+    def build() -> AsyncTypeSafeClient:
         from typesafe_sdk import AsyncTypeSafeClient
 
         from pytest_citecheck._judge.retry import patient_retry_policy
@@ -165,9 +193,9 @@ class _SessionClient:
 
     def __init__(self) -> None:
         self._built_for: str | None = None
-        self._client: Any = None
+        self._client: TypeSafeClient | None = None
 
-    def current(self) -> Any:
+    def current(self) -> TypeSafeClient:
         values = "\0".join(os.environ.get(name, "").strip() for name in CLIENT_ENVIRONMENT)
         # Compared as a digest: the key is not kept around in plain text for longer than it must be.
         built_for = hashlib.sha256(values.encode()).hexdigest()
@@ -196,7 +224,7 @@ def _citecheck_session_client() -> Iterator[_SessionClient]:
 
 
 @pytest.fixture
-def citecheck_client(_citecheck_session_client: _SessionClient) -> Any:
+def citecheck_client(_citecheck_session_client: _SessionClient) -> TypeSafeClient:
     """The ``typesafe_sdk.TypeSafeClient`` that asks Jev, shared by the session's tests.
 
     One client serves the whole session, built with ``compression=False`` so recorded bodies are plain

@@ -40,12 +40,12 @@ INNER_INI = "[pytest]\nfilterwarnings = default\nasyncio_default_fixture_loop_sc
 def cookbook_answer(claim: str, section: str) -> tuple[str, float]:
     """Scripted answers shaped like the cookbook's run: what each planted citation should get."""
     if "expiration time" in claim:
-        return ("contradicts", 0.99)
+        return ("contradicts", 0.98)
     if "personal data" in claim:
         return ("says_nothing", 0.52)
     if '"iat"' in claim:
-        return ("says_nothing", 0.71)
-    return ("supports", 0.97)
+        return ("says_nothing", 0.7)
+    return ("supports", 0.96)
 
 
 @pytest.fixture
@@ -126,3 +126,11 @@ def _isolated_typesafe_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL", "TYPESAFE_DEFAULT_MODEL", "TYPESAFE_LOG_LEVEL"):
         monkeypatch.delenv(name, raising=False)
     assert "TYPESAFE_API_KEY" not in os.environ
+
+
+@pytest.fixture(autouse=True)
+def _not_on_github(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Run on GitHub Actions, the suite's inner pytest runs must not append to the real step summary
+    # or print annotations; tests/test_ci_summary.py sets these variables itself.
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE"):
+        monkeypatch.delenv(name, raising=False)

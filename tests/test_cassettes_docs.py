@@ -31,6 +31,8 @@ def test_each_recording_option_is_explained_with_its_flag(name):
         "citecheck_async_client",
         "ModelPinWarning",
         "`previous`",
+        "python -m pytest_citecheck.testing --answers answers.json --port 8765 --require-real-key",
+        "--citecheck-cassette-dir=rehearsal-cassettes",
     ],
 )
 def test_the_commands_and_names_a_user_needs_are_there(usage):
@@ -39,3 +41,15 @@ def test_the_commands_and_names_a_user_needs_are_there(usage):
 
 def test_the_merge_command_is_registered():
     assert COMMANDS["merge"][0] == "pytest_citecheck._report.shards:main"
+
+
+def test_the_rehearsal_answers_table_in_the_docs_is_one_the_server_accepts(tmp_path):
+    from pytest_citecheck.testing import load_answers
+
+    text = CASSETTES.read_text()
+    section = text[text.index("## Rehearse recording without a key") :]
+    table = section[section.index("```json\n") + len("```json\n") : section.index("\n```", section.index("```json"))]
+    (tmp_path / "answers.json").write_text(table)
+    answers = load_answers(str(tmp_path / "answers.json"))
+    assert answers["*"]["choice"] == "supports"
+    assert answers["JWTs that carry personal data must be encrypted, not just signed."]["confidence"] == 0.28

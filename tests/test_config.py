@@ -92,7 +92,15 @@ def test_model_precedence_reaches_the_request(suite, jev_server):
     [
         (["--citecheck-auto-accept=1.5"], "", "--citecheck-auto-accept: expected a number from 0 to 1, got '1.5'"),
         (["--citecheck-auto-accept=high"], "", "--citecheck-auto-accept: expected a number from 0 to 1, got 'high'"),
-        ([], "citecheck_auto_accept = -0.1\n", "ini citecheck_auto_accept: expected a number from 0 to 1, got '-0.1'"),
+        ([], "citecheck_auto_accept = -0.1\n", "ini citecheck_auto_accept: expected a number from 0 to 1, got -0.1"),
+        ([], "citecheck_auto_accept = high\n", "ini citecheck_auto_accept: expected a number from 0 to 1, got 'high'"),
+        ([], "citecheck_screen = maybe\n", "ini citecheck_screen: expected true or false, got 'maybe'"),
+        (
+            [],
+            "citecheck_concurrency = 2.5\n",
+            "ini citecheck_concurrency: expected a whole number of at least 1, got '2.5'",
+        ),
+        ([], "citecheck_fail_on = fabricated, wrong\n", "ini citecheck_fail_on: unknown verdict 'wrong'*"),
         (
             ["--citecheck-record-mode=sometimes"],
             "",
@@ -196,3 +204,68 @@ def test_marker_is_registered_with_its_signature(pytester):
     result.stdout.fnmatch_lines(
         ["@pytest.mark.citecheck(*, auto_accept=None, model=None, *): pytest-citecheck settings for this test"]
     )
+
+
+def test_ini_keys_are_registered_with_their_types(pytester):
+    pytester.makeini(INNER_INI)
+    result = pytester.runpytest("--help")
+    for option in OPTIONS:
+        result.stdout.fnmatch_lines([f"  {option.ini} ({option.ini_type}):*"])
+    types = {option.name: option.ini_type for option in OPTIONS}
+    assert types["screen"] == types["casefold"] == types["strict_model"] == types["fail_on_flip"] == "bool"
+    assert types["auto_accept"] == types["drift_tolerance"] == "float"
+    assert types["concurrency"] == types["min_quote_length"] == "int"
+    assert types["fail_on"] == "args"
+    # Values with an off word (fuzzy = none) or a choice stay strings, validated by _options.
+    assert types["fuzzy"] == types["window"] == types["review"] == "string"
+
+
+SETTINGS_PROBE = """
+def test_probe(citecheck):
+    s = citecheck.settings
+    print("SETTINGS", s.screen, s.casefold, s.concurrency, s.auto_accept, "+".join(sorted(v.value for v in s.fail_on)), s.fuzzy)
+"""
+
+
+def test_typed_ini_values_reach_the_settings(pytester):
+    pytester.makeini(
+        INNER_INI
+        + "citecheck_screen = yes\ncitecheck_casefold = false\ncitecheck_concurrency = 3\n"
+        + "citecheck_auto_accept = 0.93\ncitecheck_fail_on = fabricated, contradicted\ncitecheck_fuzzy = none\n"
+    )
+    pytester.makepyfile(test_probe=SETTINGS_PROBE)
+    result = pytester.runpytest("-s")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*SETTINGS True False 3 0.93 contradicted+fabricated None"])
+    # An empty list or string leaves the default, as before the keys were typed ...
+    pytester.makeini(INNER_INI + "citecheck_fail_on =\ncitecheck_fuzzy =\n")
+    pytester.runpytest("-s").stdout.fnmatch_lines(
+        ["*SETTINGS False False 8 0.8 contradicted+fabricated+unsupported None"]
+    )
+    # ... but an empty number is not a number: a usage error naming the key, not a silent default.
+    pytester.makeini(INNER_INI + "citecheck_auto_accept =\n")
+    empty = pytester.runpytest()
+    assert empty.ret == pytest.ExitCode.USAGE_ERROR
+    empty.stderr.fnmatch_lines(
+        ["ERROR: pytest-citecheck: ini citecheck_auto_accept: expected a number from 0 to 1, got ''"]
+    )
+
+
+@pytest.mark.skipif(pytest.version_tuple < (9,), reason="native TOML configuration ([tool.pytest]) is pytest 9's")
+def test_native_toml_values_of_the_keys_type_are_accepted(pytester):
+    pytester.makepyprojecttoml(
+        """
+        [tool.pytest]
+        filterwarnings = ["default"]
+        asyncio_default_fixture_loop_scope = "function"
+        citecheck_screen = true
+        citecheck_concurrency = 3
+        citecheck_auto_accept = 0.93
+        citecheck_fail_on = ["fabricated", "contradicted"]
+        """
+    )
+    pytester.makepyfile(test_probe=SETTINGS_PROBE)
+    result = pytester.runpytest("-s")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*SETTINGS True False 3 0.93 contradicted+fabricated None"])
+    assert "Warning" not in result.stdout.str()  # a string-typed key warns about a TOML bool or number

@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import signal
+import socket
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from typesafe_sdk import Choice, RetryPolicy, TypeSafeClient, TypeSafeRateLimitError
+from typesafe_sdk import (
+    Choice,
+    RetryPolicy,
+    TypeSafeClient,
+    TypeSafeRateLimitError,
+    TypeSafeUnprocessableEntityError,
+)
+
+from pytest_citecheck import plugin
+from pytest_citecheck.testing import REPLAY_PLACEHOLDER_KEY, probabilities_for
 
 
 def test_the_server_command_serves_rate_limits_then_answers_and_counts_requests():
@@ -44,3 +59,160 @@ def test_the_server_command_serves_rate_limits_then_answers_and_counts_requests(
         _, errors = server.communicate(input="", timeout=30)
     assert server.returncode == 0
     assert "served 2 requests" in errors
+
+
+# --- rehearsing a recording: the server as a command, with an answers table -------------------
+
+REHEARSAL_SUITE = """
+from cookbook import SOURCE, pick
+from pytest_citecheck import check_citations
+
+def test_rehearsed():
+    results = check_citations(pick("epoch_seconds", "exp_required", "aud_reject"), SOURCE)
+    for r in results:
+        print("ROW", r.id, r.verdict.value, r.confidence, r.judgement.probabilities[r.judgement.choice])
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def server_command(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """The server as a user starts it in the background: stdin is /dev/null, so only a signal stops it."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "pytest_citecheck.testing", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        yield server, server.stdout.readline().strip()
+    finally:
+        if server.poll() is None:
+            server.kill()
+        server.communicate(timeout=30)
+
+
+@pytest.fixture
+def answers_table(tmp_path: Path, cookbook_citations: list[dict]) -> Path:
+    claims = {c["id"]: c["claim"] for c in cookbook_citations}
+    table = {
+        claims["epoch_seconds"]: ["supports", 0.93],
+        claims["exp_required"]: {
+            "choice": "contradicts",
+            "probabilities": {"supports": 0.011, "contradicts": 0.977, "says_nothing": 0.012},
+        },
+        "*": ["says_nothing", 0.61],
+    }
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps(table))
+    return path
+
+
+def test_rehearsal_records_against_the_command_with_the_scripted_answers_exactly(suite, answers_table, monkeypatch):
+    port = free_port()
+    with server_command("--answers", str(answers_table), "--port", str(port), "--require-real-key") as (server, url):
+        assert url == f"http://127.0.0.1:{port}"
+        monkeypatch.setenv("TYPESAFE_BASE_URL", url)
+        monkeypatch.setenv("TYPESAFE_API_KEY", "rehearsal-key")
+        suite.makepyfile(test_rehearsal=REHEARSAL_SUITE)
+        recorded = suite.runpytest("-s", "--citecheck-record-mode=once")
+        recorded.assert_outcomes(passed=1)
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 0
+        _, log = server.communicate(timeout=30)
+    # Exactly as scripted: no rounding of 0.93 (to 0.94, as there once was), nor of 0.977.
+    recorded.stdout.fnmatch_lines(
+        [
+            "*ROW epoch_seconds verified 0.89 0.93",
+            "ROW exp_required contradicted 0.97 0.977",
+            "ROW aud_reject unsupported 0.41 0.61",
+        ]
+    )
+    assert "served 3 requests" in log
+    assert "supports 0.93 for claim 'JWT date fields" in log
+    cassette = (suite.path / "cassettes" / "test_rehearsal" / "test_rehearsed.yaml").read_text()
+    assert "0.93" in cassette and "0.977" in cassette and "rehearsal-key" not in cassette
+
+    # The rehearsal's cassette replays like any other: no server, no key.
+    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.delenv("TYPESAFE_API_KEY")
+    replayed = suite.runpytest("-s")
+    replayed.assert_outcomes(passed=1)
+    replayed.stdout.fnmatch_lines(["*ROW epoch_seconds verified 0.89 0.93"])
+
+
+def test_require_real_key_refuses_the_placeholder_of_a_forgotten_key(suite, answers_table, monkeypatch):
+    with server_command("--answers", str(answers_table), "--require-real-key") as (server, url):
+        monkeypatch.setenv("TYPESAFE_BASE_URL", url)  # and no TYPESAFE_API_KEY: the plugin's placeholder is sent
+        suite.makepyfile(test_rehearsal=REHEARSAL_SUITE)
+        result = suite.runpytest("--citecheck-record-mode=once")
+        server.send_signal(signal.SIGINT)  # Ctrl-C
+        assert server.wait(timeout=30) == 0
+        _, log = server.communicate(timeout=30)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*JudgeError: citation 'epoch_seconds'*HTTP 401*", "*set TYPESAFE_API_KEY*"])
+    assert "TYPESAFE_API_KEY was not set in the pytest run" in log
+    assert not (suite.path / "cassettes" / "test_rehearsal" / "test_rehearsed.yaml").exists()
+
+
+def test_a_claim_the_table_does_not_list_is_an_error_naming_it(tmp_path):
+    table = tmp_path / "answers.json"
+    table.write_text(json.dumps({"Only this claim.": "supports"}))
+    question = {
+        "relation": Choice(instructions="How?", criteria={"supports": "a", "contradicts": "b", "says_nothing": "c"})
+    }
+    with server_command("--answers", str(table)) as (server, url):
+        with TypeSafeClient(api_key="k", base_url=url, compression=False, retry=RetryPolicy(max_retries=0)) as client:
+            assert client.system_one(state={"claim": " Only this claim. ", "section": "s"}, questions=question)
+            with pytest.raises(TypeSafeUnprocessableEntityError, match="no answer for the claim 'Another claim.'"):
+                client.system_one(state={"claim": "Another claim.", "section": "s"}, questions=question)
+        server.terminate()
+        assert server.wait(timeout=30) == 0
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ("[1, 2]", "must be a JSON object mapping claims to answers"),
+        ("{not json", "is not JSON"),
+        (
+            '{"A claim.": "agrees"}',
+            "claim 'A claim.': field 'choice' must be one of supports, contradicts, says_nothing",
+        ),
+        ('{"A claim.": ["supports", 1.5]}', "claim 'A claim.': field 'probability' must be a number above 1/3"),
+        ('{"A claim.": {"choice": "supports", "probabilities": {"supports": 0.9}}}', "field 'probabilities' must give"),
+        ('{"A claim.": {"choice": "supports", "confidence": 0.9}}', "unknown field 'confidence'"),
+    ],
+)
+def test_a_bad_answers_table_is_refused_at_start_naming_the_claim_and_field(tmp_path, table, message):
+    path = tmp_path / "answers.json"
+    path.write_text(table)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest_citecheck.testing", "--answers", str(path)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert result.stdout == ""  # no URL: nothing is served
+
+
+def test_scripted_probabilities_are_kept_exactly():
+    for top in (0.93, 0.95, 0.97, 0.975, 0.5):
+        probabilities = probabilities_for("supports", top)
+        assert probabilities["supports"] == top
+        assert sum(probabilities.values()) == pytest.approx(1)
+    assert probabilities_for("contradicts", 0.93) == {"supports": 0.03, "contradicts": 0.93, "says_nothing": 0.04}
+
+
+def test_the_refused_placeholder_is_the_plugins_replay_key():
+    assert REPLAY_PLACEHOLDER_KEY == plugin.REPLAY_ONLY_KEY

@@ -14,14 +14,20 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Unpack
 
 from pytest_citecheck._errors import CheckerUnavailableError
 
 if TYPE_CHECKING:
     from pytest_citecheck._check.checker import Checker
+    from pytest_citecheck._options import CheckOptions
     from pytest_citecheck._results import CitationResult
+
+if TYPE_CHECKING:
+    from pytest_citecheck._citations.model import CitationInput
+    from pytest_citecheck._sources.corpus import Corpus
+    from pytest_citecheck._sources.source import Format, Source
 
 _current: Callable[[], Checker] | None = None
 # Sessions with the plugin configured in this process (pytester runs one session inside another).
@@ -91,14 +97,20 @@ def _standalone_checker() -> Checker:
 
 
 def assert_citations_supported(
-    citations: Any, source: Any, *, format: str = "auto", **options: Any
+    citations: Iterable[CitationInput],
+    source: Source | Corpus | str,
+    *,
+    format: Format = "auto",
+    **options: Unpack[CheckOptions],
 ) -> list[CitationResult]:
     """Fail the current test when a citation is fabricated, or contradicted (or unsupported) on its own.
 
     ``citations``: dicts with ``id``, ``claim``, ``quote`` (None for a claim-only citation) and
-    ``section`` (and ``document`` with a ``Corpus``), or objects with those attributes. ``source``: a
-    ``Source``, a ``Corpus`` of documents by id, or the document's text (split with ``format``). ``options``: per-call settings (``auto_accept``, ``model``, ``review``,
-    ``fail_on``), which win over the marker, the command line and the ini file.
+    ``section``, objects with those attributes (``CitationLike``), or Anthropic text blocks.
+    ``source``: a ``Source``, a ``Corpus``, or the document's text (split with ``format``: a
+    built-in format, or one your ``pytest_citecheck_split_sections`` hook handles). ``options``:
+    per-call settings (``CheckOptions``: ``auto_accept``, ``model``, ``review``, ``fail_on``, ...),
+    which win over the marker, the command line and the ini file.
     Verdicts below ``auto_accept`` are reported for human review (a warning by default).
     Returns the results when the test may go on.
 
@@ -110,7 +122,13 @@ def assert_citations_supported(
     return checker.assert_supported(citations, source, format=format, **options)
 
 
-def check_citations(citations: Any, source: Any, *, format: str = "auto", **options: Any) -> list[CitationResult]:
+def check_citations(
+    citations: Iterable[CitationInput],
+    source: Source | Corpus | str,
+    *,
+    format: Format = "auto",
+    **options: Unpack[CheckOptions],
+) -> list[CitationResult]:
     """Check citations and return one ``CitationResult`` each, in order, without failing the test."""
     __tracebackhide__ = True
     return current_checker("check_citations()").check(citations, source, format=format, **options)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Unpack
 
 from pytest_citecheck._check.documents import Documents
 from pytest_citecheck._check.locating import Located, as_source, locate_all, source_of
@@ -22,10 +22,15 @@ from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CassetteError, CitecheckError
 from pytest_citecheck._gate import Decision, decide, failure_message, misattributed_message, review_message
 from pytest_citecheck._judge.ask import Question, ask, ask_async
-from pytest_citecheck._options import Settings
+from pytest_citecheck._options import CheckOptions, Settings
 from pytest_citecheck._recording.cassettes import PlayCount, TestCassette, counting_plays
 from pytest_citecheck._results import RELATION_TO_VERDICT, CitationResult, Judgement, Verdict
 from pytest_citecheck._review.decisions import Reviews, review_key
+from pytest_citecheck._sources.source import Format, Source
+
+if TYPE_CHECKING:
+    from pytest_citecheck._citations.model import CitationInput
+    from pytest_citecheck._sources.corpus import Corpus
 
 DEFAULT_RECORD_HINT = "run the test with --citecheck-record-mode=once and TYPESAFE_API_KEY set"
 
@@ -112,7 +117,14 @@ class Checker:
 
     # --- the public calls -------------------------------------------------------------------
 
-    def check(self, citations: Any, source: Any, *, format: str = "auto", **options: Any) -> list[CitationResult]:
+    def check(
+        self,
+        citations: Iterable[CitationInput],
+        source: Source | Corpus | str,
+        *,
+        format: Format = "auto",
+        **options: Unpack[CheckOptions],
+    ) -> list[CitationResult]:
         """Check every citation against ``source`` and return one result per citation, in order."""
         __tracebackhide__ = True
         plan = self._plan(citations, source, format, options, "check()")
@@ -121,7 +133,12 @@ class Checker:
         return self._finish(*in_order(plan.located, outcomes), plan.source)
 
     async def acheck(
-        self, citations: Any, source: Any, *, format: str = "auto", **options: Any
+        self,
+        citations: Iterable[CitationInput],
+        source: Source | Corpus | str,
+        *,
+        format: Format = "auto",
+        **options: Unpack[CheckOptions],
     ) -> list[CitationResult]:
         """``check`` for async tests: Jev is asked through ``AsyncTypeSafeClient``, up to ``concurrency`` at once.
 
@@ -135,7 +152,12 @@ class Checker:
         return self._finish(*in_order(plan.located, outcomes), plan.source)
 
     def assert_supported(
-        self, citations: Any, source: Any, *, format: str = "auto", **options: Any
+        self,
+        citations: Iterable[CitationInput],
+        source: Source | Corpus | str,
+        *,
+        format: Format = "auto",
+        **options: Unpack[CheckOptions],
     ) -> list[CitationResult]:
         """Check, then fail when a citation is not supported (see ``_gate.decide``); returns the results."""
         __tracebackhide__ = True
@@ -143,7 +165,12 @@ class Checker:
         return self._enforce(self.check(citations, source, format=format, **options), settings)
 
     async def aassert_supported(
-        self, citations: Any, source: Any, *, format: str = "auto", **options: Any
+        self,
+        citations: Iterable[CitationInput],
+        source: Source | Corpus | str,
+        *,
+        format: Format = "auto",
+        **options: Unpack[CheckOptions],
     ) -> list[CitationResult]:
         """``assert_supported`` for async tests (see ``acheck``)."""
         __tracebackhide__ = True
@@ -152,7 +179,14 @@ class Checker:
 
     # --- step 1, before and after step 2 ------------------------------------------------------
 
-    def _plan(self, citations: Any, source: Any, format: str, options: Mapping[str, Any], origin: str) -> _Plan:
+    def _plan(
+        self,
+        citations: Iterable[CitationInput],
+        source: Source | Corpus | str,
+        format: str,
+        options: Mapping[str, Any],
+        origin: str,
+    ) -> _Plan:
         """Everything before Jev: settings, input checks, step 1, size limits."""
         __tracebackhide__ = True
         settings = self.settings_for(options, origin)

@@ -1,10 +1,15 @@
-"""What a citation is once adapted: ``Citation``, and reading a field from a dict or an object alike."""
+"""What a citation is once adapted (``Citation``), what a user may pass as one, and reading a field alike from both.
+
+``CitationLike`` and ``TextBlockLike`` describe, for type checkers, the shapes ``_citations.adapt``
+accepts besides dicts; shapes converted by the ``pytest_citecheck_adapt_citation`` hook are not
+known statically (an untyped SDK's objects are ``Any``, which type-checks).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeAlias
 
 MISSING = object()
 
@@ -31,3 +36,36 @@ def field_of(raw: Any, name: str) -> Any:
     if isinstance(raw, Mapping):
         return raw.get(name, MISSING)
     return getattr(raw, name, MISSING)
+
+
+class CitationLike(Protocol):
+    """An object with a citation's attributes: a dataclass, a pydantic model, your own class.
+
+    ``id`` may be None (the citation is then named by its position, ``#0``); ``quote`` is None for
+    a claim-only citation, which must then name its ``section``. ``Citation`` is one.
+    """
+
+    @property
+    def id(self) -> str | int | None: ...
+    @property
+    def claim(self) -> str: ...
+    @property
+    def quote(self) -> str | None: ...
+    @property
+    def section(self) -> str | int | None: ...
+
+
+class TextBlockLike(Protocol):
+    """An Anthropic Messages API text block (the SDK's ``TextBlock``): its ``citations`` are checked."""
+
+    @property
+    def type(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def citations(self) -> Sequence[Any] | None: ...
+
+
+# One item of the ``citations`` a check takes: an object, an Anthropic text block, or a dict with
+# ``id``, ``claim``, ``quote`` and ``section`` (or an Anthropic block as a dict).
+CitationInput: TypeAlias = CitationLike | TextBlockLike | Mapping[str, Any]

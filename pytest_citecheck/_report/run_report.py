@@ -152,11 +152,14 @@ class Report:
             shown = self.rows
         else:
             shown = [row for row in self.rows if row["verdict"] != "verified" or needs_review(row) or row in stale]
+        # Citation ids are unique within a call, not across tests: when tests share one, the table
+        # names each row's test (as -v always does), or its rows could not be told apart.
+        shared = self.shared_ids()
         if shown:
             # Citations checked against a Corpus: which document each quote is in.
             with_documents = any(row.get("document") or row.get("cited_document") for row in self.rows)
-            header = ["id", "verdict", "conf", "action"]
-            header += (["document"] if with_documents else []) + (["section", "test"] if verbose else [])
+            extra = ["section", "test"] if verbose else ["test"] if shared else []
+            header = ["id", "verdict", "conf", "action", *(["document"] if with_documents else []), *extra]
             table = [header]
             for row in shown:
                 confidence = "-" if row["confidence"] is None else f"{row['confidence']:.2f}"
@@ -164,7 +167,9 @@ class Report:
                 if with_documents:
                     cells.append(row.get("document") or "-")
                 if verbose:
-                    cells += [row.get("section") or "-", row.get("test") or "-"]
+                    cells.append(row.get("section") or "-")
+                if extra:
+                    cells.append(row.get("test") or "-")
                 table.append(cells)
             widths = [max(len(cells[i]) for cells in table) for i in range(len(header))]
             lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip() for cells in table]
@@ -173,7 +178,7 @@ class Report:
             lines.append(misattributed_line(misattributed))
         approximate = [row for row in self.rows if row.get("status") == "found-approx"]
         if approximate:
-            listed = ", ".join(f"{row['id']} ({row.get('similarity') or 0:.2f})" for row in approximate)
+            listed = ", ".join(f"{label(row, shared)} ({row.get('similarity') or 0:.2f})" for row in approximate)
             lines.append(f"{plural(len(approximate), 'quote')} matched approximately (fuzzy): {listed}.")
         if decided:
             lines.append(f"{plural(len(decided), 'verdict')} decided by a human (reviews file).")
@@ -193,6 +198,13 @@ class Report:
         if not verbose and len(shown) < len(self.rows):
             lines.append("(-v lists every citation)")
         return lines
+
+    def shared_ids(self) -> set[str]:
+        """Citation ids that more than one test checked."""
+        tests: dict[str, set[Any]] = {}
+        for row in self.rows:
+            tests.setdefault(str(row["id"]), set()).add(row.get("test"))
+        return {citation_id for citation_id, seen in tests.items() if len(seen) > 1}
 
     def cost_line(self) -> str | None:
         """Jev requests, input tokens and their price, and how many were replayed rather than sent."""
@@ -229,6 +241,12 @@ def misattributed_line(rows: Sequence[dict[str, Any]]) -> str:
 
 def _dollars(tokens: int) -> str:
     return f"${tokens * PRICE_PER_MILLION_INPUT_TOKENS / 1_000_000:.6f}"
+
+
+def label(row: dict[str, Any], shared: set[str]) -> str:
+    """A row's citation id, as ``test::id`` when its id is one of ``shared`` (``Report.shared_ids``)."""
+    citation_id = str(row["id"])
+    return f"{row['test']}::{citation_id}" if row.get("test") and citation_id in shared else citation_id
 
 
 def needs_review(row: dict[str, Any]) -> bool:

@@ -14,9 +14,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from pytest_citecheck._errors import SourceError
+
+# The formats ``Source.from_text`` splits itself (``_sources.formats.FORMATS``; a test keeps the two
+# in step). A signature's ``format`` is ``BuiltinFormat | str``: editors offer the built-in names,
+# and any other name is legal because it goes to the ``pytest_citecheck_split_sections`` hook, so
+# a misspelt format is reported when the document is split, not by the type checker.
+BuiltinFormat = Literal["auto", "rfc", "markdown", "numbered", "html"]
+Format: TypeAlias = BuiltinFormat | str
 
 _NUMERIC_ID = re.compile(r"^\d+(?:\.\d+)*$")
 
@@ -76,7 +83,7 @@ class Source:
         object.__setattr__(self, "spans", spans)
 
     @classmethod
-    def from_text(cls, text: str, format: str = "auto", *, name: str | None = None, hooks: Any = None) -> Source:
+    def from_text(cls, text: str, format: Format = "auto", *, name: str | None = None, hooks: Any = None) -> Source:
         """Split ``text`` into sections according to ``format`` (see ``pytest_citecheck._sources.formats``).
 
         Built-in formats: ``auto`` (the default: detect which of the others the text is), ``rfc``,
@@ -107,7 +114,7 @@ class Source:
 
     @classmethod
     def from_file(
-        cls, path: str | PathLike[str], format: str | None = None, *, encoding: str = "utf-8", hooks: Any = None
+        cls, path: str | PathLike[str], format: Format | None = None, *, encoding: str = "utf-8", hooks: Any = None
     ) -> Source:
         """Read a document and split it like ``from_text``.
 

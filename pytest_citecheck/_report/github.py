@@ -1,0 +1,222 @@
+"""GitHub Actions: the run's summary on the job's page, and an annotation at each failing citation's test.
+
+GitHub sets ``GITHUB_STEP_SUMMARY`` to a file each step may append Markdown to; the job's page
+shows it. There the run appends its counts per verdict, the failing citations, the ones that need
+a human review and the cost line. And a ``::error file=...,line=...::`` workflow command printed to
+stdout becomes an annotation at that line of the diff: one per failing citation, at its test.
+
+Pure code over the report's rows: ``_session.py`` says which tests failed, on which citations or
+with which error, and where each test is, and calls this on the xdist controller only.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_citecheck._report.run_report import VERDICT_ORDER, Report, label, needs_review, plural
+
+# GitHub shows at most 10 error annotations per step and 50 per job; more only fill the log.
+MAX_ANNOTATIONS = 50
+# Rows per table in the summary (a step's summary may hold 1 MiB); the rest are counted.
+MAX_TABLE_ROWS = 100
+_CLAIM_WIDTH = 100
+
+
+@dataclass
+class Outcomes:
+    """What pytest knows and the rows do not: failing citations, errors, and where each test is."""
+
+    # Test node id -> the ids of the citations that failed it (``CitationsNotSupported``).
+    failing: dict[str, list[str]] = field(default_factory=dict)
+    # Test node id -> the pytest-citecheck error that failed it (a cassette miss, a Jev error, ...).
+    errors: dict[str, str] = field(default_factory=dict)
+    # Test node id -> (the test's file, relative to where pytest ran or to GITHUB_WORKSPACE; 1-based line).
+    locations: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+
+
+def in_github_actions(environ: Mapping[str, str]) -> bool:
+    return environ.get("GITHUB_ACTIONS") == "true"
+
+
+def workspace_path(path: Path, environ: Mapping[str, str], here: Path) -> str:
+    """``path`` as GitHub wants it in an annotation: relative to the repository (``GITHUB_WORKSPACE``)."""
+    base = Path(environ.get("GITHUB_WORKSPACE") or here)
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def failing_rows(report: Report, outcomes: Outcomes) -> list[dict[str, Any]]:
+    """The rows of the citations that failed their test, in the order checked (one per test and id).
+
+    A test may check a citation more than once; the row that failed it is the last one checked.
+    """
+    last: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in report.rows:
+        test, citation_id = str(row.get("test")), str(row["id"])
+        if citation_id in outcomes.failing.get(test, ()):
+            last[(test, citation_id)] = row
+    chosen = {id(row) for row in last.values()}
+    return [row for row in report.rows if id(row) in chosen]
+
+
+# --- workflow commands ------------------------------------------------------------------------
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _error_command(location: tuple[str, int | None] | None, title: str, message: str) -> str:
+    properties = []
+    if location is not None:
+        properties.append(f"file={_escape_property(location[0])}")
+        if location[1] is not None:
+            properties.append(f"line={location[1]}")
+    properties.append(f"title={_escape_property(title)}")
+    return f"::error {','.join(properties)}::{_escape_data(message)}"
+
+
+def _why(row: dict[str, Any]) -> str:
+    verdict = row["verdict"]
+    if verdict == "fabricated":
+        return "the quote is not in the source"
+    confidence = "" if row.get("confidence") is None else f" (confidence {row['confidence']:.2f})"
+    section = f"section {row['section']}" if row.get("section") else "its section"
+    if row.get("decision"):
+        return f"a human decided {verdict} for {section}"
+    words = {"contradicted": "contradicts the claim", "unsupported": "does not support the claim"}
+    return f"{section} {words.get(verdict, 'was judged ' + verdict)}{confidence}"
+
+
+def error_commands(report: Report, outcomes: Outcomes) -> list[str]:
+    """One ``::error`` command per failing citation (at its test's line), and one per citecheck error."""
+    shared = report.shared_ids()
+    lines = []
+    for row in failing_rows(report, outcomes):
+        test = str(row.get("test"))
+        title = f"citecheck: {row['verdict']} citation {label(row, shared)!r}"
+        message = f"{test}: {row['id']!r} is {row['verdict']}: {_why(row)}.\nClaim: {row['claim']}"
+        if row.get("quote"):
+            message += f"\nQuote: {row['quote']}"
+        lines.append(_error_command(outcomes.locations.get(test), title, message))
+    for test, error in outcomes.errors.items():
+        lines.append(
+            _error_command(outcomes.locations.get(test), "citecheck: citation not checked", f"{test}: {error}")
+        )
+    if len(lines) > MAX_ANNOTATIONS:
+        more = len(lines) - MAX_ANNOTATIONS
+        lines = lines[:MAX_ANNOTATIONS] + [f"({more} more citecheck failures: see the job summary)"]
+    return lines
+
+
+# --- the step summary -----------------------------------------------------------------------
+
+
+def _cell(value: Any, width: int | None = None) -> str:
+    """Text safe in a Markdown table cell: one line, no HTML; pipes, backticks and dollars (GitHub's math) escaped."""
+    text = " ".join(str(value).split())
+    if width is not None and len(text) > width:
+        text = text[: width - 1] + "…"
+    text = html.escape(text, quote=False)
+    for special in ("\\", "|", "`", "$"):
+        text = text.replace(special, "\\" + special)
+    return text
+
+
+def _confidence(row: dict[str, Any]) -> str:
+    return "–" if row.get("confidence") is None else f"{row['confidence']:.2f}"
+
+
+def _test_cell(test: str, outcomes: Outcomes) -> str:
+    location = outcomes.locations.get(test)
+    return _cell(test) + (f" (line {location[1]})" if location is not None and location[1] is not None else "")
+
+
+def _table(header: Sequence[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(cells) + " |" for cells in rows[:MAX_TABLE_ROWS]]
+    if len(rows) > MAX_TABLE_ROWS:
+        lines += ["", f"… and {len(rows) - MAX_TABLE_ROWS} more (every row is in the JSON and HTML reports)."]
+    return lines
+
+
+def step_summary(report: Report, outcomes: Outcomes) -> str:
+    """The run's summary as GitHub-flavoured Markdown."""
+    counts = report.counts()
+    tests = len({row.get("test") for row in report.rows})
+    review = [row for row in report.rows if needs_review(row)]
+    failing = failing_rows(report, outcomes)
+    lines = [
+        f"## pytest-citecheck: {plural(len(report.rows), 'citation')} checked in {plural(tests, 'test')}",
+        "",
+        "| verdict | citations |",
+        "|---|---:|",
+        *(f"| {verdict} | {counts[verdict]} |" for verdict in VERDICT_ORDER),
+        f"| *needs review* | {len(review)} |",
+    ]
+    decided = len([row for row in report.rows if row.get("decision")])
+    if decided:
+        lines.append(f"| *decided by a human* | {decided} |")
+    if failing:
+        lines += ["", f"### Failing: {plural(len(failing), 'citation')}", ""]
+        lines += _table(
+            ["test", "citation", "verdict", "confidence", "section", "claim"],
+            [
+                [
+                    _test_cell(str(row.get("test")), outcomes),
+                    _cell(row["id"]),
+                    f"**{row['verdict']}**" + (" (human)" if row.get("decision") else ""),
+                    _confidence(row),
+                    _cell(row.get("section") or "–"),
+                    _cell(row["claim"], _CLAIM_WIDTH),
+                ]
+                for row in failing
+            ],
+        )
+    if outcomes.errors:
+        lines += ["", f"### Not checked: {plural(len(outcomes.errors), 'test')} with an error", ""]
+        lines += _table(
+            ["test", "error"],
+            [[_test_cell(test, outcomes), _cell(error, 300)] for test, error in outcomes.errors.items()],
+        )
+    if review:
+        lines += ["", f"### Needs a human review: {plural(len(review), 'citation')} below auto_accept", ""]
+        lines += _table(
+            ["test", "citation", "verdict", "confidence", "auto_accept", "claim"],
+            [
+                [
+                    _test_cell(str(row.get("test")), outcomes),
+                    _cell(row["id"]),
+                    row["verdict"],
+                    _confidence(row),
+                    f"{row.get('auto_accept', 0.8):g}",
+                    _cell(row["claim"], _CLAIM_WIDTH),
+                ]
+                for row in review
+            ],
+        )
+        lines += [
+            "",
+            "Decide them with `citecheck review --report REPORT.json` (or `python -m pytest_citecheck review`) "
+            "and commit the reviews file.",
+        ]
+    cost = report.cost_line()
+    if cost:
+        lines += ["", _cell(cost)]
+    return "\n".join(lines) + "\n\n"
+
+
+def append_step_summary(path: str, markdown: str) -> None:
+    """Append to GitHub's summary file (other steps and tools append to it too: never rewrite it)."""
+    with open(path, "a", encoding="utf-8") as summary:
+        summary.write(markdown)

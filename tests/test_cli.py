@@ -1,0 +1,109 @@
+"""The ``citecheck`` command and its fallback ``python -m pytest_citecheck``: one argparse command line.
+
+The subcommands' own behaviour is tested where it lives (test_review_workflow, test_shards,
+test_config); here: the command line around them, run as the installed console script and as the
+module, as a user runs them.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pytest_citecheck
+from pytest_citecheck import _cli
+
+CONSOLE_SCRIPT = shutil.which("citecheck", path=str(Path(sys.executable).parent))
+
+
+def run(command: list[str], *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*command, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+@pytest.fixture(params=["console script", "python -m"])
+def citecheck(request: pytest.FixtureRequest) -> list[str]:
+    """The command, both ways a user can run it."""
+    if request.param == "console script":
+        assert CONSOLE_SCRIPT is not None, "the citecheck console script is installed with the package"
+        return [CONSOLE_SCRIPT]
+    return [sys.executable, "-m", "pytest_citecheck"]
+
+
+def test_version(citecheck):
+    result = run(citecheck, "--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"pytest-citecheck {pytest_citecheck.__version__}"
+
+
+def test_help_lists_every_command_with_its_description(citecheck):
+    result = run(citecheck, "--help")
+    assert result.returncode == 0
+    for name, (_, description) in _cli.COMMANDS.items():
+        assert name in result.stdout
+        assert description.split()[0] in result.stdout
+    assert "--version" in result.stdout
+
+
+def test_options_help_is_help_not_the_table(citecheck):
+    result = run(citecheck, "options", "--help")
+    assert result.returncode == 0
+    assert result.stdout.startswith("usage: citecheck options")
+    assert "| setting |" not in result.stdout
+    table = run(citecheck, "options")
+    assert table.returncode == 0
+    assert table.stdout.startswith("| setting | flag | ini key |")
+
+
+def test_each_command_has_its_own_help(citecheck):
+    for name in _cli.COMMANDS:
+        result = run(citecheck, name, "-h")
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith(f"usage: citecheck {name}")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "the following arguments are required: COMMAND"),
+        (["nope"], "invalid choice: 'nope'"),
+        (["--bogus", "options"], "unrecognized arguments: --bogus"),
+        (["options", "extra"], "unrecognized arguments: extra"),
+        (["merge"], "the following arguments are required: reports"),
+    ],
+)
+def test_usage_errors_exit_2_with_a_message(citecheck, args, message):
+    result = run(citecheck, *args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_module_does_what_the_console_script_does(tmp_path):
+    """Same output and exit code, byte for byte, apart from the program's name in usage lines."""
+    assert CONSOLE_SCRIPT is not None
+    bad = tmp_path / "shard.json"
+    bad.write_text("not json")
+    for args in (["options"], ["merge", str(bad)], ["review", "--report", str(tmp_path / "none.json"), "--list"]):
+        script = run([CONSOLE_SCRIPT], *args, cwd=tmp_path)
+        module = run([sys.executable, "-m", "pytest_citecheck"], *args, cwd=tmp_path)
+        assert (module.returncode, module.stdout, module.stderr) == (script.returncode, script.stdout, script.stderr)
+    module_usage = run([sys.executable, "-m", "pytest_citecheck"], "--help")
+    assert module_usage.stdout.startswith("usage: python -m pytest_citecheck [-h] [--version] COMMAND")
+
+
+def test_a_subcommand_is_one_line_of_registration(tmp_path, monkeypatch, capsys):
+    (tmp_path / "citecheck_hello.py").write_text(
+        "def main(argv):\n    print('hello', argv)\n    return 3 if '--fail' in argv else 0\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(_cli.COMMANDS, "hello", ("citecheck_hello:main", "say hello"))
+    assert _cli.main(["hello", "--fail", "x", "--", "-y"]) == 3
+    assert capsys.readouterr().out == "hello ['--fail', 'x', '--', '-y']\n"
+    assert _cli.main(["hello"]) == 0
+    with pytest.raises(SystemExit):
+        _cli.main(["--help"])
+    assert "say hello" in capsys.readouterr().out
