@@ -51,9 +51,14 @@ def main(argv: Sequence[str] | None = None, prog: str = "citecheck") -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(prog)
     # parse_known_args: what follows the subcommand's name is the subcommand's to parse.
-    chosen, rest = parser.parse_known_args(args)
+    try:
+        chosen, rest = parser.parse_known_args(args)
+    except SystemExit as done:  # --help, --version and usage errors: an exit code for callers of main()
+        return int(done.code or 0) if not isinstance(done.code, str) else 2
     if args[0] != chosen.command:  # anything before the command is unknown here (-h and --version exit)
-        parser.error(f"unrecognized arguments: {' '.join(args[: args.index(chosen.command)])}")
+        parser.print_usage(sys.stderr)
+        print(f"{prog}: error: unrecognized arguments: {' '.join(args[: args.index(chosen.command)])}", file=sys.stderr)
+        return 2
     module_name, function_name = COMMANDS[chosen.command][0].split(":")
     function = getattr(importlib.import_module(module_name), function_name)
     try:

@@ -11,7 +11,7 @@ import re
 import subprocess
 import sys
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
@@ -159,5 +159,5 @@ def test_the_client_fixtures_are_typed_for_editors():
     names = {"TypeSafeClient": TypeSafeClient, "AsyncTypeSafeClient": AsyncTypeSafeClient}
     client = typing.get_type_hints(plugin.citecheck_client.__wrapped__, vars(plugin), names)
     async_client = typing.get_type_hints(plugin.citecheck_async_client.__wrapped__, vars(plugin), names)
-    assert client["return"] == Iterator[TypeSafeClient]
+    assert client["return"] == TypeSafeClient
     assert async_client["return"] == Callable[[], AsyncTypeSafeClient]
