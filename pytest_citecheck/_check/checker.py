@@ -261,6 +261,9 @@ class Checker:
         active = self.cassette.active() if self.cassette is not None else contextlib.nullcontext()
         with counting_plays() as played, active:
             yield played
+        # Reached only when the answer was read without error: only accepted answers are ever saved.
+        if self.cassette is not None:
+            self.cassette.accept(played)
 
     def _result(
         self,

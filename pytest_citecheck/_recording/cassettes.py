@@ -34,7 +34,7 @@ import threading
 import weakref
 from collections.abc import Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
@@ -310,6 +310,8 @@ def make_vcr(record_mode: str) -> Any:
 @dataclass
 class PlayCount:
     count: int = 0
+    # The requests recorded in this block: saved only once the checker accepted their answer (``accept``).
+    recorded: list[Any] = field(default_factory=list)
 
 
 _PLAYS_HERE: ContextVar[PlayCount | None] = ContextVar("citecheck_plays_here", default=None)
@@ -353,7 +355,12 @@ def _share_between_threads(cassette: Any) -> None:
 
     def locked_append(request: Any, response: Any) -> None:
         with lock:
-            append(request, response)
+            before = len(cassette.data)
+            append(request, response)  # vcrpy may drop it (a fault, not ours): only what it kept counts
+            added = [recorded for recorded, _ in cassette.data[before:]]
+        counter = _PLAYS_HERE.get()
+        if counter is not None:
+            counter.recorded.extend(added)
 
     cassette.play_response = locked_play_response
     cassette.append = locked_append
@@ -395,6 +402,8 @@ class TestCassette:
         self.interrupted = False  # Ctrl-C during the run: see ``interrupt_open``
         # id(request) -> (request body, response body, the request, kept so its id stays unique)
         self._parsed_bodies: dict[int, tuple[Any, dict[str, Any], Any]] = {}
+        # Recorded requests whose answer the checker read and accepted; no other recording is saved.
+        self._accepted: dict[int, Any] = {}
 
     @property
     def is_open(self) -> bool:
@@ -482,9 +491,25 @@ class TestCassette:
                 unplayed.append(_parsed(request.body))
         return unplayed
 
+    def accept(self, played: PlayCount) -> None:
+        """The answers recorded in ``played``'s block were read and accepted: they may be saved."""
+        with self._lock:
+            self._accepted.update((id(request), request) for request in played.recorded)
+
+    def _drop_unaccepted(self) -> None:
+        """Forget what was recorded but never accepted (a malformed 2xx answer): it must not replay forever."""
+        data = self.cassette.data
+        recorded = data[self.loaded_count :]
+        kept = [(request, response) for request, response in recorded if id(request) in self._accepted]
+        if len(kept) != len(recorded):
+            data[self.loaded_count :] = kept
+            if not kept:
+                self.cassette.dirty = False  # nothing new to write: an existing file stays as it is
+
     def close(self) -> None:
         if self.cassette is not None and not self._closed:
             self._closed = True
             if self.interrupted and self.record_mode == "rewrite":
                 return  # half a rewrite would replace a whole recording: keep the old file
+            self._drop_unaccepted()
             self.cassette._save()
