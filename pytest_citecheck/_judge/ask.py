@@ -189,6 +189,9 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
         )
     import typesafe_sdk as ts
 
+    decoding_failure = _decoding_failure(error)
+    if decoding_failure is not None:
+        return JudgeError(citation_id, *decoding_failure)
     transport_failure = _transport_failure(error)
     if transport_failure is not None:
         return JudgeError(citation_id, *transport_failure)
@@ -211,7 +214,7 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
             "lower the request rate or retry later",
         )
     elif isinstance(error, ts.TypeSafeAPIResponseValidationError):
-        cause = f"TypeSafe's response is malformed ({_detail(error)})"
+        cause = f"TypeSafe's response is malformed ({_unreadable_body(error) or _detail(error)})"
         remedy = "this is not an answer pytest-citecheck can trust; retry, and report it to TypeSafe if it persists"
     elif isinstance(error, ts.TypeSafeInternalServerError):
         cause, remedy = (
@@ -231,6 +234,43 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
             "check the client configuration (citecheck_client fixture)",
         )
     return JudgeError(citation_id, cause, remedy)
+
+
+def _unreadable_body(error: BaseException) -> str | None:
+    """Why a 2xx body could not be read at all (the SDK says only "invalid response data at ''")."""
+    body = getattr(error, "body", None)
+    if getattr(error, "field_path", None) != "" or not isinstance(body, (str, bytes)):
+        return None
+    import json
+
+    try:
+        json.loads(body)
+    except RecursionError:
+        return f"its JSON is nested too deeply to read, {len(body):,} characters"
+    except ValueError:
+        return f"its body is not JSON, {len(body):,} characters"
+    return None
+
+
+def _decoding_failure(error: BaseException) -> tuple[str, str] | None:
+    """Cause and remedy when the response arrived but its Content-Encoding (gzip, ...) could not be undone.
+
+    The SDK reports it as a connection error, which sends the reader to check a network that worked.
+    """
+    import httpx2  # the SDK's HTTP library, always installed with it
+
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, httpx2.DecodingError):
+            return (
+                f"TypeSafe's response could not be decoded (Content-Encoding: {_detail(current)})",
+                "a proxy between you and TypeSafe may be altering responses: check TYPESAFE_BASE_URL and any proxy, "
+                "then retry; report it to TypeSafe if it persists",
+            )
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _transport_failure(error: BaseException) -> tuple[str, str] | None:

@@ -13,6 +13,10 @@ What this module guarantees about a cassette file:
   only ``Content-Type``; re-recording an unchanged answer rewrites the same bytes.
 - **Atomic writes.** A cassette is written to a temporary file and renamed over the old one.
 - **Versioned.** The file says which cassette format wrote it; a newer one is refused clearly.
+- **Checked when read.** Each interaction carries a digest of its canonical request and response
+  (format 2); a file that is damaged (cut short, not UTF-8, a response pytest-citecheck never
+  records) or an interaction edited by hand is refused with what is wrong, not replayed. The digest
+  catches accidents (a hand edit, a merge-conflict resolution), not a forger, who can recompute it.
 - **Deterministic.** Interactions are saved sorted by request, so a check that asks Jev
   concurrently (threads or asyncio) writes the same file whatever order the answers came in.
 - **Only our traffic, only while we ask.** vcrpy's patches are in place only while a Jev request
@@ -40,8 +44,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-CASSETTE_FORMAT = 1
+# 1: the first format; 2: each interaction carries a digest (format 1 files still replay, unchecked).
+CASSETTE_FORMAT = 2
 FORMAT_KEY = "citecheck_format"
+DIGEST_KEY = "digest"
 CANONICAL_HOST = ("https", "api.typesafe.ai")
 TYPESAFE_PATH = re.compile(r"/v1/(systemone|models)$")
 _KEPT_HEADERS = {"content-type"}
@@ -49,7 +55,18 @@ _UNSAFE_NAME = re.compile(r"[^\w.\-\[\]=,+@ ]|\s")
 
 
 class CassetteFormatError(ValueError):
-    """A cassette written by a newer pytest-citecheck, or not a cassette at all."""
+    """A cassette written by a newer pytest-citecheck, or not a cassette at all, or a damaged one.
+
+    ``remedy`` is what to do about it, when that is not the usual "restore it or re-record it".
+    """
+
+    def __init__(self, message: str, remedy: str | None = None) -> None:
+        super().__init__(message)
+        self.remedy = remedy
+
+
+class CassetteDigestError(CassetteFormatError):
+    """An interaction that no longer matches its digest: edited after it was recorded."""
 
 
 def cassette_name(test_name: str, *, beside_pytest_recording: bool = False) -> str:
@@ -91,7 +108,7 @@ def _canonical_json(text: str | bytes | None) -> str | None:
         return None
     try:
         return json.dumps(json.loads(text), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # nested too deep is not JSON we can use
         return None
 
 
@@ -149,7 +166,7 @@ def _parsed(body: Any) -> Any:
 def _parsed_text(body: bytes | str) -> Any:
     try:
         return json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # nested too deep is not JSON we can use
         return body
 
 
@@ -183,6 +200,7 @@ class CassetteSerializer:
                     pretty = _canonical_json(body.get("string"))
                     if pretty is not None:
                         body["string"] = pretty
+            interaction[DIGEST_KEY] = interaction_digest(interaction)
         data = {FORMAT_KEY: CASSETTE_FORMAT, **cassette_dict}
         text: str = yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=120)
         return text
@@ -196,10 +214,97 @@ class CassetteSerializer:
         found = data.get(FORMAT_KEY, CASSETTE_FORMAT)
         if not isinstance(found, int) or found > CASSETTE_FORMAT:
             raise CassetteFormatError(
-                f"written in cassette format {found!r}, newer than this pytest-citecheck understands ({CASSETTE_FORMAT}); "
-                "upgrade pytest-citecheck"
+                f"written in cassette format {found!r}, newer than this pytest-citecheck understands ({CASSETTE_FORMAT})",
+                "upgrade pytest-citecheck",
             )
+        for number, interaction in enumerate(data["interactions"], start=1):
+            _check_interaction(number, interaction, digest_required=found >= 2)
         return data
+
+
+_REQUEST_KEYS = ("method", "uri", "body", "headers")
+_RESPONSE_KEYS = ("status", "headers", "body")
+
+
+def _check_interaction(number: int, interaction: Any, *, digest_required: bool) -> None:
+    """Refuse an interaction that pytest-citecheck could not have written, saying what is wrong with it.
+
+    What vcrpy would otherwise do with such a file reads like something else: a response cut short
+    or not JSON becomes "TypeSafe's response is malformed", a stored 500 is retried into a cassette
+    miss, a request without headers is ``Request.__init__() missing ... 'headers'``.
+    """
+    damaged = "the file was cut short or damaged"
+    if not isinstance(interaction, dict):
+        raise CassetteFormatError(f"interaction {number} is not a request and a response ({damaged})")
+    request, response = interaction.get("request"), interaction.get("response")
+    if not isinstance(request, dict):
+        raise CassetteFormatError(f"interaction {number} has no request ({damaged})")
+    where = f"interaction {number} ({_claim_of(request)})"
+    for key in _REQUEST_KEYS:
+        if key not in request:
+            raise CassetteFormatError(f"{where} is incomplete: its request has no {key!r} ({damaged})")
+    if not isinstance(response, dict):
+        raise CassetteFormatError(f"{where} is incomplete: it has no response ({damaged})")
+    for key in _RESPONSE_KEYS:
+        if key not in response:
+            raise CassetteFormatError(f"{where} is incomplete: its response has no {key!r} ({damaged})")
+    status = response["status"].get("code") if isinstance(response["status"], dict) else None
+    if not isinstance(status, int) or not 200 <= status < 300:
+        raise CassetteFormatError(
+            f"{where} holds an HTTP {status} response, which pytest-citecheck never records (the file was edited or damaged)"
+        )
+    body = response["body"].get("string") if isinstance(response["body"], dict) else None
+    if not isinstance(_parsed(body), dict):
+        raise CassetteFormatError(f"{where}: its response body is not JSON ({damaged})")
+    if not isinstance(_parsed(request["body"]), dict):
+        raise CassetteFormatError(f"{where}: its request body is not JSON ({damaged})")
+    recorded = interaction.get(DIGEST_KEY)
+    if recorded is None and not digest_required:
+        return  # written before digests existed (format 1)
+    if recorded != interaction_digest(interaction):
+        missing = "has no digest" if recorded is None else "does not match its digest"
+        raise CassetteDigestError(f"the recording of {where} {missing}: edited by hand?")
+
+
+def _claim_of(request: dict[str, Any]) -> str:
+    body = _parsed(request.get("body"))
+    state = body.get("state") if isinstance(body, dict) else None
+    claim = state.get("claim") if isinstance(state, dict) else None
+    if not isinstance(claim, str):
+        return "no claim"
+    flat = " ".join(claim.split())
+    return "claim " + repr(flat if len(flat) <= 50 else flat[:49] + "…")
+
+
+def interaction_digest(interaction: dict[str, Any]) -> str:
+    """A digest of an interaction's canonical request and response: what replay depends on, nothing else.
+
+    Bodies are compared as parsed JSON, so the file's layout (indentation, key order, YAML style)
+    does not count; the method, path, the bodies and the status do.
+    """
+    request, response = interaction.get("request") or {}, interaction.get("response") or {}
+    status = response.get("status")
+    body = response.get("body")
+    canonical = {
+        "request": {
+            "method": request.get("method"),
+            "uri": request.get("uri"),
+            "body": _canonical_body(request.get("body")),
+        },
+        "response": {
+            "status": status.get("code") if isinstance(status, dict) else None,
+            "body": _canonical_body(body.get("string") if isinstance(body, dict) else None),
+        },
+    }
+    text = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _canonical_body(body: Any) -> Any:
+    parsed = _parsed(body)
+    if isinstance(parsed, bytes):
+        return {"bytes": parsed.hex()}
+    return parsed
 
 
 def _interaction_sort_key(interaction: dict[str, Any]) -> tuple[str, str, str]:
@@ -251,9 +356,26 @@ class AtomicPersister:
 
     @classmethod
     def load_cassette(cls, cassette_path: str | Path, serializer: Any) -> Any:
-        from vcr.persisters.filesystem import FilesystemPersister
+        # vcrpy's own loader treats a directory as a missing cassette and a file that is not UTF-8
+        # as an empty one (and records over it): both must be refused, saying what the file is.
+        from vcr.persisters.filesystem import CassetteNotFoundError
+        from vcr.serialize import deserialize
 
-        return FilesystemPersister.load_cassette(cassette_path, serializer)
+        path = Path(cassette_path)
+        if path.is_dir():
+            raise CassetteFormatError("it is a directory, not a cassette file", "remove or rename that directory")
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise CassetteNotFoundError() from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = raw[: error.start].count(b"\n") + 1
+            raise CassetteFormatError(f"the file is not UTF-8 text (byte {error.start}, line {line})") from None
+        if not text.strip():
+            raise CassetteNotFoundError()  # an empty file is recorded again, as vcrpy does
+        return deserialize(text, serializer)
 
     @staticmethod
     def save_cassette(cassette_path: str | Path, cassette_dict: dict[str, Any], serializer: Any) -> None:
