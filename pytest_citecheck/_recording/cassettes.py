@@ -33,6 +33,7 @@ import functools
 import json
 import os
 import re
+import stat
 import tempfile
 import threading
 import weakref
@@ -385,10 +386,16 @@ class AtomicPersister:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that readers see the old file or the new one, never half."""
+    """Replace ``path`` with ``text`` so that readers see the old file or the new one, never half.
+
+    The new file gets the mode an ordinary write would give it: an existing file's own mode, or
+    0666 less the umask for a new one (``mkstemp`` alone makes every file 0600).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _mode_for(path)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.chmod(temp, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             handle.flush()
@@ -398,6 +405,30 @@ def atomic_write_text(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+def _mode_for(path: Path) -> int:
+    """The permission bits a file written at ``path`` should have: its current ones, or the umask's."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system allows (Linux's /proc)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    # Elsewhere the only way to read it is to set it; the lock keeps our own threads from racing.
+    with _UMASK_LOCK:
+        current = os.umask(0o022)
+        os.umask(current)
+    return current
 
 
 def _vcr_patcher_names() -> tuple[str, ...]:
