@@ -4,7 +4,8 @@ What this module guarantees about a cassette file:
 
 - **No secret.** Every recorded request keeps only its ``Content-Type`` header (the API key travels
   in ``Authorization`` or whatever extra header a user adds; none is written), and the host is
-  replaced by TypeSafe's public one. This scrub is applied by pytest-citecheck itself, after any
+  replaced by TypeSafe's public one. Known secrets (the environment's key, every dropped header's
+  value) are cut out of the request and response bodies too. This scrub is applied by pytest-citecheck itself, after any
   user configuration, so it cannot be switched off by accident.
 - **Right answer or none.** Requests match on method, path and the parsed JSON body (state,
   questions, model), never on host, so any base URL replays and a changed claim is a miss, not the
@@ -122,10 +123,13 @@ def scrub_request(request: Any) -> Any:
     # Host and any base-URL prefix (a proxy's /base/v1/...) go: a cassette replays behind any base URL.
     request.uri = urlunsplit((*CANONICAL_HOST, endpoint.group(0), "", ""))
     # The headers dropped here carry the key: remember their values, so no log line prints them.
-    from pytest_citecheck._recording.redaction import remember_header_secrets
+    from pytest_citecheck._recording.redaction import redact_body, remember_header_secrets
 
     remember_header_secrets(request.headers)
     request.headers = {name: value for name, value in request.headers.items() if name.lower() in _KEPT_HEADERS}
+    # A key the app put in a claim is not written either. vcrpy scrubs the live request the same way
+    # before matching it, so such a recording still replays while the key is known.
+    request.body = redact_body(request.body)
     return request
 
 
@@ -145,6 +149,10 @@ def scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
     response["headers"] = {
         name: values for name, values in response["headers"].items() if name.lower() in _KEPT_HEADERS
     }
+    # A server, proxy or debug build may echo the key back in the body (vcrpy hands us a copy).
+    from pytest_citecheck._recording.redaction import redact_body
+
+    response["body"]["string"] = redact_body(response["body"]["string"])
     return response
 
 
@@ -389,8 +397,13 @@ def atomic_write_text(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` so that readers see the old file or the new one, never half.
 
     The new file gets the mode an ordinary write would give it: an existing file's own mode, or
-    0666 less the umask for a new one (``mkstemp`` alone makes every file 0600).
+    0666 less the umask for a new one (``mkstemp`` alone makes every file 0600). Every file we
+    write comes through here, so known secrets are cut out here last of all: a claim that carries
+    the app's key reaches no report or reviews file either.
     """
+    from pytest_citecheck._recording.redaction import redact_known
+
+    text = redact_known(text)
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = _mode_for(path)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
