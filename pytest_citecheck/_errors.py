@@ -65,3 +65,24 @@ class CassetteMissError(JudgeError):
 
 class CassetteError(JudgeError):
     """A cassette file exists but cannot be used (corrupt YAML, unknown format version)."""
+
+
+class CassettePathError(CitecheckError):
+    """A test's cassette file cannot be used where it is: it cannot be written, or it would be shared.
+
+    Not about one citation but about the file: the message names it, the cause and the remedy.
+    """
+
+    def __init__(self, path: object, cause: str, remedy: str) -> None:
+        self.path = str(path)
+        self.cause = cause
+        self.remedy = remedy
+        super().__init__(f"cassette {self.path}: {cause}\n  -> {remedy}")
+
+
+class CassetteCollisionError(CassettePathError):
+    """Two tests of one session would record into the same cassette file."""
+
+
+class RecordingNotSavedError(CassettePathError):
+    """A test's recording could not be written (a read-only directory, a path that is a directory)."""

@@ -31,8 +31,14 @@ RAN_TO_END = pytest.StashKey[bool]()
 
 def node_path_name(item: pytest.Item) -> str:
     # "TestClass::test_name[param]" -> "TestClass.test_name[param]": class-based and parametrised
-    # tests get distinct cassette names.
-    return ".".join(item.nodeid.split("::")[1:]) or item.name
+    # tests get distinct cassette names. Joined from the nodes' own names, not by splitting the node
+    # id, so a "::" inside a parametrize id stays in the raw name (and makes it sanitised and digested).
+    names = []
+    for node in reversed(item.listchain()):
+        if isinstance(node, pytest.File):
+            break
+        names.append(node.name)
+    return ".".join(reversed(names)) or item.name
 
 
 def cassette_path(item: pytest.Item, settings: Settings) -> Path:
@@ -164,6 +170,20 @@ class CassetteBookkeeping:
         # Only noted here; cassette names are worked out at the end, and only for modules that
         # have a cassette directory, so collecting a suite that records nothing costs nothing.
         self.collected.setdefault(Path(item.path), []).append(item)
+        self._owners = None
+
+    _owners: dict[Path, list[str]] | None = None
+
+    def sharing(self, item: pytest.Item, path: Path) -> list[str]:
+        """The other collected tests whose cassette is ``path`` too (worked out once, when first asked)."""
+        if self._owners is None:
+            settings = self.config.stash[SETTINGS]
+            owners: dict[Path, list[str]] = {}
+            for items in self.collected.values():
+                for collected in items:
+                    owners.setdefault(cassette_path(collected, settings).resolve(), []).append(collected.nodeid)
+            self._owners = owners
+        return [nodeid for nodeid in self._owners.get(path.resolve(), []) if nodeid != item.nodeid]
 
     def _expected(self) -> dict[str, set[str]]:
         """Cassette directory -> the cassette file names of its collected tests (existing directories only)."""

@@ -185,6 +185,18 @@ def _make_checker(request: pytest.FixtureRequest) -> Checker:
         return existing
     settings = request.config.stash[SETTINGS]
     path = cassette_path(item, settings)
+    bookkeeping = request.config.pluginmanager.get_plugin("citecheck-cassettes")
+    assert isinstance(bookkeeping, CassetteBookkeeping)
+    shared_with = bookkeeping.sharing(item, path)
+    if shared_with:
+        from pytest_citecheck._errors import CassetteCollisionError
+
+        # Both tests fail here, before either records: one's recording would silently replace the other's.
+        raise CassetteCollisionError(
+            bookkeeping.run.display_path(path),
+            f"would be shared by {' and '.join(sorted([item.nodeid, *shared_with]))}, and one's recording would be lost",
+            "rename one test or module, or set citecheck_cassette_dir so that modules of the same name do not share a directory",
+        )
     mode = "rewrite" if path.exists() else "once"
     hint = f"TYPESAFE_API_KEY=... pytest '{item.nodeid}' --citecheck-record-mode={mode}"
     rows = item.stash.setdefault(PENDING_ROWS, [])
