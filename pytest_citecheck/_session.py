@@ -9,6 +9,7 @@ this module only connects pytest-free code (``report``, ``recordings``, ``casset
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -172,18 +173,19 @@ class CassetteBookkeeping:
         self.collected.setdefault(Path(item.path), []).append(item)
         self._owners = None
 
-    _owners: dict[Path, list[str]] | None = None
+    _owners: dict[str, list[str]] | None = None
 
     def sharing(self, item: pytest.Item, path: Path) -> list[str]:
         """The other collected tests whose cassette is ``path`` too (worked out once, when first asked)."""
         if self._owners is None:
             settings = self.config.stash[SETTINGS]
-            owners: dict[Path, list[str]] = {}
+            owners: dict[str, list[str]] = {}
             for items in self.collected.values():
                 for collected in items:
-                    owners.setdefault(cassette_path(collected, settings).resolve(), []).append(collected.nodeid)
+                    # normpath, not resolve(): no file-system call per collected test.
+                    owners.setdefault(os.path.normpath(cassette_path(collected, settings)), []).append(collected.nodeid)
             self._owners = owners
-        return [nodeid for nodeid in self._owners.get(path.resolve(), []) if nodeid != item.nodeid]
+        return [nodeid for nodeid in self._owners.get(os.path.normpath(path), []) if nodeid != item.nodeid]
 
     def _expected(self) -> dict[str, set[str]]:
         """Cassette directory -> the cassette file names of its collected tests (existing directories only)."""
