@@ -10,7 +10,7 @@ this module only connects pytest-free code (``report``, ``recordings``, ``casset
 from __future__ import annotations
 
 import os
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +57,8 @@ class CitecheckRun:
         self.config = config
         self._report: Report | None = None
         self._reviews: dict[Path, Reviews] = {}
+        self._write_failures: list[str] = []  # reports that could not be written, one line each
+        self._failed_reports: set[str] = set()
 
     @property
     def report(self) -> Report:
@@ -114,6 +116,8 @@ class CitecheckRun:
         interrupt_open()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for failure in self._write_failures:
+            terminalreporter.write_line(failure, red=True)
         if self._report is None:
             return  # no citation checked and no recording left over: nothing to say
         settings = self.config.stash[SETTINGS]
@@ -129,7 +133,7 @@ class CitecheckRun:
         settings = self.config.stash[SETTINGS]
         if self._is_controller:
             for label, path in (("JSON report", settings.json), ("HTML report", settings.html)):
-                if path:
+                if path and label not in self._failed_reports:
                     terminalreporter.write_line(f"{label}: {path}")
 
     @pytest.hookimpl(trylast=True)
@@ -140,16 +144,36 @@ class CitecheckRun:
         if self._report is None and not (settings.json or settings.html):
             return
         here = Path(self.config.invocation_params.dir)
-        if settings.json:
-            self.report.write(here / settings.json)
-        if settings.html:
+        json_path, html_path = settings.json, settings.html
+        if json_path:
+            self._write_or_say_why("JSON report", json_path, lambda: self.report.write(here / json_path), session)
+        if html_path:
             from pytest_citecheck._report.html import write_html
 
-            write_html(self.report, here / settings.html)
+            self._write_or_say_why("HTML report", html_path, lambda: write_html(self.report, here / html_path), session)
         cache = getattr(self.config, "cache", None)  # absent under -p no:cacheprovider
         if self._report is not None and self._report.rows and cache is not None:
             # `citecheck review` reads the last run's report from here when no --citecheck-json was given.
-            self.report.write(cache.mkdir("citecheck") / "last-report.json")
+            try:
+                self.report.write(cache.mkdir("citecheck") / "last-report.json")
+            except OSError as error:  # pytest's cache is best effort; `citecheck review --report` still works
+                self._write_failures.append(
+                    f"pytest-citecheck: the last report was not cached ({error.strerror or type(error).__name__}); "
+                    "give `citecheck review` a --citecheck-json report with --report"
+                )
+
+    def _write_or_say_why(self, label: str, shown: str, write: Callable[[], None], session: pytest.Session) -> None:
+        """Write a report; if it cannot be written, one line at the end of the run and a failing exit code."""
+        try:
+            write()
+        except OSError as error:
+            self._failed_reports.add(label)
+            self._write_failures.append(
+                f"pytest-citecheck: the {label} was not written: cannot write {shown} "
+                f"({error.strerror or type(error).__name__})"
+            )
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.USAGE_ERROR  # the tests passed, but what was asked for is missing
 
 
 class CassetteBookkeeping:

@@ -73,6 +73,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.stash[SETTINGS] = _resolve_settings(config)
     except OptionError as error:
         raise pytest.UsageError(f"pytest-citecheck: {error}") from None
+    _check_report_paths(config.stash[SETTINGS])
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -91,6 +92,27 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(CassetteBookkeeping(config, run), "citecheck-cassettes")
     # Source.from_text(..., format=<not built in>) in a test or conftest reaches this session's hook.
     config.stash[PREVIOUS_SPLIT_HOOK] = _hooks.set_split_hook(config.hook.pytest_citecheck_split_sections)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    result = yield
+    # Saved as the test's call ends, not at teardown: a recording that cannot be written fails the
+    # test itself, instead of a PASSED test followed by an ERROR at teardown.
+    checker = item.stash.get(CHECKER, None)
+    if checker is not None:
+        checker.save()
+    return result
+
+
+def _check_report_paths(settings: Settings) -> None:
+    """A report path that is a directory (``--citecheck-json=.``) is a usage error before any test runs."""
+    for option, value in (("--citecheck-json", settings.json), ("--citecheck-html", settings.html)):
+        if value and Path(value).is_dir():
+            raise pytest.UsageError(
+                f"pytest-citecheck: {option}={value}: {str(value)!r} is a directory; give a file path, "
+                f"e.g. {option}={Path(value) / ('citecheck.json' if option.endswith('json') else 'citecheck.html')}"
+            )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

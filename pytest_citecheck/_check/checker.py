@@ -377,6 +377,11 @@ class Checker:
             self._client = self._client_factory()
         return self._client
 
+    def save(self) -> None:
+        """Save what the cassette recorded so far (raises ``RecordingNotSavedError`` if it cannot be written)."""
+        if self.cassette is not None:
+            self.cassette.save()
+
     def close(self) -> None:
         """Save the cassette (if one was opened)."""
         if self.cassette is not None:

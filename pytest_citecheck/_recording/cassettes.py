@@ -565,6 +565,7 @@ class TestCassette:
         self._in_flight = 0
         self._patches: contextlib.ExitStack | None = None
         self._closed = False
+        self._save_failed = False
         self.interrupted = False  # Ctrl-C during the run: see ``interrupt_open``
         # id(request) -> (request body, response body, the request, kept so its id stays unique)
         self._parsed_bodies: dict[int, tuple[Any, dict[str, Any], Any]] = {}
@@ -672,10 +673,31 @@ class TestCassette:
             if not kept:
                 self.cassette.dirty = False  # nothing new to write: an existing file stays as it is
 
+    def save(self) -> None:
+        """Write what was recorded and accepted so far, if anything (the plugin calls it as the test's call ends).
+
+        A file that cannot be written is a ``RecordingNotSavedError`` naming it, raised once: the
+        test that lost its recording says so in its own report.
+        """
+        if self.cassette is None or self._save_failed:
+            return
+        if self.interrupted and self.record_mode == "rewrite":
+            return  # half a rewrite would replace a whole recording: keep the old file
+        self._drop_unaccepted()
+        try:
+            self.cassette._save()
+        except OSError as error:
+            from pytest_citecheck._errors import RecordingNotSavedError
+
+            self._save_failed = True
+            reason = error.strerror or type(error).__name__
+            raise RecordingNotSavedError(
+                self.path,
+                f"this test's recording was not saved ({reason})",
+                f"make {self.path.parent} writable (or set citecheck_cassette_dir), then record again",
+            ) from None
+
     def close(self) -> None:
         if self.cassette is not None and not self._closed:
             self._closed = True
-            if self.interrupted and self.record_mode == "rewrite":
-                return  # half a rewrite would replace a whole recording: keep the old file
-            self._drop_unaccepted()
-            self.cassette._save()
+            self.save()
