@@ -85,3 +85,9 @@ def test_a_session_mapping_two_tests_to_one_file_fails_both_naming_them(
     assert "Traceback" not in result.stdout.str()
     assert not (suite.path / "shared").exists(), "neither test recorded into the shared file"
     assert jev_server.systemone_requests == []
+
+
+def test_the_docs_show_the_name_the_code_gives() -> None:
+    from conftest import REPO
+
+    assert f"`{cassette_name('test_p[a::b]')}`" in (REPO / "docs" / "cassettes.md").read_text(encoding="utf-8")
