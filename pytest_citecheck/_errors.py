@@ -73,3 +73,24 @@ class CheckerUnavailableError(CitecheckError, RuntimeError):
     The plugin is not active (``-p no:citecheck``, autoloading disabled), or the call runs outside a
     test (at import time, from a session-scoped fixture). Nothing is sent to Jev.
     """
+
+
+class CassettePathError(CitecheckError):
+    """A test's cassette file cannot be used where it is: it cannot be written, or it would be shared.
+
+    Not about one citation but about the file: the message names it, the cause and the remedy.
+    """
+
+    def __init__(self, path: object, cause: str, remedy: str) -> None:
+        self.path = str(path)
+        self.cause = cause
+        self.remedy = remedy
+        super().__init__(f"cassette {self.path}: {cause}\n  -> {remedy}")
+
+
+class CassetteCollisionError(CassettePathError):
+    """Two tests of one session would record into the same cassette file."""
+
+
+class RecordingNotSavedError(CassettePathError):
+    """A test's recording could not be written (a read-only directory, a path that is a directory)."""

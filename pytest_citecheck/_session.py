@@ -10,7 +10,7 @@ this module only connects pytest-free code (``report``, ``recordings``, ``casset
 from __future__ import annotations
 
 import os
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,8 +33,14 @@ RAN_TO_END = pytest.StashKey[bool]()
 
 def node_path_name(item: pytest.Item) -> str:
     # "TestClass::test_name[param]" -> "TestClass.test_name[param]": class-based and parametrised
-    # tests get distinct cassette names.
-    return ".".join(item.nodeid.split("::")[1:]) or item.name
+    # tests get distinct cassette names. Joined from the nodes' own names, not by splitting the node
+    # id, so a "::" inside a parametrize id stays in the raw name (and makes it sanitised and digested).
+    names = []
+    for node in reversed(item.listchain()):
+        if isinstance(node, pytest.File):
+            break
+        names.append(node.name)
+    return ".".join(reversed(names)) or item.name
 
 
 def shared_cassette(item: pytest.Item) -> str | None:
@@ -75,6 +81,8 @@ class CitecheckRun:
         self._github = bool(os.environ.get("GITHUB_STEP_SUMMARY")) or os.environ.get("GITHUB_ACTIONS") == "true"
         self._outcomes: Outcomes | None = None
         self._summary_error: str | None = None
+        self._write_failures: list[str] = []  # reports that could not be written, one line each
+        self._failed_reports: set[str] = set()
 
     @property
     def report(self) -> Report:
@@ -161,6 +169,8 @@ class CitecheckRun:
         interrupt_open()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for failure in self._write_failures:
+            terminalreporter.write_line(failure, red=True)
         self._summary(terminalreporter)
         if self._github and self._is_controller:
             self._github_annotations(terminalreporter)
@@ -180,10 +190,9 @@ class CitecheckRun:
             terminalreporter.write_line(line)
         for line in self.failed_because:
             terminalreporter.write_line(line, red=True, bold=True)
-        settings = self.config.stash[SETTINGS]
         if self._is_controller:
             for label, path in (("JSON report", settings.json), ("HTML report", settings.html)):
-                if path:
+                if path and label not in self._failed_reports:
                     terminalreporter.write_line(f"{label}: {path}")
 
     def _github_annotations(self, terminalreporter: Any) -> None:
@@ -218,16 +227,36 @@ class CitecheckRun:
         if self._report is None and not (settings.json or settings.html):
             return
         here = Path(self.config.invocation_params.dir)
-        if settings.json:
-            self.report.write(here / settings.json)
-        if settings.html:
+        json_path, html_path = settings.json, settings.html
+        if json_path:
+            self._write_or_say_why("JSON report", json_path, lambda: self.report.write(here / json_path), session)
+        if html_path:
             from pytest_citecheck._report.html import write_html
 
-            write_html(self.report, here / settings.html)
+            self._write_or_say_why("HTML report", html_path, lambda: write_html(self.report, here / html_path), session)
         cache = getattr(self.config, "cache", None)  # absent under -p no:cacheprovider
         if self._report is not None and self._report.rows and cache is not None:
             # `citecheck review` reads the last run's report from here when no --citecheck-json was given.
-            self.report.write(cache.mkdir("citecheck") / "last-report.json")
+            try:
+                self.report.write(cache.mkdir("citecheck") / "last-report.json")
+            except OSError as error:  # pytest's cache is best effort; `citecheck review --report` still works
+                self._write_failures.append(
+                    f"pytest-citecheck: the last report was not cached ({error.strerror or type(error).__name__}); "
+                    "give `citecheck review` a --citecheck-json report with --report"
+                )
+
+    def _write_or_say_why(self, label: str, shown: str, write: Callable[[], None], session: pytest.Session) -> None:
+        """Write a report; if it cannot be written, one line at the end of the run and a failing exit code."""
+        try:
+            write()
+        except OSError as error:
+            self._failed_reports.add(label)
+            self._write_failures.append(
+                f"pytest-citecheck: the {label} was not written: cannot write {shown} "
+                f"({error.strerror or type(error).__name__})"
+            )
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.USAGE_ERROR  # the tests passed, but what was asked for is missing
 
 
 class CassetteBookkeeping:
@@ -249,6 +278,21 @@ class CassetteBookkeeping:
         # Only noted here; cassette names are worked out at the end, and only for modules that
         # have a cassette directory, so collecting a suite that records nothing costs nothing.
         self.collected.setdefault(Path(item.path), []).append(item)
+        self._owners = None
+
+    _owners: dict[str, list[str]] | None = None
+
+    def sharing(self, item: pytest.Item, path: Path) -> list[str]:
+        """The other collected tests whose cassette is ``path`` too (worked out once, when first asked)."""
+        if self._owners is None:
+            settings = self.config.stash[SETTINGS]
+            owners: dict[str, list[str]] = {}
+            for items in self.collected.values():
+                for collected in items:
+                    # normpath, not resolve(): no file-system call per collected test.
+                    owners.setdefault(os.path.normpath(cassette_path(collected, settings)), []).append(collected.nodeid)
+            self._owners = owners
+        return [nodeid for nodeid in self._owners.get(os.path.normpath(path), []) if nodeid != item.nodeid]
 
     def _expected(self) -> dict[str, set[str]]:
         """Cassette directory -> the cassette file names of its collected tests (existing directories only)."""

@@ -111,6 +111,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.stash[SETTINGS] = _resolve_settings(config)
     except OptionError as error:
         raise pytest.UsageError(f"pytest-citecheck: {error}") from None
+    _check_report_paths(config.stash[SETTINGS])
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -133,6 +134,27 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_citecheck._check import api
 
     config.stash[PREVIOUS_BINDING] = api.enter_session()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    result = yield
+    # Saved as the test's call ends, not at teardown: a recording that cannot be written fails the
+    # test itself, instead of a PASSED test followed by an ERROR at teardown.
+    checker = item.stash.get(CHECKER, None)
+    if checker is not None:
+        checker.save()
+    return result
+
+
+def _check_report_paths(settings: Settings) -> None:
+    """A report path that is a directory (``--citecheck-json=.``) is a usage error before any test runs."""
+    for option, value in (("--citecheck-json", settings.json), ("--citecheck-html", settings.html)):
+        if value and Path(value).is_dir():
+            raise pytest.UsageError(
+                f"pytest-citecheck: {option}={value}: {str(value)!r} is a directory; give a file path, "
+                f"e.g. {option}={Path(value) / ('citecheck.json' if option.endswith('json') else 'citecheck.html')}"
+            )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -289,6 +311,18 @@ def _make_checker(request: pytest.FixtureRequest) -> Checker:
             "@pytest.mark.citecheck(...)", f"cassette: expected a cassette name (a string), got {shared!r}"
         )
     path = cassette_path(item, settings)
+    bookkeeping = request.config.pluginmanager.get_plugin("citecheck-cassettes")
+    assert isinstance(bookkeeping, CassetteBookkeeping)
+    shared_with = bookkeeping.sharing(item, path)
+    if shared_with:
+        from pytest_citecheck._errors import CassetteCollisionError
+
+        # Both tests fail here, before either records: one's recording would silently replace the other's.
+        raise CassetteCollisionError(
+            bookkeeping.run.display_path(path),
+            f"would be shared by {' and '.join(sorted([item.nodeid, *shared_with]))}, and one's recording would be lost",
+            "rename one test or module, or set citecheck_cassette_dir so that modules of the same name do not share a directory",
+        )
     mode = "rewrite" if path.exists() else "once"
     hint = f"TYPESAFE_API_KEY=... pytest '{item.nodeid}' --citecheck-record-mode={mode}"
     rows = item.stash.setdefault(PENDING_ROWS, [])

@@ -284,3 +284,66 @@ def test_two_runs_recording_into_one_directory_at_once_do_not_corrupt_each_other
         timeout=120,
     )
     assert replay.returncode == 0, replay.stdout + replay.stderr
+
+
+# --- file modes: the umask for a new file, the old mode for a replaced one ------------------------
+
+
+@pytest.fixture
+def umask_027() -> Any:
+    """A umask other than the usual 022, so "respects the umask" is not "happens to be 0644"."""
+    previous = os.umask(0o027)
+    yield 0o027
+    os.umask(previous)
+
+
+def mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_a_new_file_gets_the_umask_and_a_replaced_one_keeps_its_mode(tmp_path: Path, umask_027: int) -> None:
+    fresh = tmp_path / "fresh.yaml"
+    atomic_write_text(fresh, "new\n")
+    assert mode(fresh) == 0o640  # 0666 less the umask, as open() would give
+    kept = tmp_path / "kept.yaml"
+    kept.write_text("old\n")
+    for existing in (0o644, 0o600, 0o664):
+        kept.chmod(existing)
+        atomic_write_text(kept, "replaced\n")
+        assert mode(kept) == existing and kept.read_text() == "replaced\n"
+
+
+def test_a_recording_run_writes_cassettes_and_reports_with_the_umask_and_keeps_modes(
+    suite: pytest.Pytester, jev_server: Any, umask_027: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite.makepyfile(
+        test_app="from cookbook import SOURCE, pick\ndef test_one(citecheck):\n    citecheck.check(pick('clock_skew'), SOURCE)\n"
+    )
+    args = ("--citecheck-json=report.json", "--citecheck-html=report.html")
+    suite.runpytest("--citecheck-record-mode=once", *args).assert_outcomes(passed=1)
+    cassette = suite.path / "cassettes" / "test_app" / "test_one.yaml"
+    assert {
+        name: mode(path)
+        for name, path in (
+            ("cassette", cassette),
+            ("json", suite.path / "report.json"),
+            ("html", suite.path / "report.html"),
+        )
+    } == {
+        "cassette": 0o640,
+        "json": 0o640,
+        "html": 0o640,
+    }
+    # A committed 0644 cassette (and reports someone made readable) stay as they were when rewritten.
+    for path in (cassette, suite.path / "report.json", suite.path / "report.html"):
+        path.chmod(0o644)
+    suite.runpytest("--citecheck-record-mode=rewrite", *args).assert_outcomes(passed=1)
+    assert [mode(p) for p in (cassette, suite.path / "report.json", suite.path / "report.html")] == [0o644] * 3
+
+
+def test_the_reviews_file_gets_the_umask(tmp_path: Path, umask_027: int) -> None:
+    from pytest_citecheck._review.decisions import Reviews
+
+    reviews = Reviews.load(tmp_path / "citecheck-reviews.json")
+    reviews.save()
+    assert mode(tmp_path / "citecheck-reviews.json") == 0o640

@@ -58,7 +58,7 @@ def test_a_changed_section_shows_where_the_text_differs(suite, jev_server, monke
     result.stdout.fnmatch_lines(
         [
             "*citation 'aud': the cassette holds a recording of this citation, but its request changed: the section text changed "
-            "(first difference at character *: recorded *Each principal*, now *Every principal*",
+            "(first difference at character *: recorded *Each␠principal*, now *Every␠principal*",
             "*--citecheck-record-mode=rewrite*",
         ]
     )
@@ -83,3 +83,31 @@ def test_a_citation_never_recorded_keeps_the_plain_miss(suite, jev_server, monke
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*citation 'aud': no recorded answer matches this citation's request*"])
     result.stdout.no_fnmatch_line("*its request changed*")
+
+
+def test_a_whitespace_only_change_of_the_section_is_shown_visibly(suite, jev_server, monkeypatch):
+    """A recording is of the section's exact text: a whitespace edit is a change, and the excerpt shows it."""
+    record(suite)
+    text = (suite.path / "rfc7519.txt").read_text()
+    assert text.count("intended for.  Each principal") == 1
+    (suite.path / "rfc7519.txt").write_text(
+        text.replace("intended for.  Each principal", "intended for. Each principal")
+    )
+    result = replay(suite, monkeypatch)
+    result.assert_outcomes(failed=1)
+    # Both spaces of the recording are visible, and the one the edit removed is missing from the new text.
+    result.stdout.fnmatch_lines(
+        [
+            "*the section text changed (first difference at character *: "
+            "recorded '*intended␠for.␠␠Each␠principal*', now '*intended␠for.␠Each␠principal*'*",
+        ]
+    )
+
+
+def test_the_excerpt_shows_line_breaks_and_tabs() -> None:
+    from pytest_citecheck._recording.lifecycle import describe_change
+
+    recorded = [{"state": {"claim": "c", "section": "A line\n   continued"}}]
+    change = describe_change({"state": {"claim": "c", "section": "A line\n\tcontinued"}}, recorded)
+    assert change is not None
+    assert "recorded 'A␠line\\n␠␠␠continued'" in change and "now 'A␠line\\n\\tcontinued'" in change, change

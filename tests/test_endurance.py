@@ -17,10 +17,12 @@ import os
 import re
 import subprocess
 import sys
+from copy import deepcopy
 from pathlib import Path
 
 import pytest
 
+from pytest_citecheck._recording.cassettes import read_interactions, write_interactions
 from pytest_citecheck.testing import JevServer
 
 TESTS = 1_000
@@ -127,12 +129,15 @@ def replayed(
         )
         assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     folder = root / "cassettes" / "test_endure"
-    template = (folder / "test_cite[0].yaml").read_text(encoding="utf-8")
-    assert template.count("(claim number 0, part") == PER_TEST, template
+    template = read_interactions(folder / "test_cite[0].yaml")
+    assert sum(i["request"]["body"].count("(claim number 0, part") for i in template) == PER_TEST, template
     for n in range(1, TESTS):
-        (folder / f"test_cite[{n}].yaml").write_text(
-            template.replace("(claim number 0, part", f"(claim number {n}, part"), encoding="utf-8"
-        )
+        # Written through the cassette writer, so each copy carries the digests of its own requests.
+        copies = deepcopy(template)
+        for interaction in copies:
+            body = interaction["request"]["body"]
+            interaction["request"]["body"] = body.replace("(claim number 0, part", f"(claim number {n}, part")
+        write_interactions(folder / f"test_cite[{n}].yaml", copies)
 
     (root / "conftest.py").write_text(PROBE)
     result = _run(

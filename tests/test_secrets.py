@@ -248,3 +248,58 @@ def test_the_sdk_log_filter_redacts_every_header_but_the_harmless_ones(caplog: p
         )
     assert leaks(caplog.text) == []
     assert "application/json" in caplog.text and "X-Upstream-Auth-Key" in caplog.text
+
+
+# --- keys echoed in a 2xx body, or sent in the claim, are not recorded -----------------------------
+
+ECHO_TESTS = """
+import os
+from pytest_citecheck import Source, assert_citations_supported
+import pathlib
+
+SOURCE = Source.from_file(pathlib.Path(__file__).parent / "rfc7519.txt")
+LEAKED = {leaked}
+
+def test_echoed():
+    # An app that leaks its own key into an answer: the claim carries it to Jev.
+    claim = "A JWT can name its audience, says the service with key " + LEAKED + "."
+    assert_citations_supported([{{"id": "aud", "claim": claim, "quote": None, "section": "4.1.3"}}], SOURCE)
+"""
+
+
+@pytest.mark.parametrize("how", ["environment", "client-override"])
+def test_a_key_echoed_in_a_2xx_body_or_sent_in_the_claim_is_not_recorded(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    inner.makeconftest(ENV_CONFTEST if how == "environment" else CLIENT_CONFTEST)
+    leaked = 'os.environ["TYPESAFE_API_KEY"]' if how == "environment" else repr(CLIENT_KEY)
+    inner.makepyfile(test_echo=ECHO_TESTS.format(leaked=leaked))
+    monkeypatch.setenv("TYPESAFE_API_KEY", ENV_KEY)
+    expected = {ENV_KEY} if how == "environment" else {CLIENT_KEY, X_API_KEY, ODD_HEADER_KEY}
+    server = JevServer()
+    server.answer = lambda claim, section: _echo_answer(server)
+    with server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+        recorded = inner.runpytest_subprocess(
+            "test_echo.py", "--citecheck-record-mode=once", "--citecheck-model=jev-1.12"
+        )
+        assert expected <= set(leaks(repr(server.systemone_requests))), "the keys went over the wire"
+    recorded.assert_outcomes(passed=1)
+    cassette = inner.path / "cassettes" / "test_echo" / "test_echoed.yaml"
+    text = cassette.read_text()
+    assert leaks(text) == [], text
+    assert "says the service with key ***." in text  # the request's claim
+    assert '"request_headers"' in text and "***" in text.split("  response:")[1]  # the echo, with the keys cut out
+    # The recording still replays: the same redaction is applied to the live request before matching.
+    replayed = inner.runpytest_subprocess("test_echo.py", "--citecheck-record-mode=none", "--citecheck-model=jev-1.12")
+    replayed.assert_outcomes(passed=1)
+    # Nothing else the two runs wrote holds a key (the test module holds the one it leaks, by design).
+    assert {name: found for name, found in _scan(inner, replayed).items() if name != "test_echo.py"} == {}
+
+
+def _echo_answer(server: JevServer) -> dict[str, Any]:
+    """A 2xx answer from a proxy or debug build that echoes the request's headers back in the body."""
+    from pytest_citecheck.testing import choice_answer
+
+    headers = server.requests[-1].headers
+    return {**choice_answer("supports", 0.97), "debug": {"request_headers": headers, "note": f"seen {headers}"}}

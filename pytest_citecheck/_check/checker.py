@@ -23,7 +23,7 @@ from pytest_citecheck._errors import CassetteError, CitecheckError
 from pytest_citecheck._gate import Decision, decide, failure_message, misattributed_message, review_message
 from pytest_citecheck._judge.ask import Question, ask, ask_async
 from pytest_citecheck._options import CheckOptions, Settings
-from pytest_citecheck._recording.cassettes import PlayCount, TestCassette, counting_plays
+from pytest_citecheck._recording.cassettes import CassetteDigestError, PlayCount, TestCassette, counting_plays
 from pytest_citecheck._results import RELATION_TO_VERDICT, CitationResult, Judgement, Verdict
 from pytest_citecheck._review.decisions import Reviews, review_key
 from pytest_citecheck._sources.source import Format, Source
@@ -306,6 +306,9 @@ class Checker:
         active = self.cassette.active() if self.cassette is not None else contextlib.nullcontext()
         with counting_plays() as played, active:
             yield played
+        # Reached only when the answer was read without error: only accepted answers are ever saved.
+        if self.cassette is not None:
+            self.cassette.accept(played)
 
     def _result(
         self,
@@ -403,17 +406,29 @@ class Checker:
             self.cassette.open()
         except CitecheckError:
             raise
-        except Exception as error:  # corrupt YAML, a newer format, an unreadable file
+        except CassetteDigestError as error:  # an interaction changed since it was recorded
+            raise CassetteError(
+                citation.id,
+                f"cassette {self.cassette.path}: {error}",
+                f"re-record with {self._record_hint} (or restore the file from version control)",
+            ) from None
+        except Exception as error:  # corrupt YAML, a newer format, a damaged or unreadable file
             raise CassetteError(
                 citation.id,
                 f"cannot read cassette {self.cassette.path}: {error}",
-                "restore it from version control, or delete it and re-record with --citecheck-record-mode=rewrite",
+                getattr(error, "remedy", None)
+                or "restore it from version control, or delete it and re-record with --citecheck-record-mode=rewrite",
             ) from None
 
     def client(self) -> Any:
         if self._client is None:
             self._client = self._client_factory()
         return self._client
+
+    def save(self) -> None:
+        """Save what the cassette recorded so far (raises ``RecordingNotSavedError`` if it cannot be written)."""
+        if self.cassette is not None:
+            self.cassette.save()
 
     def close(self) -> None:
         """Save the cassette (if one was opened)."""

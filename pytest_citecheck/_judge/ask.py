@@ -11,7 +11,7 @@ pays for them.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,6 +31,14 @@ CRITERIA = {
 }
 # Probabilities come rounded to two decimals; three of them may miss 1.0 by a few hundredths.
 PROBABILITY_SUM_TOLERANCE = 0.05
+# How far ``confidence`` may be from ``(max p - 1/k) / (1 - 1/k)``. Both sides are rounded to two
+# decimals: the top probability's rounding (up to 0.005) moves the formula by up to 0.0075 with
+# k = 3, and the confidence's own rounding adds 0.005; the recorded jev-1.12 answers of the cookbook
+# (examples/rfc7519/json_cache.json) are off by at most 0.01 (1.0 over 0.00/0.00 answered 0.99).
+# 0.02 covers that with a margin, and still refuses the answers that contradict themselves.
+CONFIDENCE_TOLERANCE = 0.02
+# Rounding is monotonic, so the chosen label's rounded probability can tie with another, never trail it.
+_TIE = 1e-9
 
 # The opt-in screen (option ``screen``): a second question in the same request, so it costs no call.
 # Jev treats state as data, and text written to steer it can change its answer (docs/security.md).
@@ -109,6 +117,9 @@ def read_answer(citation_id: str, response: SystemOneResponse, *, screen: bool =
         raise JudgeError(
             citation_id, f"Jev's probabilities {probabilities} do not form a distribution (sum {total:.2f})", remedy
         )
+    inconsistency = answer_inconsistency(choice, confidence, probabilities)
+    if inconsistency is not None:
+        raise JudgeError(citation_id, f"Jev's answer contradicts itself: {inconsistency}", remedy)
     screened = _read_screen(citation_id, response, remedy) if screen else None
     usage = response.usage
     return Judgement(
@@ -121,6 +132,27 @@ def read_answer(citation_id: str, response: SystemOneResponse, *, screen: bool =
         screen=screened,
         flagged=screened is not None and screened >= SCREEN_FLAG_AT,
     )
+
+
+def answer_inconsistency(choice: str, confidence: float, probabilities: Mapping[str, float]) -> str | None:
+    """What makes a Choice answer contradict itself, or None when it is consistent.
+
+    The SDK documents ``choice`` as the label with the highest probability, and TypeSafe computes
+    ``confidence`` as ``(max p - 1/k) / (1 - 1/k)`` for k labels. An answer that breaks either (an
+    edited cassette, a proxy, a server bug) says two things at once, and no verdict can be read from it.
+    """
+    top_label = max(probabilities, key=lambda label: probabilities[label])
+    top = probabilities[top_label]
+    if probabilities[choice] < top - _TIE:
+        return f"it chose {choice!r}, but its probabilities put {top_label!r} highest ({top:g}, {choice!r} {probabilities[choice]:g})"
+    k = len(probabilities)
+    expected = max(0.0, (top - 1 / k) / (1 - 1 / k))
+    if abs(confidence - expected) > CONFIDENCE_TOLERANCE + _TIE:
+        return (
+            f"its confidence {confidence:g} does not follow from its probabilities {dict(sorted(probabilities.items()))} "
+            f"(expected about {expected:.2f}, from (max p - 1/k) / (1 - 1/k))"
+        )
+    return None
 
 
 def _read_screen(citation_id: str, response: SystemOneResponse, remedy: str) -> float:
@@ -157,6 +189,9 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
         )
     import typesafe_sdk as ts
 
+    decoding_failure = _decoding_failure(error)
+    if decoding_failure is not None:
+        return JudgeError(citation_id, *decoding_failure)
     transport_failure = _transport_failure(error)
     if transport_failure is not None:
         return JudgeError(citation_id, *transport_failure)
@@ -179,7 +214,7 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
             "lower the request rate or retry later",
         )
     elif isinstance(error, ts.TypeSafeAPIResponseValidationError):
-        cause = f"TypeSafe's response is malformed ({_detail(error)})"
+        cause = f"TypeSafe's response is malformed ({_unreadable_body(error) or _detail(error)})"
         remedy = "this is not an answer pytest-citecheck can trust; retry, and report it to TypeSafe if it persists"
     elif isinstance(error, ts.TypeSafeInternalServerError):
         cause, remedy = (
@@ -199,6 +234,43 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
             "check the client configuration (citecheck_client fixture)",
         )
     return JudgeError(citation_id, cause, remedy)
+
+
+def _unreadable_body(error: BaseException) -> str | None:
+    """Why a 2xx body could not be read at all (the SDK says only "invalid response data at ''")."""
+    body = getattr(error, "body", None)
+    if getattr(error, "field_path", None) != "" or not isinstance(body, (str, bytes)):
+        return None
+    import json
+
+    try:
+        json.loads(body)
+    except RecursionError:
+        return f"its JSON is nested too deeply to read, {len(body):,} characters"
+    except ValueError:
+        return f"its body is not JSON, {len(body):,} characters"
+    return None
+
+
+def _decoding_failure(error: BaseException) -> tuple[str, str] | None:
+    """Cause and remedy when the response arrived but its Content-Encoding (gzip, ...) could not be undone.
+
+    The SDK reports it as a connection error, which sends the reader to check a network that worked.
+    """
+    import httpx2  # the SDK's HTTP library, always installed with it
+
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, httpx2.DecodingError):
+            return (
+                f"TypeSafe's response could not be decoded (Content-Encoding: {_detail(current)})",
+                "a proxy between you and TypeSafe may be altering responses: check TYPESAFE_BASE_URL and any proxy, "
+                "then retry; report it to TypeSafe if it persists",
+            )
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _transport_failure(error: BaseException) -> tuple[str, str] | None:

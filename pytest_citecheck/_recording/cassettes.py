@@ -4,7 +4,8 @@ What this module guarantees about a cassette file:
 
 - **No secret.** Every recorded request keeps only its ``Content-Type`` header (the API key travels
   in ``Authorization`` or whatever extra header a user adds; none is written), and the host is
-  replaced by TypeSafe's public one. This scrub is applied by pytest-citecheck itself, after any
+  replaced by TypeSafe's public one. Known secrets (the environment's key, every dropped header's
+  value) are cut out of the request and response bodies too. This scrub is applied by pytest-citecheck itself, after any
   user configuration, so it cannot be switched off by accident.
 - **Right answer or none.** Requests match on method, path and the parsed JSON body (state,
   questions, model), never on host, so any base URL replays and a changed claim is a miss, not the
@@ -13,6 +14,10 @@ What this module guarantees about a cassette file:
   only ``Content-Type``; re-recording an unchanged answer rewrites the same bytes.
 - **Atomic writes.** A cassette is written to a temporary file and renamed over the old one.
 - **Versioned.** The file says which cassette format wrote it; a newer one is refused clearly.
+- **Checked when read.** Each interaction carries a digest of its canonical request and response
+  (format 2); a file that is damaged (cut short, not UTF-8, a response pytest-citecheck never
+  records) or an interaction edited by hand is refused with what is wrong, not replayed. The digest
+  catches accidents (a hand edit, a merge-conflict resolution), not a forger, who can recompute it.
 - **Deterministic.** Interactions are saved sorted by request, so a check that asks Jev
   concurrently (threads or asyncio) writes the same file whatever order the answers came in.
 - **Only our traffic, only while we ask.** vcrpy's patches are in place only while a Jev request
@@ -29,19 +34,22 @@ import functools
 import json
 import os
 import re
+import stat
 import tempfile
 import threading
 import weakref
 from collections.abc import Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-CASSETTE_FORMAT = 1
+# 1: the first format; 2: each interaction carries a digest (format 1 files still replay, unchecked).
+CASSETTE_FORMAT = 2
 FORMAT_KEY = "citecheck_format"
+DIGEST_KEY = "digest"
 CANONICAL_HOST = ("https", "api.typesafe.ai")
 TYPESAFE_PATH = re.compile(r"/v1/(systemone|models)$")
 _KEPT_HEADERS = {"content-type"}
@@ -49,7 +57,18 @@ _UNSAFE_NAME = re.compile(r"[^\w.\-\[\]=,+@ ]|\s")
 
 
 class CassetteFormatError(ValueError):
-    """A cassette written by a newer pytest-citecheck, or not a cassette at all."""
+    """A cassette written by a newer pytest-citecheck, or not a cassette at all, or a damaged one.
+
+    ``remedy`` is what to do about it, when that is not the usual "restore it or re-record it".
+    """
+
+    def __init__(self, message: str, remedy: str | None = None) -> None:
+        super().__init__(message)
+        self.remedy = remedy
+
+
+class CassetteDigestError(CassetteFormatError):
+    """An interaction that no longer matches its digest: edited after it was recorded."""
 
 
 def cassette_name(test_name: str, *, beside_pytest_recording: bool = False) -> str:
@@ -91,7 +110,7 @@ def _canonical_json(text: str | bytes | None) -> str | None:
         return None
     try:
         return json.dumps(json.loads(text), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # nested too deep is not JSON we can use
         return None
 
 
@@ -104,10 +123,13 @@ def scrub_request(request: Any) -> Any:
     # Host and any base-URL prefix (a proxy's /base/v1/...) go: a cassette replays behind any base URL.
     request.uri = urlunsplit((*CANONICAL_HOST, endpoint.group(0), "", ""))
     # The headers dropped here carry the key: remember their values, so no log line prints them.
-    from pytest_citecheck._recording.redaction import remember_header_secrets
+    from pytest_citecheck._recording.redaction import redact_body, remember_header_secrets
 
     remember_header_secrets(request.headers)
     request.headers = {name: value for name, value in request.headers.items() if name.lower() in _KEPT_HEADERS}
+    # A key the app put in a claim is not written either. vcrpy scrubs the live request the same way
+    # before matching it, so such a recording still replays while the key is known.
+    request.body = redact_body(request.body)
     return request
 
 
@@ -127,6 +149,10 @@ def scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
     response["headers"] = {
         name: values for name, values in response["headers"].items() if name.lower() in _KEPT_HEADERS
     }
+    # A server, proxy or debug build may echo the key back in the body (vcrpy hands us a copy).
+    from pytest_citecheck._recording.redaction import redact_body
+
+    response["body"]["string"] = redact_body(response["body"]["string"])
     return response
 
 
@@ -149,7 +175,7 @@ def _parsed(body: Any) -> Any:
 def _parsed_text(body: bytes | str) -> Any:
     try:
         return json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # nested too deep is not JSON we can use
         return body
 
 
@@ -183,6 +209,7 @@ class CassetteSerializer:
                     pretty = _canonical_json(body.get("string"))
                     if pretty is not None:
                         body["string"] = pretty
+            interaction[DIGEST_KEY] = interaction_digest(interaction)
         data = {FORMAT_KEY: CASSETTE_FORMAT, **cassette_dict}
         text: str = yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=120)
         return text
@@ -196,10 +223,97 @@ class CassetteSerializer:
         found = data.get(FORMAT_KEY, CASSETTE_FORMAT)
         if not isinstance(found, int) or found > CASSETTE_FORMAT:
             raise CassetteFormatError(
-                f"written in cassette format {found!r}, newer than this pytest-citecheck understands ({CASSETTE_FORMAT}); "
-                "upgrade pytest-citecheck"
+                f"written in cassette format {found!r}, newer than this pytest-citecheck understands ({CASSETTE_FORMAT})",
+                "upgrade pytest-citecheck",
             )
+        for number, interaction in enumerate(data["interactions"], start=1):
+            _check_interaction(number, interaction, digest_required=found >= 2)
         return data
+
+
+_REQUEST_KEYS = ("method", "uri", "body", "headers")
+_RESPONSE_KEYS = ("status", "headers", "body")
+
+
+def _check_interaction(number: int, interaction: Any, *, digest_required: bool) -> None:
+    """Refuse an interaction that pytest-citecheck could not have written, saying what is wrong with it.
+
+    What vcrpy would otherwise do with such a file reads like something else: a response cut short
+    or not JSON becomes "TypeSafe's response is malformed", a stored 500 is retried into a cassette
+    miss, a request without headers is ``Request.__init__() missing ... 'headers'``.
+    """
+    damaged = "the file was cut short or damaged"
+    if not isinstance(interaction, dict):
+        raise CassetteFormatError(f"interaction {number} is not a request and a response ({damaged})")
+    request, response = interaction.get("request"), interaction.get("response")
+    if not isinstance(request, dict):
+        raise CassetteFormatError(f"interaction {number} has no request ({damaged})")
+    where = f"interaction {number} ({_claim_of(request)})"
+    for key in _REQUEST_KEYS:
+        if key not in request:
+            raise CassetteFormatError(f"{where} is incomplete: its request has no {key!r} ({damaged})")
+    if not isinstance(response, dict):
+        raise CassetteFormatError(f"{where} is incomplete: it has no response ({damaged})")
+    for key in _RESPONSE_KEYS:
+        if key not in response:
+            raise CassetteFormatError(f"{where} is incomplete: its response has no {key!r} ({damaged})")
+    status = response["status"].get("code") if isinstance(response["status"], dict) else None
+    if not isinstance(status, int) or not 200 <= status < 300:
+        raise CassetteFormatError(
+            f"{where} holds an HTTP {status} response, which pytest-citecheck never records (the file was edited or damaged)"
+        )
+    body = response["body"].get("string") if isinstance(response["body"], dict) else None
+    if not isinstance(_parsed(body), dict):
+        raise CassetteFormatError(f"{where}: its response body is not JSON ({damaged})")
+    if not isinstance(_parsed(request["body"]), dict):
+        raise CassetteFormatError(f"{where}: its request body is not JSON ({damaged})")
+    recorded = interaction.get(DIGEST_KEY)
+    if recorded is None and not digest_required:
+        return  # written before digests existed (format 1)
+    if recorded != interaction_digest(interaction):
+        missing = "has no digest" if recorded is None else "does not match its digest"
+        raise CassetteDigestError(f"the recording of {where} {missing}: edited by hand?")
+
+
+def _claim_of(request: dict[str, Any]) -> str:
+    body = _parsed(request.get("body"))
+    state = body.get("state") if isinstance(body, dict) else None
+    claim = state.get("claim") if isinstance(state, dict) else None
+    if not isinstance(claim, str):
+        return "no claim"
+    flat = " ".join(claim.split())
+    return "claim " + repr(flat if len(flat) <= 50 else flat[:49] + "…")
+
+
+def interaction_digest(interaction: dict[str, Any]) -> str:
+    """A digest of an interaction's canonical request and response: what replay depends on, nothing else.
+
+    Bodies are compared as parsed JSON, so the file's layout (indentation, key order, YAML style)
+    does not count; the method, path, the bodies and the status do.
+    """
+    request, response = interaction.get("request") or {}, interaction.get("response") or {}
+    status = response.get("status")
+    body = response.get("body")
+    canonical = {
+        "request": {
+            "method": request.get("method"),
+            "uri": request.get("uri"),
+            "body": _canonical_body(request.get("body")),
+        },
+        "response": {
+            "status": status.get("code") if isinstance(status, dict) else None,
+            "body": _canonical_body(body.get("string") if isinstance(body, dict) else None),
+        },
+    }
+    text = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _canonical_body(body: Any) -> Any:
+    parsed = _parsed(body)
+    if isinstance(parsed, bytes):
+        return {"bytes": parsed.hex()}
+    return parsed
 
 
 def _interaction_sort_key(interaction: dict[str, Any]) -> tuple[str, str, str]:
@@ -251,9 +365,26 @@ class AtomicPersister:
 
     @classmethod
     def load_cassette(cls, cassette_path: str | Path, serializer: Any) -> Any:
-        from vcr.persisters.filesystem import FilesystemPersister
+        # vcrpy's own loader treats a directory as a missing cassette and a file that is not UTF-8
+        # as an empty one (and records over it): both must be refused, saying what the file is.
+        from vcr.persisters.filesystem import CassetteNotFoundError
+        from vcr.serialize import deserialize
 
-        return FilesystemPersister.load_cassette(cassette_path, serializer)
+        path = Path(cassette_path)
+        if path.is_dir():
+            raise CassetteFormatError("it is a directory, not a cassette file", "remove or rename that directory")
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise CassetteNotFoundError() from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = raw[: error.start].count(b"\n") + 1
+            raise CassetteFormatError(f"the file is not UTF-8 text (byte {error.start}, line {line})") from None
+        if not text.strip():
+            raise CassetteNotFoundError()  # an empty file is recorded again, as vcrpy does
+        return deserialize(text, serializer)
 
     @staticmethod
     def save_cassette(cassette_path: str | Path, cassette_dict: dict[str, Any], serializer: Any) -> None:
@@ -263,10 +394,21 @@ class AtomicPersister:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that readers see the old file or the new one, never half."""
+    """Replace ``path`` with ``text`` so that readers see the old file or the new one, never half.
+
+    The new file gets the mode an ordinary write would give it: an existing file's own mode, or
+    0666 less the umask for a new one (``mkstemp`` alone makes every file 0600). Every file we
+    write comes through here, so known secrets are cut out here last of all: a claim that carries
+    the app's key reaches no report or reviews file either.
+    """
+    from pytest_citecheck._recording.redaction import redact_known
+
+    text = redact_known(text)
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _mode_for(path)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.chmod(temp, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             handle.flush()
@@ -276,6 +418,30 @@ def atomic_write_text(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+def _mode_for(path: Path) -> int:
+    """The permission bits a file written at ``path`` should have: its current ones, or the umask's."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system allows (Linux's /proc)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    # Elsewhere the only way to read it is to set it; the lock keeps our own threads from racing.
+    with _UMASK_LOCK:
+        current = os.umask(0o022)
+        os.umask(current)
+    return current
 
 
 def _vcr_patcher_names() -> tuple[str, ...]:
@@ -310,6 +476,8 @@ def make_vcr(record_mode: str) -> Any:
 @dataclass
 class PlayCount:
     count: int = 0
+    # The requests recorded in this block: saved only once the checker accepted their answer (``accept``).
+    recorded: list[Any] = field(default_factory=list)
 
 
 _PLAYS_HERE: ContextVar[PlayCount | None] = ContextVar("citecheck_plays_here", default=None)
@@ -353,7 +521,12 @@ def _share_between_threads(cassette: Any) -> None:
 
     def locked_append(request: Any, response: Any) -> None:
         with lock:
-            append(request, response)
+            before = len(cassette.data)
+            append(request, response)  # vcrpy may drop it (a fault, not ours): only what it kept counts
+            added = [recorded for recorded, _ in cassette.data[before:]]
+        counter = _PLAYS_HERE.get()
+        if counter is not None:
+            counter.recorded.extend(added)
 
     cassette.play_response = locked_play_response
     cassette.append = locked_append
@@ -394,9 +567,12 @@ class TestCassette:
         self._in_flight = 0
         self._patches: contextlib.ExitStack | None = None
         self._closed = False
+        self._save_failed = False
         self.interrupted = False  # Ctrl-C during the run: see ``interrupt_open``
         # id(request) -> (request body, response body, the request, kept so its id stays unique)
         self._parsed_bodies: dict[int, tuple[Any, dict[str, Any], Any]] = {}
+        # Recorded requests whose answer the checker read and accepted; no other recording is saved.
+        self._accepted: dict[int, Any] = {}
 
     @property
     def is_open(self) -> bool:
@@ -490,15 +666,52 @@ class TestCassette:
                 unplayed.append(_parsed(request.body))
         return unplayed
 
-    def close(self) -> None:
-        if self.cassette is not None and not self._closed:
-            self._closed = True
-            if self.interrupted and self.record_mode == "rewrite":
-                return  # half a rewrite would replace a whole recording: keep the old file
+    def accept(self, played: PlayCount) -> None:
+        """The answers recorded in ``played``'s block were read and accepted: they may be saved."""
+        with self._lock:
+            self._accepted.update((id(request), request) for request in played.recorded)
+
+    def _drop_unaccepted(self) -> None:
+        """Forget what was recorded but never accepted (a malformed 2xx answer): it must not replay forever."""
+        data = self.cassette.data
+        recorded = data[self.loaded_count :]
+        kept = [(request, response) for request, response in recorded if id(request) in self._accepted]
+        if len(kept) != len(recorded):
+            data[self.loaded_count :] = kept
+            if not kept:
+                self.cassette.dirty = False  # nothing new to write: an existing file stays as it is
+
+    def save(self) -> None:
+        """Write what was recorded and accepted so far, if anything (the plugin calls it as the test's call ends).
+
+        A file that cannot be written is a ``RecordingNotSavedError`` naming it, raised once: the
+        test that lost its recording says so in its own report.
+        """
+        if self.cassette is None or self._save_failed:
+            return
+        if self.interrupted and self.record_mode == "rewrite":
+            return  # half a rewrite would replace a whole recording: keep the old file
+        self._drop_unaccepted()
+        try:
             if self.shared:
                 self._save_shared()
             else:
                 self.cassette._save()
+        except OSError as error:
+            from pytest_citecheck._errors import RecordingNotSavedError
+
+            self._save_failed = True
+            reason = error.strerror or type(error).__name__
+            raise RecordingNotSavedError(
+                self.path,
+                f"this test's recording was not saved ({reason})",
+                f"make {self.path.parent} writable (or set citecheck_cassette_dir), then record again",
+            ) from None
+
+    def close(self) -> None:
+        if self.cassette is not None and not self._closed:
+            self._closed = True
+            self.save()
 
     def _save_shared(self) -> None:
         """Merge what this test recorded into the shared file, as it is on disk now (other tests may have written it)."""

@@ -170,9 +170,24 @@ def _first_difference(old: str, new: str) -> str:
     index = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
     start = max(0, index - 15)
     return (
-        f"first difference at character {index}: recorded {shorten(old[start : index + 25], 45)!r}, "
-        f"now {shorten(new[start : index + 25], 45)!r}"
+        f"first difference at character {index}: recorded '{_excerpt(old, start, index)}', "
+        f"now '{_excerpt(new, start, index)}'"
     )
+
+
+# The request holds the section's exact text, so a whitespace-only edit is a change (docs/cassettes.md):
+# the excerpt must show it, not fold it away as shorten() does.
+_VISIBLE = {" ": "␠", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def visible_whitespace(text: str) -> str:
+    """``text`` with every whitespace character shown: ␠ for a space, \\n, \\t, \\r, \\u00a0 for the rest."""
+    return "".join(_VISIBLE.get(char, f"\\u{ord(char):04x}" if char.isspace() else char) for char in text)
+
+
+def _excerpt(text: str, start: int, index: int) -> str:
+    end = index + 25
+    return ("…" if start > 0 else "") + visible_whitespace(text[start:end]) + ("…" if end < len(text) else "")
 
 
 # --- drift ----------------------------------------------------------------------------------

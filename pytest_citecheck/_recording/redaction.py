@@ -12,7 +12,8 @@ records the response). So the plugin puts a filter in front of the SDK's own, on
 - the values it hid, the request headers vcrpy is about to drop (``cassettes.scrub_request``), and
   the ``TYPESAFE_API_KEY`` in the environment become *known secrets*, and every known secret is cut
   out of the whole formatted message (bodies included);
-- ``redact_known`` applies the same cut to any text we print ourselves (error details).
+- ``redact_known`` applies the same cut to any text we print ourselves (error details), and
+  ``redact_body`` to the request and response bodies a cassette records.
 
 Records are formatted here once and passed on as plain text, so no handler formats the raw values
 again. Known secrets live only in this process's memory.
@@ -20,6 +21,7 @@ again. Known secrets live only in this process's memory.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -86,6 +88,46 @@ def redact_known(text: str) -> str:
         if secret in text:
             text = text.replace(secret, MASK)
     return text
+
+
+def redact_body(body: Any) -> Any:
+    """A request or response body (bytes or text) with every known secret replaced by ``***``.
+
+    For cassettes: a server, proxy or debug build can echo a key back in a 2xx body, and an app can
+    put its own key in a claim. A JSON body is redacted value by value (a key written with JSON
+    escapes is still found) and stays JSON; any other text is cut like a log line. A body that
+    holds no known secret is returned as it was, the same object, so replay pays a substring search.
+    """
+    if not isinstance(body, (bytes, str)) or not body:
+        return body
+    remember_secret(os.environ.get("TYPESAFE_API_KEY"))
+    with _lock:
+        secrets = sorted(_known, key=len, reverse=True)
+    text = body.decode("utf-8", "surrogateescape") if isinstance(body, bytes) else body
+    if not any(secret in text or json.dumps(secret)[1:-1] in text for secret in secrets):
+        return body
+    try:
+        redacted = json.dumps(_redact_value(json.loads(text), secrets), ensure_ascii=False)
+    except (ValueError, RecursionError):  # not JSON: cut it as text
+        redacted = _cut(text, secrets)
+    return redacted.encode("utf-8", "surrogateescape") if isinstance(body, bytes) else redacted
+
+
+def _cut(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, MASK)
+    return text
+
+
+def _redact_value(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        return _cut(value, secrets)
+    if isinstance(value, list):
+        return [_redact_value(item, secrets) for item in value]
+    if isinstance(value, dict):
+        return {_cut(str(key), secrets): _redact_value(item, secrets) for key, item in value.items()}
+    return value
 
 
 def remember_header_secrets(headers: Mapping[Any, Any]) -> None:

@@ -1,0 +1,93 @@
+"""Two tests never share a cassette file: a lost recording would replay as a miss, or as another test's answers.
+
+A name that needs no change stays as it is (``test_p[a.b].yaml``: committed cassettes keep their
+names); a name with characters a file name cannot hold is sanitised and gets a digest of the raw
+test name (``test_p[a::b]`` is not ``test_p[a.b]``); and a session whose tests would still map to
+one file (two modules of the same name sharing a cassette directory) fails them, naming both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_citecheck._recording.cassettes import cassette_name
+
+PARAMETRISED = """
+import pytest
+from cookbook import SOURCE, pick
+
+@pytest.mark.parametrize("case", ["a::b", "a.b", "plain"])
+def test_p(citecheck, case):
+    citecheck.check(pick({"a::b": "clock_skew", "a.b": "aud_reject", "plain": "epoch_seconds"}[case]), SOURCE)
+"""
+
+
+def test_ids_that_differ_only_in_separators_get_their_own_cassettes_and_replay(
+    suite: pytest.Pytester, jev_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite.makepyfile(test_app=PARAMETRISED)
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=3)
+    names = sorted(p.name for p in (suite.path / "cassettes" / "test_app").iterdir())
+    assert len(names) == 3, names
+    # Names that needed nothing keep their plain form; the sanitised one carries a digest.
+    assert "test_p[a.b].yaml" in names and "test_p[plain].yaml" in names
+    [odd] = [n for n in names if n not in ("test_p[a.b].yaml", "test_p[plain].yaml")]
+    assert odd.startswith("test_p[a__b]-") and ":" not in odd
+    assert len(jev_server.systemone_requests) == 3
+
+    monkeypatch.delenv("TYPESAFE_API_KEY")
+    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    suite.runpytest().assert_outcomes(passed=3)  # each test finds its own recording
+
+
+def test_the_name_rule() -> None:
+    assert cassette_name("test_p[a.b]") == "test_p[a.b].yaml"
+    assert cassette_name("TestGroup.test_p[x-1]") == "TestGroup.test_p[x-1].yaml"
+    sanitised = cassette_name("test_p[a::b]")
+    assert sanitised.startswith("test_p[a__b]-") and sanitised != cassette_name("test_p[a__b]")
+    assert cassette_name("test_p[a::b]") != cassette_name("test_p[a:/b]")
+
+
+SAME_NAME_MODULE = """
+from pytest_citecheck import Source, assert_citations_supported
+import pathlib
+
+SOURCE = Source.from_file(pathlib.Path(__file__).parent.parent / "rfc7519.txt")
+
+def test_one():
+    assert_citations_supported(
+        [{{"id": "c", "claim": {claim!r}, "quote": None, "section": "4.1.3"}}], SOURCE, model="jev-1.12"
+    )
+"""
+
+
+def test_a_session_mapping_two_tests_to_one_file_fails_both_naming_them(
+    suite: pytest.Pytester, jev_server: Any
+) -> None:
+    # Two modules named test_x.py in two folders, and a cassette directory both resolve to.
+    for folder, claim in (("a", "A JWT can name its audience."), ("b", "A JWT can be rejected.")):
+        (suite.path / folder).mkdir()
+        (suite.path / folder / "test_x.py").write_text(SAME_NAME_MODULE.format(claim=claim))
+    result = suite.runpytest(
+        "--import-mode=importlib", "--citecheck-cassette-dir=../shared", "--citecheck-record-mode=once", "a", "b"
+    )
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "CassetteCollisionError: cassette shared/test_x/test_one.yaml: would be shared by a/test_x.py::test_one "
+            "and b/test_x.py::test_one, and one's recording would be lost",
+            "  -> rename one test or module, or set citecheck_cassette_dir so that modules of the same name do not "
+            "share a directory",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+    assert not (suite.path / "shared").exists(), "neither test recorded into the shared file"
+    assert jev_server.systemone_requests == []
+
+
+def test_the_docs_show_the_name_the_code_gives() -> None:
+    from conftest import REPO
+
+    assert f"`{cassette_name('test_p[a::b]')}`" in (REPO / "docs" / "cassettes.md").read_text(encoding="utf-8")

@@ -1,0 +1,179 @@
+"""What a cassette holds can be trusted: only accepted answers, each with a digest of itself.
+
+- A 2xx answer the checker refused (an unknown label, an answer that contradicts itself) fails the
+  test and is never written: the next recording asks Jev again instead of replaying it forever.
+- Every recorded interaction carries a digest of its canonical request and response; an
+  interaction edited by hand (or by a merge-conflict resolution) fails the replay and says so.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from pytest_citecheck.testing import choice_answer
+
+TWO_CITATIONS = """
+from cookbook import SOURCE
+from pytest_citecheck import assert_citations_supported
+
+def test_claims(citecheck):
+    citecheck.check(
+        [
+            {"id": "exp", "claim": "A JWT can carry an expiration time.", "quote": None, "section": "4.1.4"},
+            {"id": "aud", "claim": "A JWT can name its audience.", "quote": None, "section": "4.1.3"},
+        ],
+        SOURCE, model="jev-1.12", concurrency=1,
+    )
+"""
+CASSETTE = Path("cassettes") / "test_app" / "test_claims.yaml"
+
+
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+
+
+def recorded_claims(path: Path) -> list[str]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [re.search(r'"claim": "([^"]*)"', i["request"]["body"]).group(1) for i in data["interactions"]]  # type: ignore[union-attr]
+
+
+# --- item 6: a malformed 2xx answer is never saved ------------------------------------------------
+
+
+def test_a_refused_2xx_answer_is_not_recorded_and_is_asked_again(suite: pytest.Pytester, jev_server: Any) -> None:
+    def answer(claim: str, section: str) -> dict[str, Any]:
+        if "audience" in claim:
+            return {**choice_answer("supports", 0.97), "choice": "maybe"}
+        return choice_answer("supports", 0.97)
+
+    jev_server.answer = answer
+    suite.makepyfile(test_app=TWO_CITATIONS)
+    first = suite.runpytest("--citecheck-record-mode=once")
+    first.assert_outcomes(failed=1)
+    first.stdout.fnmatch_lines(["*citation 'aud': Jev answered with an unknown label 'maybe'*"])
+    # The answer that was accepted is kept; the refused one is not.
+    assert recorded_claims(suite.path / CASSETTE) == ["A JWT can carry an expiration time."]
+    assert "maybe" not in (suite.path / CASSETTE).read_text()
+
+    # The next recording run asks Jev again for the refused one (and only for it), and then passes.
+    jev_server.answer = lambda claim, section: ("supports", 0.97)
+    asked_before = len(jev_server.systemone_requests)
+    second = suite.runpytest("--citecheck-record-mode=new_episodes")
+    second.assert_outcomes(passed=1)
+    asked = [r.body["state"]["claim"] for r in jev_server.systemone_requests[asked_before:]]
+    assert asked == ["A JWT can name its audience."]
+    assert sorted(recorded_claims(suite.path / CASSETTE)) == [
+        "A JWT can carry an expiration time.",
+        "A JWT can name its audience.",
+    ]
+
+
+def test_a_refused_answer_alone_writes_no_cassette_and_ci_cannot_replay_it(
+    suite: pytest.Pytester, jev_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    jev_server.answer = lambda claim, section: {**choice_answer("supports", 0.97), "choice": "maybe"}
+    suite.makepyfile(test_app=TWO_CITATIONS.replace("concurrency=1", "concurrency=2"))
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(failed=1)
+    assert not (suite.path / CASSETTE).exists()
+    offline(monkeypatch)
+    replay = suite.runpytest()
+    replay.assert_outcomes(failed=1)
+    replay.stdout.fnmatch_lines(["*no recorded answer matches this citation's request*"])
+
+
+def test_a_refused_answer_does_not_replace_a_rewritten_recording(suite: pytest.Pytester, jev_server: Any) -> None:
+    suite.makepyfile(test_app=TWO_CITATIONS)
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
+    before = (suite.path / CASSETTE).read_bytes()
+    jev_server.answer = lambda claim, section: {**choice_answer("supports", 0.97), "choice": "maybe"}
+    suite.runpytest("--citecheck-record-mode=rewrite").assert_outcomes(failed=1)
+    assert (suite.path / CASSETTE).read_bytes() == before
+
+
+# --- item 2: every interaction carries a digest ---------------------------------------------------
+
+ONE_CITATION = """
+from cookbook import SOURCE
+from pytest_citecheck import assert_citations_supported
+
+def test_claims():
+    assert_citations_supported(
+        [{"id": "aud", "claim": "A JWT can name its audience.", "quote": None, "section": "4.1.3"}],
+        SOURCE, model="jev-1.12",
+    )
+"""
+
+
+def _edit_consistently_to_supports(path: Path) -> None:
+    """What a hand edit (or a careless merge) that means it would do: choice, probabilities and confidence agree."""
+    text = path.read_text(encoding="utf-8")
+    response = text.index("\n  response:")
+    head, tail = text[:response], text[response:]
+    edited = (
+        tail.replace('"choice": "contradicts"', '"choice": "supports"')
+        .replace('"contradicts": 0.96', '"contradicts": @')
+        .replace('"supports": 0.02', '"supports": 0.96')
+        .replace('"contradicts": @', '"contradicts": 0.02')
+    )
+    assert edited.count('"supports": 0.96') == 1 and '"choice": "supports"' in edited, edited
+    path.write_text(head + edited, encoding="utf-8")
+
+
+def test_a_consistent_hand_edit_of_an_answer_fails_the_replay_instead_of_passing(
+    suite: pytest.Pytester, jev_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    jev_server.answer = lambda claim, section: ("contradicts", 0.97)
+    suite.makepyfile(test_app=ONE_CITATION)
+    recorded = suite.runpytest("--citecheck-record-mode=once")
+    recorded.assert_outcomes(failed=1)  # the recorded verdict: contradicted
+    cassette = suite.path / CASSETTE
+    assert re.search(r"\n  digest: sha256:[0-9a-f]{64}\n", cassette.read_text())
+    _edit_consistently_to_supports(cassette)
+
+    offline(monkeypatch)
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*CassetteError: citation 'aud': cassette *test_claims.yaml: the recording of interaction 1 "
+            "(claim 'A JWT can name its audience.') does not match its digest: edited by hand?",
+            "*-> re-record with TYPESAFE_API_KEY=... pytest 'test_app.py::test_claims' --citecheck-record-mode=rewrite*",
+        ]
+    )
+
+
+def test_the_digest_ignores_layout_and_a_re_save_keeps_it(
+    suite: pytest.Pytester, jev_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Re-indenting a body is not an edit of what replay depends on; removing the digest is."""
+    suite.makepyfile(test_app=ONE_CITATION)
+    jev_server.answer = lambda claim, section: ("supports", 0.97)
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
+    cassette = suite.path / CASSETTE
+    text = cassette.read_text()
+    cassette.write_text(text.replace('"confidence": 0.94', '"confidence":     0.94'))
+    offline(monkeypatch)
+    suite.runpytest().assert_outcomes(passed=1)
+    cassette.write_text(re.sub(r"\n  digest: .*\n", "\n", text))
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*has no digest: edited by hand?*"])
+
+
+def test_the_committed_example_cassettes_carry_digests() -> None:
+    from conftest import EXAMPLE
+
+    from pytest_citecheck._recording.cassettes import read_interactions
+
+    files = sorted((EXAMPLE / "cassettes" / "test_rfc7519").glob("*.yaml"))
+    assert len(files) == 7
+    for path in files:
+        assert path.read_text(encoding="utf-8").startswith("citecheck_format: 2\n"), path
+        [interaction] = read_interactions(path)  # verifies the digest
+        assert interaction["digest"].startswith("sha256:")
