@@ -39,6 +39,10 @@ _EXPORTS = {
     "Verdict": "_results",
     "Source": "_sources.source",
     "Corpus": "_sources.corpus",
+    "check_retrieval": "_check.retrieval",
+    "RetrievalResult": "_check.retrieval",
+    "citations_from_markers": "_citations.markers",
+    "citations_from_openai": "_citations.openai",
 }
 
 __all__ = [
@@ -57,6 +61,7 @@ __all__ = [
     "ModelMismatchError",
     "ModelPinWarning",
     "OptionError",
+    "RetrievalResult",
     "Source",
     "SourceError",
     "Status",
@@ -64,6 +69,9 @@ __all__ = [
     "__version__",
     "assert_citations_supported",
     "check_citations",
+    "check_retrieval",
+    "citations_from_markers",
+    "citations_from_openai",
 ]
 assert set(__all__) == {*_EXPORTS, "__version__"}
 
@@ -84,7 +92,10 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from pytest_citecheck._check.api import assert_citations_supported, check_citations
     from pytest_citecheck._check.checker import Checker, CitationReviewWarning, CitationsNotSupported
+    from pytest_citecheck._check.retrieval import RetrievalResult, check_retrieval
+    from pytest_citecheck._citations.markers import citations_from_markers
     from pytest_citecheck._citations.model import Citation
+    from pytest_citecheck._citations.openai import citations_from_openai
     from pytest_citecheck._errors import (
         CassetteError,
         CassetteMissError,
