@@ -127,3 +127,15 @@ def test_marked_claims_are_judged_against_their_sections(direct_checker, jev_ser
         "Contributors grant a patent licence.": apache.sections["3"],
         "Contributors are not liable for damages.": apache.sections["8"],
     }
+
+
+def test_against_one_named_source_the_document_it_names_is_that_source() -> None:
+    from pytest_citecheck._citations.adapt import adapt_citations
+
+    citations = citations_from_markers(
+        "Patents are licensed [1]. Trademarks are not [2].", ["/srv/kb/apache-2.0.txt", "gpl-2.0.txt"]
+    )
+    apache = Source.from_file(DATA / "apache-2.0.txt")  # named "apache-2.0.txt"
+    assert [c.document for c in adapt_citations(citations, source=apache)] == [None, "gpl-2.0.txt"]
+    unnamed = Source.from_text((DATA / "apache-2.0.txt").read_text(), format="numbered")
+    assert [c.document for c in adapt_citations(citations, source=unnamed)] == ["/srv/kb/apache-2.0.txt", "gpl-2.0.txt"]

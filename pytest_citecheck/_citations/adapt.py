@@ -35,7 +35,8 @@ def adapt_citations(citations: Any, hooks: Any = None, *, source: Source | Corpu
     ``hooks`` (pytest's hook relay) lets ``pytest_citecheck_adapt_citation`` turn shapes we do not
     know into dicts first. ``source`` is what the citations will be checked against: with a
     ``Corpus``, an Anthropic citation's ``document_index`` / ``document_title`` select a document,
-    and a document a citation names by path or file name is matched to the corpus's id for it.
+    and a document a citation names by path or file name is matched to the corpus's id for it. With
+    one named ``Source``, a citation naming that document names no other: its document is dropped.
     """
     if is_answer(citations):  # a whole Message or Response, passed as it came back
         citations = [citations]
@@ -62,6 +63,8 @@ def adapt_citations(citations: Any, hooks: Any = None, *, source: Source | Corpu
             adapted.append(adapt_citation(raw, position))
     if isinstance(source, Corpus):
         adapted = [_in_corpus(citation, source) for citation in adapted]
+    elif isinstance(source, Source) and source.name:
+        adapted = [_in_source(citation, source.name) for citation in adapted]
     seen: set[str] = set()
     for citation in adapted:
         if citation.id in seen:
@@ -79,3 +82,11 @@ def _in_corpus(citation: Citation, corpus: Corpus) -> Citation:
         return citation
     found = document_named(corpus, citation.document)
     return citation if found is None else replace(citation, document=found)
+
+
+def _in_source(citation: Citation, name: str) -> Citation:
+    """Against one ``Source``, a citation naming that source's own document (an adapter names the
+    document of every citation: a chunk's ``source``, an OpenAI file name) is a citation of it."""
+    if citation.document is None or document_named([name], citation.document) is None:
+        return citation
+    return replace(citation, document=None)

@@ -105,7 +105,9 @@ def _numbers(group: str, sentence: str) -> list[int]:
         elif len(bounds) == 1:
             numbers.append(bounds[0])
         else:
-            raise CitationInputError(f"cannot read the marker [{group}] as source numbers", citation=sentence)
+            raise CitationInputError(
+                f"cannot read the marker [{group}] as source numbers", citation=sentence, field="answer_text"
+            )
     return numbers
 
 
