@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pytest_citecheck._check.locating import locator_for
 from pytest_citecheck._errors import SourceError
+from pytest_citecheck._locate import QuoteLocator
 from pytest_citecheck._results import Passage
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.documents import Chunk, DocumentId, document_named, is_chunk, read_chunk
@@ -102,13 +102,13 @@ def _check_chunk(chunk: Chunk, cited: str | None, corpus: Corpus, casefold: bool
     page = chunk.section
     if cited is not None and page is not None and page in corpus[cited].sections:
         # A corpus built from the same chunks has the page: the chunk must be on it.
-        match = locator_for(corpus[cited]).find(chunk.text, casefold=casefold, prefer_section=page)
+        match = _locator(corpus[cited]).find(chunk.text, casefold=casefold, prefer_section=page)
         if match is not None and match.section == page:
             return RetrievalResult(chunk.position, "found", chunk.document, page, cited, page, chunk.text)
     order = ([cited] if cited is not None else []) + [name for name in corpus if name != cited]
     for name in order:
         source = corpus[name]
-        match = locator_for(_whole(source)).find(chunk.text, casefold=casefold)
+        match = _locator(_whole(source)).find(chunk.text, casefold=casefold)
         if match is None:
             continue
         section = source.section_at(match.start)
@@ -118,7 +118,7 @@ def _check_chunk(chunk: Chunk, cited: str | None, corpus: Corpus, casefold: bool
     closest = None
     if cited is not None and len(chunk.text) < len(corpus[cited].text):
         source = corpus[cited]
-        near = locator_for(_whole(source)).closest(chunk.text, casefold=casefold)
+        near = _locator(_whole(source)).closest(chunk.text, casefold=casefold)
         if near is not None:
             section = source.section_at(near.start) or ""
             base = source.spans.get(section, (0, 0))[0] if section else 0
@@ -127,7 +127,16 @@ def _check_chunk(chunk: Chunk, cited: str | None, corpus: Corpus, casefold: bool
     return RetrievalResult(chunk.position, "missing", chunk.document, page, None, None, chunk.text, closest)
 
 
+_LOCATORS: weakref.WeakKeyDictionary[Source, QuoteLocator] = weakref.WeakKeyDictionary()
 _WHOLE: weakref.WeakKeyDictionary[Source, Source] = weakref.WeakKeyDictionary()
+
+
+def _locator(source: Source) -> QuoteLocator:
+    """One locator per source object, so a document is normalised once however many chunks are checked."""
+    locator = _LOCATORS.get(source)
+    if locator is None:
+        locator = _LOCATORS[source] = QuoteLocator(source)
+    return locator
 
 
 def _whole(source: Source) -> Source:
