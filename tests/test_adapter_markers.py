@@ -130,7 +130,7 @@ def test_marked_claims_are_judged_against_their_sections(direct_checker, jev_ser
 
 
 def test_against_one_named_source_the_document_it_names_is_that_source() -> None:
-    from pytest_citecheck._citations.adapt import adapt_citations
+    from pytest_citecheck._citations.adapt import adapt_citation, adapt_citations
 
     citations = citations_from_markers(
         "Patents are licensed [1]. Trademarks are not [2].", ["/srv/kb/apache-2.0.txt", "gpl-2.0.txt"]
@@ -139,3 +139,6 @@ def test_against_one_named_source_the_document_it_names_is_that_source() -> None
     assert [c.document for c in adapt_citations(citations, source=apache)] == [None, "gpl-2.0.txt"]
     unnamed = Source.from_text((DATA / "apache-2.0.txt").read_text(), format="numbered")
     assert [c.document for c in adapt_citations(citations, source=unnamed)] == ["/srv/kb/apache-2.0.txt", "gpl-2.0.txt"]
+    # A document a user writes in a dict is checked as written.
+    written = {"id": "w", "claim": "Patents are licensed.", "quote": None, "section": "3", "document": "apache-2.0.txt"}
+    assert adapt_citations([written], source=apache) == [adapt_citation(written, 0)]

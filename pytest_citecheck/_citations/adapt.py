@@ -36,7 +36,7 @@ def adapt_citations(citations: Any, hooks: Any = None, *, source: Source | Corpu
     know into dicts first. ``source`` is what the citations will be checked against: with a
     ``Corpus``, an Anthropic citation's ``document_index`` / ``document_title`` select a document,
     and a document a citation names by path or file name is matched to the corpus's id for it. With
-    one named ``Source``, a citation naming that document names no other: its document is dropped.
+    one named ``Source``, an adapter's citation naming that document cites it: its document is dropped.
     """
     if is_answer(citations):  # a whole Message or Response, passed as it came back
         citations = [citations]
@@ -50,6 +50,9 @@ def adapt_citations(citations: Any, hooks: Any = None, *, source: Source | Corpu
     for raw in citations:
         parts.extend(citing_parts(raw) if is_answer(raw) else [raw])
     adapted: list[Citation] = []
+    # Citations whose document an adapter read from an SDK object or a chunk's metadata (a file name,
+    # a path), rather than one the user wrote in a dict: see ``_in_source``.
+    named_by_adapter: set[int] = set()
     for position, raw in enumerate(parts):
         if hooks is not None:
             converted = hooks.pytest_citecheck_adapt_citation(citation=raw, position=position)
@@ -58,13 +61,20 @@ def adapt_citations(citations: Any, hooks: Any = None, *, source: Source | Corpu
         if is_anthropic_text_block(raw):
             adapted.extend(adapt_anthropic_block(raw, position, source))
         elif is_openai_output_text(raw):
-            adapted.extend(adapt_openai_output_text(raw, position))
+            from_sdk = adapt_openai_output_text(raw, position)
+            named_by_adapter.update(range(len(adapted), len(adapted) + len(from_sdk)))
+            adapted.extend(from_sdk)
         else:
+            if isinstance(raw, Citation):  # from citations_from_markers or citations_from_openai
+                named_by_adapter.add(len(adapted))
             adapted.append(adapt_citation(raw, position))
     if isinstance(source, Corpus):
         adapted = [_in_corpus(citation, source) for citation in adapted]
     elif isinstance(source, Source) and source.name:
-        adapted = [_in_source(citation, source.name) for citation in adapted]
+        adapted = [
+            _in_source(citation, source.name) if index in named_by_adapter else citation
+            for index, citation in enumerate(adapted)
+        ]
     seen: set[str] = set()
     for citation in adapted:
         if citation.id in seen:
@@ -85,8 +95,10 @@ def _in_corpus(citation: Citation, corpus: Corpus) -> Citation:
 
 
 def _in_source(citation: Citation, name: str) -> Citation:
-    """Against one ``Source``, a citation naming that source's own document (an adapter names the
-    document of every citation: a chunk's ``source``, an OpenAI file name) is a citation of it."""
+    """Against one ``Source``, an adapter's citation naming that source's own document is a citation
+    of it: the adapters name the document of every citation (a chunk's ``source``, an OpenAI file
+    name), and a single-document app should not have to take it out. A document a user wrote in a
+    dict is kept, and checked as written."""
     if citation.document is None or document_named([name], citation.document) is None:
         return citation
     return replace(citation, document=None)
