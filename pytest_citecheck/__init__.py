@@ -42,6 +42,10 @@ _EXPORTS = {
     "Verdict": "_results",
     "Source": "_sources.source",
     "Corpus": "_sources.corpus",
+    "check_retrieval": "_check.retrieval",
+    "RetrievalResult": "_check.retrieval",
+    "citations_from_markers": "_citations.markers",
+    "citations_from_openai": "_citations.openai",
 }
 
 __all__ = [
@@ -63,6 +67,7 @@ __all__ = [
     "ModelMismatchError",
     "ModelPinWarning",
     "OptionError",
+    "RetrievalResult",
     "Source",
     "SourceError",
     "Status",
@@ -70,6 +75,9 @@ __all__ = [
     "__version__",
     "assert_citations_supported",
     "check_citations",
+    "check_retrieval",
+    "citations_from_markers",
+    "citations_from_openai",
 ]
 assert set(__all__) == {*_EXPORTS, "__version__"}
 
@@ -95,7 +103,10 @@ if TYPE_CHECKING:
         CitationReviewWarning,
         CitationsNotSupported,
     )
+    from pytest_citecheck._check.retrieval import RetrievalResult, check_retrieval
+    from pytest_citecheck._citations.markers import citations_from_markers
     from pytest_citecheck._citations.model import Citation, CitationLike
+    from pytest_citecheck._citations.openai import citations_from_openai
     from pytest_citecheck._errors import (
         CassetteError,
         CassetteMissError,

@@ -47,7 +47,8 @@ def test_rfc_splits_a_second_rfc_with_form_feeds_and_another_running_header() ->
 def test_numbered_apache_licence() -> None:
     source = Source.from_file(DATA / "apache-2.0.txt")
     assert source.format == "numbered"
-    assert list(source.sections) == ["preamble", *[str(n) for n in range(1, 10)]]
+    appendix = "APPENDIX: How to apply the Apache License to your work"  # after the last numbered section
+    assert list(source.sections) == ["preamble", *[str(n) for n in range(1, 10)], appendix]
     assert source.sections["3"].startswith("3. Grant of Patent License.")
     assert (
         passage_of(source, "You may reproduce and distribute copies of the Work or Derivative Works thereof")[0] == "4"
@@ -56,7 +57,8 @@ def test_numbered_apache_licence() -> None:
 
 def test_numbered_gpl_keeps_a_list_item_inside_its_section() -> None:
     source = Source.from_file(DATA / "gpl-3.0.txt")
-    assert list(source.sections) == ["preamble", *[str(n) for n in range(0, 18)]]
+    how_to_apply = "How to Apply These Terms to Your New Programs"  # after the last numbered section
+    assert list(source.sections) == ["preamble", *[str(n) for n in range(0, 18)], how_to_apply]
     # "    7.  This requirement modifies ..." is item 7 of a list in section 5, not section 7.
     assert "7.  This requirement modifies the requirement in section 4" in source.sections["5"]
     assert source.sections["7"].startswith("7. Additional Terms.")
@@ -66,7 +68,12 @@ def test_numbered_gpl_keeps_a_list_item_inside_its_section() -> None:
 def test_numbered_mpl_two_levels_boxes_and_wrapped_numbers() -> None:
     source = Source.from_file(DATA / "mpl-2.0.txt")
     ids = list(source.sections)
-    assert ids[:4] == ["preamble", "1", "1.1", "1.2"] and ids[-5:] == ["10", "10.1", "10.2", "10.3", "10.4"]
+    assert ids[:4] == ["preamble", "1", "1.1", "1.2"] and ids[-7:-2] == ["10", "10.1", "10.2", "10.3", "10.4"]
+    # The exhibits after the last numbered section are headings underlined with dashes.
+    assert ids[-2:] == [
+        "Exhibit A - Source Code Form License Notice",
+        'Exhibit B - "Incompatible With Secondary Licenses" Notice',
+    ]
     assert {"5.1", "5.2", "5.3", "6", "7", "8", "9"} <= set(ids)
     # "2.1 of this License shall terminate." wraps onto a new line: text of 5.2, not a section.
     assert "2.1 of this License shall terminate." in source.sections["5.2"]
@@ -191,6 +198,7 @@ def test_from_file_picks_by_extension_and_an_explicit_format_wins(tmp_path: Path
 def test_pdf_through_pypdf() -> None:
     source = Source.from_file(DATA / "apache-2.0.pdf")
     assert source.format == "numbered" and source.name == "apache-2.0.pdf"
+    # pypdf's text has no blank lines, so no line stands on its own: the appendix stays in section 9.
     assert list(source.sections) == ["preamble", *[str(n) for n in range(1, 10)]]
     section, passage = passage_of(
         source, "You may reproduce and distribute copies of the Work or Derivative Works thereof"
@@ -237,7 +245,8 @@ GFDL_SECTION_9_HALVES = ("You may not copy, modify, sublicense", "60 days after 
 def test_text_is_split_as_auto_by_default_and_the_gfdl_keeps_its_section_9_whole() -> None:
     source = Source.from_text((DATA / "gfdl-1.3.txt").read_text())
     assert source.format == "numbered"
-    assert list(source.sections) == ["preamble", *[str(n) for n in range(0, 12)]]
+    addendum = "ADDENDUM: How to use this License for your documents"  # after the last numbered section
+    assert list(source.sections) == ["preamble", *[str(n) for n in range(0, 12)], addendum]
     assert all(half in source.sections["9"] for half in GFDL_SECTION_9_HALVES)
     assert source.sections["9"].endswith("not give you any rights to use it.")
 
@@ -331,3 +340,67 @@ def test_a_compressed_document_says_so(tmp_path: Path) -> None:
 def test_a_directory_is_not_a_missing_file(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match=r"is a directory, not a file"):
         Source.from_file(tmp_path)
+
+
+# --- numbered: sections after the last numbered one (issue 12, item 6) --------------------------
+
+
+def test_gfdl_addendum_is_its_own_section_not_part_of_section_11() -> None:
+    source = Source.from_file(DATA / "gfdl-1.3.txt")
+    addendum = "ADDENDUM: How to use this License for your documents"
+    assert list(source.sections) == ["preamble", *[str(n) for n in range(0, 12)], addendum]
+    assert source.sections["11"].endswith("provided the MMC is eligible for relicensing.")
+    assert "ADDENDUM" not in source.sections["11"]
+    assert source.sections[addendum].startswith(addendum + "\n\nTo use this License in a document you have written")
+    assert passage_of(source, "If you have Invariant Sections without Cover Texts")[0] == addendum
+
+
+def test_gpl2_how_to_apply_is_its_own_section_and_the_end_marker_opens_it() -> None:
+    source = Source.from_file(DATA / "gpl-2.0.txt")
+    how_to_apply = "How to Apply These Terms to Your New Programs"
+    assert list(source.sections) == ["preamble", *[str(n) for n in range(0, 13)], how_to_apply]
+    assert source.sections["12"].endswith("POSSIBILITY OF SUCH DAMAGES.")
+    # "END OF TERMS AND CONDITIONS" has no text of its own: it opens the section that follows it.
+    assert source.sections[how_to_apply].startswith("END OF TERMS AND CONDITIONS\n\n            How to Apply")
+    assert passage_of(source, "Gnomovision comes with ABSOLUTELY NO WARRANTY")[0] == how_to_apply
+    # "NO WARRANTY" stands between sections 10 and 11, before the last numbered one: it stays text.
+    assert source.sections["10"].endswith("NO WARRANTY")
+
+
+def test_a_claim_on_gfdl_section_11_sends_section_11_alone(direct_checker, jev_server) -> None:
+    source = Source.from_file(DATA / "gfdl-1.3.txt")
+    citation = {
+        "id": "relicensing",
+        "claim": "An eligible MMC may be republished under CC-BY-SA until August 2009.",
+        "quote": "may republish an MMC contained in the site under CC-BY-SA on the same site at any time before August 1, 2009",
+    }
+    [result] = direct_checker(jev_server).check([citation], source)
+    assert result.section == "11"
+    [request] = jev_server.systemone_requests
+    assert request.body["state"]["section"] == source.sections["11"]
+    assert "ADDENDUM" not in request.body["state"]["section"]
+
+
+@pytest.mark.parametrize(
+    ("trailer", "expected"),
+    [
+        ("SCHEDULE A\n\nThe fees are listed here.\n", ["1", "2", "SCHEDULE A"]),
+        ("Annex: Contact Details\n-----------------------\n\nWrite to us.\n", ["1", "2", "Annex: Contact Details"]),
+        ("CONTACT: How to reach the legal team.\n\nWrite to us.\n", ["1", "2", "CONTACT: How to reach the legal team"]),
+        # A sentence on its own line is text, however short; so is a line in capitals inside a paragraph.
+        ("See the website for more information.\n\nWrite to us.\n", ["1", "2"]),
+        ("Contact the legal team\nWRITE TO US\nfor anything else.\n", ["1", "2"]),
+        ("for anything else\n\nWrite to us.\n", ["1", "2"]),
+    ],
+    ids=["capitals", "underlined-title-case", "capital-label", "sentence", "not-alone", "lower-case"],
+)
+def test_which_trailing_lines_start_a_section(trailer: str, expected: list[str]) -> None:
+    text = "1. Scope\n\nThis policy covers every account.\n\n2. Fees\n\nFees are due monthly.\n\n" + trailer
+    assert list(Source.from_text(text, format="numbered").sections) == expected
+
+
+def test_a_heading_right_under_the_last_numbered_one_does_not_empty_it() -> None:
+    text = "1. Scope\n\nEvery account.\n\n2. Liability\n\nLIMITATION OF LIABILITY\n\nWe are liable for nothing.\n"
+    source = Source.from_text(text, format="numbered")
+    assert list(source.sections) == ["1", "2"]
+    assert source.sections["2"].endswith("We are liable for nothing.")

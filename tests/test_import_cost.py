@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 HEAVY = ("typesafe_sdk", "vcr", "yaml", "httpx2", "tenacity", "rapidfuzz", "pypdf")
+# The LLM SDKs whose shapes the adapters read: never imported by pytest-citecheck itself.
+SDKS = ("anthropic", "openai", "langchain_core", "llama_index")
 
 
 def test_no_heavy_module_is_imported_when_no_citation_is_checked(
@@ -17,7 +19,7 @@ def test_no_heavy_module_is_imported_when_no_citation_is_checked(
 
         def pytest_sessionfinish(session):
             print("PLUGIN-LOADED:", "pytest_citecheck.plugin" in sys.modules)
-            print("HEAVY:", ",".join(sorted(name for name in {HEAVY!r} if name in sys.modules)) or "none")
+            print("HEAVY:", ",".join(sorted(name for name in {HEAVY + SDKS!r} if name in sys.modules)) or "none")
         """
     )
     pytester.makepyfile(test_plain="def test_one():\n    assert 1 + 1 == 2\n\ndef test_two():\n    assert 'a' < 'b'\n")
@@ -26,3 +28,34 @@ def test_no_heavy_module_is_imported_when_no_citation_is_checked(
     result = pytester.runpytest_subprocess("-p", "pytest_citecheck.plugin", "-s")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*PLUGIN-LOADED: True*", "*HEAVY: none*"])
+
+
+def test_the_adapters_read_sdk_shapes_without_importing_the_sdks(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makeini("[pytest]\n")
+    pytester.makepyfile(
+        test_shapes=f"""
+        import sys
+
+        from pytest_citecheck import Corpus, check_retrieval, citations_from_markers, citations_from_openai
+        from pytest_citecheck._citations.adapt import adapt_citations
+
+        def test_shapes_as_dicts():
+            message = {{"type": "message", "role": "assistant", "content": [{{"type": "text", "text": "Refunds take 30 days.",
+                "citations": [{{"type": "char_location", "cited_text": "within 30 days", "document_index": 0,
+                                "start_char_index": 0, "end_char_index": 14}}]}}]}}
+            response = {{"object": "response", "output": [{{"type": "message", "content": [{{"type": "output_text",
+                "text": "Refunds take 30 days.", "annotations": [{{"type": "file_citation", "file_id": "f",
+                "filename": "refunds.md", "index": 21}}]}}]}}]}}
+            chunk = {{"page_content": "Refunds are issued within 30 days.", "metadata": {{"source": "refunds.md"}}}}
+            assert len(adapt_citations(message)) == len(adapt_citations(response)) == 1
+            assert len(citations_from_openai(response)) == 1
+            assert len(citations_from_markers("Refunds take 30 days [1].", [chunk])) == 1
+            assert check_retrieval([chunk], Corpus.from_documents([chunk]))[0].ok
+            assert not [name for name in {SDKS!r} if name in sys.modules]
+        """
+    )
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    result = pytester.runpytest_subprocess("-p", "pytest_citecheck.plugin")
+    result.assert_outcomes(passed=1)

@@ -191,7 +191,7 @@ class Checker:
         __tracebackhide__ = True
         settings = self.settings_for(options, origin)
         document = as_source(source, format, self._hooks)
-        adapted = adapt_citations(citations, self._hooks)
+        adapted = adapt_citations(citations, self._hooks, source=document)
         return _Plan(settings, document, adapted, locate_all(adapted, document, settings))
 
     def _finish(

@@ -1,13 +1,36 @@
-"""Anthropic Messages API text blocks: one citation per cited passage (``cited_text`` is the quote)."""
+"""Anthropic Messages API text blocks: one citation per cited passage (``cited_text`` is the quote).
+
+A block comes as a dict or as the ``anthropic`` package's ``TextBlock`` (read by attribute: the
+package is never imported here); a whole ``Message`` is split into its blocks by ``containers``.
+Each citation's location says where its passage is:
+
+- ``char_location`` (plain-text documents): ``[start_char_index, end_char_index)`` in the
+  document's text, kept as the citation's ``location`` so the quote is looked for first in the
+  section those offsets fall in;
+- ``page_location`` (PDFs): ``[start_page_number, end_page_number)``, 1-based. A one-page citation of
+  a document whose sections are pages (``Corpus.from_documents`` names them ``"page 3"``) cites that
+  section;
+- ``content_block_location`` (custom-content documents): block indices, which only check that the
+  citation is well formed: the quote is looked for in the cited document.
+
+When the check is given a ``Corpus``, ``document_title`` (or ``file_id``) selects the document when
+it names one, else ``document_index`` is the position in the corpus (the order the documents were
+sent in). Against a single ``Source``, a citation of any document but the first is an error: the
+request had several documents, and the check must be given all of them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
 from pytest_citecheck._citations.plain import adapt_citation
 from pytest_citecheck._errors import CitationInputError
+from pytest_citecheck._sources.corpus import Corpus
+from pytest_citecheck._sources.documents import document_named
+from pytest_citecheck._sources.source import Source
 
 
 def is_anthropic_text_block(raw: Any) -> bool:
@@ -17,8 +40,11 @@ def is_anthropic_text_block(raw: Any) -> bool:
     )
 
 
-def adapt_anthropic_block(raw: Any, position: int) -> list[Citation]:
-    """One citation per cited passage of a text block: the block's text is the claim, ``cited_text`` the quote."""
+def adapt_anthropic_block(raw: Any, position: int, source: Source | Corpus | None = None) -> list[Citation]:
+    """One citation per cited passage of a text block: the block's text is the claim, ``cited_text`` the quote.
+
+    ``source`` is what the citations are checked against: it resolves which document each cites.
+    """
     block_id = f"#{position}"
     claim = field_of(raw, "text")
     if not isinstance(claim, str):
@@ -44,19 +70,87 @@ def adapt_anthropic_block(raw: Any, position: int) -> list[Citation]:
             raise CitationInputError(
                 f"must be a string, got {type(quote).__name__}", citation=citation_id, field="cited_text"
             )
-        location = None
-        start, end = field_of(item, "start_char_index"), field_of(item, "end_char_index")
-        if start is not MISSING or end is not MISSING:
-            if (
-                not (isinstance(start, int) and isinstance(end, int))
-                or isinstance(start, bool)
-                or not 0 <= start <= end
-            ):
-                raise CitationInputError(
-                    f"start_char_index {start!r} and end_char_index {end!r} must be whole numbers with 0 <= start <= end",
-                    citation=citation_id,
-                    field="start_char_index",
-                )
-            location = (start, end)
-        adapted.append(adapt_citation({"id": citation_id, "claim": claim, "quote": quote}, position, location=location))
+        document = _cited_document(item, source, citation_id)
+        document_source = source[document] if isinstance(source, Corpus) and document is not None else source
+        kind = field_of(item, "type")
+        location = _char_location(item, citation_id)
+        section = None
+        if kind == "page_location":
+            section = _page_section(item, document_source, citation_id)
+        elif kind == "content_block_location":
+            _index_range(item, "start_block_index", "end_block_index", 0, citation_id)
+        citation = adapt_citation({"id": citation_id, "claim": claim, "quote": quote}, position, location=location)
+        adapted.append(replace(citation, section=section, document=document))
     return adapted
+
+
+def _char_location(item: Any, citation_id: str) -> tuple[int, int] | None:
+    start, end = field_of(item, "start_char_index"), field_of(item, "end_char_index")
+    if start is MISSING and end is MISSING:
+        return None
+    return _index_range(item, "start_char_index", "end_char_index", 0, citation_id, empty=True)
+
+
+def _index_range(
+    item: Any, start_field: str, end_field: str, lowest: int, citation_id: str, *, empty: bool = False
+) -> tuple[int, int]:
+    """``[start, end)`` from two fields, checked: whole numbers, ``lowest <= start``, and ``start < end``."""
+    start, end = field_of(item, start_field), field_of(item, end_field)
+    whole = all(isinstance(value, int) and not isinstance(value, bool) for value in (start, end))
+    if not whole or not lowest <= start <= end or (start == end and not empty):
+        relation = "<=" if empty else "<"
+        raise CitationInputError(
+            f"{start_field} {start!r} and {end_field} {end!r} must be whole numbers with "
+            f"{lowest} <= start {relation} end",
+            citation=citation_id,
+            field=start_field,
+        )
+    return start, end
+
+
+def _page_section(item: Any, source: Source | Corpus | None, citation_id: str) -> str | None:
+    start, end = _index_range(item, "start_page_number", "end_page_number", 1, citation_id)
+    if end - start != 1 or not isinstance(source, Source):
+        return None  # a passage over several pages is looked for in the whole document
+    section = f"page {start}"
+    return section if section in source.sections else None
+
+
+def _cited_document(item: Any, source: Source | Corpus | None, citation_id: str) -> str | None:
+    """The corpus id of the document a citation cites (None when the check has a single ``Source``)."""
+    index = field_of(item, "document_index")
+    title = field_of(item, "document_title")
+    if (
+        index is not MISSING
+        and index is not None
+        and (not isinstance(index, int) or isinstance(index, bool) or index < 0)
+    ):
+        raise CitationInputError(
+            f"must be a whole number of 0 or more, got {index!r}", citation=citation_id, field="document_index"
+        )
+    if not isinstance(source, Corpus):
+        if isinstance(source, Source) and isinstance(index, int) and index > 0:
+            named = f" ({title!r})" if isinstance(title, str) else ""
+            raise CitationInputError(
+                f"cites document {index}{named} of the request, but the check was given a single Source: "
+                "pass a Corpus of the documents the request sent, in the order it sent them",
+                citation=citation_id,
+                field="document_index",
+            )
+        return None
+    for name in (title, field_of(item, "file_id")):
+        if isinstance(name, str) and name.strip():
+            found = document_named(source, name)
+            if found is not None:
+                return found
+    ids = list(source)
+    if isinstance(index, int) and index < len(ids):
+        return ids[index]
+    sample = ", ".join(ids[:8]) + (", …" if len(ids) > 8 else "")
+    raise CitationInputError(
+        f"document_index {index!r} and document_title {title if title is not MISSING else None!r} name no document "
+        f"of the corpus ({len(ids)} documents: {sample}): build the Corpus with the documents the request sent, in "
+        "that order, or give each document its corpus id as its title",
+        citation=citation_id,
+        field="document_index",
+    )

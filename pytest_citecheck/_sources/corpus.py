@@ -7,9 +7,10 @@ relative to the directory, in POSIX form).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from os import PathLike
 from pathlib import Path
+from typing import Any
 
 from pytest_citecheck._errors import SourceError
 from pytest_citecheck._sources.source import Source
@@ -83,3 +84,16 @@ class Corpus:
 
     def __repr__(self) -> str:
         return f"Corpus({len(self.documents)} documents: {', '.join(list(self.documents)[:5])}{', …' if len(self) > 5 else ''})"
+
+    @classmethod
+    def from_documents(cls, docs: Iterable[Any], *, document_id: Any = None) -> Corpus:
+        """The corpus of a retriever's chunks: LangChain ``Document``s, LlamaIndex ``NodeWithScore``s or ``TextNode``s.
+
+        Each chunk's document is its ``source`` metadata (else ``file_name``), or what ``document_id``
+        gives: a metadata key, or a function of the chunk. Its page metadata makes sections
+        (``"page 3"``, a page's chunks in order); a chunk without a page is a ``"chunk N"`` section.
+        Neither framework is imported: the objects are read by their attributes.
+        """
+        from pytest_citecheck._sources.documents import corpus_from_documents
+
+        return corpus_from_documents(docs, document_id)

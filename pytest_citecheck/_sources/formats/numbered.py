@@ -1,4 +1,10 @@
-"""Numbered plain text (licences, contracts, policies): sections start at ``1.``, ``1.1``, ``Section 4.``, ``§ 4``."""
+"""Numbered plain text (licences, contracts, policies): sections start at ``1.``, ``1.1``, ``Section 4.``, ``§ 4``.
+
+After the last numbered section, a heading-like line on its own (GFDL's "ADDENDUM: How to use this
+License for your documents", GPL-2's "How to Apply These Terms to Your New Programs") starts a section
+whose id is its title, so the material a licence appends to its terms is not judged as part of its
+last section.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +19,11 @@ _NUMBERED = re.compile(
 )
 _BOX_EDGE = re.compile(r"^\*{3,}[ \t]*$")
 _BOX_LINE = re.compile(r"^\*(?P<inner>.*?)\*[ \t]*$")
+# A line that reads like a heading: all in capitals ("END OF TERMS AND CONDITIONS"), or a label in
+# capitals and a colon ("ADDENDUM: How to use ..."), or title case (checked in ``_is_heading``).
+_CAPITALS_LABEL = re.compile(r"^[A-Z][A-Z0-9-]+:\s+\S")
+_UNDERLINE = re.compile(r"^[ \t]*(?:-{3,}|={3,})[ \t]*$")
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 # How far numbering may jump (a section left out, or drawn in a box that was not recognised).
 _MAX_SKIP = 3
 
@@ -82,6 +93,11 @@ def split_numbered(text: str) -> tuple[str, dict[str, str]]:
         raise SourceError(
             "no numbered sections ('1.', '1.1', 'Section 4.', '§ 4' at the start of a line) were found", field="source"
         )
+    # Only a document with numbered sections (not one "1." list item) has trailing material to split;
+    # this also keeps ``detect_format``'s count of numbered sections what it was.
+    for start, title in trailing_headings(clean, starts[-1]) if len(set(ids)) >= 2 else []:
+        starts.append(start)
+        ids.append(title if title not in ids else f"{title} ({ids.count(title) + 1})")
     sections: dict[str, str] = {}
     preamble = clean[: starts[0]].strip()
     if preamble:
@@ -90,3 +106,60 @@ def split_numbered(text: str) -> tuple[str, dict[str, str]]:
         end = starts[index + 1] if index + 1 < len(starts) else len(clean)
         sections.setdefault(section_id, clean[start:end].strip())
     return clean, sections
+
+
+def _is_heading(line: str) -> bool:
+    """Whether a line (already stripped) reads like a title rather than a sentence."""
+    if not 3 <= len(line) <= 100 or not line[0].isupper() or line.endswith((",", ";", ":")):
+        return False
+    words = _WORD.findall(line)
+    if not 1 <= len(words) <= 12:
+        return False
+    letters = [ch for ch in line if ch.isalpha()]
+    if len(letters) >= 2 and all(ch.isupper() for ch in letters):
+        return True  # END OF TERMS AND CONDITIONS
+    if _CAPITALS_LABEL.match(line):
+        return True  # ADDENDUM: How to use this License for your documents
+    # Title case: every word of four or more letters is capitalised ("How to Apply These Terms to ...").
+    return not line.endswith(".") and all(word[0].isupper() for word in words if len(word) >= 4)
+
+
+def trailing_headings(text: str, last_section_start: int) -> list[tuple[int, str]]:
+    """``(offset, title)`` of each section that a heading-like line starts after the last numbered section.
+
+    A heading counts when it stands on its own line (a blank line, or the start of the text, before it;
+    a blank line, an underline of ``-`` or ``=``, or the end after it), and only once the last
+    numbered section has had some text of its own. A heading with no text before the next heading
+    (GPL's "END OF TERMS AND CONDITIONS" before "How to Apply ...") opens the next heading's section,
+    whose id is the later title.
+    """
+    lines = text[last_section_start:].split("\n")
+    offsets = []
+    position = last_section_start
+    for line in lines:
+        offsets.append(position)
+        position += len(line) + 1
+    found: list[tuple[int, str, bool]] = []  # (offset, title, has text before the next heading)
+    body_seen = False
+    for index, line in enumerate(lines[1:], start=1):  # the first line is the numbered heading itself
+        stripped = line.strip()
+        if not stripped or _UNDERLINE.match(line):
+            continue
+        alone = not lines[index - 1].strip() and (
+            index + 1 == len(lines) or not lines[index + 1].strip() or bool(_UNDERLINE.match(lines[index + 1]))
+        )
+        if body_seen and alone and _is_heading(stripped):
+            title = " ".join(stripped.rstrip(".").split())
+            found.append((offsets[index] + len(line) - len(line.lstrip()), title, False))
+        else:
+            body_seen = True
+            if found:
+                found[-1] = (*found[-1][:2], True)
+    headings: list[tuple[int, str]] = []
+    run_start: int | None = None  # where a run of headings without text of their own began
+    for number, (offset, title, has_text) in enumerate(found):
+        run_start = offset if run_start is None else run_start
+        if has_text or number + 1 == len(found):
+            headings.append((run_start, title))
+            run_start = None
+    return headings

@@ -1,0 +1,146 @@
+"""Inline markers: an answer citing a numbered list of sources with ``[1]``, ``[2][3]`` or ``[1, 2]``.
+
+The most common RAG prompt numbers the retrieved sources and asks the model to cite them by number.
+Each sentence of the answer that carries markers is a claim citing those sources, one citation per
+source. A marker right after a sentence's full stop (``… 30 days. [1]``) belongs to that sentence;
+``[1-3]`` cites 1, 2 and 3. Lines that start with a marker (``[1] refund-policy.md``) are the
+answer's own list of sources, not claims.
+
+A source is what the number stands for:
+
+- a document id (a string): the claim is judged against that whole document (claim-only);
+- ``(document, section)`` or a dict with ``document`` and ``section``: against that section;
+- a retrieved chunk (a LangChain ``Document``, a LlamaIndex node or ``NodeWithScore``): the chunk's
+  text is the quote, so step 1 checks the chunk is really in its document, and the claim is judged
+  against the section that holds it. Its document is the chunk's ``source`` / ``file_name`` metadata.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_citecheck._citations.model import MISSING, Citation, field_of
+from pytest_citecheck._citations.sentences import clean_claim, sentence_spans
+from pytest_citecheck._errors import CitationInputError
+from pytest_citecheck._sources.documents import is_chunk, read_chunk
+
+_MARKER = re.compile(r"\[\s*(\d+(?:\s*[-–,;]\s*\d+)*)\s*\]")
+_SOURCE_LIST_LINE = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]*)?\[\s*\d+\s*\][ \t:.\-–]")
+_LARGEST_RANGE = 100
+
+
+def citations_from_markers(answer_text: str, sources: Sequence[Any] | Mapping[int, Any]) -> list[Citation]:
+    """The citations of an answer that cites numbered sources inline.
+
+    ``sources``: a list, where ``sources[0]`` is ``[1]``, or a dict from number to source. A source
+    is a document id, ``(document, section)``, or a retrieved chunk (see the module's description).
+    A marker with no source is an error naming the sentence; an answer without markers gives no
+    citations. Citation ids are ``s<sentence>[<n>]``: ``s3[1]`` is the third sentence citing [1].
+    """
+    if not isinstance(answer_text, str):
+        raise CitationInputError(f"must be the answer's text, got {type(answer_text).__name__}", field="answer_text")
+    numbered = _numbered(sources)
+    text = _blank_source_list(answer_text)
+    spans = sentence_spans(text)
+    cited: list[list[int]] = [[] for _ in spans]
+    for index, (start, end) in enumerate(spans):
+        for marker in _MARKER.finditer(text, start, end):
+            # A marker that opens a sentence ("... 30 days. [1] Gifts ...") closes the one before it.
+            owner = index - 1 if index > 0 and not text[start : marker.start()].strip() else index
+            for number in _numbers(marker.group(1), f"s{owner + 1}"):
+                if number not in cited[owner]:
+                    cited[owner].append(number)
+    adapted: list[Citation] = []
+    for index, numbers in enumerate(cited):
+        if not numbers:
+            continue
+        claim = clean_claim(text[spans[index][0] : spans[index][1]])
+        for number in numbers:
+            citation_id = f"s{index + 1}[{number}]"
+            if not claim:
+                raise CitationInputError("the marker stands alone: it cites no claim", citation=citation_id)
+            if number not in numbered:
+                available = ", ".join(str(n) for n in sorted(numbered)) or "none"
+                raise CitationInputError(
+                    f"cites [{number}], but there is no source {number} (sources: {available})",
+                    citation=citation_id,
+                    field="sources",
+                )
+            adapted.append(_citation(citation_id, claim, numbered[number], number))
+    return adapted
+
+
+def _numbered(sources: Any) -> dict[int, Any]:
+    if isinstance(sources, Mapping):
+        numbered = {}
+        for key, value in sources.items():
+            if isinstance(key, str) and key.strip().isdigit():
+                key = int(key)
+            if not isinstance(key, int) or isinstance(key, bool):
+                raise CitationInputError(f"keys must be source numbers, got {key!r}", field="sources")
+            numbered[key] = value
+        return numbered
+    if isinstance(sources, (str, bytes)) or not isinstance(sources, Sequence):
+        raise CitationInputError(
+            f"must be a list of sources (sources[0] is [1]) or a dict of number to source, got {type(sources).__name__}",
+            field="sources",
+        )
+    return {number: source for number, source in enumerate(sources, start=1)}
+
+
+def _blank_source_list(text: str) -> str:
+    """The answer with its own list of sources (lines that start with a marker) blanked, offsets kept."""
+    lines = text.split("\n")
+    return "\n".join(" " * len(line) if _SOURCE_LIST_LINE.match(line) else line for line in lines)
+
+
+def _numbers(group: str, sentence: str) -> list[int]:
+    numbers: list[int] = []
+    for piece in re.split(r"\s*[,;]\s*", group):
+        bounds = [int(part) for part in re.split(r"\s*[-–]\s*", piece)]
+        if len(bounds) == 2 and 0 <= bounds[1] - bounds[0] <= _LARGEST_RANGE:
+            numbers.extend(range(bounds[0], bounds[1] + 1))
+        elif len(bounds) == 1:
+            numbers.append(bounds[0])
+        else:
+            raise CitationInputError(
+                f"cannot read the marker [{group}] as source numbers", citation=sentence, field="answer_text"
+            )
+    return numbers
+
+
+def _citation(citation_id: str, claim: str, source: Any, number: int) -> Citation:
+    if isinstance(source, str) and source.strip():
+        return Citation(id=citation_id, claim=claim, quote=None, section=None, document=source.strip())
+    if is_chunk(source):
+        chunk = read_chunk(source, number)
+        return Citation(id=citation_id, claim=claim, quote=chunk.text, section=None, document=chunk.document)
+    if isinstance(source, tuple) and len(source) == 2:
+        document, section = source
+    elif isinstance(source, Mapping) or field_of(source, "document") is not MISSING:
+        document, section = field_of(source, "document"), field_of(source, "section")
+        section = None if section is MISSING else section
+    else:
+        document, section = None, None
+    if isinstance(section, (int, float)) and not isinstance(section, bool):
+        section = str(section)
+    if (
+        isinstance(document, str)
+        and document.strip()
+        and (section is None or (isinstance(section, str) and section.strip()))
+    ):
+        return Citation(
+            id=citation_id,
+            claim=claim,
+            quote=None,
+            section=section.strip() if section else None,
+            document=document.strip(),
+        )
+    raise CitationInputError(
+        f"source {number} is {source!r}: expected a document id, (document, section), or a retrieved chunk "
+        "(a LangChain Document or a LlamaIndex node)",
+        citation=citation_id,
+        field="sources",
+    )

@@ -1,0 +1,233 @@
+"""OpenAI Responses API ``output_text`` parts: each citing annotation is a claim-only citation.
+
+An annotation says which file or page the answer rests on, and where in the answer, but not which
+passage: so the claim is the sentence of the answer that the annotation closes, and it is judged
+against the whole document the annotation names (or the section the caller maps it to).
+
+- ``file_citation`` (file search): ``index`` is the point in the answer; ``file_id`` / ``filename``
+  name the document (by default the ``filename``).
+- ``url_citation`` (web search): ``start_index`` / ``end_index`` delimit the citation in the answer,
+  usually a markdown link such as ``([example.com](https://example.com/…))``, which is taken out of
+  the claim; ``url`` is the document id by default.
+- ``file_path`` and ``container_file_citation`` point at files the model made, not sources: skipped.
+
+``citations_from_openai(response, documents=...)`` maps file ids, file names or URLs to document
+ids with a dict or a function; a mapped value may also be ``(document, section)``. A ``Response``
+passed straight to ``check_citations`` uses the default names, matched to the corpus's ids by
+``document_named``. The ``openai`` package is never imported: objects are read by their attributes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from pytest_citecheck._citations.containers import citing_parts, is_answer
+from pytest_citecheck._citations.model import MISSING, Citation, field_of
+from pytest_citecheck._citations.sentences import clean_claim, sentence_closed_by
+from pytest_citecheck._errors import CitationInputError
+
+DocumentMap = Mapping[str, Any] | Callable[[Any], Any] | None
+_NOT_SOURCES = frozenset({"file_path", "container_file_citation"})
+_EMPTY_BRACKETS = re.compile(r"\(\s*\)|\[\s*\]")
+
+
+def is_openai_output_text(raw: Any) -> bool:
+    """An OpenAI Responses API ``output_text`` content part (a dict, or the SDK's ``ResponseOutputText``)."""
+    return field_of(raw, "type") == "output_text" and isinstance(field_of(raw, "text"), str)
+
+
+def citations_from_openai(response: Any, documents: DocumentMap = None) -> list[Citation]:
+    """The citations of an OpenAI Responses API answer, with files or URLs mapped to documents.
+
+    ``response``: a ``Response``, an output message, an ``output_text`` part, or a list of them.
+    ``documents``: a dict from ``file_id``, ``filename`` or ``url`` to a document id (or to a
+    ``(document, section)`` pair), or a function of the annotation that returns one. Without it the
+    ``filename`` or ``url`` is the document id.
+    """
+    if is_answer(response) or is_openai_output_text(response):
+        response = [response]
+    if isinstance(response, (str, bytes, Mapping)) or not isinstance(response, Iterable):
+        raise CitationInputError(
+            f"expected an OpenAI Response, output message or output_text part, got {type(response).__name__}",
+            field="response",
+        )
+    parts: list[Any] = []
+    for item in response:
+        parts.extend(citing_parts(item) if is_answer(item) else [item])
+    adapted: list[Citation] = []
+    for position, part in enumerate(parts):
+        if not is_openai_output_text(part):
+            raise CitationInputError(
+                f"expected an output_text part, got {type(part).__name__}", citation=f"#{position}", field="type"
+            )
+        adapted.extend(adapt_openai_output_text(part, position, documents))
+    return adapted
+
+
+def adapt_openai_output_text(raw: Any, position: int, documents: DocumentMap = None) -> list[Citation]:
+    """One claim-only citation per citing annotation of an ``output_text`` part."""
+    part_id = f"#{position}"
+    text: str = field_of(raw, "text")
+    annotations = field_of(raw, "annotations")
+    if annotations is MISSING or annotations is None:
+        return []
+    if isinstance(annotations, (str, bytes, Mapping)) or not isinstance(annotations, Iterable):
+        raise CitationInputError(
+            f"must be a list of annotations, got {type(annotations).__name__}", citation=part_id, field="annotations"
+        )
+    annotations = list(annotations)
+    markup = _markup_spans(text, annotations)
+    answer = _without(text, markup)
+    adapted: list[Citation] = []
+    seen: set[tuple[str, str | None, str]] = set()
+    for number, annotation in enumerate(annotations, start=1):
+        citation_id = f"#{position}.{number}"
+        kind = field_of(annotation, "type")
+        if kind in _NOT_SOURCES:
+            continue
+        if kind == "file_citation":
+            point = _offset(annotation, "index", text, citation_id)
+            default = field_of(annotation, "filename")
+            if not isinstance(default, str) or not default.strip():
+                default = _required_string(annotation, "file_id", citation_id)
+            keys = [field_of(annotation, "file_id"), field_of(annotation, "filename")]
+            name_field = "file_id"
+        elif kind == "url_citation":
+            start = _offset(annotation, "start_index", text, citation_id)
+            point = _offset(annotation, "end_index", text, citation_id)
+            if point < start:
+                raise CitationInputError(
+                    f"end_index {point} is before start_index {start}", citation=citation_id, field="end_index"
+                )
+            default = _required_string(annotation, "url", citation_id)
+            keys = [default]
+            name_field = "url"
+        else:
+            raise CitationInputError(
+                f"annotation type {kind!r} is not one pytest-citecheck reads (file_citation, url_citation; "
+                "file_path and container_file_citation are skipped)",
+                citation=citation_id,
+                field="type",
+            )
+        claim = _claim(answer, _shifted(point, markup))
+        if not claim:
+            raise CitationInputError(
+                f"closes no sentence of the answer (offset {point} of {len(text)} characters)",
+                citation=citation_id,
+                field="index" if kind == "file_citation" else "start_index",
+            )
+        document, section = _mapped(annotation, keys, default, documents, citation_id, name_field)
+        if (claim, section, document) in seen:  # the same file cited twice for one sentence
+            continue
+        seen.add((claim, section, document))
+        adapted.append(Citation(id=citation_id, claim=claim, quote=None, section=section, document=document))
+    return adapted
+
+
+def _offset(annotation: Any, name: str, text: str, citation_id: str) -> int:
+    value = field_of(annotation, name)
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= len(text):
+        raise CitationInputError(
+            f"must be a whole number from 0 to the answer's length ({len(text)}), got {value!r}",
+            citation=citation_id,
+            field=name,
+        )
+    return value
+
+
+def _required_string(annotation: Any, name: str, citation_id: str) -> str:
+    value = field_of(annotation, name)
+    if not isinstance(value, str) or not value.strip():
+        raise CitationInputError(f"must be a non-empty string, got {value!r}", citation=citation_id, field=name)
+    return value.strip()
+
+
+def _markup_spans(text: str, annotations: list[Any]) -> list[tuple[int, int]]:
+    """The ``url_citation`` spans that are link markup in the answer, not words of the claim."""
+    spans = []
+    for annotation in annotations:
+        if field_of(annotation, "type") != "url_citation":
+            continue
+        start, end, url = (field_of(annotation, name) for name in ("start_index", "end_index", "url"))
+        if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
+            continue  # reported with its citation's id when the annotation is read
+        piece = text[start:end]
+        if "](" in piece or (isinstance(url, str) and url in piece) or piece.lstrip().startswith(("(", "[")):
+            spans.append((start, end))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _without(text: str, spans: list[tuple[int, int]]) -> str:
+    pieces, position = [], 0
+    for start, end in spans:
+        pieces.append(text[position:start])
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def _shifted(offset: int, spans: list[tuple[int, int]]) -> int:
+    """Where ``offset`` of the answer lands once the markup spans are taken out."""
+    removed = 0
+    for start, end in spans:
+        if offset <= start:
+            break
+        removed += min(offset, end) - start
+    return offset - removed
+
+
+def _claim(answer: str, point: int) -> str:
+    start, end = sentence_closed_by(answer, point)
+    return _EMPTY_BRACKETS.sub("", clean_claim(answer[start:end])).replace(" .", ".").strip()
+
+
+def _mapped(
+    annotation: Any,
+    keys: list[Any],
+    default: str,
+    documents: DocumentMap,
+    citation_id: str,
+    name_field: str,
+) -> tuple[str, str | None]:
+    """The document (and section) an annotation cites: the caller's map, else its file name or URL."""
+    if documents is None:
+        return default, None
+    if callable(documents) and not isinstance(documents, Mapping):
+        value = documents(annotation)
+        origin = "documents(annotation)"
+    else:
+        key = next((key for key in keys if isinstance(key, str) and key in documents), None)
+        if key is None:
+            named = " / ".join(repr(key) for key in keys if isinstance(key, str))
+            raise CitationInputError(
+                f"{named} is not in the documents= map: add it (map a file id, file name or URL to a document id)",
+                citation=citation_id,
+                field=name_field,
+            )
+        value = documents[key]
+        origin = f"documents[{key!r}]"
+    if isinstance(value, str) and value.strip():
+        return value.strip(), None
+    if isinstance(value, Mapping):
+        value = (value.get("document"), value.get("section"))
+    if (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and isinstance(value[0], str)
+        and value[0].strip()
+        and (value[1] is None or (isinstance(value[1], str) and value[1].strip()))
+    ):
+        return value[0].strip(), value[1].strip() if value[1] else None
+    raise CitationInputError(
+        f"{origin} gave {value!r}: expected a document id, or a (document, section) pair",
+        citation=citation_id,
+        field=name_field,
+    )
