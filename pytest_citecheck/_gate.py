@@ -31,12 +31,25 @@ class Decision:
 
 
 def decide(results: Sequence[CitationResult], settings: Settings) -> Decision:
-    """Fail what stands (on its own, or by a human's decision) and is in ``fail_on``; send the rest to review."""
-    failing = tuple(r for r in results if r.stands and r.verdict in settings.fail_on)
+    """Fail what stands (on its own, or by a human's decision) and is in ``fail_on``; send the rest to review.
+
+    A confident flag from an extra question fails too (``fails_on_a_flag``).
+    """
+    failing = tuple(r for r in results if (r.stands and r.verdict in settings.fail_on) or fails_on_a_flag(r, settings))
     review = tuple(r for r in results if r.needs_review)
     if settings.review == "fail":
         failing = tuple(r for r in results if r in failing or r in review)
     return Decision(tuple(results), failing, review)
+
+
+def fails_on_a_flag(result: CitationResult, settings: Settings) -> bool:
+    """A confident flag from an extra question (option ``questions``) fails its test as "unsupported" would.
+
+    Confident: Jev's probability of the flagging answer is at or above ``auto_accept`` (and at least
+    0.5). The citation, as cited, does not support the claim as made, so it fails when
+    ``unsupported`` is in ``fail_on``, whatever the relation said; a human decision overrides it.
+    """
+    return result.decision is None and bool(result.confident_flags) and Verdict.UNSUPPORTED in settings.fail_on
 
 
 def _confidence(result: CitationResult) -> str:
@@ -77,6 +90,11 @@ def _hint(decision: Decision) -> str:
         why = "a fabricated quote is not in the source: fix the citation (or the quote the app extracts)"
     elif Verdict.CONTRADICTED in verdicts:
         why = "a contradicted claim says the opposite of its section: fix the claim or cite the right section"
+    elif any(r.confident_flags for r in decision.failing):
+        why = (
+            "an extra question flagged a citation: state the claim with the conditions its section sets, or cite "
+            "the section that deals with it (or record a human decision if the flag is wrong)"
+        )
     else:
         why = "fix the app's citations, or record a human decision if Jev's verdict is wrong"
     return f"What next: {why}; see {DOCS}usage.md#reading-a-failure"
@@ -94,7 +112,14 @@ def failure_message(decision: Decision) -> str:
     marks = {r.id: ("FAIL (human)" if r.decision else "FAIL") if r in decision.failing else "review" for r in shown}
     diagnostics = [line for r in decision.failing for line in closest_passage_lines(r)]
     return "\n".join(
-        [headline + ":", *result_table(shown, marks=marks), *diagnostics, *screen_lines(shown), _hint(decision)]
+        [
+            headline + ":",
+            *result_table(shown, marks=marks),
+            *diagnostics,
+            *screen_lines(shown),
+            *question_lines(shown),
+            _hint(decision),
+        ]
     )
 
 
@@ -123,6 +148,26 @@ def screen_lines(results: Sequence[CitationResult]) -> list[str]:
     ]
 
 
+def question_lines(results: Sequence[CitationResult]) -> list[str]:
+    """Jev's answer to each extra question asked, for the citations shown: flagged or not, and what a flag means."""
+    from pytest_citecheck._judge.questions import EXTRA_QUESTIONS
+
+    lines = []
+    for result in results:
+        if result.judgement is None:
+            continue
+        for name, answer in result.judgement.questions.items():
+            if answer.confident_at(result.auto_accept):
+                state = f"FLAGGED, confident ({answer.concern:.2f} >= auto_accept {result.auto_accept:g}): fails"
+            elif answer.flagged:
+                state = f"flagged ({answer.concern:.2f} < auto_accept {result.auto_accept:g}): needs review"
+            else:
+                lines.append(f"  {result.id}: {name}: not flagged (concern {answer.concern:.2f})")
+                continue
+            lines.append(f"  {result.id}: {name}: {state}: {EXTRA_QUESTIONS[name].concern}")
+    return lines
+
+
 def review_message(decision: Decision) -> str:
     """The warning (or xfail/skip reason) for verdicts below the threshold."""
     n = len(decision.review)
@@ -132,6 +177,7 @@ def review_message(decision: Decision) -> str:
     ]
     lines += result_table(decision.review)
     lines += screen_lines(decision.review)
+    lines += question_lines(decision.review)
     lines.append(
         f"What next: confirm or correct each verdict (see {DOCS}usage.md#review), or set review='fail' to make this fail."
     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -102,6 +102,9 @@ class JevServer:
     response says answered (by default the requested model). ``latency`` delays every reply.
     ``screen(claim, section)`` answers any yes/no (noul) question in the same request, such as
     pytest-citecheck's screen: a probability of "yes" (default 0.02), or a full answer dict.
+    ``questions`` scripts yes/no questions by name, the same way: ``questions={"out_of_context":
+    lambda claim, section: 0.93}`` answers pytest-citecheck's ``out_of_context`` question, and
+    ``screen`` answers the yes/no questions it does not name.
     """
 
     def __init__(
@@ -112,12 +115,14 @@ class JevServer:
         latency: float = 0.0,
         key_required: bool = True,
         screen: Screener | None = None,
+        questions: Mapping[str, Screener] | None = None,
     ) -> None:
         self.answer = answer or _default_answer
         self.model = model
         self.latency = latency
         self.key_required = key_required
         self.screen = screen or _default_screen
+        self.questions = dict(questions or {})
         self.requests: list[ReceivedRequest] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -206,17 +211,21 @@ class JevServer:
             {
                 "model": self.model or body.get("model") or "jev-1.13.0",
                 "answers": {
-                    name: self._answer_for(question, answer, state) for name, question in body["questions"].items()
+                    name: self._answer_for(question, answer, state, name)
+                    for name, question in body["questions"].items()
                 },
                 "usage": {"input_tokens": tokens, "output_tokens": 40},
             },
             delay=self.latency,
         )
 
-    def _answer_for(self, question: Any, relation_answer: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
-        """A Choice question gets the scripted answer; a yes/no (noul) question gets ``screen``'s."""
+    def _answer_for(
+        self, question: Any, relation_answer: dict[str, Any], state: dict[str, Any], name: str = ""
+    ) -> dict[str, Any]:
+        """A Choice question gets the scripted answer; a yes/no (noul) question its script in ``questions``, else ``screen``'s."""
         if isinstance(question, dict) and question.get("type") == "noul":
-            outcome = self.screen(state.get("claim", ""), state.get("section", ""))
+            script = self.questions.get(name, self.screen)
+            outcome = script(state.get("claim", ""), state.get("section", ""))
             return outcome if isinstance(outcome, dict) else {"type": "noul", "noul": outcome}
         return relation_answer
 

@@ -135,6 +135,7 @@ class Report:
         if approximate:
             listed = ", ".join(f"{row['id']} ({row.get('similarity') or 0:.2f})" for row in approximate)
             lines.append(f"{plural(len(approximate), 'quote')} matched approximately (fuzzy): {listed}.")
+        lines += question_summary(self.rows)
         if decided:
             lines.append(f"{plural(len(decided), 'verdict')} decided by a human (reviews file).")
         if stale:
@@ -172,6 +173,19 @@ class Report:
 
 def _dollars(tokens: int) -> str:
     return f"${tokens * PRICE_PER_MILLION_INPUT_TOKENS / 1_000_000:.6f}"
+
+
+def question_summary(rows: Iterable[dict[str, Any]]) -> list[str]:
+    """One line for the citations an extra question (option ``questions``) flagged, if any."""
+    flags = []
+    for row in rows:
+        for name, answer in (row.get("questions") or {}).items():
+            if isinstance(answer, dict) and answer.get("flagged"):
+                strength = "confident" if answer.get("confident") else "review"
+                flags.append(f"{row['id']} ({name} {float(answer.get('concern') or 0):.2f}, {strength})")
+    if not flags:
+        return []
+    return [f"{plural(len(flags), 'flag')} from extra questions: {', '.join(flags)}."]
 
 
 def needs_review(row: dict[str, Any]) -> bool:
