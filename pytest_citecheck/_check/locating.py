@@ -298,7 +298,7 @@ def check_assembly_size(citation: Citation, source: Source, assembly: Assembly) 
         f"{request_tokens(citation.claim, assembly.text):,} tokens with the claim and question, over the "
         f"{STATE_AND_QUESTION_TOKEN_LIMIT:,} allowed for state plus question; the sections: {sizes}. Split the "
         "check: one citation per section, each with the part of the claim that section settles "
-        "(docs/usage.md, Claims that need several sections)",
+        "(see docs/usage.md#claims-that-need-several-sections)",
         citation=citation.id,
         field="section",
     )
