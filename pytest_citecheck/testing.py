@@ -83,6 +83,10 @@ def _default_screen(claim: str, section: str) -> float:
     return 0.02
 
 
+# pytest-citecheck's yes/no questions whose "yes" is the benign answer (the flag is "no"): their default.
+_BENIGN_QUESTIONS: dict[str, Screener] = {"best_section": lambda claim, section: 0.98}
+
+
 class _QuietServer(ThreadingHTTPServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that gave up (a timeout under test) closes the socket before the late reply is
@@ -104,7 +108,8 @@ class JevServer:
     pytest-citecheck's screen: a probability of "yes" (default 0.02), or a full answer dict.
     ``questions`` scripts yes/no questions by name, the same way: ``questions={"out_of_context":
     lambda claim, section: 0.93}`` answers pytest-citecheck's ``out_of_context`` question, and
-    ``screen`` answers the yes/no questions it does not name.
+    ``screen`` answers the yes/no questions it does not name. Unscripted, every answer flags
+    nothing: ``best_section``, whose "no" is the flag, gets 0.98 by default, the others ``screen``'s.
     """
 
     def __init__(
@@ -122,7 +127,7 @@ class JevServer:
         self.latency = latency
         self.key_required = key_required
         self.screen = screen or _default_screen
-        self.questions = dict(questions or {})
+        self.questions = {**_BENIGN_QUESTIONS, **(questions or {})}
         self.requests: list[ReceivedRequest] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None

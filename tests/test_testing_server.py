@@ -44,3 +44,29 @@ def test_the_server_command_serves_rate_limits_then_answers_and_counts_requests(
         _, errors = server.communicate(input="", timeout=30)
     assert server.returncode == 0
     assert "served 2 requests" in errors
+
+
+def test_yes_no_questions_are_scripted_by_name_and_flag_nothing_unscripted():
+    from typesafe_sdk import Noul
+
+    from pytest_citecheck.testing import JevServer
+
+    questions = {
+        "relation": Choice(instructions="How?", criteria={"supports": "a", "contradicts": "b", "says_nothing": "c"}),
+        "out_of_context": Noul(instructions="Out of context?"),
+        "best_section": Noul(instructions="The best section?"),
+        "anything_else": Noul(instructions="Other?"),
+    }
+    state = {"claim": "c", "section": "s"}
+    with JevServer() as server, TypeSafeClient(api_key="k", base_url=server.url, compression=False) as client:
+        unscripted = client.system_one(state=state, questions=questions).answers
+    # "no" for the questions whose "yes" flags, "yes" for best_section, whose "no" does.
+    assert [unscripted[name].noul for name in ("out_of_context", "best_section", "anything_else")] == [0.02, 0.98, 0.02]
+    with (
+        JevServer(
+            questions={"out_of_context": lambda claim, section: 0.91}, screen=lambda claim, section: 0.4
+        ) as server,
+        TypeSafeClient(api_key="k", base_url=server.url, compression=False) as client,
+    ):
+        scripted = client.system_one(state=state, questions=questions).answers
+    assert [scripted[name].noul for name in ("out_of_context", "best_section", "anything_else")] == [0.91, 0.98, 0.4]
