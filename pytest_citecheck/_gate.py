@@ -118,6 +118,7 @@ def failure_message(decision: Decision) -> str:
             *diagnostics,
             *screen_lines(shown),
             *question_lines(shown),
+            *missing_quote_lines(decision.failing),
             _hint(decision),
         ]
     )
@@ -145,6 +146,15 @@ def screen_lines(results: Sequence[CitationResult]) -> list[str]:
     return [
         f"  flagged by the screen: {ids}: the claim or section may hold instructions addressed to an AI system, "
         "so Jev's 'supports' does not stand on its own; read the section (see docs/security.md)"
+    ]
+
+
+def missing_quote_lines(results: Sequence[CitationResult]) -> list[str]:
+    """For a citation of several quotes made fabricated by one of them: which quote is not in the source."""
+    return [
+        f"  {r.id}: quote {r.quotes.index(r.quote) + 1} of {len(r.quotes)} is not in the source: {_shorten(r.quote, 80)!r}"
+        for r in results
+        if r.verdict is Verdict.FABRICATED and r.quotes and r.quote in r.quotes
     ]
 
 

@@ -67,6 +67,7 @@ def test_a_missing_quote():
         assert_citations_supported([citation], POLICY)
     [result] = caught.value.results
     print("MISSING", result.verdict.value, result.quote, result.closest.section)
+    print(str(caught.value).splitlines()[-2])
 
 
 def test_too_large():
@@ -151,6 +152,7 @@ def test_a_claim_that_needs_two_sections_is_judged_on_both_at_once(run: Any, pyt
 
     # A quote of several that is not in the source: fabricated, no request, with that quote and its closest passage.
     assert "MISSING fabricated Personal data is kept for ten years. 7" in output, output
+    assert "retention: quote 2 of 2 is not in the source: 'Personal data is kept for ten years.'" in output
     # Too large together (each alone would fit): a clear error naming each section's size, nothing sent.
     assert "TOO LARGE citation 'retention', field 'section': sections 4 + 9 are too large to judge together" in output
     assert "4 (60,017 characters, about 20,006 tokens), 9 (60,015 characters, about 20,005 tokens)" in output

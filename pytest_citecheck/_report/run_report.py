@@ -145,7 +145,8 @@ class Report:
             )
         if review:
             lines.append(
-                f"{plural(len(review), 'citation')} below auto_accept need{'s' if len(review) == 1 else ''} a human review: "
+                f"{plural(len(review), 'citation')} {'below auto_accept or flagged' if any(row.get('flagged') for row in review) else 'below auto_accept'} "
+                f"need{'s' if len(review) == 1 else ''} a human review: "
                 "run `citecheck review`."
             )
         cost = self.cost_line()
