@@ -366,3 +366,25 @@ def test_a_human_decision_overrides_a_confident_flag() -> None:
     assert decide([flagged], lenient).review == (flagged,)
     decided = CitationResult(**{**flagged.__dict__, "decision": {"verdict": "verified", "action": "confirm"}})
     assert decide([decided], Settings()).failing == ()
+
+
+def test_citecheck_review_says_why_a_citation_was_flagged() -> None:
+    from pytest_citecheck._review.command import describe
+
+    row = {
+        "id": "lifetime",
+        "test": "test_policy.py::test_hedges",
+        "claim": HEDGES,
+        "quote": QUOTE,
+        "verdict": "verified",
+        "confidence": 0.91,
+        "auto": False,
+        "auto_accept": 0.8,
+        "section": "4.2",
+        "section_text": LIFETIME,
+        "span": [LIFETIME.index(QUOTE), LIFETIME.index(QUOTE) + len(QUOTE)],
+        "questions": {"out_of_context": {"yes": 0.68, "concern": 0.68, "flagged": True, "confident": False}},
+    }
+    shown = describe(row, color=False)
+    assert "needs review" in shown
+    assert "  flagged: out_of_context (concern 0.68, needs review): the section qualifies the quoted passage" in shown
