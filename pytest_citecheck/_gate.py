@@ -39,8 +39,9 @@ def decide(results: Sequence[CitationResult], settings: Settings) -> Decision:
 
     A misattributed citation (``found-elsewhere``) also fails when ``misattributed`` is "fail",
     whatever Jev said of the section that holds its quote: the answer points the reader to the wrong place.
+    A confident flag from an extra question fails too (``fails_on_a_flag``).
     """
-    failing = tuple(r for r in results if r.stands and r.verdict in settings.fail_on)
+    failing = tuple(r for r in results if (r.stands and r.verdict in settings.fail_on) or fails_on_a_flag(r, settings))
     review = tuple(r for r in results if r.needs_review)
     misattributed = tuple(r for r in results if r.status is Status.FOUND_ELSEWHERE)
     if settings.review == "fail":
@@ -48,6 +49,16 @@ def decide(results: Sequence[CitationResult], settings: Settings) -> Decision:
     if settings.misattributed == "fail":
         failing = tuple(r for r in results if r in failing or r in misattributed)
     return Decision(tuple(results), failing, review, misattributed)
+
+
+def fails_on_a_flag(result: CitationResult, settings: Settings) -> bool:
+    """A confident flag from an extra question (option ``questions``) fails its test as "unsupported" would.
+
+    Confident: Jev's probability of the flagging answer is at or above ``auto_accept`` (and at least
+    0.5). The citation, as cited, does not support the claim as made, so it fails when
+    ``unsupported`` is in ``fail_on``, whatever the relation said; a human decision overrides it.
+    """
+    return result.decision is None and bool(result.confident_flags) and Verdict.UNSUPPORTED in settings.fail_on
 
 
 def _confidence(result: CitationResult) -> str:
@@ -119,6 +130,11 @@ def _hint(decision: Decision) -> str:
         steps.append("a fabricated quote is not in the source: fix the citation (or the quote the app extracts)")
     elif Verdict.CONTRADICTED in verdicts:
         steps.append("a contradicted claim says the opposite of its section: fix the claim or cite the right section")
+    elif any(r.confident_flags for r in unsupported):
+        steps.append(
+            "an extra question flagged a citation: state the claim with the conditions its section sets, or cite "
+            "the section that deals with it (or record a human decision if the flag is wrong)"
+        )
     elif verdicts:
         steps.append("fix the app's citations, or record a human decision if Jev's verdict is wrong")
     if decision.review:
@@ -157,7 +173,15 @@ def failure_message(decision: Decision) -> str:
     marks = {r.id: ("FAIL (human)" if r.decision else "FAIL") if r in unsupported else "needs review" for r in shown}
     diagnostics = [line for r in decision.failing for line in closest_passage_lines(r) + elsewhere_lines(r)]
     return "\n".join(
-        [headline + ":", *result_table(shown, marks=marks), *diagnostics, *screen_lines(shown), _hint(decision)]
+        [
+            headline + ":",
+            *result_table(shown, marks=marks),
+            *diagnostics,
+            *screen_lines(shown),
+            *question_lines(shown),
+            *missing_quote_lines(decision.failing),
+            _hint(decision),
+        ]
     )
 
 
@@ -230,6 +254,35 @@ def screen_lines(results: Sequence[CitationResult]) -> list[str]:
     ]
 
 
+def missing_quote_lines(results: Sequence[CitationResult]) -> list[str]:
+    """For a citation of several quotes made fabricated by one of them: which quote is not in the source."""
+    return [
+        f"  {r.id}: quote {r.quotes.index(r.quote) + 1} of {len(r.quotes)} is not in the source: {_shorten(r.quote, 80)!r}"
+        for r in results
+        if r.verdict is Verdict.FABRICATED and r.quotes and r.quote in r.quotes
+    ]
+
+
+def question_lines(results: Sequence[CitationResult]) -> list[str]:
+    """Jev's answer to each extra question asked, for the citations shown: flagged or not, and what a flag means."""
+    from pytest_citecheck._judge.questions import EXTRA_QUESTIONS
+
+    lines = []
+    for result in results:
+        if result.judgement is None:
+            continue
+        for name, answer in result.judgement.questions.items():
+            if answer.confident_at(result.auto_accept):
+                state = f"FLAGGED, confident ({answer.concern:.2f} >= auto_accept {result.auto_accept:g}): fails"
+            elif answer.flagged:
+                state = f"flagged ({answer.concern:.2f} < auto_accept {result.auto_accept:g}): needs review"
+            else:
+                lines.append(f"  {result.id}: {name}: not flagged (concern {answer.concern:.2f})")
+                continue
+            lines.append(f"  {result.id}: {name}: {state}: {EXTRA_QUESTIONS[name].concern}")
+    return lines
+
+
 def review_message(decision: Decision) -> str:
     """The warning (or xfail/skip reason) for verdicts below the threshold."""
     n = len(decision.review)
@@ -239,6 +292,7 @@ def review_message(decision: Decision) -> str:
     ]
     lines += result_table(decision.review)
     lines += screen_lines(decision.review)
+    lines += question_lines(decision.review)
     lines.append(
         f"What next: confirm or correct each verdict with `citecheck review` (see {DOCS}usage.md#review), "
         "or set review='fail' to make this fail."

@@ -110,6 +110,31 @@ def _parse_verdicts(raw: Any) -> frozenset[Verdict]:
     return frozenset(chosen)
 
 
+def _parse_questions(raw: Any) -> tuple[str, ...]:
+    """Names of extra questions (``_judge.questions``), separated by commas or spaces, or a list; none for none."""
+    from pytest_citecheck._judge.questions import EXTRA_QUESTIONS
+
+    if raw is None or raw is False or (isinstance(raw, str) and raw.strip().lower() in _OFF):
+        return ()
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, Iterable):
+        raise ValueError(f"expected question names such as 'out_of_context,best_section', got {raw!r}")
+    names: list[str] = []
+    for item in raw:
+        if not isinstance(item, str):
+            raise ValueError(f"expected question names, got {item!r}")
+        for name in item.replace(" ", ",").split(","):
+            name = name.strip()
+            if not name:
+                continue
+            if name not in EXTRA_QUESTIONS:
+                raise ValueError(f"unknown question {name!r}; the questions are {', '.join(EXTRA_QUESTIONS)}")
+            if name not in names:
+                names.append(name)
+    return tuple(names)
+
+
 def _parse_path(raw: Any) -> str | None:
     if raw is None or raw == "":
         return None
@@ -199,6 +224,8 @@ class Option:
     def default_text(self) -> str:
         if isinstance(self.default, frozenset):
             return ",".join(sorted(v.value for v in self.default))
+        if isinstance(self.default, tuple):
+            return ",".join(self.default) or "none"
         return "SDK default (jev-latest)" if self.name == "model" else str(self.default)
 
 
@@ -268,6 +295,18 @@ OPTIONS: tuple[Option, ...] = (
         False,
         _parse_bool,
         "{true,false}",
+        per_test=True,
+    ),
+    Option(
+        "questions",
+        "Extra yes/no questions asked in the same request as the relation (no extra call), comma-separated: "
+        "out_of_context (citations with a quote: does the section qualify the quote in a way the claim leaves out?), "
+        "best_section (claim-only citations: does the section deal with the claim, or touch it in passing?). "
+        "A flag sends a 'verified' to review; a confident flag (Jev's probability of the flagging answer at or above "
+        "auto_accept) fails as 'unsupported' would (see docs/usage.md).",
+        (),
+        _parse_questions,
+        "NAMES|none",
         per_test=True,
     ),
     Option(
@@ -379,6 +418,7 @@ class Settings:
     record_mode: RecordMode = "none"
     concurrency: int = 8
     screen: bool = False
+    questions: tuple[str, ...] = ()
     fuzzy: float | None = None
     casefold: bool = False
     min_quote_length: int = 12

@@ -48,6 +48,30 @@ RELATION_TO_VERDICT = {
 }
 
 
+# Jev's probability at or above which an extra question's answer flags its citation (see ``QuestionAnswer``).
+QUESTION_FLAG_AT = 0.5
+
+
+@dataclass(frozen=True)
+class QuestionAnswer:
+    """Jev's answer to one extra question (option ``questions``, ``_judge.questions``).
+
+    ``yes`` is Jev's probability of "yes"; ``concern`` the probability of the answer that flags the
+    citation ("yes" for ``out_of_context``, "no" for ``best_section``). Flagged: ``concern`` at or
+    above 0.5. Confident: flagged, and ``concern`` at or above the citation's ``auto_accept``.
+    """
+
+    yes: float
+    concern: float
+
+    @property
+    def flagged(self) -> bool:
+        return self.concern >= QUESTION_FLAG_AT
+
+    def confident_at(self, auto_accept: float) -> bool:
+        return self.flagged and self.concern >= auto_accept
+
+
 @dataclass(frozen=True)
 class Judgement:
     """Jev's answer to the relation question for one citation."""
@@ -63,13 +87,16 @@ class Judgement:
     # addressed to an AI system, and whether that crossed the line (then "supports" does not stand).
     screen: float | None = None
     flagged: bool = False
+    # With the ``questions`` option: Jev's answer to each extra question asked of this citation.
+    questions: dict[str, QuestionAnswer] = field(default_factory=dict)
 
     def stands_at(self, auto_accept: float) -> bool:
-        """The verdict stands on its own: confident enough, and not a "supports" the screen flagged.
+        """The verdict stands on its own: confident enough, and not a "supports" the screen or a question flagged.
 
         Text that steers the model tends to buy a "supports"; a failing verdict keeps failing.
         """
-        return self.confidence >= auto_accept and not (self.flagged and self.choice == "supports")
+        flagged = self.flagged or any(answer.flagged for answer in self.questions.values())
+        return self.confidence >= auto_accept and not (flagged and self.choice == "supports")
 
 
 @dataclass(frozen=True)
@@ -147,6 +174,27 @@ class CitationResult:
         """The quote is real, but not where the citation says (status ``found-elsewhere``)."""
         return self.status is Status.FOUND_ELSEWHERE
 
+    # A citation judged against several sections at once (an assembly): the sections, in document
+    # order (``section`` is their label, "4 + 9"), its quotes, and each quote's ``[start, end)`` in
+    # ``section_text``, the labelled assembly Jev read.
+    sections: tuple[str, ...] | None = None
+    quotes: tuple[str, ...] | None = None
+    spans: tuple[tuple[int, int], ...] | None = None
+
+    @property
+    def flagged_questions(self) -> tuple[str, ...]:
+        """The extra questions (option ``questions``) whose answer flags this citation."""
+        if self.judgement is None:
+            return ()
+        return tuple(name for name, answer in self.judgement.questions.items() if answer.flagged)
+
+    @property
+    def confident_flags(self) -> tuple[str, ...]:
+        """The flags whose concern reaches ``auto_accept``: they fail the test (``_gate.decide``)."""
+        if self.judgement is None:
+            return ()
+        return tuple(name for name, answer in self.judgement.questions.items() if answer.confident_at(self.auto_accept))
+
     @property
     def needs_review(self) -> bool:
         """Below ``auto_accept`` and not decided by a human."""
@@ -187,6 +235,18 @@ class CitationResult:
             )
             if self.judgement.screen is not None:  # only screened rows carry the screen's answer
                 row.update(screen=judgement["screen"], flagged=judgement["flagged"])
+            if self.judgement.questions:  # only rows asked extra questions carry their answers
+                row["questions"] = {
+                    name: {
+                        "yes": answer.yes,
+                        "concern": answer.concern,
+                        "flagged": answer.flagged,
+                        "confident": answer.confident_at(self.auto_accept),
+                    }
+                    for name, answer in self.judgement.questions.items()
+                }
+                # "flagged": a "supports" that does not stand on its own (what review and calibrate read).
+                row["flagged"] = bool(row.get("flagged")) or bool(self.flagged_questions)
         row.update(
             section_text=self.section_text,
             review_key=self.review_key,
@@ -198,4 +258,10 @@ class CitationResult:
             window=list(self.window) if self.window is not None else None,
             previous=self.previous,
         )
+        if self.sections is not None:
+            row.update(
+                sections=list(self.sections),
+                quotes=list(self.quotes or ()),
+                spans=[list(span) for span in self.spans or ()],
+            )
         return row

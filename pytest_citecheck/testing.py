@@ -103,6 +103,10 @@ def _default_screen(claim: str, section: str) -> float:
     return 0.02
 
 
+# pytest-citecheck's yes/no questions whose "yes" is the benign answer (the flag is "no"): their default.
+_BENIGN_QUESTIONS: dict[str, Screener] = {"best_section": lambda claim, section: 0.98}
+
+
 class _QuietServer(ThreadingHTTPServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that gave up (a timeout under test) closes the socket before the late reply is
@@ -129,6 +133,10 @@ class JevServer:
     ``screen(claim, section)`` answers any yes/no (noul) question in the same request, such as
     pytest-citecheck's screen: a probability of "yes" (default 0.02), or a full answer dict.
     A request whose bearer key is one of ``refused_keys`` gets a 401. ``port`` 0 picks a free one.
+    ``questions`` scripts yes/no questions by name, the same way: ``questions={"out_of_context":
+    lambda claim, section: 0.93}`` answers pytest-citecheck's ``out_of_context`` question, and
+    ``screen`` answers the yes/no questions it does not name. Unscripted, every answer flags
+    nothing: ``best_section``, whose "no" is the flag, gets 0.98 by default, the others ``screen``'s.
     """
 
     def __init__(
@@ -139,6 +147,7 @@ class JevServer:
         latency: float = 0.0,
         key_required: bool = True,
         screen: Screener | None = None,
+        questions: Mapping[str, Screener] | None = None,
         refused_keys: Collection[str] = (),
         port: int = 0,
     ) -> None:
@@ -149,6 +158,7 @@ class JevServer:
         self.refused_keys = frozenset(refused_keys)
         self.port = port
         self.screen = screen or _default_screen
+        self.questions = {**_BENIGN_QUESTIONS, **(questions or {})}
         self.requests: list[ReceivedRequest] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -239,17 +249,21 @@ class JevServer:
             {
                 "model": self.model or body.get("model") or "jev-1.13.0",
                 "answers": {
-                    name: self._answer_for(question, answer, state) for name, question in body["questions"].items()
+                    name: self._answer_for(question, answer, state, name)
+                    for name, question in body["questions"].items()
                 },
                 "usage": {"input_tokens": tokens, "output_tokens": 40},
             },
             delay=self.latency,
         )
 
-    def _answer_for(self, question: Any, relation_answer: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
-        """A Choice question gets the scripted answer; a yes/no (noul) question gets ``screen``'s."""
+    def _answer_for(
+        self, question: Any, relation_answer: dict[str, Any], state: dict[str, Any], name: str = ""
+    ) -> dict[str, Any]:
+        """A Choice question gets the scripted answer; a yes/no (noul) question its script in ``questions``, else ``screen``'s."""
         if isinstance(question, dict) and question.get("type") == "noul":
-            outcome = self.screen(state.get("claim", ""), state.get("section", ""))
+            script = self.questions.get(name, self.screen)
+            outcome = script(state.get("claim", ""), state.get("section", ""))
             return outcome if isinstance(outcome, dict) else {"type": "noul", "noul": outcome}
         return relation_answer
 

@@ -70,7 +70,15 @@ CASES: tuple[BadInput, ...] = (
         ("citation 'c1'", "field 'claim'", "is empty"),
     ),
     BadInput("quote-int", f"check([{_with(quote=7)}], SOURCE)", ("citation 'c1'", "field 'quote'", "must be a string")),
-    BadInput("quote-list", f"check([{_with(quote=['x'])}], SOURCE)", ("citation 'c1'", "field 'quote'", "got list")),
+    # A list of quotes (or sections) is a citation of several sections; each item must be valid.
+    BadInput(
+        "quote-list-empty", f"check([{_with(quote=[])}], SOURCE)", ("citation 'c1'", "field 'quote'", "empty list")
+    ),
+    BadInput(
+        "quote-list-item",
+        f"check([{_with(quote=[GOOD_QUOTE, 7])}], SOURCE)",
+        ("citation 'c1'", "field 'quote'", "item 2 must be a non-empty string"),
+    ),
     BadInput(
         "quote-empty", f"check([{_with(quote='')}], SOURCE)", ("citation 'c1'", "field 'quote'", "empty or whitespace")
     ),
@@ -84,7 +92,21 @@ CASES: tuple[BadInput, ...] = (
         f"check([{_with(section='99.9')}], SOURCE)",
         ("citation 'c1'", "field 'section'", "'99.9'", "does not have"),
     ),
-    BadInput("section-list", f"check([{_with(section=['7.2'])}], SOURCE)", ("citation 'c1'", "field 'section'")),
+    BadInput(
+        "section-list-item",
+        f"check([{_with(section=['7.2', None])}], SOURCE)",
+        ("citation 'c1'", "field 'section'", "item 2 must be a section id string"),
+    ),
+    BadInput(
+        "section-list-not-in-source",
+        f"check([{_with(section=['7.2', '99.9'])}], SOURCE)",
+        ("citation 'c1'", "field 'section'", "'99.9'", "does not have"),
+    ),
+    BadInput(
+        "section-list-twice",
+        f"check([{_with(section=['7.2', '7.2'])}], SOURCE)",
+        ("citation 'c1'", "field 'section'", "names section '7.2' twice"),
+    ),
     BadInput("section-empty", f"check([{_with(section='')}], SOURCE)", ("citation 'c1'", "field 'section'")),
     BadInput(
         "no-quote-no-section",

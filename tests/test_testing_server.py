@@ -216,3 +216,29 @@ def test_scripted_probabilities_are_kept_exactly():
 
 def test_the_refused_placeholder_is_the_plugins_replay_key():
     assert REPLAY_PLACEHOLDER_KEY == plugin.REPLAY_ONLY_KEY
+
+
+def test_yes_no_questions_are_scripted_by_name_and_flag_nothing_unscripted():
+    from typesafe_sdk import Noul
+
+    from pytest_citecheck.testing import JevServer
+
+    questions = {
+        "relation": Choice(instructions="How?", criteria={"supports": "a", "contradicts": "b", "says_nothing": "c"}),
+        "out_of_context": Noul(instructions="Out of context?"),
+        "best_section": Noul(instructions="The best section?"),
+        "anything_else": Noul(instructions="Other?"),
+    }
+    state = {"claim": "c", "section": "s"}
+    with JevServer() as server, TypeSafeClient(api_key="k", base_url=server.url, compression=False) as client:
+        unscripted = client.system_one(state=state, questions=questions).answers
+    # "no" for the questions whose "yes" flags, "yes" for best_section, whose "no" does.
+    assert [unscripted[name].noul for name in ("out_of_context", "best_section", "anything_else")] == [0.02, 0.98, 0.02]
+    with (
+        JevServer(
+            questions={"out_of_context": lambda claim, section: 0.91}, screen=lambda claim, section: 0.4
+        ) as server,
+        TypeSafeClient(api_key="k", base_url=server.url, compression=False) as client,
+    ):
+        scripted = client.system_one(state=state, questions=questions).answers
+    assert [scripted[name].noul for name in ("out_of_context", "best_section", "anything_else")] == [0.91, 0.98, 0.4]

@@ -15,13 +15,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
 from pytest_citecheck._check.documents import Documents
-from pytest_citecheck._check.locating import Located, as_source, locate_all, source_of
+from pytest_citecheck._check.locating import Assembly, Located, as_source, locate_all, source_of
 from pytest_citecheck._check.running import in_order, judge_in_tasks, judge_on_threads, pending
 from pytest_citecheck._citations.adapt import adapt_citations
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CassetteError, CitecheckError
 from pytest_citecheck._gate import Decision, decide, failure_message, misattributed_message, review_message
 from pytest_citecheck._judge.ask import Question, ask, ask_async
+from pytest_citecheck._judge.questions import with_extra_questions
 from pytest_citecheck._options import CheckOptions, Settings
 from pytest_citecheck._recording.cassettes import CassetteDigestError, PlayCount, TestCassette, counting_plays
 from pytest_citecheck._results import RELATION_TO_VERDICT, CitationResult, Judgement, Verdict
@@ -74,7 +75,7 @@ class _Plan:
     settings: Settings
     source: Documents
     citations: list[Citation]
-    located: list[CitationResult | Located]
+    located: list[CitationResult | Located | Assembly]
 
 
 class Checker:
@@ -264,7 +265,7 @@ class Checker:
 
         def judge(index: int) -> CitationResult:
             citation, located = plan.citations[index], plan.located[index]
-            assert isinstance(located, Located)
+            assert isinstance(located, (Located, Assembly))
             client = self.client()
             self._open_cassette(citation)
             question = self._question(citation, located.judged_text(plan.source), plan.settings)
@@ -280,7 +281,7 @@ class Checker:
 
         async def judge(index: int) -> CitationResult:
             citation, located = plan.citations[index], plan.located[index]
-            assert isinstance(located, Located)
+            assert isinstance(located, (Located, Assembly))
             question = self._question(citation, located.judged_text(plan.source), plan.settings)
             with self._asking() as played:
                 judgement = await ask_async(client, question)
@@ -294,7 +295,10 @@ class Checker:
                 await client.aclose()
 
     def _question(self, citation: Citation, judged_text: str, settings: Settings) -> Question:
-        return Question(citation.id, citation.claim, judged_text, settings.model, self._record_hint, settings.screen)
+        question = Question(
+            citation.id, citation.claim, judged_text, settings.model, self._record_hint, settings.screen
+        )
+        return with_extra_questions(question, citation, settings) if settings.questions else question
 
     @contextlib.contextmanager
     def _asking(self) -> Iterator[PlayCount]:
@@ -313,7 +317,7 @@ class Checker:
     def _result(
         self,
         citation: Citation,
-        located: Located,
+        located: Located | Assembly,
         question: Question,
         judgement: Judgement,
         played: PlayCount,
@@ -324,7 +328,7 @@ class Checker:
         if played.count:
             judgement = dataclasses.replace(judgement, replayed=True)
         previous = self._against_recordings(citation, question.section_text, judgement, settings)
-        return CitationResult(
+        result = CitationResult(
             id=citation.id,
             claim=citation.claim,
             quote=citation.quote,
@@ -345,6 +349,7 @@ class Checker:
             cited_section=citation.section,
             cited_document=citation.document,
         )
+        return located.attach(result) if isinstance(located, Assembly) else result
 
     def _against_recordings(
         self, citation: Citation, section_text: str, judgement: Judgement, settings: Settings

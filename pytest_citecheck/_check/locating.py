@@ -3,14 +3,16 @@
 The result for a citation is either final (a fabricated quote: no model is asked) or a ``Located``,
 which says what step 2 must judge: the section holding the quote (or the one a claim-only
 citation names, or a whole document), its document in a ``Corpus``, the quote's offsets, and the
-window around it when one is set. Where the search looks first is ``documents``' business.
+window around it when one is set. Where the search looks first is ``documents``' business. A citation
+that needs several sections is an ``Assembly`` instead: its sections, labelled, in one text.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, NamedTuple
 
-from pytest_citecheck._check.documents import CorpusFinder, Documents, Finder, Found, finder_for
+from pytest_citecheck._check.documents import CorpusFinder, Documents, Finder, Found, SourceFinder, finder_for
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._judge.limits import (
@@ -22,7 +24,7 @@ from pytest_citecheck._judge.limits import (
     request_tokens,
     window_around,
 )
-from pytest_citecheck._locate import quote_length
+from pytest_citecheck._locate import QuoteLocator, quote_length
 from pytest_citecheck._options import Settings
 from pytest_citecheck._results import CitationResult, Passage, Status, Verdict
 from pytest_citecheck._sources.corpus import Corpus
@@ -74,20 +76,30 @@ def as_source(source: Any, format: str, hooks: Any = None) -> Documents:
     )
 
 
-def locate_all(citations: list[Citation], documents: Documents, settings: Settings) -> list[CitationResult | Located]:
+def locate_all(
+    citations: list[Citation], documents: Documents, settings: Settings
+) -> list[CitationResult | Located | Assembly]:
     """Step 1 for every citation, in order; raises ``CitationInputError`` for the first bad one."""
     finder = finder_for(documents)
     for citation in citations:
         validate_document(citation, documents, finder)
         validate_section(citation, documents, finder)
         validate_quote(citation, settings)
-    located = [locate(citation, documents, finder, settings) for citation in citations]
+        validate_assembly(citation, documents, settings)
+    located: list[CitationResult | Located | Assembly] = [
+        locate_assembly(citation, documents, settings)
+        if citation.is_assembly
+        else locate(citation, documents, finder, settings)
+        for citation in citations
+    ]
     for citation, item in zip(citations, located):
         if isinstance(item, Located):
             if item.section is None:
                 check_document_size(citation, documents, item)
             else:
                 check_size(citation, documents, item)
+        elif isinstance(item, Assembly):
+            check_assembly_size(citation, source_of(documents, None), item)
     return located
 
 
@@ -271,4 +283,150 @@ def fabricated(citation: Citation, finder: Finder, closest: Found | None, settin
         closest=passage,
         cited_section=citation.section,
         cited_document=citation.document,
+    )
+
+
+# --- claims that need several sections: one request over all of them -----------------------
+#
+# The cookbook: "a claim that depends on several hops through the document ... either assemble the
+# relevant sections into one state or split the check". A citation naming several sections (or
+# giving several quotes) is assembled: the sections, in document order, each under a label, become
+# the one ``section`` of the state, so the relation question is asked word for word as for one section.
+
+
+class Assembly(NamedTuple):
+    """What step 1 hands step 2 for a citation of several sections: the labelled text Jev reads, and where its quotes are."""
+
+    status: Status
+    sections: tuple[str, ...]
+    text: str
+    # Each quote's ``[start, end)`` in ``text``, in the order the citation gives its quotes.
+    spans: tuple[tuple[int, int], ...] = ()
+    similarity: float | None = None
+    quotes: tuple[str, ...] = ()
+
+    @property
+    def section(self) -> str:
+        """The sections' label in tables and reports: "4 + 9"."""
+        return " + ".join(self.sections)
+
+    @property
+    def span(self) -> tuple[int, int] | None:
+        return None
+
+    @property
+    def window(self) -> tuple[int, int] | None:
+        return None
+
+    @property
+    def document(self) -> str | None:
+        return None
+
+    def judged_text(self, source: Any) -> str:
+        return self.text
+
+    def attach(self, result: CitationResult) -> CitationResult:
+        """``result`` with the assembly's sections, quotes and the labelled text that was judged."""
+        return dataclasses.replace(
+            result, section_text=self.text, sections=self.sections, quotes=self.quotes, spans=self.spans
+        )
+
+
+def section_label(section: str) -> str:
+    """The line above each section in an assembly."""
+    return f"[section {section}]"
+
+
+def assemble(source: Source, sections: tuple[str, ...]) -> tuple[str, dict[str, int]]:
+    """The sections' texts, each under its label, one blank line apart; and where each text starts."""
+    parts = []
+    starts = {}
+    position = 0
+    for section in sections:
+        head = section_label(section) + "\n"
+        starts[section] = position + len(head)
+        part = head + source.sections[section]
+        parts.append(part)
+        position += len(part) + 2
+    return "\n\n".join(parts), starts
+
+
+def validate_assembly(citation: Citation, documents: Documents, settings: Settings) -> None:
+    """Every section an assembly names exists, and every quote is long enough to identify a passage.
+
+    Assemblies are judged within one ``Source``: against a ``Corpus``, check each document's
+    sections with that document's ``Source`` (``corpus[document_id]``).
+    """
+    if not citation.is_assembly:
+        return
+    if isinstance(documents, Corpus):
+        raise CitationInputError(
+            "names several sections, which is supported against one Source, not a Corpus: check it against "
+            "the Source of its document (corpus[document_id]), or cite one section",
+            citation=citation.id,
+            field="section",
+        )
+    finder = finder_for(documents)
+    for section in citation.sections:
+        validate_section(dataclasses.replace(citation, section=section, sections=(), quotes=()), documents, finder)
+    for quote in citation.quotes:
+        validate_quote(dataclasses.replace(citation, quote=quote, sections=(), quotes=()), settings)
+
+
+def locate_assembly(citation: Citation, documents: Documents, settings: Settings) -> CitationResult | Assembly:
+    """Step 1 for a citation of several sections: find each quote, then assemble the sections.
+
+    A quote is looked for in the sections the citation names first, then anywhere; its section
+    joins the assembly. The first quote not found makes the citation ``fabricated`` (no model is
+    asked), with that quote and its closest passage. ``window`` does not apply: each section is whole.
+    """
+    source = source_of(documents, None)  # validate_assembly allows a single Source only
+    finder = finder_for(source)
+    locator = finder.locator if isinstance(finder, SourceFinder) else QuoteLocator(source)
+    matches = []
+    status = Status.FOUND if citation.quotes else Status.SECTION_ONLY
+    for quote in citation.quotes:
+        match = _find_in_sections(locator, quote, citation.sections, settings)
+        if match is None:
+            closest = locator.closest(quote, casefold=settings.casefold)
+            if closest is None or settings.fuzzy is None or closest.similarity < settings.fuzzy:
+                found = None if closest is None else Found(None, closest)
+                result = fabricated(dataclasses.replace(citation, quote=quote), finder, found, settings)
+                return dataclasses.replace(result, sections=citation.sections, quotes=citation.quotes)
+            match, status = closest, Status.FOUND_APPROX
+        matches.append(match)
+    wanted = set(citation.sections) | {match.section for match in matches}
+    sections = tuple(section for section in source.order if section in wanted)
+    text, starts = assemble(source, sections)
+    spans = tuple((starts[m.section] + m.start, starts[m.section] + m.end) for m in matches)
+    similarity = min((m.similarity for m in matches), default=None)
+    return Assembly(status, sections, text, spans, similarity, citation.quotes)
+
+
+def _find_in_sections(locator: QuoteLocator, quote: str, sections: tuple[str, ...], settings: Settings) -> Any:
+    """The quote's match in the first named section that holds it, else wherever the source holds it."""
+    for section in sections:
+        match = locator.find(quote, casefold=settings.casefold, prefer_section=section)
+        if match is not None and match.section == section:
+            return match
+    return locator.find(quote, casefold=settings.casefold)
+
+
+def check_assembly_size(citation: Citation, source: Source, assembly: Assembly) -> None:
+    """Fail before sending when the assembled sections are too large for one Jev request, naming each one's size."""
+    if fits(citation.claim, assembly.text):
+        return
+    sizes = ", ".join(
+        f"{section} ({len(source.sections[section]):,} characters, about "
+        f"{estimate_tokens(source.sections[section]):,} tokens)"
+        for section in assembly.sections
+    )
+    raise CitationInputError(
+        f"sections {assembly.section} are too large to judge together: about "
+        f"{request_tokens(citation.claim, assembly.text):,} tokens with the claim and question, over the "
+        f"{STATE_AND_QUESTION_TOKEN_LIMIT:,} allowed for state plus question; the sections: {sizes}. Split the "
+        "check: one citation per section, each with the part of the claim that section settles "
+        "(see docs/usage.md#claims-that-need-several-sections)",
+        citation=citation.id,
+        field="section",
     )

@@ -1,7 +1,8 @@
 """Step 2 of the check: ask Jev how a section relates to a claim, and read its answer strictly.
 
 One ``system_one`` request per citation, state exactly ``{"claim": ..., "section": ...}`` and the
-cookbook's ``relation`` Choice, word for word. Anything that is not a clean, well-formed answer
+cookbook's ``relation`` Choice, word for word (the opt-in screen and extra questions, in
+``_judge.questions``, ride along in the same request). Anything that is not a clean, well-formed answer
 (an API error, a timeout, a cassette miss, an unknown label, probabilities that do not add up) is
 turned into a ``JudgeError`` that names the citation, the cause and the remedy: the check fails
 closed. typesafe_sdk and vcr are imported here lazily, so a suite that checks no citation never
@@ -13,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from pytest_citecheck._errors import CassetteMissError, JudgeError
@@ -325,14 +326,34 @@ class Question:
     model: str | None
     record_hint: str
     screen: bool = False
+    # The extra questions asked of this citation (``_judge.questions``), and its quote, which the
+    # state carries when ``out_of_context`` is asked (Jev must know which passage the claim uses).
+    extra: tuple[str, ...] = ()
+    quote: str | None = None
 
     def request(self) -> dict[str, Any]:
-        """The keyword arguments of ``system_one``, for the sync and the async client alike."""
-        return {
-            "state": state_for(self.claim, self.section_text),
-            "questions": questions_for(screen=self.screen),
-            "model": self.model,
-        }
+        """The keyword arguments of ``system_one``, for the sync and the async client alike.
+
+        Without extra questions this is the cookbook's request exactly (the recordings depend on it).
+        """
+        state = state_for(self.claim, self.section_text)
+        questions = questions_for(screen=self.screen)
+        if self.extra:
+            from pytest_citecheck._judge.questions import OUT_OF_CONTEXT, sdk_questions
+
+            if OUT_OF_CONTEXT.name in self.extra and self.quote is not None:
+                state["quote"] = self.quote
+            questions.update(sdk_questions(self.extra))
+        return {"state": state, "questions": questions, "model": self.model}
+
+    def read(self, response: SystemOneResponse) -> Judgement:
+        """Jev's response to this request, read strictly: the relation (and screen), then any extra questions."""
+        judgement = read_answer(self.citation_id, response, screen=self.screen)
+        if not self.extra:
+            return judgement
+        from pytest_citecheck._judge.questions import read_extra_answers
+
+        return replace(judgement, questions=read_extra_answers(self.citation_id, response, self.extra))
 
 
 @contextmanager
@@ -351,11 +372,11 @@ def ask(client: TypeSafeClient, question: Question) -> Judgement:
     """Ask Jev about one citation through a sync client."""
     with errors_translated(question):
         response = client.system_one(**question.request())
-    return read_answer(question.citation_id, response, screen=question.screen)
+    return question.read(response)
 
 
 async def ask_async(client: AsyncTypeSafeClient, question: Question) -> Judgement:
     """Ask Jev about one citation through an async client: ``ask``, awaiting the answer."""
     with errors_translated(question):
         response = await client.system_one(**question.request())
-    return read_answer(question.citation_id, response, screen=question.screen)
+    return question.read(response)

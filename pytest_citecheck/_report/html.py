@@ -58,6 +58,8 @@ h3 { font-size:1.05rem; margin:0; display:flex; gap:.6rem; align-items:center; f
 .tag.stale { border-color:var(--contradicted); background:#ffebe9; }
 .tag.approx { border-color:var(--fabricated); background:#fbefff; }
 .tag.elsewhere { border-color:var(--contradicted); background:#ffebe9; }
+.tag.flagged { border-color:var(--contradicted); background:#fff1e5; }
+ul.questions { margin:0; padding-left:1.1rem; }
 .controls { margin:.75rem 0; display:flex; gap:1.5rem; flex-wrap:wrap; align-items:center; }
 #filter-status { color:var(--muted); }
 .citation { border:1px solid var(--line); border-left:6px solid var(--line); border-radius:.5rem; padding:1rem 1.1rem; margin:0 0 1rem; }
@@ -140,6 +142,8 @@ def _section_text(row: Mapping[str, Any]) -> str:
     label = f"Text of section {row.get('section')}" if row.get("section") else "Text of the whole document"
     if row.get("document"):
         label += f" of {row.get('document')}"
+    if row.get("spans"):
+        return _assembled_text(text, row["spans"], f"Text of sections {row.get('section')}, judged together")
     if isinstance(span, Sequence) and len(span) == 2 and 0 <= span[0] <= span[1] <= len(text):
         start, end = int(span[0]), int(span[1])
         body = f"{_e(text[:start])}<mark>{_passage(text[start:end])}</mark>{_e(text[end:])}"
@@ -147,6 +151,53 @@ def _section_text(row: Mapping[str, Any]) -> str:
     else:
         body = _e(text)
     return f'<pre class="section-text" tabindex="0" role="region" aria-label="{_e(label)}">{body}</pre>'
+
+
+def _assembled_text(text: str, spans: Any, label: str) -> str:
+    """An assembly's labelled text (several sections) with each quote's passage in a ``<mark>``."""
+    valid = sorted(
+        (int(span[0]), int(span[1]))
+        for span in spans
+        if isinstance(span, Sequence) and len(span) == 2 and 0 <= span[0] <= span[1] <= len(text)
+    )
+    pieces, position = [], 0
+    for start, end in valid:
+        if start < position:  # overlapping quotes: the first mark already covers this one
+            continue
+        pieces.append(f"{_e(text[position:start])}<mark>{_passage(text[start:end])}</mark>")
+        position = end
+    pieces.append(_e(text[position:]))
+    if valid:
+        label += " (the quoted passages are highlighted)"
+    return f'<pre class="section-text" tabindex="0" role="region" aria-label="{_e(label)}">{"".join(pieces)}</pre>'
+
+
+def _questions(row: Mapping[str, Any]) -> str:
+    """Jev's answers to the extra questions (option ``questions``) asked of this citation."""
+    from pytest_citecheck._judge.questions import EXTRA_QUESTIONS
+
+    answers = row.get("questions")
+    if not isinstance(answers, Mapping) or not answers:
+        return ""
+    threshold = float(row.get("auto_accept") or 0.8)
+    items = []
+    for name, answer in answers.items():
+        if not isinstance(answer, Mapping):
+            continue
+        concern = answer.get("concern")
+        detail = f"concern {float(concern):.2f}" if isinstance(concern, (int, float)) else "concern unknown"
+        if isinstance(answer.get("yes"), (int, float)):
+            detail += f", Jev's probability of yes {float(answer['yes']):.2f}"
+        question = EXTRA_QUESTIONS.get(str(name))
+        if answer.get("confident"):
+            state = f"<strong>flagged, confident</strong> (at or above auto_accept {threshold:.2f}): fails the test"
+        elif answer.get("flagged"):
+            state = f"<strong>flagged</strong> (below auto_accept {threshold:.2f}): needs review"
+        else:
+            state = "not flagged"
+        meaning = f": {_e(question.concern)}" if question is not None and answer.get("flagged") else ""
+        items.append(f"<li><code>{_e(name)}</code>: {state} ({_e(detail)}){meaning}</li>")
+    return f'<dt>Questions</dt><dd><ul class="questions">{"".join(items)}</ul></dd>'
 
 
 def _passage(passage: str) -> str:
@@ -224,6 +275,9 @@ def _card(index: int, row: Mapping[str, Any]) -> str:
         tags.append('<span class="tag stale">stale decision</span>')
     if row.get("status") == "found-elsewhere":
         tags.append('<span class="tag elsewhere">found elsewhere than cited</span>')
+    flagged = [str(name) for name, answer in (row.get("questions") or {}).items() if (answer or {}).get("flagged")]
+    if flagged:
+        tags.append(f'<span class="tag flagged">flagged: {_e(", ".join(flagged))}</span>')
     if _is_approximate(row):
         similarity = row.get("similarity")
         detail = f" ({float(similarity):.2f})" if isinstance(similarity, (int, float)) else ""
@@ -231,10 +285,18 @@ def _card(index: int, row: Mapping[str, Any]) -> str:
     quote = row.get("quote")
     if row.get("status") == "missing" or verdict == "fabricated":
         where = "<dd>not found in the source</dd>"
+    elif row.get("sections"):
+        where = f"<dd>{_e(', '.join('§ ' + str(s) for s in row['sections']))} (judged together)</dd>"
     elif row.get("section") is None:
         where = "<dd>none: the claim is judged against the whole document</dd>"
     else:
         where = f"<dd>§ {_e(row.get('section'))}</dd>"
+    if row.get("quotes") and len(row["quotes"]) > 1:
+        quoted = "".join(f"<q>{_e(q)}</q> " for q in row["quotes"]).rstrip()
+    elif row.get("quotes"):
+        quoted = f"<q>{_e(row['quotes'][0])}</q>"
+    else:
+        quoted = "<q>" + _e(quote) + "</q>" if quote else "none (claim-only citation)"
     parts = [
         f'<article class="citation {_e(verdict)}" aria-labelledby="{heading_id}" data-needs-review="{str(act == "review").lower()}">',
         f'<h3 id="{heading_id}">Citation {_e(row.get("id"))} {_badge(verdict)} {" ".join(tags)}</h3>',
@@ -243,11 +305,12 @@ def _card(index: int, row: Mapping[str, Any]) -> str:
         f"<dt>Verdict</dt><dd>{_e(verdict)}: {_e(VERDICT_TEXT.get(verdict, ''))}</dd>",
         f"<dt>Confidence</dt><dd>{_confidence(row)}</dd>",
         f"<dt>Claim</dt><dd>{_e(row.get('claim'))}</dd>",
-        f"<dt>Quote</dt><dd>{'<q>' + _e(quote) + '</q>' if quote else 'none (claim-only citation)'}</dd>",
+        f"<dt>Quote</dt><dd>{quoted}</dd>",
         f"<dt>Document</dt><dd>{_e(row.get('document'))}</dd>" if row.get("document") else "",
         f"<dt>Section</dt>{where}",
         _cited(row),
         _closest(row),
+        _questions(row),
         _decision(row),
     ]
     section = _section_text(row)

@@ -180,6 +180,7 @@ class Report:
         if approximate:
             listed = ", ".join(f"{label(row, shared)} ({row.get('similarity') or 0:.2f})" for row in approximate)
             lines.append(f"{plural(len(approximate), 'quote')} matched approximately (fuzzy): {listed}.")
+        lines += question_summary(self.rows)
         if decided:
             lines.append(f"{plural(len(decided), 'verdict')} decided by a human (reviews file).")
         if stale:
@@ -189,7 +190,8 @@ class Report:
             )
         if review:
             lines.append(
-                f"{plural(len(review), 'citation')} below auto_accept need{'s' if len(review) == 1 else ''} a human review: "
+                f"{plural(len(review), 'citation')} {'below auto_accept or flagged' if any(row.get('flagged') for row in review) else 'below auto_accept'} "
+                f"need{'s' if len(review) == 1 else ''} a human review: "
                 "run `citecheck review`."
             )
         cost = self.cost_line()
@@ -247,6 +249,19 @@ def label(row: dict[str, Any], shared: set[str]) -> str:
     """A row's citation id, as ``test::id`` when its id is one of ``shared`` (``Report.shared_ids``)."""
     citation_id = str(row["id"])
     return f"{row['test']}::{citation_id}" if row.get("test") and citation_id in shared else citation_id
+
+
+def question_summary(rows: Iterable[dict[str, Any]]) -> list[str]:
+    """One line for the citations an extra question (option ``questions``) flagged, if any."""
+    flags = []
+    for row in rows:
+        for name, answer in (row.get("questions") or {}).items():
+            if isinstance(answer, dict) and answer.get("flagged"):
+                strength = "confident" if answer.get("confident") else "review"
+                flags.append(f"{row['id']} ({name} {float(answer.get('concern') or 0):.2f}, {strength})")
+    if not flags:
+        return []
+    return [f"{plural(len(flags), 'flag')} from extra questions: {', '.join(flags)}."]
 
 
 def needs_review(row: dict[str, Any]) -> bool:

@@ -152,6 +152,7 @@ def describe(row: dict[str, Any], *, color: bool, position: str = "") -> str:
         f"  claim:   {row.get('claim')}",
         f"  quote:   {row.get('quote') if row.get('quote') else '(none: claim-only citation)'}",
     ]
+    lines += flag_lines(row)
     if row.get("decision"):
         decision = row["decision"]
         lines.append(f"  decided: {decision.get('verdict')} by {decision.get('by')} on {decision.get('at')}")
@@ -166,6 +167,21 @@ def describe(row: dict[str, Any], *, color: bool, position: str = "") -> str:
     shown = highlight(text.strip("\n"), _shifted_span(text, row.get("span")), color)
     lines.append(textwrap.indent(shown, "    | ", predicate=lambda line: True).replace("| \n", "|\n"))
     return "\n".join(lines)
+
+
+def flag_lines(row: dict[str, Any]) -> list[str]:
+    """What the extra questions flagged (option ``questions``), and the quotes of a citation of several sections."""
+    from pytest_citecheck._judge.questions import EXTRA_QUESTIONS
+
+    lines = [f"  quotes:  {quote}" for quote in row.get("quotes") or [] if len(row["quotes"]) > 1]
+    for name, answer in (row.get("questions") or {}).items():
+        if isinstance(answer, dict) and answer.get("flagged") and name in EXTRA_QUESTIONS:
+            strength = "confident, fails the test" if answer.get("confident") else "needs review"
+            lines.append(
+                f"  flagged: {name} (concern {float(answer.get('concern') or 0):.2f}, {strength}): "
+                f"{EXTRA_QUESTIONS[name].concern}"
+            )
+    return lines
 
 
 def _shifted_span(text: str, span: Sequence[int] | None) -> list[int] | None:
