@@ -280,19 +280,29 @@ class CassetteBookkeeping:
         self.collected.setdefault(Path(item.path), []).append(item)
         self._owners = None
 
-    _owners: dict[str, list[str]] | None = None
+    _owners: dict[str, list[tuple[str, bool]]] | None = None
 
     def sharing(self, item: pytest.Item, path: Path) -> list[str]:
-        """The other collected tests whose cassette is ``path`` too (worked out once, when first asked)."""
+        """The other collected tests whose cassette is ``path`` too, by accident (worked out once, when first asked).
+
+        Tests that name the same cassette on purpose (``@pytest.mark.citecheck(cassette=...)``) share it
+        safely (their answers are merged); only a test that does not ask for sharing collides.
+        """
         if self._owners is None:
             settings = self.config.stash[SETTINGS]
-            owners: dict[str, list[str]] = {}
+            owners: dict[str, list[tuple[str, bool]]] = {}
             for items in self.collected.values():
                 for collected in items:
                     # normpath, not resolve(): no file-system call per collected test.
-                    owners.setdefault(os.path.normpath(cassette_path(collected, settings)), []).append(collected.nodeid)
+                    key = os.path.normpath(cassette_path(collected, settings))
+                    owners.setdefault(key, []).append((collected.nodeid, shared_cassette(collected) is not None))
             self._owners = owners
-        return [nodeid for nodeid in self._owners.get(os.path.normpath(path), []) if nodeid != item.nodeid]
+        others = [
+            (nodeid, shared) for nodeid, shared in self._owners.get(os.path.normpath(path), []) if nodeid != item.nodeid
+        ]
+        if shared_cassette(item) is not None:
+            return [nodeid for nodeid, shared in others if not shared]
+        return [nodeid for nodeid, _ in others]
 
     def _expected(self) -> dict[str, set[str]]:
         """Cassette directory -> the cassette file names of its collected tests (existing directories only)."""
