@@ -9,11 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pytest_citecheck._errors import docs_url
 from pytest_citecheck._options import Settings
 from pytest_citecheck._results import CitationResult, Verdict
 
-# Where the words point: pytest-citecheck's docs/ folder (shipped with the source).
-DOCS = "pytest-citecheck docs/"
 _CLAIM_WIDTH = 60
 
 
@@ -79,7 +78,7 @@ def _hint(decision: Decision) -> str:
         why = "a contradicted claim says the opposite of its section: fix the claim or cite the right section"
     else:
         why = "fix the app's citations, or record a human decision if Jev's verdict is wrong"
-    return f"What next: {why}; see {DOCS}usage.md#reading-a-failure"
+    return f"What next: {why}; see {docs_url('usage', 'reading-a-failure')}"
 
 
 def failure_message(decision: Decision) -> str:
@@ -119,7 +118,8 @@ def screen_lines(results: Sequence[CitationResult]) -> list[str]:
     ids = ", ".join(r.id for r in flagged)
     return [
         f"  flagged by the screen: {ids}: the claim or section may hold instructions addressed to an AI system, "
-        "so Jev's 'supports' does not stand on its own; read the section (see docs/security.md)"
+        "so Jev's 'supports' does not stand on its own; read the section "
+        f"(see {docs_url('security', 'claims-and-sources-are-untrusted-text')})"
     ]
 
 
@@ -133,6 +133,7 @@ def review_message(decision: Decision) -> str:
     lines += result_table(decision.review)
     lines += screen_lines(decision.review)
     lines.append(
-        f"What next: confirm or correct each verdict (see {DOCS}usage.md#review), or set review='fail' to make this fail."
+        f"What next: confirm or correct each verdict (see {docs_url('usage', 'review')}), "
+        "or set review='fail' to make this fail."
     )
     return "\n".join(lines)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from pytest_citecheck._errors import OptionError
+from pytest_citecheck._errors import OptionError, docs_url
 from pytest_citecheck._results import Verdict
 
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
@@ -207,7 +207,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "screen",
         "Also ask Jev, in the same request (no extra call), whether the claim or section holds instructions "
-        "addressed to an AI system; a flagged citation never passes on its own (see docs/security.md).",
+        "addressed to an AI system; a flagged citation never passes on its own "
+        f"(see {docs_url('security', 'the-screen-opt-in')}).",
         False,
         _parse_bool,
         "{true,false}",
@@ -224,7 +225,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "casefold",
-        "Match quotes without regard to letter case (see docs/matching.md).",
+        f"Match quotes without regard to letter case (see {docs_url('matching', 'the-normalisation-contract')}).",
         False,
         _parse_bool,
         "{true,false}",
