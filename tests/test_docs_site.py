@@ -96,6 +96,7 @@ def page_ids(site: Path, url: str) -> tuple[Path, set[str]]:
     return html, set(re.findall(r'\bid="([^"]+)"', html.read_text(encoding="utf-8")))
 
 
+@pytest.mark.slow
 def test_every_docs_link_in_a_message_names_a_page_and_heading_of_the_built_site(site: Path) -> None:
     for page, anchor in sorted(docs_links_in_the_package()):
         url = docs_url(page, anchor)
@@ -103,6 +104,7 @@ def test_every_docs_link_in_a_message_names_a_page_and_heading_of_the_built_site
         assert not anchor or anchor in ids, f"{url}: {html.relative_to(site)} has no heading #{anchor}"
 
 
+@pytest.mark.slow
 def test_the_readme_links_work_on_pypi(site: Path) -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     targets = re.findall(r"\]\(([^)\s]+)\)", readme)
@@ -116,6 +118,7 @@ def test_the_readme_links_work_on_pypi(site: Path) -> None:
             assert not anchor or anchor in ids, f"{url}: no heading #{anchor}"
 
 
+@pytest.mark.slow
 def test_the_api_reference_is_generated_from_the_docstrings(site: Path) -> None:
     api = (site / "api" / "index.html").read_text(encoding="utf-8")
     for name in ("Source", "Corpus", "assert_citations_supported", "check_citations", "Checker", "CitationResult"):
@@ -126,6 +129,7 @@ def test_the_api_reference_is_generated_from_the_docstrings(site: Path) -> None:
     assert "Check citations and return one" in api
 
 
+@pytest.mark.slow
 def test_the_architecture_diagram_is_rendered_by_a_mermaid_shipped_with_the_site(site: Path) -> None:
     page = (site / "architecture" / "index.html").read_text(encoding="utf-8")
     assert '<pre class="mermaid"><code>flowchart' in page  # a diagram for mermaid, not a code block
