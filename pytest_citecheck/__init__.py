@@ -14,7 +14,13 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from pytest_citecheck import _dependencies
+
+# The package's version: pyproject.toml reads it from here (setuptools' dynamic version).
 __version__ = "0.1.0"
+
+# An unsupported typesafe-sdk or vcrpy is one clear error here, not a failure deep inside a test.
+_dependencies.check_installed_versions()
 
 # Public name -> the module (relative to this package) that defines it.
 _EXPORTS = {

@@ -7,6 +7,19 @@ None of them imports pytest: the plugin layer decides whether an error fails or 
 
 from __future__ import annotations
 
+# The documentation site ([project.urls] Documentation in pyproject.toml). A message that refers to the
+# documentation names one of its pages in full: the person reading it installed a wheel, not docs/.
+DOCS_URL = "https://pytest-citecheck.readthedocs.io/en/latest/"
+
+
+def docs_url(page: str, anchor: str = "") -> str:
+    """The address of a docs site page built from ``docs/<page>.md``, e.g. ``docs_url("usage", "review")``.
+
+    ``anchor`` is a heading's id as MkDocs makes it (lower case, words joined by hyphens).
+    tests/test_docs_links.py checks that every page and anchor named in the package exists.
+    """
+    return f"{DOCS_URL}{page}/" + (f"#{anchor}" if anchor else "")
+
 
 class CitecheckError(Exception):
     """Base class of every error pytest-citecheck raises on purpose."""

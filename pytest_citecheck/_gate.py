@@ -10,11 +10,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pytest_citecheck._errors import docs_url
 from pytest_citecheck._options import Settings
 from pytest_citecheck._results import CitationResult, Status, Verdict
 
-# Where the words point: pytest-citecheck's docs/ folder (shipped with the source).
-DOCS = "pytest-citecheck docs/"
 _NUMBERED = re.compile(r"^\d+(?:\.\d+)*$")
 _CLAIM_WIDTH = 60
 
@@ -123,7 +122,7 @@ def _hint(decision: Decision) -> str:
         ]
         if decision.review:
             steps.append(REVIEW_STEP)
-        return f"What next: {'; '.join(steps)}; see {DOCS}usage.md#misattributed-citations"
+        return f"What next: {'; '.join(steps)}; see {docs_url('usage', 'misattributed-citations')}"
     verdicts = {r.verdict for r in unsupported}
     steps = []
     if Verdict.FABRICATED in verdicts:
@@ -139,7 +138,7 @@ def _hint(decision: Decision) -> str:
         steps.append("fix the app's citations, or record a human decision if Jev's verdict is wrong")
     if decision.review:
         steps.append(REVIEW_STEP)
-    return f"What next: {'; '.join(steps)}; see {DOCS}usage.md#reading-a-failure"
+    return f"What next: {'; '.join(steps)}; see {docs_url('usage', 'reading-a-failure')}"
 
 
 def _need(count: int) -> str:
@@ -223,7 +222,7 @@ def misattributed_message(decision: Decision) -> str:
     lines += [line for r in decision.misattributed for line in elsewhere_lines(r)]
     lines.append(
         "What next: make the app cite the section (and document) that holds the quote; "
-        f"misattributed='fail' makes this fail (see {DOCS}usage.md#misattributed-citations)."
+        f"misattributed='fail' makes this fail (see {docs_url('usage', 'misattributed-citations')})."
     )
     return "\n".join(lines)
 
@@ -250,7 +249,8 @@ def screen_lines(results: Sequence[CitationResult]) -> list[str]:
     ids = ", ".join(r.id for r in flagged)
     return [
         f"  flagged by the screen: {ids}: the claim or section may hold instructions addressed to an AI system, "
-        "so Jev's 'supports' does not stand on its own; read the section (see docs/security.md)"
+        "so Jev's 'supports' does not stand on its own; read the section "
+        f"(see {docs_url('security', 'claims-and-sources-are-untrusted-text')})"
     ]
 
 
@@ -294,7 +294,7 @@ def review_message(decision: Decision) -> str:
     lines += screen_lines(decision.review)
     lines += question_lines(decision.review)
     lines.append(
-        f"What next: confirm or correct each verdict with `citecheck review` (see {DOCS}usage.md#review), "
+        f"What next: confirm or correct each verdict with `citecheck review` (see {docs_url('usage', 'review')}), "
         "or set review='fail' to make this fail."
     )
     return "\n".join(lines)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, TypedDict, get_args
 
-from pytest_citecheck._errors import OptionError
+from pytest_citecheck._errors import OptionError, docs_url
 from pytest_citecheck._results import Verdict, VerdictName
 
 # The choices of the choice-valued knobs, as types (for the public signatures) and as tuples (for
@@ -291,7 +291,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "screen",
         "Also ask Jev, in the same request (no extra call), whether the claim or section holds instructions "
-        "addressed to an AI system; a flagged citation never passes on its own (see docs/security.md).",
+        "addressed to an AI system; a flagged citation never passes on its own "
+        f"(see {docs_url('security', 'the-screen-opt-in')}).",
         False,
         _parse_bool,
         "{true,false}",
@@ -303,7 +304,7 @@ OPTIONS: tuple[Option, ...] = (
         "out_of_context (citations with a quote: does the section qualify the quote in a way the claim leaves out?), "
         "best_section (claim-only citations: does the section deal with the claim, or touch it in passing?). "
         "A flag sends a 'verified' to review; a confident flag (Jev's probability of the flagging answer at or above "
-        "auto_accept) fails as 'unsupported' would (see docs/usage.md).",
+        "auto_accept) fails as 'unsupported' would (see " + docs_url("usage", "extra-questions") + ").",
         (),
         _parse_questions,
         "NAMES|none",
@@ -320,7 +321,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "casefold",
-        "Match quotes without regard to letter case (see docs/matching.md).",
+        f"Match quotes without regard to letter case (see {docs_url('matching', 'the-normalisation-contract')}).",
         False,
         _parse_bool,
         "{true,false}",
@@ -493,7 +494,9 @@ def main(argv: list[str]) -> int:
     argparse.ArgumentParser(
         prog="citecheck options",
         description="Print the Markdown table of every pytest-citecheck setting: its flag, ini key, marker and "
-        "call keyword, default and meaning (docs/configuration.md is this table).",
+        "call keyword, default and meaning (the configuration page of the docs, "
+        + docs_url("configuration")
+        + ", is this table).",
     ).parse_args(argv)
     print(configuration_table(), end="")
     return 0

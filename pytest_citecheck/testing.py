@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from pytest_citecheck._errors import docs_url
+
 LABELS = ("supports", "contradicts", "says_nothing")
 # The key the plugin gives the SDK when TYPESAFE_API_KEY is not set (``plugin.REPLAY_ONLY_KEY``; a
 # test keeps the two equal): enough to replay, and a sign of a forgotten key when recording.
@@ -378,7 +380,11 @@ def main(argv: list[str] | None = None) -> int:
         description=main.__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--answers", metavar="FILE", help="a JSON object of claim -> answer (see docs/cassettes.md)")
+    parser.add_argument(
+        "--answers",
+        metavar="FILE",
+        help="a JSON object of claim -> answer (see " + docs_url("cassettes", "rehearse-recording-without-a-key") + ")",
+    )
     parser.add_argument("--port", type=int, default=0, help="the port to listen on, on 127.0.0.1 (default: a free one)")
     parser.add_argument(
         "--require-real-key",

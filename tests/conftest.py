@@ -3,6 +3,10 @@
 ``jev_server`` starts the Jev-compatible loopback server and points ``TYPESAFE_BASE_URL`` at it;
 ``suite`` writes a small test suite into a pytester directory, with the cookbook's RFC 7519 and
 citations next to it, ready to run with the plugin.
+
+Tests take what they share from here as fixtures (``canary_key``, ``inner_ini``, ``example_dir``,
+``cookbook_answer``, ``files_containing``), never ``from conftest import ...``: conftest is not an
+importable module under every import mode, nor once the sdist is unpacked somewhere else.
 """
 
 from __future__ import annotations
@@ -21,23 +25,15 @@ import pytest
 import typesafe_sdk  # noqa: F401
 import vcr  # noqa: F401
 import yaml  # noqa: F401
+from support import CANARY_KEY, CITATIONS, EXAMPLE, INNER_INI, REPO, RFC7519  # noqa: F401  (re-exported for fixtures)
 from typesafe_sdk import TypeSafeClient
 
 from pytest_citecheck._check.checker import Checker
 from pytest_citecheck._options import Settings
 from pytest_citecheck.testing import JevServer
 
-REPO = Path(__file__).resolve().parent.parent
-EXAMPLE = REPO / "examples" / "rfc7519"
-RFC7519 = EXAMPLE / "rfc7519.txt"
-CITATIONS = EXAMPLE / "citations.json"
-CANARY_KEY = "sk-citecheck-canary-7f3a9c2e41b8d6"
-# The ini of the suites that tests run through pytester. In-process runs would otherwise inherit
-# this suite's "filterwarnings = error"; pytest-asyncio, when installed, wants its loop scope set.
-INNER_INI = "[pytest]\nfilterwarnings = default\nasyncio_default_fixture_loop_scope = function\n"
 
-
-def cookbook_answer(claim: str, section: str) -> tuple[str, float]:
+def _cookbook_answer(claim: str, section: str) -> tuple[str, float]:
     """Scripted answers shaped like the cookbook's run: what each planted citation should get."""
     if "expiration time" in claim:
         return ("contradicts", 0.98)
@@ -51,7 +47,7 @@ def cookbook_answer(claim: str, section: str) -> tuple[str, float]:
 @pytest.fixture
 def jev_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JevServer]:
     """A running Jev-compatible server on 127.0.0.1; the SDK is pointed at it with a canary key."""
-    server = JevServer(cookbook_answer).start()
+    server = JevServer(_cookbook_answer).start()
     monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
     monkeypatch.setenv("TYPESAFE_API_KEY", CANARY_KEY)
     yield server
@@ -111,13 +107,43 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def files_containing(root: Path, needle: str) -> list[Path]:
+def _files_containing(root: Path, needle: str) -> list[Path]:
     """Every file under ``root`` whose bytes contain ``needle``."""
     hits = []
     for path in root.rglob("*"):
         if path.is_file() and needle.encode() in path.read_bytes():
             hits.append(path)
     return hits
+
+
+@pytest.fixture
+def canary_key() -> str:
+    """The key ``jev_server`` sets: a test that finds it in a file or in output has found a leak."""
+    return CANARY_KEY
+
+
+@pytest.fixture
+def inner_ini() -> str:
+    """The ini of a suite run through pytester (``suite`` writes it already); append keys to it."""
+    return INNER_INI
+
+
+@pytest.fixture
+def example_dir() -> Path:
+    """``examples/rfc7519``: the cookbook's RFC 7519 example, its citations and recorded answers."""
+    return EXAMPLE
+
+
+@pytest.fixture
+def cookbook_answer() -> Callable[[str, str], tuple[str, float]]:
+    """The scripted Jev answers shaped like the cookbook's run (what ``jev_server`` answers)."""
+    return _cookbook_answer
+
+
+@pytest.fixture
+def files_containing() -> Callable[[Path, str], list[Path]]:
+    """``files_containing(root, needle)``: every file under ``root`` whose bytes contain ``needle``."""
+    return _files_containing
 
 
 @pytest.fixture(autouse=True)

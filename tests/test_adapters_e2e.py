@@ -20,7 +20,7 @@ import langchain_core.vectorstores  # noqa: F401
 import llama_index.core  # noqa: F401
 import openai  # noqa: F401
 import pytest
-from conftest import INNER_INI
+from support import INNER_INI
 
 from pytest_citecheck import CitecheckError, Corpus
 from pytest_citecheck._check.checker import Checker

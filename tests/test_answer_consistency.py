@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import EXAMPLE
+from support import EXAMPLE
 
 from pytest_citecheck._errors import JudgeError
 

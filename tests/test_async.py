@@ -8,7 +8,6 @@ import threading
 import time
 
 import pytest
-from conftest import CANARY_KEY, cookbook_answer, files_containing
 
 from pytest_citecheck.testing import JevServer
 
@@ -60,8 +59,9 @@ class InFlight:
     slow machine that starts them a little apart still sees them overlap.
     """
 
-    def __init__(self, expect: int) -> None:
+    def __init__(self, expect: int, answer) -> None:
         self.expect = expect
+        self.answer = answer
         self.changed = threading.Condition()
         self.now = 0
         self.most = 0
@@ -76,15 +76,15 @@ class InFlight:
         time.sleep(0.3 if "seconds" in claim else 0.15 if "audience" in claim else 0.0)
         with self.changed:
             self.now -= 1
-        return cookbook_answer(claim, section)
+        return self.answer(claim, section)
 
 
 @pytest.fixture
-def in_flight(monkeypatch, request):
-    script = InFlight(request.param)
+def in_flight(monkeypatch, request, canary_key, cookbook_answer):
+    script = InFlight(request.param, cookbook_answer)
     server = JevServer(script).start()
     monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
-    monkeypatch.setenv("TYPESAFE_API_KEY", CANARY_KEY)
+    monkeypatch.setenv("TYPESAFE_API_KEY", canary_key)
     yield script
     server.stop()
 
@@ -95,7 +95,9 @@ def offline(monkeypatch):
 
 
 @pytest.mark.parametrize("in_flight", [4], indirect=True)  # would overlap four, if the bound let it
-def test_acheck_records_concurrently_in_order_and_sync_replays_the_same_cassette(suite, in_flight, monkeypatch):
+def test_acheck_records_concurrently_in_order_and_sync_replays_the_same_cassette(
+    suite, in_flight, monkeypatch, canary_key, files_containing
+):
     suite.makepyfile(test_async_check=ASYNCIO_TEST.replace("EXPECTED", repr(EXPECTED)))
     result = suite.runpytest("--citecheck-record-mode=once", "--citecheck-concurrency=3", "-W", "error")
     result.assert_outcomes(passed=1)
@@ -103,7 +105,7 @@ def test_acheck_records_concurrently_in_order_and_sync_replays_the_same_cassette
     cassette = suite.path / "cassettes" / "test_async_check" / "test_all.yaml"
     recorded = cassette.read_bytes()
     assert recorded.startswith(b"citecheck_format: 2\n") and recorded.count(b"- request:") == 7
-    assert not files_containing(suite.path, CANARY_KEY)
+    assert not files_containing(suite.path, canary_key)
 
     offline(monkeypatch)
     suite.runpytest("-W", "error").assert_outcomes(passed=1)  # async replay

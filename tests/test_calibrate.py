@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import INNER_INI
+from support import INNER_INI
 
 from pytest_citecheck._cli import main as citecheck
 from pytest_citecheck._review.calibrate import (

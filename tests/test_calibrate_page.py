@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO
+from support import REPO
 from test_calibrate import KNOWN, pattern, write_reviews
 from test_html_report import CHROMEDRIVER, CHROMIUM, CHROMIUM_ARGS, chromium_or_skip
 

@@ -88,6 +88,6 @@ def test_a_session_mapping_two_tests_to_one_file_fails_both_naming_them(
 
 
 def test_the_docs_show_the_name_the_code_gives() -> None:
-    from conftest import REPO
+    from support import REPO
 
     assert f"`{cassette_name('test_p[a::b]')}`" in (REPO / "docs" / "cassettes.md").read_text(encoding="utf-8")

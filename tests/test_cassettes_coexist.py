@@ -7,7 +7,6 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from conftest import CANARY_KEY, files_containing
 
 
 @pytest.fixture
@@ -50,7 +49,9 @@ def test_app_and_citations(citecheck):
 """
 
 
-def test_each_cassette_holds_only_its_own_traffic_in_record_and_replay(suite, jev_server, app_server, monkeypatch):
+def test_each_cassette_holds_only_its_own_traffic_in_record_and_replay(
+    suite, jev_server, app_server, monkeypatch, canary_key, files_containing
+):
     suite.makepyfile(test_coexist=TEST_FILE)
     result = suite.runpytest("--record-mode=once", "--citecheck-record-mode=once")
     result.assert_outcomes(passed=1)
@@ -62,7 +63,7 @@ def test_each_cassette_holds_only_its_own_traffic_in_record_and_replay(suite, je
     assert ours.count("- request:") == 2 and "/ask" not in ours and 'JSON Web Token"' not in ours
     assert ours.count("uri: https://api.typesafe.ai/v1/systemone") == 2
     assert len(jev_server.systemone_requests) == 2
-    assert not files_containing(suite.path, CANARY_KEY)
+    assert not files_containing(suite.path, canary_key)
 
     # Replay both with nothing listening: the app's backend (same URL, pytest-recording matches on
     # the port) and TypeSafe are gone.

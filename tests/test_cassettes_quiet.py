@@ -7,7 +7,6 @@ import time
 
 import pytest
 import yaml
-from conftest import CANARY_KEY, cookbook_answer, files_containing
 
 from pytest_citecheck.testing import JevServer
 
@@ -19,23 +18,22 @@ def test_all(citecheck):
 """
 
 
-def jittery(claim: str, section: str):
-    # Answers come back in a different order on every run when requests are in flight together.
-    time.sleep(random.uniform(0.0, 0.15))
-    return cookbook_answer(claim, section)
-
-
 @pytest.fixture
-def recording(suite, monkeypatch):
+def recording(suite, monkeypatch, canary_key, cookbook_answer):
+    def jittery(claim: str, section: str):
+        # Answers come back in a different order on every run when requests are in flight together.
+        time.sleep(random.uniform(0.0, 0.15))
+        return cookbook_answer(claim, section)
+
     suite.makepyfile(test_quiet=TEST_FILE)
     server = JevServer(jittery).start()
     monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
-    monkeypatch.setenv("TYPESAFE_API_KEY", CANARY_KEY)
+    monkeypatch.setenv("TYPESAFE_API_KEY", canary_key)
     yield suite
     server.stop()
 
 
-def test_rerecording_unchanged_answers_concurrently_produces_no_diff(recording):
+def test_rerecording_unchanged_answers_concurrently_produces_no_diff(recording, canary_key, files_containing):
     path = recording.path / "cassettes" / "test_quiet" / "test_all.yaml"
     recording.runpytest("--citecheck-record-mode=once", "--citecheck-concurrency=1").assert_outcomes(passed=1)
     first = path.read_bytes()
@@ -43,7 +41,7 @@ def test_rerecording_unchanged_answers_concurrently_produces_no_diff(recording):
     for _ in range(3):
         recording.runpytest("--citecheck-record-mode=rewrite", "--citecheck-concurrency=8").assert_outcomes(passed=1)
         assert path.read_bytes() == first
-    assert not files_containing(recording.path, CANARY_KEY)
+    assert not files_containing(recording.path, canary_key)
 
 
 def test_bodies_are_readable_json_and_headers_do_not_churn(recording):

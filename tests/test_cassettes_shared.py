@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import CANARY_KEY, REPO, files_containing
+from support import CANARY_KEY, REPO, files_containing
 
 from pytest_citecheck._recording.cassettes import read_interactions
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import CANARY_KEY, files_containing
 
 TEST_FILE = """
 from cookbook import SOURCE
@@ -32,7 +31,9 @@ def replay(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Ru
     return suite.runpytest()
 
 
-def test_an_edited_claim_names_the_citation_what_changed_and_the_command(suite, jev_server, monkeypatch):
+def test_an_edited_claim_names_the_citation_what_changed_and_the_command(
+    suite, jev_server, monkeypatch, canary_key, files_containing
+):
     record(suite)
     write_test(suite, claim="A JWT must name exactly one audience.")
     result = replay(suite, monkeypatch)
@@ -44,7 +45,7 @@ def test_an_edited_claim_names_the_citation_what_changed_and_the_command(suite, 
             "*re-record just this test: TYPESAFE_API_KEY=... pytest 'test_stale.py::test_claims' --citecheck-record-mode=rewrite*",
         ]
     )
-    assert not files_containing(suite.path, CANARY_KEY)
+    assert not files_containing(suite.path, canary_key)
 
 
 def test_a_changed_section_shows_where_the_text_differs(suite, jev_server, monkeypatch):

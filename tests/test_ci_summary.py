@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import CITATIONS as CITATIONS_FILE
+from support import CITATIONS as CITATIONS_FILE
 
 GITHUB_SUITE = """
 import pytest

@@ -10,7 +10,6 @@ from types import SimpleNamespace
 
 import pydantic
 import pytest
-from conftest import INNER_INI
 
 from pytest_citecheck import Citation, CitationInputError, Source, Status
 from pytest_citecheck._check.checker import Checker
@@ -206,8 +205,8 @@ FAQ = (
 )
 
 
-def test_split_and_adapt_hooks_in_conftest(pytester: pytest.Pytester, jev_server: JevServer) -> None:
-    pytester.makeini(INNER_INI)
+def test_split_and_adapt_hooks_in_conftest(pytester: pytest.Pytester, jev_server: JevServer, inner_ini: str) -> None:
+    pytester.makeini(inner_ini)
     pytester.makeconftest(HOOK_CONFTEST)
     pytester.makepyfile(
         test_faq=f'''

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import INNER_INI
+from support import INNER_INI
 
 from pytest_citecheck._errors import OptionError
 from pytest_citecheck._options import OPTIONS, Settings
@@ -46,12 +46,12 @@ def recorded_thresholds(suite, jev_server):
     return suite
 
 
-def test_precedence_call_over_marker_over_flag_over_ini_over_default(recorded_thresholds):
+def test_precedence_call_over_marker_over_flag_over_ini_over_default(recorded_thresholds, inner_ini):
     suite = recorded_thresholds
     plain = suite.runpytest("-s")
     assert thresholds(plain) == {"default": "0.8 True", "marker": "0.95 False", "call": "0.5 True"}
 
-    suite.makeini(INNER_INI + "citecheck_auto_accept = 0.99\n")
+    suite.makeini(inner_ini + "citecheck_auto_accept = 0.99\n")
     from_ini = suite.runpytest("-s")
     assert thresholds(from_ini) == {"default": "0.99 False", "marker": "0.95 False", "call": "0.5 True"}
 
@@ -59,7 +59,7 @@ def test_precedence_call_over_marker_over_flag_over_ini_over_default(recorded_th
     assert thresholds(from_flag) == {"default": "0.9 True", "marker": "0.95 False", "call": "0.5 True"}
 
 
-def test_model_precedence_reaches_the_request(suite, jev_server):
+def test_model_precedence_reaches_the_request(suite, jev_server, inner_ini):
     suite.makepyfile(
         test_app="""
         import pytest
@@ -77,7 +77,7 @@ def test_model_precedence_reaches_the_request(suite, jev_server):
             citecheck.check(pick("epoch_seconds"), SOURCE, model="jev-call")
         """
     )
-    suite.makeini(INNER_INI + "citecheck_model = jev-ini\n")
+    suite.makeini(inner_ini + "citecheck_model = jev-ini\n")
     suite.runpytest("--citecheck-record-mode=once", "--citecheck-model=jev-flag").assert_outcomes(passed=3)
     models = [request.body["model"] for request in jev_server.systemone_requests]
     assert models == ["jev-flag", "jev-marker", "jev-call"]
@@ -115,8 +115,8 @@ def test_model_precedence_reaches_the_request(suite, jev_server):
         ([], "citecheck_fail_on = ,\n", "ini citecheck_fail_on: expected at least one verdict*"),
     ],
 )
-def test_bad_flag_or_ini_value_is_a_usage_error_before_any_test(pytester, args, ini, message):
-    pytester.makeini(INNER_INI + ini)
+def test_bad_flag_or_ini_value_is_a_usage_error_before_any_test(pytester, inner_ini, args, ini, message):
+    pytester.makeini(inner_ini + ini)
     pytester.makepyfile(test_x="def test_x():\n    raise AssertionError('must not run')\n")
     result = pytester.runpytest(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -188,8 +188,8 @@ def test_settings_resolve_layers_in_order():
         settings.override({"json": "x"}, "marker")  # session-only options are not per-test keywords
 
 
-def test_help_lists_every_option_in_the_citecheck_group(pytester):
-    pytester.makeini(INNER_INI)
+def test_help_lists_every_option_in_the_citecheck_group(pytester, inner_ini):
+    pytester.makeini(inner_ini)
     result = pytester.runpytest("--help")
     result.stdout.fnmatch_lines(["citation checking (pytest-citecheck):"])
     text = result.stdout.str()
@@ -198,8 +198,8 @@ def test_help_lists_every_option_in_the_citecheck_group(pytester):
         assert option.ini in text
 
 
-def test_marker_is_registered_with_its_signature(pytester):
-    pytester.makeini(INNER_INI)
+def test_marker_is_registered_with_its_signature(pytester, inner_ini):
+    pytester.makeini(inner_ini)
     result = pytester.runpytest("--markers")
     result.stdout.fnmatch_lines(
         ["@pytest.mark.citecheck(*, auto_accept=None, model=None, *): pytest-citecheck settings for this test"]

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import INNER_INI
+from support import INNER_INI
 
 from pytest_citecheck import Corpus, Source, SourceError
 

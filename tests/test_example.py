@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-from conftest import EXAMPLE
 
 # The cookbook's table: (id, quote status, section, verdict, confidence, auto).
 COOKBOOK_TABLE = [
@@ -24,8 +23,8 @@ COOKBOOK_TABLE = [
 
 
 @pytest.fixture
-def example(pytester: pytest.Pytester, no_typesafe_env) -> pytest.Pytester:
-    shutil.copytree(EXAMPLE, pytester.path / "rfc7519", ignore=shutil.ignore_patterns("__pycache__", "*.json.tmp"))
+def example(pytester: pytest.Pytester, no_typesafe_env, example_dir) -> pytest.Pytester:
+    shutil.copytree(example_dir, pytester.path / "rfc7519", ignore=shutil.ignore_patterns("__pycache__", "*.json.tmp"))
     return pytester
 
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from support import REPO
 
 EXAMPLE = REPO / "examples" / "licences"
 

@@ -259,7 +259,7 @@ def test_rfc_does_not_take_a_number_in_running_text_for_a_section_header() -> No
 
 
 def test_rfc_text_is_still_detected_as_rfc_by_default() -> None:
-    from conftest import RFC7519
+    from support import RFC7519
 
     for text in (RFC7519.read_text(), (DATA / "rfc6749.txt").read_text()):
         assert Source.from_text(text).format == "rfc"
@@ -286,7 +286,7 @@ def test_cure():
 def test_a_check_against_document_text_judges_the_whole_cited_section(
     pytester: pytest.Pytester, jev_server: JevServer
 ) -> None:
-    from conftest import INNER_INI
+    from support import INNER_INI
 
     pytester.makeini(INNER_INI + "citecheck_model = jev-1.12\n")
     (pytester.path / "gfdl-1.3.txt").write_text((DATA / "gfdl-1.3.txt").read_text())

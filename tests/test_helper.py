@@ -29,13 +29,11 @@ def handbook_answer(claim: str, section: str) -> tuple[str, float]:
 
 
 @pytest.fixture
-def handbook(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
-    from conftest import CANARY_KEY, INNER_INI
-
+def handbook(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, canary_key: str, inner_ini: str):
     server = JevServer(handbook_answer).start()
     monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
-    monkeypatch.setenv("TYPESAFE_API_KEY", CANARY_KEY)
-    pytester.makeini(INNER_INI + "citecheck_record_mode = once\ncitecheck_model = jev-1.13.0\n")
+    monkeypatch.setenv("TYPESAFE_API_KEY", canary_key)
+    pytester.makeini(inner_ini + "citecheck_record_mode = once\ncitecheck_model = jev-1.13.0\n")
     pytester.makepyfile(handbook=HANDBOOK)
     yield pytester
     server.stop()
@@ -225,10 +223,8 @@ def citecheck_client():
     result.assert_outcomes(passed=1)
 
 
-def test_fixtures_are_documented(pytester):
-    from conftest import INNER_INI
-
-    pytester.makeini(INNER_INI)
+def test_fixtures_are_documented(pytester, inner_ini):
+    pytester.makeini(inner_ini)
     result = pytester.runpytest("--fixtures")
     result.stdout.fnmatch_lines(["citecheck -- *", "*A citation checker bound to this test*"])
     result.stdout.fnmatch_lines(
@@ -236,10 +232,8 @@ def test_fixtures_are_documented(pytester):
     )
 
 
-def test_nothing_is_printed_when_no_citation_was_checked(pytester):
-    from conftest import INNER_INI
-
-    pytester.makeini(INNER_INI)
+def test_nothing_is_printed_when_no_citation_was_checked(pytester, inner_ini):
+    pytester.makeini(inner_ini)
     pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
     result = pytester.runpytest()
     result.assert_outcomes(passed=1)

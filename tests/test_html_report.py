@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import INNER_INI
 
 from pytest_citecheck._report.html import render_html
 from pytest_citecheck._report.run_report import Report
@@ -77,11 +76,11 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def html_report(suite: pytest.Pytester, jev_server: JevServer) -> Path:
+def html_report(suite: pytest.Pytester, jev_server: JevServer, inner_ini: str) -> Path:
     """The HTML report of a real run over the cookbook's eight citations, one of them decided by a human."""
     suite.makepyfile(test_cookbook=TEST_FILE)
     # A pinned model, as TypeSafe advises (and the plugin warns otherwise).
-    suite.makeini(INNER_INI + "citecheck_model = jev-1.12\n")
+    suite.makeini(inner_ini + "citecheck_model = jev-1.12\n")
     suite.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json").assert_outcomes(passed=1)
     report = json.loads((suite.path / "report.json").read_text())
     row = next(r for r in report["results"] if r["id"] == "iat_future")

@@ -355,11 +355,9 @@ def test_the_block_index_narrows_the_search_and_misses_nothing() -> None:
 
 
 def test_step_one_options_by_marker_and_flag_and_their_json_report_keys(
-    pytester: pytest.Pytester, jev_server: JevServer
+    pytester: pytest.Pytester, jev_server: JevServer, inner_ini: str
 ) -> None:
-    from conftest import INNER_INI
-
-    pytester.makeini(INNER_INI)
+    pytester.makeini(inner_ini)
     pytester.path.joinpath("rfc7519.txt").write_text(RFC7519.read_text())
     pytester.makepyfile(
         test_options="""

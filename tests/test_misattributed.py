@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import INNER_INI, RFC7519
+from support import INNER_INI, RFC7519
 
 from pytest_citecheck import Source
 

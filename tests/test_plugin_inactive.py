@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import CANARY_KEY, INNER_INI
+from support import CANARY_KEY, INNER_INI
 
 from pytest_citecheck.testing import JevServer
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import CANARY_KEY, files_containing
 
 SUITE = """
 from cookbook import SOURCE, pick
@@ -51,13 +50,13 @@ def test_record_then_replay_gives_the_same_results_without_key_or_network(suite,
     assert not any(row.get("replayed") for row in recorded_rows)
 
 
-def test_no_key_is_written_anywhere(suite, jev_server):
+def test_no_key_is_written_anywhere(suite, jev_server, canary_key, files_containing):
     suite.makepyfile(test_app=SUITE)
     result = run_record(suite, "-v", "-rA")
     result.assert_outcomes(passed=2)
-    assert jev_server.systemone_requests[0].headers.get("Authorization") == f"Bearer {CANARY_KEY}"  # it was sent...
-    assert files_containing(suite.path, CANARY_KEY) == []  # ...and written nowhere
-    assert CANARY_KEY not in result.stdout.str() + result.stderr.str()
+    assert jev_server.systemone_requests[0].headers.get("Authorization") == f"Bearer {canary_key}"  # it was sent...
+    assert files_containing(suite.path, canary_key) == []  # ...and written nowhere
+    assert canary_key not in result.stdout.str() + result.stderr.str()
     cassette = (suite.path / "cassettes" / "test_app" / "test_accurate.yaml").read_text()
     assert "authorization" not in cassette.lower()
     assert "127.0.0.1" not in cassette  # the recording host is not kept either

@@ -167,7 +167,7 @@ def test_the_digest_ignores_layout_and_a_re_save_keeps_it(
 
 
 def test_the_committed_example_cassettes_carry_digests() -> None:
-    from conftest import EXAMPLE
+    from support import EXAMPLE
 
     from pytest_citecheck._recording.cassettes import read_interactions
 

@@ -6,7 +6,6 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import INNER_INI
 
 from pytest_citecheck.testing import JevServer
 
@@ -24,8 +23,8 @@ def test_three_checked_twice():
 
 
 @pytest.fixture
-def recording(suite: pytest.Pytester, jev_server: JevServer) -> pytest.Pytester:
-    suite.makeini(INNER_INI + "citecheck_model = jev-1.12\n")
+def recording(suite: pytest.Pytester, jev_server: JevServer, inner_ini: str) -> pytest.Pytester:
+    suite.makeini(inner_ini + "citecheck_model = jev-1.12\n")
     suite.makepyfile(test_it=TEST_FILE)
     return suite
 

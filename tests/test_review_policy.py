@@ -8,7 +8,6 @@ threshold; exp_required is "contradicted" at 0.98, above it).
 from __future__ import annotations
 
 import pytest
-from conftest import INNER_INI
 
 from pytest_citecheck.testing import JevServer
 
@@ -25,8 +24,8 @@ def test_below_threshold():
 
 
 @pytest.fixture
-def recording(suite: pytest.Pytester, jev_server: JevServer) -> pytest.Pytester:
-    suite.makeini(INNER_INI + "citecheck_model = jev-1.12\n")
+def recording(suite: pytest.Pytester, jev_server: JevServer, inner_ini: str) -> pytest.Pytester:
+    suite.makeini(inner_ini + "citecheck_model = jev-1.12\n")
     return suite
 
 
@@ -49,8 +48,8 @@ def test_review_policy_from_the_command_line(recording: pytest.Pytester, policy:
         assert "pii_encryption" in result.stdout.str()
 
 
-def test_review_policy_from_the_ini_file(recording: pytest.Pytester) -> None:
-    recording.makeini(INNER_INI + "citecheck_model = jev-1.12\ncitecheck_review = xfail\n")
+def test_review_policy_from_the_ini_file(recording: pytest.Pytester, inner_ini: str) -> None:
+    recording.makeini(inner_ini + "citecheck_model = jev-1.12\ncitecheck_review = xfail\n")
     recording.makepyfile(test_it=BELOW_THRESHOLD)
     recording.runpytest("--citecheck-record-mode=once").assert_outcomes(xfailed=1)
 

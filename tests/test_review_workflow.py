@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import INNER_INI
 
 from pytest_citecheck.testing import JevServer
 
@@ -41,10 +40,10 @@ def rows_of(path: Path) -> dict[str, dict]:
 
 
 @pytest.fixture
-def recorded_suite(suite: pytest.Pytester, jev_server: JevServer) -> pytest.Pytester:
+def recorded_suite(suite: pytest.Pytester, jev_server: JevServer, inner_ini: str) -> pytest.Pytester:
     suite.makepyfile(test_answers=TEST_FILE)
     # A pinned model, as TypeSafe advises (and the plugin warns otherwise).
-    suite.makeini(INNER_INI + "citecheck_model = jev-1.12\n")
+    suite.makeini(inner_ini + "citecheck_model = jev-1.12\n")
     result = suite.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json")
     result.assert_outcomes(passed=1, warnings=1)
     return suite

@@ -6,7 +6,6 @@ import json
 import shutil
 
 import pytest
-from conftest import CANARY_KEY, files_containing
 
 IDS = [
     "epoch_seconds",
@@ -44,7 +43,9 @@ def cassettes(suite: pytest.Pytester) -> dict[str, bytes]:
     return {str(p.relative_to(suite.path)): p.read_bytes() for p in sorted((suite.path / "cassettes").rglob("*.yaml"))}
 
 
-def test_forty_tests_recorded_on_four_workers_and_replayed_on_two_match_a_serial_run(suite, jev_server, monkeypatch):
+def test_forty_tests_recorded_on_four_workers_and_replayed_on_two_match_a_serial_run(
+    suite, jev_server, monkeypatch, canary_key, files_containing
+):
     write_forty_tests(suite)
     serial = suite.runpytest("--citecheck-record-mode=once", "--citecheck-json=serial-record.json")
     serial.assert_outcomes(passed=40)
@@ -62,7 +63,7 @@ def test_forty_tests_recorded_on_four_workers_and_replayed_on_two_match_a_serial
     result.stdout.fnmatch_lines(["60 citations checked in 40 tests:*"])
     assert sorted_report(suite.path / "record-4.json") == expected_record
     assert cassettes(suite) == serial_cassettes  # same files, same bytes: no two workers wrote one file
-    assert not files_containing(suite.path, CANARY_KEY)
+    assert not files_containing(suite.path, canary_key)
 
     monkeypatch.delenv("TYPESAFE_API_KEY")
     monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")

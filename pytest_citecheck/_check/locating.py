@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from pytest_citecheck._check.documents import CorpusFinder, Documents, Finder, Found, SourceFinder, finder_for
 from pytest_citecheck._citations.model import Citation
-from pytest_citecheck._errors import CitationInputError
+from pytest_citecheck._errors import CitationInputError, docs_url
 from pytest_citecheck._judge.limits import (
     REQUEST_TOKEN_LIMIT,
     STATE_AND_QUESTION_TOKEN_LIMIT,
@@ -426,7 +426,7 @@ def check_assembly_size(citation: Citation, source: Source, assembly: Assembly) 
         f"{request_tokens(citation.claim, assembly.text):,} tokens with the claim and question, over the "
         f"{STATE_AND_QUESTION_TOKEN_LIMIT:,} allowed for state plus question; the sections: {sizes}. Split the "
         "check: one citation per section, each with the part of the claim that section settles "
-        "(see docs/usage.md#claims-that-need-several-sections)",
+        "(see " + docs_url("usage", "claims-that-need-several-sections") + ")",
         citation=citation.id,
         field="section",
     )

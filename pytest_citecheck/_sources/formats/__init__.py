@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_citecheck import _hooks
-from pytest_citecheck._errors import SourceError
+from pytest_citecheck._errors import SourceError, docs_url
 from pytest_citecheck._sources.formats.headings import PREAMBLE, heading_ids
 from pytest_citecheck._sources.formats.html import split_html
 from pytest_citecheck._sources.formats.markdown import split_markdown
@@ -88,7 +88,7 @@ def split_detected(text: str, name: str | None = None) -> tuple[str, str, dict[s
             f"{document}format 'auto' found no sections: it looked for {AUTO_TRIED}, and the document has none "
             "of them; if it is one of those formats, pass format= (rfc, markdown, numbered, html); otherwise "
             "split it yourself: implement the pytest_citecheck_split_sections hook for a format name of your "
-            "own (see docs/hooks.md), or build Source(sections={...})",
+            "own (see " + docs_url("hooks") + "), or build Source(sections={...})",
             field="format",
         ) from None
     return chosen, clean, sections

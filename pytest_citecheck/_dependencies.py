@@ -1,0 +1,103 @@
+"""Which versions of typesafe-sdk and vcrpy the plugin works with, checked when it is imported.
+
+pip enforces the bounds in ``pyproject.toml`` at install time, but an environment can drift afterwards
+(``pip install -U vcrpy``, ``--no-deps``, a lock file made elsewhere). The plugin uses internals of
+both libraries where they have no public API for what it needs, so an unsupported version would fail
+deep inside a test with an error about a missing attribute, or worse, an error blaming the cassette.
+This module turns that into one clear error at import, naming the package and the versions needed.
+
+It reads versions from the installed metadata (``importlib.metadata``, which pytest has already
+imported): neither library is imported here, so loading the plugin stays cheap.
+``tests/test_dependencies.py`` keeps ``SUPPORTED`` and ``pyproject.toml`` in step.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+
+
+@dataclass(frozen=True)
+class Supported:
+    """A dependency's supported range, ``minimum <= version < below``, and what sets each end."""
+
+    package: str
+    minimum: str
+    below: str
+    why: str
+
+    @property
+    def specifier(self) -> str:
+        return f"{self.package}>={self.minimum},<{self.below}"
+
+
+SUPPORTED = (
+    Supported(
+        "typesafe-sdk",
+        "0.7.5",
+        "0.8",
+        "0.7.5 added compression=, which keeps recorded bodies plain JSON; the rate-limit retry policy "
+        "overrides RetryPolicy._stop, an internal seam of the 0.7 series",
+    ),
+    Supported(
+        "vcrpy",
+        "9.4",
+        "10",
+        "9.4 added vcr.patch.PATCHER_NAMES; cassettes are opened and patched through "
+        "VCR.get_merged_config, Cassette.load, CassettePatcherBuilder and Cassette._save, internals of the 9 series",
+    ),
+)
+
+
+class UnsupportedDependencyError(ImportError):
+    """An installed dependency is outside the versions pytest-citecheck supports."""
+
+
+def release(version: str) -> tuple[int, ...]:
+    """The release numbers of a version string: ``"9.4.2"`` -> ``(9, 4, 2)``, ``"0.8.0rc1"`` -> ``(0, 8, 0)``.
+
+    Pre-releases count as their release, so ``0.8.0rc1`` is outside ``<0.8`` as pip would have it.
+    """
+    match = re.match(r"\s*v?(\d+(?:\.\d+)*)", version)
+    if match is None:
+        raise ValueError(f"not a version: {version!r}")
+    numbers = [int(part) for part in match.group(1).split(".")]
+    while len(numbers) > 1 and numbers[-1] == 0:
+        numbers.pop()  # 10.0 == 10
+    return tuple(numbers)
+
+
+def unsupported(installed_version: Callable[[str], str] = metadata.version) -> list[tuple[Supported, str | None]]:
+    """Each dependency that is missing (``None``) or outside its supported range, with its installed version."""
+    found: list[tuple[Supported, str | None]] = []
+    for dependency in SUPPORTED:
+        try:
+            version = installed_version(dependency.package)
+        except metadata.PackageNotFoundError:
+            found.append((dependency, None))
+            continue
+        try:
+            number = release(version)
+        except ValueError:
+            continue  # a version string we cannot read: let pip's word stand
+        if not release(dependency.minimum) <= number < release(dependency.below):
+            found.append((dependency, version))
+    return found
+
+
+def check_installed_versions(installed_version: Callable[[str], str] = metadata.version) -> None:
+    """Raise ``UnsupportedDependencyError`` naming each unsupported dependency and the versions it needs."""
+    found = unsupported(installed_version)
+    if not found:
+        return
+    needs = " and ".join(dependency.specifier for dependency, _ in found)
+    has = " and ".join(
+        f"{dependency.package} {version} is installed" if version else f"{dependency.package} is not installed"
+        for dependency, version in found
+    )
+    command = " ".join(f"'{dependency.specifier}'" for dependency, _ in found)
+    raise UnsupportedDependencyError(
+        f"pytest-citecheck needs {needs}, but {has}. Install a supported version: python -m pip install {command}"
+    )

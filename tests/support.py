@@ -1,0 +1,19 @@
+"""Values the tests need at import time (parametrize lists, module-level suites): paths and constants.
+
+Fixtures live in ``conftest.py``; a value a test needs before any fixture runs lives here, in a plain
+module (``pythonpath = ["tests"]`` in pyproject.toml puts it on ``sys.path`` under every import mode
+and in the unpacked sdist). ``from conftest import ...`` is never used: conftest is pytest's to import.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "rfc7519"
+RFC7519 = EXAMPLE / "rfc7519.txt"
+CITATIONS = EXAMPLE / "citations.json"
+CANARY_KEY = "sk-citecheck-canary-7f3a9c2e41b8d6"
+# The ini of the suites that tests run through pytester. In-process runs would otherwise inherit
+# this suite's "filterwarnings = error"; pytest-asyncio, when installed, wants its loop scope set.
+INNER_INI = "[pytest]\nfilterwarnings = default\nasyncio_default_fixture_loop_scope = function\n"

@@ -1,0 +1,114 @@
+"""What ships: the sdist and the wheel that ``python -m build`` makes, checked the way PyPI and a
+downstream packager would (contents, ``twine check``, and an unpacked sdist that collects its own tests).
+
+One test, because the build is the expensive part and must happen once, whichever xdist worker runs it.
+It builds without isolation (setuptools from the test extra), so it needs no network.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tomllib
+import zipfile
+from email.parser import HeaderParser
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+
+import pytest_citecheck
+
+REPO = Path(__file__).resolve().parent.parent
+# What a checkout may hold that is not the project: caches, environments, build output.
+NOT_SOURCE = shutil.ignore_patterns(
+    ".git", ".venv", "venv", "build", "dist", "site", "*.egg-info", "__pycache__", "*.pyc", ".*_cache", ".hypothesis"
+)
+# The sdist must hold these (and every file under these folders): enough to run the suite, the
+# benchmarks, the example and the docs build from the sdist alone.
+SDIST_FILES = ("LICENSE", "README.md", "CHANGELOG.md", "CONTRIBUTING.md", "SECURITY.md", "pyproject.toml", "mkdocs.yml")
+SDIST_TREES = ("pytest_citecheck", "tests", "bench", "examples", "docs", "changelog.d")
+
+
+def run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(arg) for arg in args], cwd=cwd, capture_output=True, text=True)
+
+
+def source_files(root: Path, tree: str) -> set[str]:
+    return {
+        path.relative_to(root).as_posix()
+        for path in (root / tree).rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and not path.name.endswith((".pyc", ".tmp"))
+    }
+
+
+@pytest.mark.slow
+def test_the_sdist_and_wheel_ship_what_they_should_pass_twine_check_and_the_sdist_collects_its_tests(
+    tmp_path: Path,
+) -> None:
+    # Build from a copy, so the checkout gets no build/ or egg-info and nothing untracked leaks in.
+    source = tmp_path / "source"
+    shutil.copytree(REPO, source, ignore=NOT_SOURCE)
+    built = run(sys.executable, "-m", "build", "--no-isolation", "--outdir", tmp_path / "dist", source, cwd=tmp_path)
+    assert built.returncode == 0, built.stdout + built.stderr
+    version = pytest_citecheck.__version__
+    wheel = tmp_path / "dist" / f"pytest_citecheck-{version}-py3-none-any.whl"
+    sdist = tmp_path / "dist" / f"pytest_citecheck-{version}.tar.gz"
+    assert sorted(p.name for p in (tmp_path / "dist").iterdir()) == sorted([wheel.name, sdist.name])
+
+    # The wheel: the package (with py.typed), the licence, the entry points; nothing else.
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        metadata = HeaderParser().parsestr(archive.read(f"pytest_citecheck-{version}.dist-info/METADATA").decode())
+        entry_points = archive.read(f"pytest_citecheck-{version}.dist-info/entry_points.txt").decode()
+    dist_info = f"pytest_citecheck-{version}.dist-info/"
+    package = {name for name in source_files(source, "pytest_citecheck") if name.endswith((".py", "py.typed"))}
+    assert package <= names, sorted(package - names)
+    assert {name for name in names if not name.startswith(dist_info)} == package
+    assert dist_info + "licenses/LICENSE" in names
+    assert "citecheck = pytest_citecheck.plugin" in entry_points  # the pytest11 plugin
+    assert "citecheck = pytest_citecheck._cli:main" in entry_points  # the console script
+    assert metadata["Version"] == version
+    assert metadata["License-Expression"] == "MIT"
+    assert metadata["Requires-Python"] == ">=3.11"
+    urls = dict(url.split(", ", 1) for url in metadata.get_all("Project-URL"))
+    assert set(urls) == {"Documentation", "Source", "Issues", "Changelog"}
+    classifiers = metadata.get_all("Classifier")
+    python_versions = sorted(c.rsplit(" ", 1)[1] for c in classifiers if re.fullmatch(r".*Python :: 3\.\d+", c))
+    assert python_versions == ["3.11", "3.12", "3.13"], "classifiers must match the versions .ci/run tests"
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    required = {Requirement(line) for line in metadata.get_all("Requires-Dist")}
+    assert {str(r) for r in required if r.marker is None} == {str(Requirement(d)) for d in project["dependencies"]}
+
+    # The sdist: everything the suite, the benchmarks, the example and the docs build need.
+    with tarfile.open(sdist) as archive:
+        top = f"pytest_citecheck-{version}/"
+        members = {m.name.removeprefix(top) for m in archive.getmembers() if m.isfile()}
+        unpacked = tmp_path / "unpacked"
+        archive.extractall(unpacked, filter="data")
+    expected = set(SDIST_FILES).union(*(source_files(source, tree) for tree in SDIST_TREES))
+    assert expected <= members, sorted(expected - members)
+    assert not [name for name in members if "__pycache__" in name or name.endswith(".pyc")]
+    for needed in (
+        "tests/conftest.py",
+        "tests/data/rfc6749.txt",
+        "bench/__main__.py",
+        "examples/rfc7519/citations.json",
+    ):
+        assert needed in members
+
+    # What PyPI would say about both: twine's checks (metadata, README rendering).
+    checked = run(sys.executable, "-m", "twine", "check", "--strict", wheel, sdist, cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.count("PASSED") == 2
+
+    # The unpacked sdist collects its own tests: every test module, no collection error.
+    root = unpacked / top
+    collected = run(sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", cwd=root)
+    assert collected.returncode == 0, collected.stdout[-3000:] + collected.stderr[-3000:]
+    modules = {line.split("::")[0] for line in collected.stdout.splitlines() if "::" in line}
+    assert modules == {f"tests/{path.name}" for path in (REPO / "tests").glob("test_*.py")}
+    assert re.search(r"^\d+ tests collected", collected.stdout, re.M), collected.stdout[-500:]
