@@ -49,6 +49,7 @@ class CheckOptions(TypedDict, total=False):
     min_quote_length: int | None
     window: int | _OffWord | None
     misattributed: MisattributedPolicy | None
+    questions: str | Iterable[str] | None
 
 
 def _parse_fraction(raw: Any) -> float:

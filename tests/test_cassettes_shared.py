@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from support import CANARY_KEY, REPO, files_containing
+from support import CANARY_KEY, REPO
 
 from pytest_citecheck._recording.cassettes import read_interactions
 
@@ -45,7 +45,9 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
 
 
-def test_tests_naming_one_cassette_record_each_question_once_and_replay_it_for_all(suite, jev_server, monkeypatch):
+def test_tests_naming_one_cassette_record_each_question_once_and_replay_it_for_all(
+    suite, jev_server, monkeypatch, files_containing
+):
     suite.makepyfile(test_app=SHARED_SUITE)
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=3)
     assert len(jev_server.systemone_requests) == 2  # clock_skew once, aud_reject once
