@@ -1,24 +1,35 @@
 """Step 1 of the check, with no model: find a quote in a source's sections.
 
 This module owns the normalisation contract (``docs/matching.md``) and the locator that applies it.
-Both sides of a match, the quote and every section, go through ``normalize``: NFKC, a fold table for
-dashes, quotes, primes and ellipses, ligatures NFKC keeps (Œ, Æ) spelled out, soft hyphens and
-zero-width characters removed, hyphens between letters dropped (so a word broken across a line with
-a hyphen is joined), whitespace collapsed to one space, and optionally case folding.
+Both sides of a match, the quote and every section, go through ``normalize``, in two stages:
+
+- **characters**: the fold table (dashes, quotes, primes, ellipses, ligatures NFKC keeps,
+  zero-width characters), Unicode NFKC, and optionally case folding;
+- **spaces and hyphens**: a hyphen after a letter is part of the word (the whitespace after it
+  goes, and so does the hyphen when a letter follows: ``infor-⏎mation``, ``end- user`` and
+  ``end-user`` read ``information``, ``enduser``); a soft hyphen joins a word broken at a line and
+  is otherwise removed; whitespace collapses to one space; and the hyphens at either end of the
+  text go, so that a quote that starts or ends inside a hyphenated word (``-user authorization``,
+  ``corresponding machine-``) is still a piece of the text it was cut from.
+
+Every step is a C-level string operation (``str.replace`` for the characters present,
+``unicodedata.normalize`` only where still needed, ``str.split``/``join``, regular expressions with
+no per-match Python code but for the rare hyphen followed by a space), so normalising a section
+costs about as much as folding and splitting it, whatever characters it holds.
 
 A found quote reports where it sits in the *original* section text, so
-``section_text[match.start:match.end]`` is the quoted passage. Normalising changes lengths, so every
-section keeps a sparse map back to its original: one anchor per place where the lengths differ
-(a run of spaces, a joined line break, an expanded ligature), and plain arithmetic in between.
+``section_text[match.start:match.end]`` is the quoted passage. The map back is built only for a
+section a quote was found in (``normalize_with_map``, ``Offsets``), by the same steps: one anchor
+per place where a step changed lengths, and the passage's words walked through the text as it was
+before whitespace collapsed.
 
-A ``QuoteLocator`` normalises each section of a source once, joins them into one text (one ``\\n``
-between sections, a character normalised text never contains) and keeps a small index: for each
-block of about 64 KiB of that text, which words occur in it (as bits in a fixed table of hashed
-words). A lookup asks the index which blocks hold every interior word of the quote and runs
-``str.find`` only there, so a thousand quotes over a large corpus cost little more than one pass.
-Approximate matching and the "closest passage" diagnostic use rapidfuzz's
-``partial_ratio_alignment`` on the few sections that share the most words with the quote;
-rapidfuzz is imported only when either is needed.
+A ``QuoteLocator`` normalises each section once, joins the sections into blocks of about 16 KiB
+(one ``\n`` between sections, a character normalised text never contains), and keeps, for each
+block, which words occur in it (one bit per block in a fixed table of hashed words). A lookup runs
+``str.find`` only in the blocks holding every interior word of the quote. The closest passage to a
+quote that is not there starts from the quote's halves and thirds, looked for the same way (a
+misquote keeps one of them intact), in a bounded number of blocks; rapidfuzz aligns the quote only
+with the few places they point to, and is imported only when a quote is missing.
 """
 
 from __future__ import annotations
@@ -29,7 +40,7 @@ import unicodedata
 import weakref
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
@@ -41,7 +52,9 @@ from pytest_citecheck._sources.source import Source
 DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63\uff0d"
 DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f\u00ab\u00bb\u2033\u2036\u301d\u301e\uff02"
 SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2039\u203a\u2032\u2035\u00b4\u0060"
-REMOVED = "\u00ad\u200b\u200c\u200d\u2060\ufeff\u180e"
+SOFT_HYPHEN = "\u00ad"
+# Removed outright. The soft hyphen is removed too, after it has joined a word broken at a line.
+REMOVED = "\u200b\u200c\u200d\u2060\ufeff\u180e"
 # NFKC leaves these ligatures alone because they are letters in some languages; a quote typed
 # without them must still match.
 LIGATURES = {"\u0152": "OE", "\u0153": "oe", "\u00c6": "AE", "\u00e6": "ae", "\ua732": "AA", "\ua733": "aa"}
@@ -55,57 +68,131 @@ FOLD_TABLE: dict[int, str | None] = {
     **{ord(ch): None for ch in REMOVED},
     **{ord(ch): text for ch, text in LIGATURES.items()},
 }
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-_HYPHENS = "-\u00ad" + DASHES
-# A hyphen (or dash) between two letters, optionally followed by a line break and the next line's
-# indentation: dropped, on both sides. That joins "infor-\nmation" and makes "case-\n sensitive"
-# (an RFC breaking a compound at its hyphen) match a quote "case-sensitive".
-_JOIN = rf"(?<=[^\W\d_])[{_HYPHENS}](?:[ \t]*\r?\n\s*)?(?=[^\W\d_])"
-_SPACE_LIKE = rf"[\s{REMOVED}]"
-_SPECIAL = re.compile(
-    rf"(?P<join>{_JOIN})"
-    rf"|(?P<space>{_SPACE_LIKE}{{2,}}|[^\S ]|[{REMOVED}])"
-    # A non-ASCII run, with the character before it: NFKC composes "e" + U+0301 into one "é".
-    # Dashes are left out of the run so that one between two letters is always seen by ``join``.
-    rf"|(?P<other>[\x21-\x7e]?[^\x00-\x7f\s{REMOVED}{DASHES}]+)"
-    rf"|(?P<dash>[{DASHES}])"
-)
-# ASCII text (most documents) takes a faster road to the same result: whitespace to spaces with
-# ``str.translate``, then only hyphens and runs of two or more spaces are visited.
-_ASCII_WHITESPACE = str.maketrans({ch: " " for ch in "\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"})
-_ASCII_HYPHEN = re.compile(r"-(?:[ \t]*\r?\n\s*)?(?=[A-Za-z])")
-_ASCII_SPACES = re.compile("  +")
-_JOINED = "\x00"  # stands in for a joined hyphen's characters until they are dropped
+# Characters NFKC would change, replaced up front by exactly what NFKC makes of them: text set by a
+# PDF or a web page is full of them, and a text left with none needs no NFKC pass at all.
+_NFKC_SHORTCUTS = {
+    ch: unicodedata.normalize("NFKC", ch)
+    for ch in "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+    "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
+}
+# The fold table as replacements: a handful of ``str.replace`` calls (for the characters a text
+# holds) cost far less than ``str.translate``, which looks every character of a non-ASCII text up.
+_REPLACEMENTS = {chr(code): text or "" for code, text in FOLD_TABLE.items()} | _NFKC_SHORTCUTS
+_FOLDABLE = re.compile("[" + "".join(re.escape(ch) for ch in _REPLACEMENTS) + "]")
+_RESIZED = re.compile("[" + "".join(re.escape(ch) for ch, text in _REPLACEMENTS.items() if len(text) != 1) + "]")
+
+_LETTER = r"[^\W\d_]"
+# A soft hyphen between letters, with any line break and indentation after it: the word is joined.
+_SOFT_JOIN = re.compile(rf"\u00ad(?<={_LETTER}\u00ad)[\s\u00ad]*(?={_LETTER})")
+# A hyphen after a letter, any run of hyphens and whitespace after it, and a letter: joined.
+_JOIN = re.compile(rf"-(?<={_LETTER}-)[-\s]*(?={_LETTER})")
+# A run of hyphens and whitespace that starts with a hyphen attached to what comes before it (and
+# has no letter on both sides: ``pre-⏎2000``, ``2000-⏎era``): its whitespace goes, as a line broken
+# at a hyphen is read, and its hyphens stay.
+_AFTER_HYPHEN = re.compile(r"-(?<=\S-)-*\s[-\s]*")
+_SOFT_HYPHENS = re.compile("\u00ad+")
+ELISION = re.compile(r"\s*\[?\s*\.\.\.\s*\]?\s*")
+# What NFKC may compose with what comes before it never starts with an ASCII character, so a text
+# can be folded piece by piece at any ASCII character: a run of non-ASCII text with the character
+# before it (``e`` + U+0301 is one ``é``), and the ASCII text between such runs.
+_NON_ASCII_RUN = re.compile(r"[\x00-\x7f]?[^\x00-\x7f]+")
 _COMBINING = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u3099\u309a"
 _CLUSTER = re.compile(rf"(?s).[{_COMBINING}]*")
-ELISION = re.compile(r"\s*\[?\s*\.\.\.\s*\]?\s*")
 
 
-def _fold_piece(piece: str, casefold: bool) -> str:
-    folded = unicodedata.normalize("NFKC", piece.translate(FOLD_TABLE)).translate(FOLD_TABLE)
-    if casefold:
-        folded = folded.casefold()
-    if not folded.isascii() or " " in folded:
-        folded = " ".join(folded.split()) if folded.strip() else ""
-    return folded
+def _replace_foldable(text: str) -> str:
+    """``text.translate(FOLD_TABLE)``, plus the NFKC shortcuts, as replacements of the characters present."""
+    for ch in set(_FOLDABLE.findall(text)):
+        text = text.replace(ch, _REPLACEMENTS[ch])
+    return text
 
 
-class _Normalizer:
-    """One pass of the contract over one text; records the anchors of the map when asked to."""
+def _fold_rest(text: str, casefold: bool) -> str:
+    """NFKC (and the fold table again: NFKC can make foldable characters) where still needed, then case."""
+    if text.isascii():
+        return text.lower() if casefold else text
+    if not unicodedata.is_normalized("NFKC", text):
+        text = _replace_foldable(unicodedata.normalize("NFKC", text))
+    return text.casefold() if casefold else text
 
-    __slots__ = ("casefold", "record", "shift", "norm_starts", "norm_ends", "orig_starts", "orig_ends")
 
-    def __init__(self, casefold: bool, record: bool) -> None:
-        self.casefold = casefold
-        self.record = record
-        self.shift = 0  # original offset minus normalised offset, at the current position
+def _fold(text: str, casefold: bool) -> str:
+    """The character stage: the fold table, NFKC, and case folding when asked."""
+    if text.isascii():
+        if "`" in text:  # the one ASCII character the fold table changes
+            text = text.replace("`", "'")
+        return text.lower() if casefold else text
+    return _fold_rest(_replace_foldable(text), casefold)
+
+
+def _hyphens(text: str) -> str:
+    """Soft hyphens, and word-internal hyphens with the whitespace after them."""
+    if SOFT_HYPHEN in text:
+        text = _SOFT_JOIN.sub("", text).replace(SOFT_HYPHEN, "")
+    if "-" in text:
+        text = _AFTER_HYPHEN.sub(_hyphens_only, _JOIN.sub("", text))
+    return text
+
+
+def _hyphens_only(run: re.Match[str]) -> str:
+    return "-" * run.group().count("-")
+
+
+def _words(text: str) -> list[str]:
+    """The second stage, as the normalised text's words: hyphens (``_hyphens``), whitespace collapsed,
+    and a hyphen at either end that only cut a word."""
+    return _collapsed(_hyphens(text))
+
+
+def _collapsed(text: str) -> list[str]:
+    """The words of a text, without the hyphens at either end: ``" ".join(text.split()).strip("- ")``.
+
+    A quote cut from the middle of a line can start or end inside a hyphenated word or next to a
+    dash (``-user authorization``, ``corresponding machine-``, ``- see``); without those hyphens it
+    is still a piece of the text it was cut from, however that text joined or spaced them.
+    """
+    words = text.split()
+    while words and words[0].startswith("-"):
+        first = words[0].lstrip("-")
+        if first:
+            words[0] = first
+            break
+        del words[0]
+    while words and words[-1].endswith("-"):
+        last = words[-1].rstrip("-")
+        if last:
+            words[-1] = last
+            break
+        words.pop()
+    return words
+
+
+def normalize(text: str, *, casefold: bool = False) -> str:
+    """The normalised form both sides of a match are compared in."""
+    return " ".join(_words(_fold(text, casefold)))
+
+
+# --- offsets back to the original --------------------------------------------------------------
+
+
+class OffsetMap:
+    """The sparse map from a text's offsets back to those of the text it was made from.
+
+    One anchor per place where the lengths differ: ``[norm_start, norm_end)`` in the new text
+    replaced ``[orig_start, orig_end)`` in the old one; offsets in between shift by plain arithmetic.
+    """
+
+    __slots__ = ("norm_starts", "norm_ends", "orig_starts", "orig_ends", "shift")
+
+    def __init__(self) -> None:
         # 32-bit offsets: a section would need 2 GB of text to overflow them.
         self.norm_starts = array("i")
         self.norm_ends = array("i")
         self.orig_starts = array("i")
         self.orig_ends = array("i")
+        self.shift = 0  # original offset minus new offset, after the last anchor
 
-    def _anchor(self, orig_start: int, orig_end: int, replacement_length: int) -> None:
+    def anchor(self, orig_start: int, orig_end: int, replacement_length: int) -> None:
         norm_start = orig_start - self.shift
         self.norm_starts.append(norm_start)
         self.norm_ends.append(norm_start + replacement_length)
@@ -113,73 +200,10 @@ class _Normalizer:
         self.orig_ends.append(orig_end)
         self.shift += (orig_end - orig_start) - replacement_length
 
-    def replace(self, match: re.Match[str]) -> str:
-        kind = match.lastgroup
-        original = match.group()
-        if kind == "join":
-            replacement = ""
-        elif kind == "dash":
-            replacement = "-"
-        elif kind == "space":
-            replacement = " " if any(ch.isspace() for ch in original) else ""
-        else:
-            replacement = _fold_piece(original, self.casefold)
-            if len(replacement) != len(original) and self.record:
-                # Anchor each cluster on its own, so a match that starts or ends inside a run of
-                # non-ASCII text maps back to the right character, not to the run's ends.
-                start = match.start()
-                pieces = []
-                for cluster in _CLUSTER.finditer(original):
-                    folded = _fold_piece(cluster.group(), self.casefold)
-                    if len(folded) != len(cluster.group()):
-                        self._anchor(start + cluster.start(), start + cluster.end(), len(folded))
-                    pieces.append(folded)
-                return "".join(pieces)
-        if len(replacement) != len(original) and self.record:
-            self._anchor(match.start(), match.end(), len(replacement))
-        return replacement
-
-    def run(self, text: str) -> str:
-        # The grave accent is the one ASCII character the fold table changes: folded here, one for
-        # one, so that it folds whether or not non-ASCII text stands next to it.
-        text = text.replace("`", "'")
-        normalized = self._run_ascii(text) if text.isascii() else _SPECIAL.sub(self.replace, text)
-        if self.casefold:
-            normalized = normalized.translate(_ASCII_LOWER)
-        return normalized
-
-    def _run_ascii(self, text: str) -> str:
-        # The same rules as ``_SPECIAL`` where they can apply to ASCII, with the per-match work in C:
-        # whitespace becomes spaces (one for one), joined hyphens become placeholders, then runs of
-        # spaces collapse and placeholders go. Anchors are computed in bulk from the match lists.
-        joins = [
-            (match.start(), match.end())
-            for match in _ASCII_HYPHEN.finditer(text)
-            if match.start() > 0 and text[match.start() - 1].isalpha()
-        ]
-        spaced = text.translate(_ASCII_WHITESPACE)
-        if joins and _JOINED in text:  # the placeholder is taken: take the general road
-            return _SPECIAL.sub(self.replace, text)
-        if joins:
-            spaced = "".join(
-                spaced[start:end] if index % 2 == 0 else _JOINED * (end - start)
-                for index, (start, end) in enumerate(_alternate(joins, len(spaced)))
-            )
-        normalized = _ASCII_SPACES.sub(" ", spaced)
-        if joins:
-            normalized = normalized.replace(_JOINED, "")
-        if self.record:
-            runs = list(_ASCII_SPACES.finditer(spaced))
-            starts = list(map(re.Match.start, runs))
-            ends = list(map(re.Match.end, runs))
-            lengths = [1] * len(runs)
-            if joins:
-                merged = sorted([*zip(starts, ends, lengths), *((start, end, 0) for start, end in joins)])
-                starts, ends, lengths = (list(column) for column in zip(*merged))
-            self._bulk_anchors(starts, ends, lengths)
-        return normalized
-
-    def _bulk_anchors(self, starts: list[int], ends: list[int], lengths: list[int]) -> None:
+    def anchors(self, starts: list[int], ends: list[int], lengths: list[int]) -> None:
+        """Many anchors at once, in order (the arithmetic of ``anchor`` done by C-level iterators)."""
+        if not starts:
+            return
         deltas = map(operator.sub, map(operator.sub, ends, starts), lengths)
         shift_after = list(accumulate(deltas, initial=self.shift))
         norm_starts = list(map(operator.sub, starts, shift_after))
@@ -189,58 +213,165 @@ class _Normalizer:
         self.orig_ends.extend(ends)
         self.shift = shift_after[-1]
 
-
-def _alternate(joins: list[tuple[int, int]], length: int) -> Iterator[tuple[int, int]]:
-    """Kept spans and joined spans, alternating, covering ``[0, length)``."""
-    position = 0
-    for start, end in joins:
-        yield position, start
-        yield start, end
-        position = end
-    yield position, length
-
-
-def normalize(text: str, *, casefold: bool = False) -> str:
-    """The normalised form both sides of a match are compared in (leading and trailing space stripped)."""
-    return _Normalizer(casefold, record=False).run(text).strip(" ")
-
-
-class OffsetMap:
-    """The sparse map from a normalised text's offsets back to its original's."""
-
-    __slots__ = ("_norm_starts", "_norm_ends", "_orig_starts", "_orig_ends")
-
-    def __init__(self, normalizer: _Normalizer) -> None:
-        self._norm_starts = normalizer.norm_starts
-        self._norm_ends = normalizer.norm_ends
-        self._orig_starts = normalizer.orig_starts
-        self._orig_ends = normalizer.orig_ends
-
     def to_original(self, offset: int, *, is_end: bool) -> int:
-        """The original offset of a normalised one: a start maps to where its character begins, an end to where it ends."""
-        starts = self._norm_starts
+        """The original offset of a new one: a start maps to where its character begins, an end to where it ends."""
+        starts = self.norm_starts
         if is_end:
             index = bisect_left(starts, offset) - 1
-            if index >= 0 and offset <= self._norm_ends[index]:
-                return self._orig_ends[index]
+            if index >= 0 and offset <= self.norm_ends[index]:
+                return self.orig_ends[index]
         else:
             index = bisect_right(starts, offset) - 1
-            if index >= 0 and offset < self._norm_ends[index]:
-                return self._orig_starts[index]
+            if index >= 0 and offset < self.norm_ends[index]:
+                return self.orig_starts[index]
         if index < 0:
             return offset
-        return self._orig_ends[index] + (offset - self._norm_ends[index])
+        return self.orig_ends[index] + (offset - self.norm_ends[index])
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
-        """Map a normalised ``[start, end)`` range to the original text's offsets."""
+        """Map a ``[start, end)`` range of the new text to the old text's offsets."""
         return self.to_original(start, is_end=False), self.to_original(end, is_end=True)
 
 
-def normalize_with_map(original: str, *, casefold: bool = False) -> tuple[str, OffsetMap]:
-    """``normalize(original)`` (without the final strip) and the map of its offsets back to ``original``."""
-    normalizer = _Normalizer(casefold, record=True)
-    text = normalizer.run(original)
-    return text, OffsetMap(normalizer)
+def _sub_with_map(
+    pattern: re.Pattern[str], replacement: str | Callable[[re.Match[str]], str], text: str, steps: list[OffsetMap]
+) -> str:
+    """``pattern.sub(replacement, text)``, with the map of what it changed appended to ``steps``."""
+    found = list(pattern.finditer(text))
+    if not found:
+        return text
+    step = OffsetMap()
+    if isinstance(replacement, str):
+        lengths = [len(replacement)] * len(found)
+    else:
+        lengths = [len(replacement(match)) for match in found]
+    step.anchors(list(map(re.Match.start, found)), list(map(re.Match.end, found)), lengths)
+    steps.append(step)
+    return pattern.sub(replacement, text)
+
+
+def _fold_with_map(text: str, casefold: bool, steps: list[OffsetMap]) -> str:
+    """``_fold(text)`` in two steps, each anchoring the characters whose length it changes."""
+    if text.isascii():
+        return _fold(text, casefold)  # one for one: nothing to anchor
+    resized = list(_RESIZED.finditer(text))
+    if resized:
+        step = OffsetMap()
+        step.anchors(
+            list(map(re.Match.start, resized)),
+            list(map(re.Match.end, resized)),
+            [len(_REPLACEMENTS[match.group()]) for match in resized],
+        )
+        steps.append(step)
+    text = _replace_foldable(text)
+    if text.isascii() or (not casefold and unicodedata.is_normalized("NFKC", text)):
+        return _fold_rest(text, casefold)
+    step = OffsetMap()
+    pieces = []
+    position = 0
+    for run in _NON_ASCII_RUN.finditer(text):
+        start, end = run.span()
+        if start > position:
+            pieces.append(_fold_rest(text[position:start], casefold))
+        segment = run.group()
+        whole = _fold_rest(segment, casefold)
+        if len(whole) != len(segment):
+            clusters = [(cluster.start(), cluster.group()) for cluster in _CLUSTER.finditer(segment)]
+            folded = [_fold_rest(cluster, casefold) for _, cluster in clusters]
+            if "".join(folded) == whole:
+                # Anchor each character on its own, so a match that starts or ends inside a run of
+                # non-ASCII text maps back to the right character, not to the run's ends.
+                for (offset, cluster), result in zip(clusters, folded):
+                    if len(result) != len(cluster):
+                        step.anchor(start + offset, start + offset + len(cluster), len(result))
+            else:  # characters that only fold together: one anchor for them all
+                step.anchor(start, end, len(whole))
+        pieces.append(whole)
+        position = end
+    if position < len(text):
+        pieces.append(_fold_rest(text[position:], casefold))
+    if step.norm_starts:
+        steps.append(step)
+    return "".join(pieces)
+
+
+class Offsets:
+    """Where a normalised text's passages are in the original: ``original_span(start, end)``.
+
+    The map stops short of the last step, collapsing whitespace, which changes lengths at every line
+    break: a passage is placed instead by walking its words through the text just before that step
+    (``spaced``), where they stand in the same order, whitespace between them, and the steps
+    before it (folding characters, joining hyphenated words) map back by their anchors.
+    """
+
+    __slots__ = ("normalized", "spaced", "steps")
+
+    def __init__(self, normalized: str, spaced: str, steps: list[OffsetMap]) -> None:
+        self.normalized = normalized
+        self.spaced = spaced
+        self.steps = steps
+
+    def original_span(self, start: int, end: int) -> tuple[int, int]:
+        """Map ``[start, end)`` of the normalised text to the original text's offsets."""
+        passage = self.normalized[start:end]
+        stripped = passage.strip(" ")
+        if not stripped:  # nothing to place: the point where the passage would start
+            point = self._spaced_span(self.normalized[start:], 0)
+            at = point[0] if point is not None else len(self.spaced)
+            return self._through_steps(at, at)
+        start += len(passage) - len(passage.lstrip(" "))
+        # The same passage earlier in the text: that many occurrences to walk past first.
+        earlier, at = 0, self.normalized.find(stripped)
+        while 0 <= at < start:
+            earlier += 1
+            at = self.normalized.find(stripped, at + 1)
+        spaced = self._spaced_span(stripped, earlier)
+        if spaced is None:  # cannot happen: ``spaced`` collapses to ``normalized``
+            return 0, self._through_steps(len(self.spaced), len(self.spaced))[1]
+        return self._through_steps(*spaced)
+
+    def _spaced_span(self, passage: str, earlier: int) -> tuple[int, int] | None:
+        """Where the words of ``passage`` stand in ``spaced`` (skipping ``earlier`` occurrences)."""
+        text = self.spaced
+        length = len(text)
+        first, *rest = passage.split(" ")
+        position = 0
+        while True:
+            at = text.find(first, position)
+            if at < 0:
+                return None
+            cursor = at + len(first)
+            for word in rest:
+                gap = cursor
+                while gap < length and text[gap].isspace():
+                    gap += 1
+                if gap == cursor or not text.startswith(word, gap):
+                    break
+                cursor = gap + len(word)
+            else:
+                if not earlier:
+                    return at, cursor
+                earlier -= 1
+            position = at + 1
+
+    def _through_steps(self, start: int, end: int) -> tuple[int, int]:
+        for step in reversed(self.steps):
+            start, end = step.original_span(start, end)
+        return start, end
+
+
+def normalize_with_map(original: str, *, casefold: bool = False) -> tuple[str, Offsets]:
+    """``normalize(original)`` by the same steps, and where its passages are in ``original`` (``Offsets``)."""
+    steps: list[OffsetMap] = []
+    text = _fold_with_map(original, casefold, steps)
+    if SOFT_HYPHEN in text:
+        text = _sub_with_map(_SOFT_JOIN, "", text, steps)
+        text = _sub_with_map(_SOFT_HYPHENS, "", text, steps)
+    if "-" in text:
+        text = _sub_with_map(_JOIN, "", text, steps)
+        text = _sub_with_map(_AFTER_HYPHEN, _hyphens_only, text, steps)
+    normalized = " ".join(_collapsed(text))
+    return normalized, Offsets(normalized, text, steps)
 
 
 class NormalizedText:
@@ -258,7 +389,12 @@ class NormalizedText:
 def quote_fragments(quote: str, *, casefold: bool = False) -> list[str]:
     """The normalised pieces of a quote: one, or several when it elides text with ``...`` or ``…``."""
     needle = normalize(quote, casefold=casefold)
-    return [fragment for fragment in ELISION.split(needle) if fragment]
+    return [_trim_cut_hyphens(fragment) for fragment in ELISION.split(needle) if _trim_cut_hyphens(fragment)]
+
+
+def _trim_cut_hyphens(fragment: str) -> str:
+    """A fragment between elisions has ends too: its hyphens there go, as at the quote's ends."""
+    return fragment.strip("- ")
 
 
 def quote_length(quote: str, *, casefold: bool = False) -> int:
@@ -284,11 +420,15 @@ class Match:
     approximate: bool = False
 
 
-BLOCK_SIZE = 1 << 16
+BLOCK_SIZE = 1 << 14
 _TABLE_BITS = 16
 _TABLE_MASK = (1 << _TABLE_BITS) - 1
-# How many sections the fuzzy search and the closest-passage diagnostic align the quote against.
-CANDIDATE_SECTIONS = 8
+# How many places the closest-passage search screens, and how many of them it aligns the quote with.
+CANDIDATE_PLACES = 12
+CANDIDATE_PASSAGES = 3
+# How many blocks ``closest`` searches, and how many occurrences of a word in each it uses.
+_BLOCKS_SEARCHED = 10
+_OCCURRENCES_USED = 4
 
 
 class _Corpus:
@@ -298,13 +438,16 @@ class _Corpus:
     about ``BLOCK_SIZE`` characters; a section larger than that is a block of its own. A needle never
     spans two sections, so it never spans two blocks. For each block the index records which words
     occur in it, as one bit per block in a fixed table of hashed words; a hash collision only costs
-    a wasted ``str.find``. Only the normalised blocks and the offset maps are kept, so memory is about
-    one normalised copy of the source.
+    a wasted ``str.find``. The normalised blocks, the index and the offset maps of the sections a
+    quote was found in are kept: memory is about one normalised copy of the source.
     """
 
     def __init__(self, source: Source, casefold: bool) -> None:
+        self.source = source
+        self.casefold = casefold
         self.ids: list[str] = list(source.order)
-        self.maps: list[OffsetMap] = []
+        self.position = {section_id: index for index, section_id in enumerate(self.ids)}
+        self._maps: dict[int, Offsets] = {}
         self.blocks: list[str] = []
         self.section_block = array("i")  # section index -> its block
         self.section_start = array("i")  # section index -> where it starts in its block
@@ -312,51 +455,85 @@ class _Corpus:
         self.block_first_section: list[int] = []  # block -> index of its first section
         pieces: list[str] = []
         size = 0
+        sections = source.sections
+        # Each block's words, gathered from the normalisation's own word lists (no second split),
+        # go into the index when the block is closed: only one block's words are held at a time.
+        table = [0] * (1 << _TABLE_BITS)
+        words_here: set[str] = set()
         for index, section_id in enumerate(self.ids):
-            text, offsets = normalize_with_map(source.sections[section_id], casefold=casefold)
-            self.maps.append(offsets)
+            words = _words(_fold(sections[section_id], casefold))
+            text = " ".join(words)
             if pieces and size + len(text) > BLOCK_SIZE:
-                self._close_block(pieces)
-                pieces, size = [], 0
+                self._close_block(pieces, words_here, table)
+                pieces, size, words_here = [], 0, set()
             if not pieces:
                 self.block_first_section.append(index)
             self.section_block.append(len(self.blocks))
             self.section_start.append(size)
             self.section_end.append(size + len(text))
             pieces.append(text)
+            words_here.update(words)
             size += len(text) + 1
-        self._close_block(pieces)
-        self.table: list[int] | None = None
-        if len(self.blocks) >= 2:
-            table = [0] * (1 << _TABLE_BITS)
-            for block, text in enumerate(self.blocks):
-                bit = 1 << block
-                for word in set(text.split()):
-                    table[hash(word) & _TABLE_MASK] |= bit
-            self.table = table
+        self._close_block(pieces, words_here, table)
+        # One block needs no index: every lookup searches it.
+        self.table: list[int] | None = table if len(self.blocks) >= 2 else None
 
-    def _close_block(self, pieces: list[str]) -> None:
+    def _close_block(self, pieces: list[str], words: set[str], table: list[int]) -> None:
+        bit = 1 << len(self.blocks)
+        for word in words:
+            table[hash(word) & _TABLE_MASK] |= bit
         self.blocks.append("\n".join(pieces))
 
     def section_text(self, index: int) -> str:
         return self.blocks[self.section_block[index]][self.section_start[index] : self.section_end[index]]
+
+    def original_span(self, index: int, start: int, end: int) -> tuple[int, int]:
+        """Offsets in the original section text of ``[start, end)`` in its normalised text.
+
+        The section's map is built the first time a quote is found in it, by the same steps as the
+        normalised text, so the two agree character for character.
+        """
+        offsets = self._maps.get(index)
+        if offsets is None:
+            text, offsets = normalize_with_map(self.source.sections[self.ids[index]], casefold=self.casefold)
+            normalized = self.section_text(index)
+            if text != normalized:  # both follow the same steps, so this should not happen; if it does,
+                # the passage is placed by the map's own text rather than misplaced
+                at = text.find(normalized[start:end])
+                if at < 0:
+                    return 0, len(self.source.sections[self.ids[index]])
+                return offsets.original_span(at, at + (end - start))
+            self._maps[index] = offsets
+        return offsets.original_span(start, end)
 
     def _section_in_block(self, block: int, position: int) -> int:
         first = self.block_first_section[block]
         last = self.block_first_section[block + 1] if block + 1 < len(self.blocks) else len(self.ids)
         return bisect_right(self.section_start, position, first, last) - 1
 
+    def _blocks_with(self, words: list[str] | set[str]) -> int:
+        """The blocks (as bits) that may hold every one of ``words``."""
+        assert self.table is not None
+        mask = (1 << len(self.blocks)) - 1
+        for word in words:
+            mask &= self.table[hash(word) & _TABLE_MASK]
+            if not mask:
+                break
+        return mask
+
     def _candidate_blocks(self, needle: str) -> range | list[int]:
         """Blocks that may hold ``needle``, in order: those holding every interior word of it."""
         interior = needle.split(" ")[1:-1]
         if self.table is None or not interior:
             return range(len(self.blocks))
-        mask = (1 << len(self.blocks)) - 1
-        for word in set(interior):
-            mask &= self.table[hash(word) & _TABLE_MASK]
-            if not mask:
-                return []
-        return [block for block in range(len(self.blocks)) if mask >> block & 1]
+        return _bits(self._blocks_with(set(interior)))
+
+    def _blocks_may_hold(self, needle: str) -> int:
+        """``_candidate_blocks`` as bits."""
+        interior = needle.split(" ")[1:-1]
+        if self.table is None or not interior:
+            return (1 << len(self.blocks)) - 1
+        return self._blocks_with(set(interior))
 
     def locate(self, fragments: list[str], within: int | None = None) -> tuple[int, int, int] | None:
         """(section index, start, end) in normalised section offsets of the first section holding
@@ -391,35 +568,128 @@ class _Corpus:
                 search_from = section_end + 1
         return None
 
-    def candidate_sections(self, needle: str, limit: int) -> list[int]:
-        """Sections most likely to hold a passage like ``needle``: those in the blocks sharing the most words."""
+    def passages_like(self, needle: str, limit: int) -> list[tuple[int, int]]:
+        """Up to ``limit`` places, (section index, offset in its normalised text), where a passage like
+        ``needle`` most likely starts, most votes first; the cost does not grow with the source.
+
+        A misquote keeps most of the passage it misquotes word for word: with one word changed, one
+        half of the quote is intact; with two, one third may be. The halves and thirds are looked for
+        as ``find`` looks for a quote (in the blocks the index says may hold them), the most
+        distinctive first (the piece fewest blocks may hold: boilerplate such as a page header is
+        in many), at most ``_BLOCKS_SEARCHED`` blocks in all; each occurrence votes for where the
+        whole quote would start. When no piece is in the text (a quote more invented than
+        misquoted), the blocks holding all its words but one, or the most of its rarer words, are
+        searched for its two longest words.
+        """
+        words = needle.split(" ")
+        votes: dict[tuple[int, int], list[int]] = {}  # (section, 16-character bucket) -> [votes, start]
+        offsets = dict(_word_offsets(words))
+        count = len(words)
+        pieces = []
+        for parts in (2, 3):
+            if count >= 2 * parts:
+                bounds = [count * part // parts for part in range(parts + 1)]
+                for first, last in zip(bounds, bounds[1:]):
+                    piece = " ".join(words[first:last])
+                    mask = self._blocks_may_hold(piece)
+                    if mask:
+                        pieces.append((mask.bit_count(), -len(piece), first, piece, mask))
+        budget = _BLOCKS_SEARCHED
+        for _, _, first, piece, mask in sorted(pieces):
+            for block in _bits(mask, budget):
+                self._vote(votes, block, piece, offsets[first], weight=len(piece))
+                budget -= 1
+            if budget <= 0:
+                break
+        if not votes:
+            interior = [word for word in (words[1:-1] if count > 2 else words) if word]
+            for block in self._blocks_for_passage(interior or words):
+                held = [word for word in set(interior or words) if len(word) >= 3 and self._may_hold(block, word)]
+                for word in sorted(held, key=lambda word: (-len(word), word))[:2]:
+                    self._vote(votes, block, word, offsets[words.index(word)], weight=1, whole_word=True)
+        places: list[tuple[int, int]] = []
+        for (index, _), (_, start) in sorted(votes.items(), key=lambda item: (-item[1][0], item[0])):
+            if any(index == other and abs(start - at) < len(needle) // 2 for other, at in places):
+                continue
+            places.append((index, start))
+            if len(places) == limit:
+                break
+        return places
+
+    def _vote(
+        self,
+        votes: dict[tuple[int, int], list[int]],
+        block: int,
+        piece: str,
+        offset: int,
+        weight: int,
+        whole_word: bool = False,
+    ) -> None:
+        """Each occurrence of ``piece`` in ``block`` (the first few) votes for where the quote, ``offset``
+        characters before the piece, would start: (section index, 16-character bucket)."""
+        text = self.blocks[block]
+        found = 0
+        at = text.find(piece)
+        while at >= 0 and found < _OCCURRENCES_USED:
+            end = at + len(piece)
+            if not whole_word or ((at == 0 or text[at - 1] in " \n") and (end == len(text) or text[end] in " \n")):
+                found += 1
+                index = self._section_in_block(block, at)
+                start = max(0, at - self.section_start[index] - offset)
+                vote = votes.setdefault((index, start // 16), [0, start])
+                vote[0] += weight
+            at = text.find(piece, at + 1)
+
+    def _may_hold(self, block: int, word: str) -> bool:
+        return self.table is None or bool(self.table[hash(word) & _TABLE_MASK] >> block & 1)
+
+    def _blocks_for_passage(self, words: list[str]) -> list[int]:
+        """Blocks likely to hold a passage with these words, best first, at most ``_BLOCKS_SEARCHED``."""
         if self.table is None:
-            chosen = list(range(len(self.ids)))
-        else:
-            words = set(needle.split())
-            scores = [0] * len(self.blocks)
-            for word in words:
-                bits = self.table[hash(word) & _TABLE_MASK]
-                while bits:
-                    low = bits & -bits
-                    scores[low.bit_length() - 1] += 1
-                    bits ^= low
-            best_blocks = sorted(sorted(range(len(scores)), key=lambda block: -scores[block])[:2])
-            chosen = []
-            for block in best_blocks:
-                first = self.block_first_section[block]
-                last = self.block_first_section[block + 1] if block + 1 < len(self.blocks) else len(self.ids)
-                chosen.extend(range(first, last))
-        if len(chosen) <= limit:
+            return [0]
+        masks = [self.table[hash(word) & _TABLE_MASK] for word in words]
+        every = (1 << len(self.blocks)) - 1
+        # Prefix and suffix ANDs: the blocks holding every word but the i-th, for each i, in O(words).
+        prefix = [every]
+        for mask in masks:
+            prefix.append(prefix[-1] & mask)
+        suffix = [every]
+        for mask in reversed(masks):
+            suffix.append(suffix[-1] & mask)
+        suffix.reverse()
+        all_words = prefix[-1]
+        all_but_one = 0
+        for i in range(len(masks)):
+            all_but_one |= prefix[i] & suffix[i + 1]
+        chosen = _bits(all_words, _BLOCKS_SEARCHED)
+        if len(chosen) < _BLOCKS_SEARCHED:
+            chosen += _bits(all_but_one & ~all_words, _BLOCKS_SEARCHED - len(chosen))
+        if chosen:
             return chosen
-        # Too many small sections: rank them by the words they share with the needle.
-        words = set(needle.split())
+        # More invented than misquoted: the blocks holding the most of its words, among those
+        # holding its two rarest words (the first 64 of them, so that the cost stays bounded).
+        held = sorted((mask for mask in masks if mask), key=int.bit_count)
+        candidates = _bits(held[0] | held[1 % len(held)], 64) if held else []
+        scored = sorted(candidates, key=lambda block: (-sum(mask >> block & 1 for mask in masks), block))
+        return scored[:_BLOCKS_SEARCHED]
 
-        def shared(index: int) -> int:
-            text = self.section_text(index)
-            return sum(1 for word in words if word in text)
 
-        return sorted(sorted(chosen, key=shared, reverse=True)[:limit])
+def _bits(mask: int, limit: int | None = None) -> list[int]:
+    """The positions of the bits set in ``mask``, lowest first (the first ``limit`` of them)."""
+    positions: list[int] = []
+    while mask and (limit is None or len(positions) < limit):
+        low = mask & -mask
+        positions.append(low.bit_length() - 1)
+        mask ^= low
+    return positions
+
+
+def _word_offsets(words: list[str]) -> Iterator[tuple[int, int]]:
+    """(word index, where the word starts in ``" ".join(words)``)."""
+    offset = 0
+    for index, word in enumerate(words):
+        yield index, offset
+        offset += len(word) + 1
 
 
 class QuoteLocator:
@@ -438,7 +708,7 @@ class QuoteLocator:
     def normalized_text(self, section_id: str, casefold: bool = False) -> str:
         """The normalised text of one section, as quotes are matched against it."""
         corpus = self.corpus(casefold)
-        return corpus.section_text(corpus.ids.index(section_id))
+        return corpus.section_text(corpus.position[section_id])
 
     def find(self, quote: str, *, casefold: bool = False, prefer_section: str | None = None) -> Match | None:
         """The first section (in the source's order) containing ``quote``, or None.
@@ -447,20 +717,21 @@ class QuoteLocator:
         an Anthropic citation's character offsets); the rest of the source is the fallback.
         """
         needle = normalize(quote, casefold=casefold)
-        fragments = [fragment for fragment in ELISION.split(needle) if fragment]
+        fragments = [_trim_cut_hyphens(fragment) for fragment in ELISION.split(needle)]
+        fragments = [fragment for fragment in fragments if fragment]
         if not fragments:
             return None
         corpus = self.corpus(casefold)
         attempts = [[needle], fragments] if fragments != [needle] else [fragments]
         for attempt in attempts:  # a literal "..." in the source is matched as is before it is read as an elision
             located = None
-            if prefer_section is not None and prefer_section in self.source.sections:
-                located = corpus.locate(attempt, within=corpus.ids.index(prefer_section))
+            if prefer_section is not None and prefer_section in corpus.position:
+                located = corpus.locate(attempt, within=corpus.position[prefer_section])
             if located is None:
                 located = corpus.locate(attempt)
             if located is not None:
                 index, start, end = located
-                original_start, original_end = corpus.maps[index].original_span(start, end)
+                original_start, original_end = corpus.original_span(index, start, end)
                 return Match(corpus.ids[index], original_start, original_end)
         return None
 
@@ -472,35 +743,46 @@ class QuoteLocator:
         if not needle:
             return None
         corpus = self.corpus(casefold)
-        best: tuple[float, int, Any, str] | None = None
-        for index in corpus.candidate_sections(needle, CANDIDATE_SECTIONS):
-            text = corpus.section_text(index)
+        # The places voted for are screened by how like the quote the text right there is (a cheap
+        # ratio of two strings of the quote's length); the best few are aligned, with some slack.
+        screened = []
+        for index, at in corpus.passages_like(needle, CANDIDATE_PLACES):
+            section = corpus.section_text(index)
+            screened.append((fuzz.ratio(needle, section[at : at + len(needle)]), index, at))
+        screened.sort(key=lambda item: (-item[0], item[1], item[2]))
+        best: tuple[float, int, Any, str, int] | None = None
+        slack = len(needle) // 4 + 16
+        for _, index, at in screened[:CANDIDATE_PASSAGES]:
+            start = max(0, at - slack)
+            text = corpus.section_text(index)[start : at + len(needle) + slack]
             if not text.strip():
                 continue
             alignment = fuzz.partial_ratio_alignment(needle, text, score_cutoff=score_cutoff * 100)
             if alignment is None:
                 continue
             if best is None or alignment.score > best[0]:
-                best = (alignment.score, index, alignment, text)
+                best = (alignment.score, index, alignment, text, start)
         if best is None:
             return None
-        score, index, alignment, text = best
-        # partial_ratio swaps its arguments when the section is shorter than the quote.
+        score, index, alignment, text, offset = best
+        # partial_ratio swaps its arguments when the passage is shorter than the quote.
         if len(needle) <= len(text):
             start, end = alignment.dest_start, alignment.dest_end
         else:
             start, end = alignment.src_start, alignment.src_end
+        section = corpus.section_text(index)
+        start, end = start + offset, end + offset
         # The alignment's edges are loose: widen them to whole words, then trim a stray space or
         # full stop the quote does not have.
-        while start > 0 and text[start - 1].isalnum() and text[start].isalnum():
+        while start > 0 and section[start - 1].isalnum() and section[start].isalnum():
             start -= 1
-        while end < len(text) and text[end].isalnum() and text[end - 1].isalnum():
+        while end < len(section) and section[end].isalnum() and section[end - 1].isalnum():
             end += 1
-        while start < end and not text[start].isalnum() and text[start] != needle[0]:
+        while start < end and not section[start].isalnum() and section[start] != needle[0]:
             start += 1
-        while end > start and not text[end - 1].isalnum() and text[end - 1] != needle[-1]:
+        while end > start and not section[end - 1].isalnum() and section[end - 1] != needle[-1]:
             end -= 1
-        original_start, original_end = corpus.maps[index].original_span(start, end)
+        original_start, original_end = corpus.original_span(index, start, end)
         return Match(
             corpus.ids[index], original_start, original_end, similarity=round(score / 100, 4), approximate=True
         )
@@ -531,7 +813,7 @@ class QuoteLocator:
                 located = corpus.locate(attempt, within=positions[section_id])
                 if located is not None:
                     index, start, end = located
-                    original_start, original_end = corpus.maps[index].original_span(start, end)
+                    original_start, original_end = corpus.original_span(index, start, end)
                     return Match(corpus.ids[index], original_start, original_end)
         return None
 

@@ -167,6 +167,32 @@ def test_a_word_broken_across_a_line_with_a_hyphen_is_joined(locator: QuoteLocat
     assert passage.endswith("modi-\n    fication follow")
 
 
+def test_a_quote_that_starts_or_ends_inside_a_hyphenated_word_is_found() -> None:
+    # Cut from the middle of a line: "delegated end-user authentication" quoted from its hyphen on,
+    # "convey the machine-readable Corresponding Source" quoted up to its hyphen.
+    oauth = QuoteLocator(Source.from_file(DATA / "rfc6749.txt"))
+    section, passage = found_passage(oauth, "-user authentication by the client (e.g., third-party sign-in service)")
+    assert passage == "user authentication by the client (e.g., third-party\n   sign-in service)"
+    gpl = QuoteLocator(Source.from_file(DATA / "gpl-3.0.txt"))
+    section, passage = found_passage(gpl, "provided that you also convey the machine-")
+    assert passage == "provided that you also convey the\nmachine"
+    section, passage = found_passage(gpl, "\u2014 readable Corresponding Source under the terms of this License")
+    assert passage == "readable Corresponding Source under the terms of this License"
+
+
+def test_a_hyphen_followed_by_a_space_or_a_line_break_reads_as_the_hyphenated_word() -> None:
+    oauth = QuoteLocator(Source.from_file(DATA / "rfc6749.txt"))
+    for quote in ("delegated end- user authentication", "delegated end-\nuser authentication"):
+        section, passage = found_passage(oauth, quote)
+        assert passage == "delegated end-user authentication", quote
+    # A line broken at a hyphen before a digit, or after one, is read without the break too.
+    text = "1.  Intro\n\n   The key words are as in RFC-\n   2119, and tokens of the 2000-\n   era are refused.\n"
+    source = Source.from_text(text, format="rfc")
+    locator = QuoteLocator(source)
+    section, passage = found_passage(locator, "as in RFC\u20132119, and tokens of the 2000-era are refused")
+    assert passage == "as in RFC-\n   2119, and tokens of the 2000-\n   era are refused"
+
+
 def test_case_folding_is_off_by_default_and_an_option(locator: QuoteLocator) -> None:
     quote = "IMPLEMENTERS MAY PROVIDE FOR SOME SMALL LEEWAY"
     assert locator.find(quote) is None
@@ -288,22 +314,6 @@ def test_a_section_too_large_for_jev_fails_before_sending_and_a_window_fits_it(
     assert request.body["state"]["section"] == result.section_text
 
 
-@pytest.mark.parametrize("quote", ["The licenses for most software and other practical works are designed", None])
-def test_a_claim_too_large_for_jev_is_blamed_on_the_claim_with_a_remedy_that_can_work(
-    direct_checker, jev_server: JevServer, quote: str | None
-) -> None:
-    gpl = Source(sections={"1": (DATA / "gpl-3.0.txt").read_text()[:3000]})
-    claim = "Most licences take away your freedom. " * 5300  # about 200,000 characters
-    citation = {"id": "huge", "claim": claim, "quote": quote, "section": "1"}
-    with pytest.raises(CitationInputError) as caught:
-        direct_checker(jev_server).check([citation], gpl)
-    message = str(caught.value)
-    assert message.startswith("citation 'huge', field 'claim': the claim is 201,400 characters"), message
-    assert "shorten the claim" in message
-    assert "window" not in message and "at most about 0" not in message
-    assert jev_server.systemone_requests == []
-
-
 def test_window_around_keeps_the_quote_and_whole_words() -> None:
     text = (DATA / "apache-2.0.txt").read_text()
     start = text.index("Grant of Patent License")
@@ -347,7 +357,8 @@ def test_the_block_index_narrows_the_search_and_misses_nothing() -> None:
         narrowed += len(candidates) < len(corpus.blocks)
         match = locator.find(needle)
         assert match is not None and source.order.index(match.section) <= index
-        assert normalize(source.sections[match.section][match.start : match.end]) == needle
+        # The needle's own ends are normalised too (a hyphen there is dropped: docs/matching.md).
+        assert normalize(source.sections[match.section][match.start : match.end]) == normalize(needle)
     assert narrowed > 0  # the index does rule blocks out
 
 
@@ -355,9 +366,11 @@ def test_the_block_index_narrows_the_search_and_misses_nothing() -> None:
 
 
 def test_step_one_options_by_marker_and_flag_and_their_json_report_keys(
-    pytester: pytest.Pytester, jev_server: JevServer, inner_ini: str
+    pytester: pytest.Pytester, jev_server: JevServer
 ) -> None:
-    pytester.makeini(inner_ini)
+    from conftest import INNER_INI
+
+    pytester.makeini(INNER_INI)
     pytester.path.joinpath("rfc7519.txt").write_text(RFC7519.read_text())
     pytester.makepyfile(
         test_options="""

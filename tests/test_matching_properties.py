@@ -5,6 +5,11 @@ perturb quotes (whitespace and line breaks, curly quotes, ligatures, a word hyph
 line, invisible characters), is found, in that section or an earlier one with the same text, with
 offsets whose text normalises to the passage's. A passage that is not in the document is never
 found. RFC 6749 is large enough (about 150,000 characters) that lookups go through the block index.
+
+The contract of ``docs/matching.md`` on a corpus with non-ASCII text (the bench's generated
+documents: curly quotes, dashes, ligatures, non-breaking spaces, soft hyphens, seven scripts, RFC
+lines broken at hyphens): *any* substring of a section, cut at any character, re-wrapped, its
+spaces changed, its quotes curled and its dashes swapped, is found in the section it came from.
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.generated_corpus import build_corpus
 from pytest_citecheck import Source
-from pytest_citecheck._locate import QuoteLocator, normalize
+from pytest_citecheck._locate import DASHES, QuoteLocator, normalize
 
 DATA = Path(__file__).parent / "data"
 SOURCE = Source.from_text((DATA / "rfc6749.txt").read_text(), format="rfc")
@@ -111,3 +117,69 @@ def test_a_grave_accent_folds_to_an_apostrophe_wherever_it_stands() -> None:
     # Found by the property above: the ASCII "`" folded only next to non-ASCII text.
     assert normalize("`\u00ad\u00bf") == normalize(normalize("`\u00ad\u00bf")) == "'\u00bf"
     assert normalize("a `b` c") == "a 'b' c"
+
+
+# --- any substring of a corpus with non-ASCII text ------------------------------------------------
+
+MIXED = Source(sections=build_corpus(400_000, seed=21).sections)
+MIXED_LOCATOR = QuoteLocator(MIXED)
+assert MIXED_LOCATOR.corpus().table is not None
+MIXED_IDS = list(MIXED.order)
+# The corpus is what the property is about: non-ASCII sections, and lines broken at hyphens.
+assert sum(not MIXED.sections[key].isascii() for key in MIXED_IDS) >= len(MIXED_IDS) // 3
+assert any(re.search(r"[a-z]-\n", MIXED.sections[key]) for key in MIXED_IDS)
+SWAPPABLE_DASHES = ["-", *DASHES[:8]]
+CURLED = {'"': ["\u201c", "\u201d", '"'], "'": ["\u2018", "\u2019", "'"]}
+STRAIGHTENED = {"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"}
+
+
+@st.composite
+def substrings(draw: st.DrawFn) -> tuple[str, str]:
+    """(section id, substring): cut at any two characters of a section (not inside an accent's sequence)."""
+    section_id = draw(st.sampled_from(MIXED_IDS))
+    text = MIXED.sections[section_id]
+    start = draw(st.integers(min_value=0, max_value=len(text) - 1))
+    end = draw(st.integers(min_value=start + 1, max_value=min(len(text), start + 600)))
+    cut = text[start:end]
+    # Something to find: a cut of punctuation and spaces alone normalises to (almost) nothing.
+    if sum(ch.isalnum() for ch in cut) < 10:
+        cut = text[start : min(len(text), start + 600)]
+    return section_id, cut
+
+
+def rewrite(cut: str, data: st.DataObject) -> str:
+    """The cut as an LLM hands it back: re-wrapped, spaces changed, quotes curled, dashes swapped."""
+    out = []
+    for index, ch in enumerate(cut):
+        if ch.isspace():
+            out.append(data.draw(st.sampled_from([" ", "  ", "\n", "\n   ", "\t", "\u00a0", "\r\n", "\u2009"])))
+        elif ch in CURLED:
+            out.append(data.draw(st.sampled_from(CURLED[ch])))
+        elif ch in STRAIGHTENED and data.draw(st.booleans()):
+            out.append(STRAIGHTENED[ch])
+        elif ch == "-" or ch in DASHES:
+            dash = data.draw(st.sampled_from(SWAPPABLE_DASHES))
+            # Re-wrapped at a hyphen attached to the text before it, as a word processor breaks a compound.
+            attached = index == 0 or not cut[index - 1].isspace()
+            wrap = attached and index + 1 < len(cut) and not cut[index + 1].isspace() and data.draw(st.booleans())
+            out.append(dash + ("\n   " if wrap else ""))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+@PROPERTIES
+@given(substrings(), st.data())
+def test_any_substring_of_a_section_rewritten_is_found_in_that_section(
+    cut: tuple[str, str], data: st.DataObject
+) -> None:
+    section_id, passage = cut
+    quote = rewrite(passage, data)
+    assert normalize(quote) in MIXED_LOCATOR.normalized_text(section_id), (section_id, passage, quote)
+    match = MIXED_LOCATOR.find(quote, prefer_section=section_id)
+    assert match is not None and match.section == section_id, (section_id, passage, quote)
+    found = MIXED.sections[section_id][match.start : match.end]
+    assert normalize(found) == normalize(quote), (passage, quote, found)
+    # Without the hint, the first section holding it (this one, or an earlier one with the same text).
+    first = MIXED_LOCATOR.find(quote)
+    assert first is not None and MIXED_IDS.index(first.section) <= MIXED_IDS.index(section_id)
