@@ -38,6 +38,7 @@ import operator
 import re
 import unicodedata
 import weakref
+import zlib
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
@@ -423,6 +424,14 @@ class Match:
 BLOCK_SIZE = 1 << 14
 _TABLE_BITS = 16
 _TABLE_MASK = (1 << _TABLE_BITS) - 1
+
+
+def _word_hash(word: str) -> int:
+    # Not hash(): str hashes are salted per process (PYTHONHASHSEED), so the block filter, and with it
+    # which passage closest() reports, would differ between xdist workers and runs.
+    return zlib.crc32(word.encode("utf-8", "surrogatepass"))
+
+
 # How many places the closest-passage search screens, and how many of them it aligns the quote with.
 CANDIDATE_PLACES = 12
 CANDIDATE_PASSAGES = 3
@@ -481,7 +490,7 @@ class _Corpus:
     def _close_block(self, pieces: list[str], words: set[str], table: list[int]) -> None:
         bit = 1 << len(self.blocks)
         for word in words:
-            table[hash(word) & _TABLE_MASK] |= bit
+            table[_word_hash(word) & _TABLE_MASK] |= bit
         self.blocks.append("\n".join(pieces))
 
     def section_text(self, index: int) -> str:
@@ -516,7 +525,7 @@ class _Corpus:
         assert self.table is not None
         mask = (1 << len(self.blocks)) - 1
         for word in words:
-            mask &= self.table[hash(word) & _TABLE_MASK]
+            mask &= self.table[_word_hash(word) & _TABLE_MASK]
             if not mask:
                 break
         return mask
@@ -641,13 +650,13 @@ class _Corpus:
             at = text.find(piece, at + 1)
 
     def _may_hold(self, block: int, word: str) -> bool:
-        return self.table is None or bool(self.table[hash(word) & _TABLE_MASK] >> block & 1)
+        return self.table is None or bool(self.table[_word_hash(word) & _TABLE_MASK] >> block & 1)
 
     def _blocks_for_passage(self, words: list[str]) -> list[int]:
         """Blocks likely to hold a passage with these words, best first, at most ``_BLOCKS_SEARCHED``."""
         if self.table is None:
             return [0]
-        masks = [self.table[hash(word) & _TABLE_MASK] for word in words]
+        masks = [self.table[_word_hash(word) & _TABLE_MASK] for word in words]
         every = (1 << len(self.blocks)) - 1
         # Prefix and suffix ANDs: the blocks holding every word but the i-th, for each i, in O(words).
         prefix = [every]
