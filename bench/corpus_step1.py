@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.common import Row, median_seconds, secs
-from bench.corpus import build_corpus, make_quotes
+from bench.corpus import build_corpus, letters_and_digits, make_quotes
 
 
 @dataclass
@@ -34,6 +34,8 @@ class CorpusSizes:
 
 
 FULL = CorpusSizes(20_000_000, 1_000, 1_000, 3)
+# Per quote, a Corpus against one source of the same text: the same cost, give or take.
+CORPUS_GOAL = 1.25
 SMALL = CorpusSizes(150_000, 20, 60, 1)  # for the harness's own test (tests/test_bench_corpus.py)
 
 
@@ -51,8 +53,6 @@ class Case:
 
 
 def build_case(sizes: CorpusSizes, *, seed: int = 12) -> Case:
-    from bench.step1 import cookbook_normalize
-
     corpus = build_corpus(sizes.corpus_characters)
     ids = list(corpus.sections)
     assert len(ids) >= sizes.documents, "fewer sections than documents: ask for more text"
@@ -70,13 +70,15 @@ def build_case(sizes: CorpusSizes, *, seed: int = 12) -> Case:
     expected: dict[str, tuple[str, str | None, str | None]] = {}
     for quote in make_quotes(corpus, sizes.quotes, seed=seed):
         claim = f"claim {quote.id}"
-        if quote.kind == "section-only":
+        # A share of the real quotes is dropped: a claim-only citation names its section, no quote.
+        kind = "section-only" if quote.kind == "found" and rng.random() < 0.05 else quote.kind
+        if kind == "section-only":
             assert quote.section is not None
             document = document_of[quote.section]
             single.append({"id": quote.id, "claim": claim, "quote": None, "section": quote.section})
             cited.append({**single[-1], "document": document})
             expected[quote.id] = ("section-only", document, quote.section)
-        elif quote.kind == "missing":
+        elif kind == "missing":
             # A fabricated quote still names a document: the closest passage is looked for in it too.
             document = rng.choice(names)
             single.append({"id": quote.id, "claim": claim, "quote": quote.quote})
@@ -103,7 +105,7 @@ def build_case(sizes: CorpusSizes, *, seed: int = 12) -> Case:
                     "section": cite_section,
                 }
             )
-            if status == "found-elsewhere" and cookbook_normalize(quote.quote or "") in cookbook_normalize(
+            if status == "found-elsewhere" and letters_and_digits(quote.quote) in letters_and_digits(
                 documents[cite_document][cite_section]
             ):
                 expected[quote.id] = ("found", cite_document, cite_section)  # the text repeats there too
@@ -137,10 +139,9 @@ def locate_over_corpus(case: Case) -> list[Any]:
 def agreement(case: Case, located: list[Any]) -> list[str]:
     """The citations step 1 placed elsewhere than the case says it must (empty when all agree).
 
-    A found-elsewhere quote may be in any place that holds it; there, the located passage must be the quote.
+    A found-elsewhere quote may be in any place that holds it; there, the located passage must have
+    the quote's letters and digits (the independent check of ``bench.corpus``).
     """
-    from bench.step1 import cookbook_normalize
-
     wrong = []
     for citation, item in zip(case.corpus_citations, located):
         document = getattr(item, "document", None)
@@ -151,7 +152,7 @@ def agreement(case: Case, located: list[Any]) -> list[str]:
             if ok:
                 start, end = item.span
                 passage = case.documents[document][item.section][start:end]
-                ok = cookbook_normalize(passage) == cookbook_normalize(citation["quote"])
+                ok = letters_and_digits(passage) == letters_and_digits(citation["quote"])
         else:
             ok = got == (status, want_document, want_section)
         if not ok:
@@ -180,8 +181,8 @@ def run(sizes: CorpusSizes = FULL, log: Any = print) -> list[Row]:
             secs(corpus),
             f"the same text as one Source: {secs(single)}",
             f"{ratio:,.2f}x the single source",
-            "≤ 1.5x the single source",
-            ratio <= 1.5,
+            f"≤ {CORPUS_GOAL}x the single source",
+            ratio <= CORPUS_GOAL,
         ),
         Row(
             "Step 1 over a Corpus finds each quote where it is (found, found-elsewhere, missing, section-only)",

@@ -115,6 +115,9 @@ def run(count: int, latency: float, concurrency: int, runs: int, log: Any = prin
             f"{ours / ideal:.2f}x the ideal",
             "≤ 1.5x the ideal",
             ours <= 1.5 * ideal,
+            guard_ok=ours <= 2.5 * ideal,
+            guard="≤ 2.5x the ideal",
+            miss=f"{ours / ideal - 1.5:+.2f}x" if ours > 1.5 * ideal else "",
         )
     )
     speedup = sequential / ours
@@ -128,6 +131,7 @@ def run(count: int, latency: float, concurrency: int, runs: int, log: Any = prin
             speedup >= 5,
             guard_ok=speedup >= 3,
             guard="≥ 3x faster",
+            miss=f"{speedup:.1f}x, {5 - speedup:.1f}x short" if speedup < 5 else "",
         )
     )
     rows.append(
@@ -140,6 +144,7 @@ def run(count: int, latency: float, concurrency: int, runs: int, log: Any = prin
             in_order,
             guard_ok=in_order,
             guard="always",
+            miss="" if in_order else "results out of order or not verified",
         )
     )
 
@@ -164,6 +169,7 @@ def run(count: int, latency: float, concurrency: int, runs: int, log: Any = prin
             passed,
             guard_ok=passed,
             guard="passes",
+            miss="" if passed else outcome,
         )
     )
     return rows

@@ -1,14 +1,20 @@
-"""Replay: a generated suite of tests checking citations, replayed from cassettes, run by pytest.
+"""Replay against a no-op check: what checking recorded citations adds to a pytest run.
 
-The suite (``tests`` files of ``per_test`` citations each, quotes drawn from RFC 7519's sections)
-is recorded once against the Jev-compatible server, then timed in a pytest subprocess:
+Generated suites (quotes drawn from RFC 7519's sections, which the repository holds) are recorded
+once against the Jev-compatible loopback server, then run by pytest in a subprocess, two ways, the
+runs interleaved so that drift in the machine's load hits both alike:
 
-- **Replay**: ``--citecheck-record-mode=none``, no key, a base URL where nothing listens (citations are
-  judged one after another: nothing waits on the network).
-- **Floor**: the same suite with a ``citecheck_client`` whose ``httpx2.MockTransport`` answers from
-  memory, and no cassette: everything but reading the recorded answers.
+- **replay**: ``--citecheck-record-mode=none``, no key, a base URL where nothing listens;
+- **no-op**: the same suite, the same plugin, with ``assert_citations_supported`` replaced by a
+  function that does nothing: everything a user pays for that is not checking citations
+  (pytest, the plugin, the tests, building the ``Source``) is in both.
 
-A separate, untimed run counts cassette loads, which must be one per test, not one per citation.
+The same number of citations is replayed at 5, 200 and 2,000 (``--quick``: 5, 100, 1,000)
+citations per test: the cost of a citation must not grow with how many share a test. A one-test,
+five-citation suite gives the fixed cost (imports, the client). Peak memory is read for one test
+of 1,000 citations. Other installed plugins are kept out of both runs
+(``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 -p pytest_citecheck.plugin``): they cost both the same and only
+add noise. A separate, untimed run counts cassette loads: one per test, not one per citation.
 """
 
 from __future__ import annotations
@@ -16,57 +22,54 @@ from __future__ import annotations
 import json
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import Row, clean_env, ms, secs
+from bench.common import PEAK_RSS, Measured, Row, clean_env, megabytes, ms, run_measured, secs
 
 REPO = Path(__file__).resolve().parent.parent
 RFC7519 = REPO / "examples" / "rfc7519" / "rfc7519.txt"
 
-CONFTEST = """
+CONFTEST = (
+    """
 import json, os
-import pytest
+"""
+    + PEAK_RSS
+    + """
 
-if os.environ.get("BENCH_FLOOR"):
-    @pytest.fixture
-    def citecheck_client():
-        import httpx2
-        from typesafe_sdk import TypeSafeClient
-        from pytest_citecheck.testing import choice_answer
+def pytest_unconfigure(config):
+    _print_peak_rss()
 
-        body = json.dumps({"model": "jev-1.13.0", "answers": {"relation": choice_answer("supports", 0.97)},
-                           "usage": {"input_tokens": 400, "output_tokens": 40}}).encode()
-        transport = httpx2.MockTransport(lambda request: httpx2.Response(200, content=body, headers={"content-type": "application/json"}))
-        client = TypeSafeClient(api_key="sk-floor", base_url="https://api.typesafe.ai", compression=False, transport=transport)
-        yield client
-        client.close()
+if os.environ.get("BENCH_NOOP"):
+    import pytest_citecheck
 
-    @pytest.fixture
-    def citecheck(citecheck):
-        citecheck.cassette = None  # the floor reads no recording
-        return citecheck
+    def _no_check(citations, source, **options):
+        return []
+
+    # The test modules import it from the package after this conftest: they get the no-op.
+    pytest_citecheck.assert_citations_supported = _no_check
 
 if os.environ.get("BENCH_COUNT_LOADS"):
-    from pytest_citecheck._recording import cassettes
+    from pytest_citecheck._recording import replay
+
     loads = []
-    original = cassettes.AtomicPersister.load_cassette.__func__
+    original = replay.Recording.load.__func__
 
     @classmethod
-    def counting(cls, path, serializer):
+    def counting(cls, path):
         loads.append(str(path))
-        return original(cls, path, serializer)
+        return original(cls, path)
 
-    cassettes.AtomicPersister.load_cassette = counting
+    replay.Recording.load = counting
 
     def pytest_sessionfinish(session):
         with open(os.environ["BENCH_COUNT_LOADS"], "w") as handle:
             json.dump(loads, handle)
 """
+)
 
 
 def _sentences(section: str) -> list[str]:
@@ -83,7 +86,7 @@ def write_suite(root: Path, tests: int, per_test: int) -> int:
     (root / "rfc7519.txt").write_text(RFC7519.read_text())
     (root / "pytest.ini").write_text("[pytest]\ncitecheck_model = jev-1.13.0\nfilterwarnings =\n    ignore\n")
     (root / "conftest.py").write_text(CONFTEST)
-    per_file = 10
+    per_file = max(1, min(tests, 20))
     total = 0
     for file_number in range(0, tests, per_file):
         lines = [
@@ -109,76 +112,233 @@ def write_suite(root: Path, tests: int, per_test: int) -> int:
     return total
 
 
-def _pytest(root: Path, *args: str, **env: str) -> tuple[float, subprocess.CompletedProcess[str]]:
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
-    started = time.perf_counter()
-    done = subprocess.run(command, cwd=root, env=clean_env(**env), capture_output=True, text=True)
-    return time.perf_counter() - started, done
+PLUGIN_ONLY = ("-p", "pytest_citecheck.plugin")
 
 
-def _passed(done: subprocess.CompletedProcess[str], tests: int) -> bool:
+def _pytest(root: Path, *args: str, **env: str) -> Measured:
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PLUGIN_ONLY, *args]
+    return run_measured(command, root, clean_env(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", **env))
+
+
+def _passed(done: Measured, tests: int) -> bool:
     return done.returncode == 0 and f"{tests} passed" in done.stdout
 
 
-def run(tests: int, per_test: int, runs: int, log: Any = print) -> list[Row]:
+@dataclass
+class Suite:
+    name: str
+    tests: int
+    per_test: int
+    root: Path
+    citations: int = 0
+
+
+@dataclass
+class Timing:
+    """Medians of the replay and no-op runs of one suite."""
+
+    replay_cpu: float
+    noop_cpu: float
+    replay_wall: float
+    noop_wall: float
+    replay_rss: int
+    noop_rss: int
+    ok: bool
+
+    @property
+    def extra_cpu(self) -> float:
+        return self.replay_cpu - self.noop_cpu
+
+    @property
+    def extra_wall(self) -> float:
+        return self.replay_wall - self.noop_wall
+
+
+OFFLINE = {"TYPESAFE_BASE_URL": "http://127.0.0.1:9"}
+REPLAY = ("--citecheck-record-mode=none",)
+
+
+def _record(suite: Suite, server: Any) -> None:
+    suite.root.mkdir(parents=True)
+    suite.citations = write_suite(suite.root, suite.tests, suite.per_test)
+    done = _pytest(
+        suite.root,
+        "--citecheck-record-mode=once",
+        "--citecheck-concurrency=16",
+        TYPESAFE_BASE_URL=server.url,
+        TYPESAFE_API_KEY="sk-bench-record",
+    )
+    if not _passed(done, suite.tests):
+        raise RuntimeError(f"recording the {suite.name} suite failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
+
+
+def _time(suite: Suite, runs: int) -> Timing:
+    _pytest(suite.root, *REPLAY, **OFFLINE)  # warm up: bytecode and the OS file cache, for both variants
+    _pytest(suite.root, *REPLAY, BENCH_NOOP="1", **OFFLINE)
+    replays: list[Measured] = []
+    noops: list[Measured] = []
+    for _ in range(runs):
+        replays.append(_pytest(suite.root, *REPLAY, **OFFLINE))
+        noops.append(_pytest(suite.root, *REPLAY, BENCH_NOOP="1", **OFFLINE))
+    ok = all(_passed(done, suite.tests) for done in replays + noops)
+    if not ok:
+        failed = next(done for done in replays + noops if not _passed(done, suite.tests))
+        print(f"replay {suite.name}: a run did not pass:\n{failed.stdout[-2000:]}\n{failed.stderr[-1000:]}")
+    return Timing(
+        statistics.median(m.cpu for m in replays),
+        statistics.median(m.cpu for m in noops),
+        statistics.median(m.wall for m in replays),
+        statistics.median(m.wall for m in noops),
+        max(m.max_rss for m in replays),
+        max(m.max_rss for m in noops),
+        ok,
+    )
+
+
+SDK_IMPORT = """
+import time
+import pytest
+started = time.process_time()
+import typesafe_sdk
+print("SDK-IMPORT:", time.process_time() - started)
+"""
+
+
+def _sdk_import_seconds(runs: int) -> float:
+    """CPU seconds to import typesafe-sdk in a fresh process (after pytest): what replay cannot avoid."""
+    timings = []
+    for _ in range(runs + 1):
+        done = run_measured([sys.executable, "-c", SDK_IMPORT], REPO, clean_env())
+        found = [line.split()[-1] for line in done.stdout.splitlines() if line.startswith("SDK-IMPORT:")]
+        if found:
+            timings.append(float(found[0]))
+    return statistics.median(timings[1:] or timings) if timings else float("nan")
+
+
+def _count_loads(suite: Suite) -> list[str]:
+    loads_file = suite.root / "loads.json"
+    _pytest(suite.root, *REPLAY, BENCH_COUNT_LOADS=str(loads_file), **OFFLINE)
+    return json.loads(loads_file.read_text()) if loads_file.exists() else []
+
+
+# Guard margins for --quick, in the goals' own units: what a loaded 2-core CI machine may add
+# before a miss counts as a regression. Written next to the goals in docs/performance.md.
+LINEAR_GOAL, LINEAR_GUARD = 1.3, 1.6
+PER_CITATION_GOAL, PER_CITATION_GUARD = 0.001, 0.0015
+FIXED_GOAL, FIXED_GUARD = 0.3, 0.45
+
+
+def run(per_test: tuple[int, int, int], runs: int, log: Any = print) -> list[Row]:
     from pytest_citecheck.testing import JevServer
 
+    few, some, many = per_test
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        citations = write_suite(root, tests, per_test)
+        base = Path(tmp)
+        shapes = [Suite(f"{n}-per-test", many // n, n, base / f"per{n}") for n in (few, some, many)]
+        fixed = Suite("fixed", 1, few, base / "fixed")
+        memory = Suite("memory", 1, 1000, base / "memory")
+        suites = [*shapes, fixed, memory] if many != 1000 else [*shapes, fixed]
         with JevServer() as server:
-            _, recorded = _pytest(
-                root, "--citecheck-record-mode=once", TYPESAFE_BASE_URL=server.url, TYPESAFE_API_KEY="sk-bench-record"
+            for suite in suites:
+                _record(suite, server)
+        if many == 1000:
+            memory = shapes[-1]
+        timings = {suite.name: _time(suite, runs) for suite in [*shapes, fixed]}
+        if memory.name not in timings:
+            timings[memory.name] = _time(memory, 1)
+        loads = _count_loads(shapes[0])
+        sdk_import = _sdk_import_seconds(runs)
+        memory_cassette = _cassette_bytes(memory)
+
+    fixed_cost = timings["fixed"].extra_cpu
+    per_citation = {
+        suite.per_test: max(0.0, timings[suite.name].extra_cpu - fixed_cost) / suite.citations for suite in shapes
+    }
+    per_citation_wall = {
+        suite.per_test: max(0.0, timings[suite.name].extra_wall - timings["fixed"].extra_wall) / suite.citations
+        for suite in shapes
+    }
+    for suite in shapes:
+        timing = timings[suite.name]
+        log(
+            f"replay {suite.tests} x {suite.per_test}: CPU {secs(timing.replay_cpu)} vs no-op {secs(timing.noop_cpu)} "
+            f"({ms(per_citation[suite.per_test])} per citation), wall {secs(timing.replay_wall)} vs "
+            f"{secs(timing.noop_wall)}; all passed: {timing.ok}"
+        )
+    log(f"replay fixed: CPU +{secs(fixed_cost)}, wall +{secs(timings['fixed'].extra_wall)}; {len(loads)} loads")
+    ok = all(timing.ok for timing in timings.values())
+    rows: list[Row] = []
+    for suite in shapes:
+        cost = per_citation[suite.per_test]
+        rows.append(
+            Row(
+                f"Replay vs a no-op check: {suite.citations:,} citations, {suite.per_test:,} per test "
+                f"({suite.tests:,} tests), CPU per citation",
+                f"{secs(timings[suite.name].replay_cpu)} CPU ({secs(timings[suite.name].replay_wall)} wall)",
+                f"no-op {secs(timings[suite.name].noop_cpu)} CPU ({secs(timings[suite.name].noop_wall)} wall)",
+                f"{ms(cost)} per citation ({ms(per_citation_wall[suite.per_test])} wall)",
+                "≤ 1 ms per citation",
+                cost <= PER_CITATION_GOAL and ok,
+                note="" if ok else "some runs did not pass",
+                guard_ok=cost <= PER_CITATION_GUARD and ok,
+                guard="≤ 1.5 ms per citation",
+                miss=f"+{ms(cost - PER_CITATION_GOAL)} per citation" if cost > PER_CITATION_GOAL else "",
             )
-            requests = len(server.systemone_requests)
-        if not _passed(recorded, tests):
-            raise RuntimeError(
-                f"recording the replay suite failed:\n{recorded.stdout[-3000:]}\n{recorded.stderr[-2000:]}"
-            )
-        offline = {"TYPESAFE_BASE_URL": "http://127.0.0.1:9"}
-        replay_args = ("--citecheck-record-mode=none",)
-        # Replay judges one citation after another (nothing waits on the network); so does the
-        # floor, or its thread pool would make the replay look cheaper than it is.
-        floor_args = (*replay_args, "--citecheck-concurrency=1")
-        _pytest(root, *replay_args, **offline)  # warm up: bytecode and the OS file cache, for both variants
-        _pytest(root, *floor_args, BENCH_FLOOR="1", **offline)
-        replay_times, floor_times, ok = [], [], True
-        for _ in range(runs):  # interleaved, so drift in the machine's load hits both alike
-            elapsed, done = _pytest(root, *replay_args, **offline)
-            replay_times.append(elapsed)
-            ok &= _passed(done, tests)
-            elapsed, done = _pytest(root, *floor_args, BENCH_FLOOR="1", **offline)
-            floor_times.append(elapsed)
-            ok &= _passed(done, tests)
-        loads_file = root / "loads.json"
-        _pytest(root, *replay_args, BENCH_COUNT_LOADS=str(loads_file), **offline)
-        loads = json.loads(loads_file.read_text()) if loads_file.exists() else []
-    replay, floor = statistics.median(replay_times), statistics.median(floor_times)
-    added = (replay - floor) / citations
-    log(
-        f"replay: {secs(replay)}, floor {secs(floor)}, {ms(added)} added per citation; {len(loads)} cassette loads; "
-        f"{requests} requests recorded; all passed: {ok}"
-    )
-    return [
+        )
+    linear = per_citation[many] / per_citation[few] if per_citation[few] > 0 else float("inf")
+    rows.append(
         Row(
-            f"Replay: {tests} tests, {citations} citations, pytest run, vs an in-memory transport and no cassette",
-            secs(replay),
-            f"floor {secs(floor)}",
-            f"{ms(added)} added per citation",
-            "≤ 2 ms per citation",
-            added <= 0.002 and ok,
-            note="" if ok else "some runs did not pass",
-            guard_ok=added <= 0.050 and ok,
-            guard="≤ 50 ms per citation (small, noisy suite)",
-        ),
+            f"Replay is linear: per citation, {many:,} citations in one test vs {few} per test",
+            f"{ms(per_citation[many])} per citation",
+            f"{ms(per_citation[few])} per citation",
+            f"{linear:.2f}x",
+            f"≤ {LINEAR_GOAL}x",
+            linear <= LINEAR_GOAL,
+            guard_ok=linear <= LINEAR_GUARD,
+            guard=f"≤ {LINEAR_GUARD}x",
+            miss=f"{linear - LINEAR_GOAL:+.2f}x" if linear > LINEAR_GOAL else "",
+        )
+    )
+    rows.append(
+        Row(
+            f"Replay vs a no-op check: fixed cost (one test of {few} citations)",
+            f"{secs(timings['fixed'].replay_cpu)} CPU ({secs(timings['fixed'].replay_wall)} wall)",
+            f"no-op {secs(timings['fixed'].noop_cpu)} CPU ({secs(timings['fixed'].noop_wall)} wall); "
+            f"importing typesafe-sdk alone: {secs(sdk_import)} CPU",
+            f"+{secs(fixed_cost)} CPU (+{secs(timings['fixed'].extra_wall)} wall)",
+            f"≤ {FIXED_GOAL} s",
+            fixed_cost <= FIXED_GOAL,
+            guard_ok=fixed_cost <= FIXED_GUARD,
+            guard=f"≤ {FIXED_GUARD} s",
+            miss=f"+{secs(fixed_cost - FIXED_GOAL)}" if fixed_cost > FIXED_GOAL else "",
+        )
+    )
+    mem = timings[memory.name]
+    rows.append(
+        Row(
+            f"Replay peak memory: one test of {memory.citations:,} citations (RSS)",
+            megabytes(mem.replay_rss),
+            f"no-op {megabytes(mem.noop_rss)}; its cassette {megabytes(memory_cassette)}",
+            f"+{megabytes(mem.replay_rss - mem.noop_rss)}",
+            "reported",
+            None,
+        )
+    )
+    rows.append(
         Row(
             "Replay: cassette loads",
             f"{len(loads)} loads",
-            f"{tests} tests, {citations} citations",
+            f"{shapes[0].tests} tests, {shapes[0].citations} citations",
             "",
             "once per test",
-            len(loads) == tests,
-            guard_ok=len(loads) == tests,
+            len(loads) == shapes[0].tests,
+            guard_ok=len(loads) == shapes[0].tests,
             guard="once per test",
-        ),
-    ]
+            miss=f"{len(loads)} loads for {shapes[0].tests} tests" if len(loads) != shapes[0].tests else "",
+        )
+    )
+    return rows
+
+
+def _cassette_bytes(suite: Suite) -> int:
+    return sum(path.stat().st_size for path in suite.root.rglob("*.yaml")) if suite.root.exists() else 0

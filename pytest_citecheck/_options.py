@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, TypedDict, get_args
 
 from pytest_citecheck._errors import OptionError, docs_url
-from pytest_citecheck._results import Verdict, VerdictName
+from pytest_citecheck._verdicts import Verdict, VerdictName
 
 # The choices of the choice-valued knobs, as types (for the public signatures) and as tuples (for
 # parsing and help), one from the other.

@@ -3,50 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from enum import Enum
-from typing import Any, Literal
+from typing import Any
 
-
-class Status(str, Enum):
-    """Step 1: what the string match found."""
-
-    FOUND = "found"
-    # Found only with ``fuzzy`` tolerance: judged like a found quote, listed as approximate.
-    FOUND_APPROX = "found-approx"
-    # Found, but not in the section (or document) the citation names: a misattributed citation.
-    # Jev judges where the quote is; the ``misattributed`` option decides what it does to the test.
-    FOUND_ELSEWHERE = "found-elsewhere"
-    MISSING = "missing"
-    SECTION_ONLY = "section-only"
-    # A claim-only citation that names a document and no section: judged against the whole document.
-    DOCUMENT_ONLY = "document-only"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class Verdict(str, Enum):
-    """The four verdicts of the cookbook."""
-
-    VERIFIED = "verified"
-    UNSUPPORTED = "unsupported"
-    CONTRADICTED = "contradicted"
-    FABRICATED = "fabricated"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-# The verdicts' names, for signatures that take them as text (``fail_on=["fabricated"]``).
-VerdictName = Literal["verified", "unsupported", "contradicted", "fabricated"]
-
-# Jev's label for how the section relates to the claim -> the verdict it means.
-RELATION_TO_VERDICT = {
-    "supports": Verdict.VERIFIED,
-    "contradicts": Verdict.CONTRADICTED,
-    "says_nothing": Verdict.UNSUPPORTED,
-}
-
+# The verdicts live apart, so that the options table (loaded by every pytest run) can name them
+# without loading the result classes; re-exported here, where the rest of the package imports them.
+from pytest_citecheck._verdicts import RELATION_TO_VERDICT as RELATION_TO_VERDICT
+from pytest_citecheck._verdicts import Status as Status
+from pytest_citecheck._verdicts import Verdict as Verdict
+from pytest_citecheck._verdicts import VerdictName as VerdictName
 
 # Jev's probability at or above which an extra question's answer flags its citation (see ``QuestionAnswer``).
 QUESTION_FLAG_AT = 0.5

@@ -271,16 +271,21 @@ class CassetteBookkeeping:
     def __init__(self, config: pytest.Config, run: CitecheckRun) -> None:
         self.config = config
         self.run = run
-        self.collected: dict[Path, list[pytest.Item]] = {}
+        self.items: list[pytest.Item] = []
         self.orphans: set[str] = set()
 
-    def pytest_itemcollected(self, item: pytest.Item) -> None:
-        # Only noted here; cassette names are worked out at the end, and only for modules that
-        # have a cassette directory, so collecting a suite that records nothing costs nothing.
-        self.collected.setdefault(Path(item.path), []).append(item)
+    # Every collected test, deselected ones included (``-k``, ``-m``): their cassettes are not orphans.
+    # Taken as whole lists, once, not per test: collecting a suite that records nothing costs nothing.
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        self.items.extend(items)
         self._owners = None
 
-    _owners: dict[str, list[tuple[str, bool]]] | None = None
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.items.extend(items)  # deselected before we saw them; a duplicate only repeats a name
+        self._owners = None
+
+    _owners: dict[str, dict[str, bool]] | None = None
 
     def sharing(self, item: pytest.Item, path: Path) -> list[str]:
         """The other collected tests whose cassette is ``path`` too, by accident (worked out once, when first asked).
@@ -290,15 +295,16 @@ class CassetteBookkeeping:
         """
         if self._owners is None:
             settings = self.config.stash[SETTINGS]
-            owners: dict[str, list[tuple[str, bool]]] = {}
-            for items in self.collected.values():
-                for collected in items:
-                    # normpath, not resolve(): no file-system call per collected test.
-                    key = os.path.normpath(cassette_path(collected, settings))
-                    owners.setdefault(key, []).append((collected.nodeid, shared_cassette(collected) is not None))
+            owners: dict[str, dict[str, bool]] = {}
+            for collected in self.items:
+                # normpath, not resolve(): no file-system call per collected test.
+                key = os.path.normpath(cassette_path(collected, settings))
+                owners.setdefault(key, {})[collected.nodeid] = shared_cassette(collected) is not None
             self._owners = owners
         others = [
-            (nodeid, shared) for nodeid, shared in self._owners.get(os.path.normpath(path), []) if nodeid != item.nodeid
+            (nodeid, shared)
+            for nodeid, shared in self._owners.get(os.path.normpath(path), {}).items()
+            if nodeid != item.nodeid
         ]
         if shared_cassette(item) is not None:
             return [nodeid for nodeid, shared in others if not shared]
@@ -307,11 +313,17 @@ class CassetteBookkeeping:
     def _expected(self) -> dict[str, set[str]]:
         """Cassette directory -> the cassette file names of its collected tests (existing directories only)."""
         settings = self.config.stash[SETTINGS]
-        expected: dict[str, set[str]] = {}
-        for module, items in self.collected.items():
-            folder = module.parent / settings.cassette_dir / module.stem
-            if folder.is_dir():
-                expected[str(folder)] = {cassette_path(item, settings).name for item in items}
+        # A module's tests share its path object: grouping by identity costs nothing per test.
+        modules = {id(item.path): item.path for item in self.items}
+        folders = {key: module.parent / settings.cassette_dir / module.stem for key, module in modules.items()}
+        folders = {key: folder for key, folder in folders.items() if folder.is_dir()}
+        if not folders:
+            return {}
+        expected: dict[str, set[str]] = {str(folder): set() for folder in folders.values()}
+        for item in self.items:
+            folder = folders.get(id(item.path))
+            if folder is not None:
+                expected[str(folder)].add(cassette_path(item, settings).name)
         return expected
 
     @pytest.hookimpl(wrapper=True)
@@ -350,6 +362,8 @@ class CassetteBookkeeping:
                 bodies = [interaction["request"]["body"] for interaction in read_interactions(path)]
             except Exception:  # a damaged cassette is reported by the test that reads it, not here
                 return []
+        if not bodies:
+            return []
         shown = self.run.display_path(path)
         return [unused_entry(item.nodeid, shown, body) for body in bodies]
 
@@ -386,7 +400,8 @@ class CassetteBookkeeping:
         if Path(settings.cassette_dir).is_absolute() or ".." in Path(settings.cassette_dir).parts:
             return []  # one directory shared by tests of several directories: a module may live elsewhere
         test_dirs: dict[str, set[str]] = {}
-        for module in self.collected:
+        modules = {id(item.path): Path(item.path) for item in self.items}.values()
+        for module in modules:
             test_dirs.setdefault(str(module.parent), set()).add(module.stem)
         if not any((Path(directory) / settings.cassette_dir).is_dir() for directory in test_dirs):
             return []

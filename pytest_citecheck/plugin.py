@@ -20,6 +20,10 @@ import pytest
 from pytest_citecheck import _hooks
 from pytest_citecheck._errors import OptionError
 from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Option, Settings
+
+# Imported with the plugin (it is small), installed later (``_redact_logs``): one redaction module,
+# and so one filter class, for the whole process.
+from pytest_citecheck._recording.redaction import install_log_redaction
 from pytest_citecheck._session import (
     CHECKER,
     PENDING_ROWS,
@@ -37,6 +41,7 @@ if TYPE_CHECKING:
 
     from pytest_citecheck._check.checker import Checker
     from pytest_citecheck._results import CitationResult
+    from pytest_citecheck._review.decisions import Reviews
 
 PREVIOUS_SPLIT_HOOK = pytest.StashKey["_hooks.SplitHook | None"]()
 PREVIOUS_BINDING = pytest.StashKey[Any]()
@@ -116,10 +121,6 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
-    # Before any client exists: the SDK's debug log must never print a key, whatever its header.
-    from pytest_citecheck._recording.redaction import install_log_redaction
-
-    install_log_redaction()
     if SETTINGS not in config.stash:  # configured without pytest_cmdline_main (e.g. pytester's parseconfig)
         try:
             config.stash[SETTINGS] = _resolve_settings(config)
@@ -176,9 +177,31 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 # --- fixtures -------------------------------------------------------------------------------
 
+_logs_redacted = False
+
+
+def _redact_logs() -> None:
+    """Before the plugin builds a client or a checker: the SDK's debug log (and vcrpy's and the HTTP
+    stack's) must never print a key, whatever its header (``_recording.redaction``). Done then, once,
+    rather than when pytest starts: creating those loggers is most of what installing the plugin would
+    otherwise cost a suite that checks no citation."""
+    global _logs_redacted
+    if not _logs_redacted:
+        install_log_redaction()
+        _logs_redacted = True
+
+
+def _replay_only_transport(config: pytest.Config) -> dict[str, Any]:
+    """In record mode none the default clients get a transport that sends nothing (``replay.offline_transport``)."""
+    if config.stash[SETTINGS].record_mode != "none":
+        return {}
+    from pytest_citecheck._recording.replay import offline_transport
+
+    return {"transport": offline_transport()}
+
 
 @pytest.fixture
-def citecheck_async_client() -> Callable[[], AsyncTypeSafeClient]:
+def citecheck_async_client(pytestconfig: pytest.Config) -> Callable[[], AsyncTypeSafeClient]:
     """Builds the ``typesafe_sdk.AsyncTypeSafeClient`` that ``await citecheck.acheck(...)`` asks Jev with.
 
     A callable, not a client: an async client's connections belong to the event loop they were
@@ -186,8 +209,11 @@ def citecheck_async_client() -> Callable[[], AsyncTypeSafeClient]:
     loop (pytest-asyncio and anyio, asyncio or trio, alike). Configured like ``citecheck_client``
     (``compression=False``, the key or a replay placeholder, the patient rate-limit retry policy).
     Override it in ``conftest.py`` with another callable, or with an async fixture that yields a
-    client you close yourself (keep ``compression=False``).
+    client you close yourself (keep ``compression=False``). In record mode ``none`` it has no network
+    transport at all: every answer comes from a cassette.
     """
+
+    _redact_logs()
 
     def build() -> AsyncTypeSafeClient:
         from typesafe_sdk import AsyncTypeSafeClient
@@ -195,7 +221,9 @@ def citecheck_async_client() -> Callable[[], AsyncTypeSafeClient]:
         from pytest_citecheck._judge.retry import patient_retry_policy
 
         key = os.environ.get("TYPESAFE_API_KEY", "").strip() or REPLAY_ONLY_KEY
-        return AsyncTypeSafeClient(api_key=key, compression=False, retry=patient_retry_policy())
+        return AsyncTypeSafeClient(
+            api_key=key, compression=False, retry=patient_retry_policy(), **_replay_only_transport(pytestconfig)
+        )
 
     return build
 
@@ -213,7 +241,8 @@ class _SessionClient:
     ``TYPESAFE_BASE_URL`` (or the key) elsewhere gets a client for the new values.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, transport: dict[str, Any]) -> None:
+        self._transport = transport  # ``_replay_only_transport``: none but in record mode none
         self._built_for: str | None = None
         self._client: TypeSafeClient | None = None
 
@@ -228,7 +257,9 @@ class _SessionClient:
 
             self.close()
             key = os.environ.get("TYPESAFE_API_KEY", "").strip() or REPLAY_ONLY_KEY
-            self._client = TypeSafeClient(api_key=key, compression=False, retry=patient_retry_policy())
+            self._client = TypeSafeClient(
+                api_key=key, compression=False, retry=patient_retry_policy(), **self._transport
+            )
             self._built_for = built_for
         return self._client
 
@@ -239,8 +270,8 @@ class _SessionClient:
 
 
 @pytest.fixture(scope="session")
-def _citecheck_session_client() -> Iterator[_SessionClient]:
-    holder = _SessionClient()
+def _citecheck_session_client(pytestconfig: pytest.Config) -> Iterator[_SessionClient]:
+    holder = _SessionClient(_replay_only_transport(pytestconfig))
     yield holder
     holder.close()
 
@@ -256,7 +287,9 @@ def citecheck_client(_citecheck_session_client: _SessionClient) -> TypeSafeClien
     placeholder, which is all replay needs. A 429 is retried for longer than the SDK's default
     (``pytest_citecheck._judge.retry``), so a rate limit slows a run down instead of failing it.
     Override this fixture in ``conftest.py`` to configure the client yourself (keep ``compression=False``).
+    In record mode ``none`` it has no network transport at all: every answer comes from a cassette.
     """
+    _redact_logs()
     return _citecheck_session_client.current()
 
 
@@ -281,8 +314,12 @@ def _auto_accept_scope(item: pytest.Item) -> str | None:
     return None
 
 
-def _record_properties(item: pytest.Item, result: CitationResult) -> None:
-    """Verdict, confidence and section as JUnit properties; a citation checked twice is listed once."""
+def _record_properties(item: pytest.Item, result: CitationResult, recorded: set[str]) -> None:
+    """Verdict, confidence and section as JUnit properties; a citation checked twice is listed once.
+
+    ``recorded``: the ids this test already listed. Only a repeated id rewrites the list, so a test
+    checking thousands of citations does not rescan it for each one.
+    """
     values = {
         f"citecheck.{result.id}.verdict": result.verdict.value,
         f"citecheck.{result.id}.confidence": "" if result.confidence is None else f"{result.confidence:.2f}",
@@ -290,7 +327,9 @@ def _record_properties(item: pytest.Item, result: CitationResult) -> None:
     }
     if result.document is not None:
         values[f"citecheck.{result.id}.document"] = result.document
-    item.user_properties[:] = [(name, value) for name, value in item.user_properties if name not in values]
+    if result.id in recorded:
+        item.user_properties[:] = [(name, value) for name, value in item.user_properties if name not in values]
+    recorded.add(result.id)
     item.user_properties.extend(values.items())
 
 
@@ -302,6 +341,7 @@ def _make_checker(request: pytest.FixtureRequest) -> Checker:
     existing: Checker | None = item.stash.get(CHECKER, None)
     if existing is not None:
         return existing
+    _redact_logs()  # before this test's checker asks anything, through whatever client it is given
     settings = request.config.stash[SETTINGS]
     marker_options = _marker_options(item)
     # Not a setting: which file the test's answers are kept in (see cassette_path).
@@ -330,16 +370,21 @@ def _make_checker(request: pytest.FixtureRequest) -> Checker:
     assert isinstance(run, CitecheckRun)
     reviews_path = Path(item.path).parent / settings.reviews
     scope = _auto_accept_scope(item)
+    # Worked out once per test, when first needed (resolving a path asks the file system).
+    reviews_file: list[str] = []
+    reviews: list[Reviews] = []
+    listed: set[str] = set()
 
     def on_result(result: CitationResult) -> None:
-        rows.append(
-            {
-                **result.to_json(test=item.nodeid),
-                "reviews_file": run.display_path(reviews_path),
-                "auto_accept_scope": scope,
-            }
-        )
-        _record_properties(item, result)
+        if not reviews_file:
+            reviews_file.append(run.display_path(reviews_path))
+        rows.append({**result.to_json(test=item.nodeid), "reviews_file": reviews_file[0], "auto_accept_scope": scope})
+        _record_properties(item, result, listed)
+
+    def reviews_of_this_test() -> Reviews:
+        if not reviews:
+            reviews.append(run.reviews_for(reviews_path))
+        return reviews[0]
 
     checker = Checker(
         settings=settings,
@@ -352,7 +397,7 @@ def _make_checker(request: pytest.FixtureRequest) -> Checker:
         review_actions={"xfail": pytest.xfail, "skip": pytest.skip},
         marker_options=marker_options,
         hooks=request.config.hook,
-        reviews=lambda: run.reviews_for(reviews_path),
+        reviews=reviews_of_this_test,
     )
     item.stash[CHECKER] = checker
     request.addfinalizer(checker.close)
@@ -371,7 +416,38 @@ def citecheck(request: pytest.FixtureRequest) -> Checker:
     return _make_checker(request)
 
 
-@pytest.fixture(autouse=True)
+# How ``assert_citations_supported`` finds the running test's checker. It must come from a fixture:
+# the checker's client is the ``citecheck_client`` fixture this test sees (a conftest may override it,
+# at any scope, with fixtures of its own), and only a fixture's ``request`` resolves one (pytest has
+# no public API to resolve a fixture from an item). It is not autouse: pytest would compute it into
+# every test's fixture closure at collection (about 20 µs a test); it is added to the collected
+# tests' fixture names once, after collection, and costs nothing until a test runs. First in the
+# list, as an autouse fixture would be: the test's function-scoped fixtures may check citations too.
+BINDING_FIXTURE = "_citecheck_current_test"
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        names = getattr(item, "fixturenames", None)  # Function and doctest items: the fixtures setup provides
+        # The tests of one function (its parametrisations) share one list: changed once.
+        if names.__class__ is list and BINDING_FIXTURE not in names:
+            names.insert(0, BINDING_FIXTURE)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Iterator[Any]:
+    """A fixture wider than the test (session, package, module, class) sees no test bound while it is
+    set up: what it checked would be recorded in whichever test happened to set it up first."""
+    if fixturedef.scope == "function":
+        return (yield)
+    from pytest_citecheck._check import api
+
+    with api.unbound():
+        return (yield)
+
+
+@pytest.fixture(name=BINDING_FIXTURE)
 def _citecheck_current_test(request: pytest.FixtureRequest) -> Iterator[None]:
     """Lets ``assert_citations_supported`` find the running test's checker (costs nothing unused)."""
     from pytest_citecheck._check import api

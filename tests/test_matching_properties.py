@@ -20,7 +20,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.generated_corpus import build_corpus
+from bench.corpus import build_corpus
 from pytest_citecheck import Source
 from pytest_citecheck._locate import DASHES, QuoteLocator, normalize
 

@@ -115,3 +115,26 @@ def test_outside_pytest_a_script_asks_jev_live(jev_server, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "VERDICT verified False" in done.stdout
     assert len(jev_server.systemone_requests) == 1
+
+
+def test_a_function_scoped_fixture_checks_in_the_test_that_uses_it(live, jev_server):
+    # The binding is in place before the test's own function-scoped fixtures are set up (and is
+    # lifted only while a wider fixture is: the test above).
+    live.makepyfile(
+        test_fixture_check="""
+        import pytest
+        from pytest_citecheck import assert_citations_supported
+        from cookbook import SOURCE, pick
+
+        @pytest.fixture
+        def checked():
+            return assert_citations_supported(pick("aud_reject"), SOURCE)
+
+        def test_uses_it(checked):
+            assert [result.verdict.value for result in checked] == ["verified"]
+        """,
+    )
+    result = live.runpytest("--citecheck-record-mode=once", "test_fixture_check.py")
+    result.assert_outcomes(passed=1)
+    assert len(jev_server.systemone_requests) == 1
+    assert (live.path / "cassettes" / "test_fixture_check" / "test_uses_it.yaml").is_file()

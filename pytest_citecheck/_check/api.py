@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Unpack
 
 from pytest_citecheck._errors import CheckerUnavailableError
@@ -38,6 +39,17 @@ def bind(getter: Callable[[], Checker] | None) -> None:
     """Called by the plugin around each test: how to get that test's checker."""
     global _current
     _current = getter
+
+
+@contextmanager
+def unbound() -> Iterator[None]:
+    """No test is bound inside the block (a wider-scoped fixture being set up), the binding restored after."""
+    global _current
+    previous, _current = _current, None
+    try:
+        yield
+    finally:
+        _current = previous
 
 
 def enter_session() -> Callable[[], Checker] | None:

@@ -43,8 +43,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    from pytest_citecheck._recording.replay import Recording
 
 # 1: the first format; 2: each interaction carries a digest (format 1 files still replay, unchecked).
 CASSETTE_FORMAT = 2
@@ -560,6 +563,8 @@ class TestCassette:
         self.record_mode = record_mode
         # Named by @pytest.mark.citecheck(cassette=...): other tests read and write this file too.
         self.shared = shared
+        # vcrpy's Cassette, or, for a cassette that can only be replayed, a ``replay.Recording``
+        # (indexed lookups, no vcrpy: see that module).
         self.cassette: Any = None
         self.previous: list[dict[str, Any]] = []
         self.loaded_count = 0
@@ -569,8 +574,9 @@ class TestCassette:
         self._closed = False
         self._save_failed = False
         self.interrupted = False  # Ctrl-C during the run: see ``interrupt_open``
-        # id(request) -> (request body, response body, the request, kept so its id stays unique)
-        self._parsed_bodies: dict[int, tuple[Any, dict[str, Any], Any]] = {}
+        # (claim, section) -> (request body, response body) of the interactions seen so far (interaction_for)
+        self._by_citation: dict[tuple[str, str], tuple[Any, dict[str, Any]]] = {}
+        self._indexed = 0
         # Recorded requests whose answer the checker read and accepted; no other recording is saved.
         self._accepted: dict[int, Any] = {}
 
@@ -578,8 +584,22 @@ class TestCassette:
     def is_open(self) -> bool:
         return self.cassette is not None
 
+    @property
+    def replaying(self) -> Recording | None:
+        """The cassette when it can only be replayed, served without vcrpy (``replay.Recording``)."""
+        from pytest_citecheck._recording.replay import Recording
+
+        return self.cassette if isinstance(self.cassette, Recording) else None
+
     def open(self) -> Any:
         if self.cassette is None:
+            from pytest_citecheck._recording.replay import Recording, index_requests, replays_only
+
+            if replays_only(self.record_mode, self.path, shared=self.shared):
+                # A shared cassette is asked the same question by many tests, each as often as it likes.
+                self.cassette = Recording.load(self.path, repeats=self.shared)
+                self.loaded_count = len(self.cassette)
+                return self.cassette
             from vcr.cassette import Cassette
 
             rewrite = self.record_mode == "rewrite"
@@ -599,6 +619,7 @@ class TestCassette:
             # cassette is loaded even then: what the other tests recorded in it stays.
             self.cassette = Cassette(**config) if rewrite and not self.shared else Cassette.load(**config)
             _OPEN_CASSETTES.add(self)
+            index_requests(self.cassette)
             _share_between_threads(self.cassette)
             self.loaded_count = len(self.cassette.data)
         return self.cassette
@@ -607,6 +628,11 @@ class TestCassette:
     def active(self) -> Iterator[Any]:
         """vcrpy's patches, in place while at least one Jev request of this test is in flight."""
         cassette = self.open()
+        recording = self.replaying
+        if recording is not None:  # it patches, and counts what is in flight, itself
+            with recording.serving():
+                yield recording
+            return
         with self._lock:
             if self._in_flight == 0:
                 from vcr.patch import CassettePatcherBuilder
@@ -636,27 +662,37 @@ class TestCassette:
         """The (request body, response body) this cassette holds for a claim and section, as JSON."""
         if self.cassette is None:
             return None
-        found = None
-        for request, response in list(self.cassette.data):
-            # Parsed once per interaction, not once per citation: a test may check hundreds.
-            parsed = self._parsed_bodies.get(id(request))
-            if parsed is None:
-                answer = _parsed((response.get("body") or {}).get("string"))
-                parsed = self._parsed_bodies[id(request)] = (
-                    _parsed(request.body),
-                    answer if isinstance(answer, dict) else {},
-                    request,
-                )
-            body = parsed[0]
-            state = body.get("state") if isinstance(body, dict) else None
-            if isinstance(state, dict) and state.get("claim") == claim and state.get("section") == section:
-                found = (body, parsed[1])
-        return found  # the last one: what a re-record in this run appended, if any
+        recording = self.replaying
+        if recording is not None:
+            return recording.interaction_for(claim, section)
+        with self._lock:
+            # Indexed as interactions arrive (loaded, then recorded by this run; vcrpy only appends),
+            # each parsed once: a citation's lookup is one dict access, however many the test checks.
+            data = list(self.cassette.data)
+            for request, response in data[self._indexed :]:
+                body = _parsed(request.body)
+                state = body.get("state") if isinstance(body, dict) else None
+                if (
+                    isinstance(state, dict)
+                    and isinstance(state.get("claim"), str)
+                    and isinstance(state.get("section"), str)
+                ):
+                    answer = _parsed((response.get("body") or {}).get("string"))
+                    # The last one wins: what a re-record in this run appended, if any.
+                    self._by_citation[(state["claim"], state["section"])] = (
+                        body,
+                        answer if isinstance(answer, dict) else {},
+                    )
+            self._indexed = len(data)
+        return self._by_citation.get((claim, section))
 
     def unplayed(self) -> list[dict[str, Any]]:
         """Request bodies loaded from the file that this run neither played nor recorded again."""
         if self.cassette is None:
             return []
+        recording = self.replaying
+        if recording is not None:
+            return recording.unplayed()
         data = list(self.cassette.data)
         recorded = {request_key(request.body) for request, _ in data[self.loaded_count :]}
         played = self.cassette.play_counts
@@ -678,6 +714,7 @@ class TestCassette:
         kept = [(request, response) for request, response in recorded if id(request) in self._accepted]
         if len(kept) != len(recorded):
             data[self.loaded_count :] = kept
+            self._by_citation, self._indexed = {}, 0  # indexed as appended: start again
             if not kept:
                 self.cassette.dirty = False  # nothing new to write: an existing file stays as it is
 
@@ -687,8 +724,8 @@ class TestCassette:
         A file that cannot be written is a ``RecordingNotSavedError`` naming it, raised once: the
         test that lost its recording says so in its own report.
         """
-        if self.cassette is None or self._save_failed:
-            return
+        if self.cassette is None or self._save_failed or self.replaying is not None:
+            return  # nothing recorded (a replay-only cassette records nothing), or already reported
         if self.interrupted and self.record_mode == "rewrite":
             return  # half a rewrite would replace a whole recording: keep the old file
         self._drop_unaccepted()

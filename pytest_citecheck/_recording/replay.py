@@ -1,0 +1,381 @@
+"""Replaying a cassette without vcrpy: its interactions indexed by request, served from httpx2's transports.
+
+A test whose cassette can only be replayed (record mode ``none``, or ``once`` when the file exists)
+needs none of vcrpy's recording machinery, and pays for its matching: vcrpy compares each request
+with every recorded one, JSON bodies parsed for each comparison, twice per request, so a test with
+n citations costs O(n²) (2,000 citations took 48 s). Here a cassette file is read once, through the
+same serializer that wrote it (``cassettes.read_interactions``: format check included), and indexed
+by what vcrpy matched on: method, TypeSafe endpoint and the canonical JSON body
+(``cassettes.request_key``). Each request is then one dict lookup. Importing vcrpy (and every HTTP
+library it probes) is skipped as well.
+
+The rules are vcrpy's, so a file replays the same either way:
+
+- a request is matched after the same scrub a recording got (``cassettes.scrub_request``), as
+  vcrpy matches it, so whatever the scrub keeps out of a cassette it keeps out of the match too;
+- each recorded interaction answers one request (identical requests take identical recordings in
+  file order), and a request with none left is a miss (``ReplayMiss``, turned into the citation's
+  ``CassetteMissError`` by ``_judge.ask``), never sent anywhere;
+- only TypeSafe API requests (``cassettes.TYPESAFE_PATH``) are ours: any other request passes
+  through to whatever handled it before (the network, or pytest-recording's own cassette);
+- the patches are in place only while a Jev request of this test is in flight (``serving``), on the
+  same httpx2 transport classes vcrpy patches, so a user's ``citecheck_client`` is served alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections import deque
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from pytest_citecheck._recording.cassettes import (
+    _PLAYS_HERE,
+    TYPESAFE_PATH,
+    CassetteFormatError,
+    _canonical_json,
+    _parsed,
+    read_interactions,
+    request_key,
+)
+
+# The httpx2 transport methods vcrpy patches, and whether each is a coroutine function.
+_TRANSPORT_METHODS = (
+    ("HTTPTransport", "handle_request", False),
+    ("AsyncHTTPTransport", "handle_async_request", True),
+    ("WSGITransport", "handle_request", False),
+    ("ASGITransport", "handle_async_request", True),
+    ("MockTransport", "handle_request", False),
+    ("MockTransport", "handle_async_request", True),
+)
+_MISSING = object()
+
+
+def replays_only(record_mode: str, path: Path, *, shared: bool = False) -> bool:
+    """True when this test's cassette can only be replayed: nothing it asks may be recorded.
+
+    A shared cassette (``cassette=``) in mode ``once`` still records what it does not hold yet
+    (``cassettes.shared_record_mode``): only mode ``none`` makes it replay-only.
+    """
+    if shared:
+        return record_mode == "none"
+    return record_mode == "none" or (record_mode == "once" and path.exists())
+
+
+class ReplayMiss(Exception):
+    """A request that no unplayed recording of this cassette answers (what vcrpy calls a cassette miss)."""
+
+    def __init__(self, path: Path, failed: Any, recorded: list[Any]) -> None:
+        super().__init__(f"cassette {path} holds no unplayed recording of this request")
+        self.path = path
+        self.failed = failed  # the request's parsed JSON body
+        self.recorded = recorded  # every recorded request's parsed JSON body, in file order
+
+    def stale_cause(self) -> str | None:
+        """What changed, when the cassette holds this citation with another request (see ``lifecycle``)."""
+        from pytest_citecheck._recording.lifecycle import describe_change
+
+        change = describe_change(self.failed, self.recorded)
+        if change is None:
+            return None
+        return f"the cassette holds a recording of this citation, but its request changed: {change}"
+
+
+class _Recorded:
+    """One recorded interaction, as replay needs it."""
+
+    __slots__ = ("body", "status", "reason", "headers", "content")
+
+    def __init__(self, index: int, interaction: Any) -> None:
+        try:
+            request, response = interaction["request"], interaction["response"]
+            self.body = request["body"]
+            status = response["status"]
+            self.status = int(status["code"])
+            message = status.get("message")
+            self.reason = message.encode("ascii") if isinstance(message, str) and message else None
+            self.headers = [(str(name), str(value)) for name, values in response["headers"].items() for value in values]
+            content = response["body"]["string"]
+        except (KeyError, TypeError, AttributeError, ValueError) as error:
+            raise CassetteFormatError(
+                f"interaction {index} is not a recorded request and response ({error!r})"
+            ) from None
+        self.content = content.encode("utf-8") if isinstance(content, str) else bytes(content or b"")
+
+
+def _method_and_endpoint(method: str, uri_or_path: str) -> tuple[str, str]:
+    path = urlsplit(uri_or_path).path if "://" in uri_or_path else uri_or_path
+    endpoint = TYPESAFE_PATH.search(path)
+    return method.upper(), endpoint.group(0) if endpoint else path
+
+
+def _key(method: str, uri_or_path: str, body: Any) -> tuple[str, str, str]:
+    return (*_method_and_endpoint(method, uri_or_path), request_key(body))
+
+
+def _first_unplayed(waiting: deque[int] | None, plays: list[int], *, repeats: bool = False) -> int | None:
+    """The first interaction in ``waiting`` not played yet (played ones are dropped on the way).
+
+    With ``repeats`` (a shared cassette, vcrpy's ``allow_playback_repeats``): the first, played or not.
+    """
+    if repeats:
+        return waiting[0] if waiting else None
+    while waiting:
+        index = waiting.popleft()
+        if not plays[index]:
+            return index
+    return None
+
+
+class Recording:
+    """A cassette file's interactions for replay: indexed by request, each played at most once."""
+
+    def __init__(self, path: Path, interactions: list[Any], *, repeats: bool = False) -> None:
+        self.path = path
+        self.repeats = repeats
+        self._recorded = [_Recorded(index, interaction) for index, interaction in enumerate(interactions)]
+        self._plays = [0] * len(self._recorded)
+        # Two indexes of the same interactions, the plays above saying which are taken. By the body's
+        # text as stored: the serializer writes a JSON body in one canonical form, so a request is
+        # found by its own body in that form, without parsing a single stored body. By the parsed
+        # body (``request_key``), built only if a request is not found the first way (a cassette
+        # edited by hand, or written in another form): the rule is vcrpy's either way.
+        self._by_text: dict[tuple[str, str, str], deque[int]] = {}
+        self._methods_and_endpoints: list[tuple[str, str]] = []
+        for index, interaction in enumerate(interactions):
+            request = interaction["request"]
+            method, endpoint = _method_and_endpoint(str(request.get("method", "")), str(request.get("uri", "")))
+            self._methods_and_endpoints.append((method, endpoint))
+            body = self._recorded[index].body
+            if isinstance(body, str):
+                self._by_text.setdefault((method, endpoint, body), deque()).append(index)
+        self._by_key: dict[tuple[str, str, str], deque[int]] | None = None
+        self._by_citation: dict[tuple[str, str], int] | None = None
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._saved: list[tuple[type, str, Any]] = []
+
+    @classmethod
+    def load(cls, path: Path, *, repeats: bool = False) -> Recording:
+        """The recording in ``path``; a missing or empty file holds none (as vcrpy treats it)."""
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            return cls(path, [], repeats=repeats)
+        if size < 64 and not path.read_text(encoding="utf-8").strip():
+            return cls(path, [], repeats=repeats)
+        return cls(path, read_interactions(path), repeats=repeats)
+
+    def __len__(self) -> int:
+        return len(self._recorded)
+
+    @property
+    def play_count(self) -> int:
+        return sum(self._plays)
+
+    # --- answering ------------------------------------------------------------------------------
+
+    def take(self, method: str, path: str, body: bytes) -> _Recorded:
+        """The next unplayed recording of this request; ``ReplayMiss`` when none is left."""
+        method, endpoint = _method_and_endpoint(method, path)
+        text = _canonical_json(body)
+        with self._lock:
+            repeats = self.repeats
+            index = None
+            if text:
+                index = _first_unplayed(self._by_text.get((method, endpoint, text)), self._plays, repeats=repeats)
+            if index is None:
+                waiting = self._parsed_index().get((method, endpoint, request_key(body)))
+                index = _first_unplayed(waiting, self._plays, repeats=repeats)
+            if index is None:
+                raise ReplayMiss(self.path, _parsed(body), [_parsed(r.body) for r in self._recorded])
+            self._plays[index] += 1
+        counter = _PLAYS_HERE.get()
+        if counter is not None:
+            counter.count += 1
+        return self._recorded[index]
+
+    def _parsed_index(self) -> dict[tuple[str, str, str], deque[int]]:
+        if self._by_key is None:
+            self._by_key = {}
+            for index, recorded in enumerate(self._recorded):
+                method, endpoint = self._methods_and_endpoints[index]
+                self._by_key.setdefault((method, endpoint, request_key(recorded.body)), deque()).append(index)
+        return self._by_key
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[None]:
+        """httpx2's transports answer TypeSafe requests from this recording while the block runs.
+
+        Counted, so requests in flight at once (threads, asyncio tasks) share one set of patches;
+        the last one out restores whatever was there before (vcrpy's patches, if pytest-recording's
+        cassette is active around the test).
+        """
+        with self._lock:
+            if self._in_flight == 0:
+                self._patch()
+            self._in_flight += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+                if self._in_flight == 0:
+                    self._unpatch()
+
+    def _patch(self) -> None:
+        import httpx2
+
+        for class_name, method_name, is_async in _TRANSPORT_METHODS:
+            transport = getattr(httpx2, class_name)
+            current = transport.__dict__.get(method_name, _MISSING)
+            self._saved.append((transport, method_name, current))
+            original = getattr(transport, method_name)
+            handler = self._async_handler(original) if is_async else self._sync_handler(original)
+            setattr(transport, method_name, handler)
+
+    def _unpatch(self) -> None:
+        while self._saved:
+            transport, method_name, previous = self._saved.pop()
+            if previous is _MISSING:
+                delattr(transport, method_name)
+            else:
+                setattr(transport, method_name, previous)
+
+    def _sync_handler(self, original: Any) -> Any:
+        recording = self
+
+        def handle_request(transport: Any, request: Any) -> Any:
+            if TYPESAFE_PATH.search(request.url.path) is None:
+                return original(transport, request)  # not ours: the app's traffic, or pytest-recording's
+            return _response(recording.take(*_scrubbed(request, request.read())))
+
+        return handle_request
+
+    def _async_handler(self, original: Any) -> Any:
+        recording = self
+
+        async def handle_async_request(transport: Any, request: Any) -> Any:
+            if TYPESAFE_PATH.search(request.url.path) is None:
+                return await original(transport, request)
+            return _response(recording.take(*_scrubbed(request, await request.aread())))
+
+        return handle_async_request
+
+    # --- what the run's bookkeeping asks ----------------------------------------------------------
+
+    def interaction_for(self, claim: str, section: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The (request body, response body) recorded for a claim and section, as JSON; the last one if several."""
+        if self._by_citation is None:
+            by_citation = {}
+            for index, recorded in enumerate(self._recorded):
+                state = _state(_parsed(recorded.body))
+                claim_of, section_of = state.get("claim"), state.get("section")
+                if isinstance(claim_of, str) and isinstance(section_of, str):
+                    by_citation[(claim_of, section_of)] = index
+            self._by_citation = by_citation
+        found = self._by_citation.get((claim, section))
+        if found is None:
+            return None
+        recorded = self._recorded[found]
+        answer = _parsed(recorded.content.decode("utf-8", "replace"))
+        return _parsed(recorded.body), answer if isinstance(answer, dict) else {}
+
+    def unplayed(self) -> list[Any]:
+        """Request bodies of this file that no request played."""
+        return [_parsed(recorded.body) for recorded, plays in zip(self._recorded, self._plays) if not plays]
+
+
+class _Request:
+    """A request as the recording scrub sees one (what vcrpy hands ``before_record_request``)."""
+
+    __slots__ = ("method", "uri", "headers", "body")
+
+    def __init__(self, method: str, uri: str, headers: dict[str, str], body: bytes) -> None:
+        self.method, self.uri, self.headers, self.body = method, uri, headers, body
+
+
+def _scrubbed(request: Any, body: bytes) -> tuple[str, str, bytes]:
+    """(method, path, body) of an outgoing request after the same scrub a recording got
+    (``cassettes.scrub_request``): vcrpy matched requests only after it, so replay does too."""
+    from pytest_citecheck._recording.cassettes import scrub_request
+
+    incoming = _Request(request.method, str(request.url), dict(request.headers), body)
+    scrubbed = scrub_request(incoming) or incoming
+    return scrubbed.method, urlsplit(scrubbed.uri).path, scrubbed.body
+
+
+def _state(body: Any) -> dict[str, Any]:
+    state = body.get("state") if isinstance(body, dict) else None
+    return state if isinstance(state, dict) else {}
+
+
+def _response(recorded: _Recorded) -> Any:
+    import httpx2
+
+    return httpx2.Response(
+        recorded.status,
+        headers=recorded.headers,
+        # A stream, not content=: the client reads and closes it as it would a real response.
+        stream=httpx2.ByteStream(recorded.content),
+        extensions={"reason_phrase": recorded.reason} if recorded.reason else None,
+    )
+
+
+def index_requests(cassette: Any) -> None:
+    """Give a vcrpy cassette that may record the same indexed lookup: vcrpy's own scan is quadratic.
+
+    vcrpy asks ``_responses(request)`` for the recorded interactions matching a request (before
+    playing one, and to decide whether it may record), and compares the request with every
+    interaction to answer. Here interactions are indexed as they arrive (vcrpy only appends to
+    ``data``), on the same key replay uses, so recording n citations in one test stays linear.
+    The matching rules are unchanged: method, TypeSafe endpoint, canonical JSON body.
+    """
+    index: dict[tuple[str, str, str], list[int]] = {}
+    indexed = 0
+    lock = threading.Lock()
+
+    def responses(request: Any) -> Iterator[tuple[int, Any]]:
+        nonlocal indexed
+        scrubbed = cassette._before_record_request(request)
+        if not scrubbed:
+            return  # not a TypeSafe request: never ours to answer
+        with lock:
+            data = cassette.data
+            if len(data) < indexed:  # answers recorded but not accepted were dropped: index afresh
+                index.clear()
+                indexed = 0
+            for position in range(indexed, len(data)):
+                stored = data[position][0]
+                index.setdefault(_key(stored.method, stored.uri, stored.body), []).append(position)
+            indexed = len(data)
+            found = list(index.get(_key(scrubbed.method, scrubbed.uri, scrubbed.body), ()))
+        for position in found:
+            yield position, data[position][1]
+
+    cassette._responses = responses
+
+
+class ReplayOnlyError(RuntimeError):
+    """A request that reached the network transport of a client built for replay only."""
+
+
+def offline_transport() -> Any:
+    """The transport of the default clients in record mode ``none``: it sends nothing, ever.
+
+    Every answer then comes from a cassette (``Recording.serving`` answers before any transport is
+    reached). Building the client this way also skips what only a network client needs: its TLS
+    context and connection pool, and importing the HTTP stack under them, which replay never uses.
+    """
+    import httpx2
+
+    def refuse(request: Any) -> Any:
+        raise ReplayOnlyError(
+            f"record mode none replays cassettes only: pytest-citecheck's client sends nothing "
+            f"({request.method} {request.url.path}); to record, run with --citecheck-record-mode=once and a key"
+        )
+
+    return httpx2.MockTransport(refuse)

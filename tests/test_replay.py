@@ -1,0 +1,108 @@
+"""Replay without vcrpy (``_recording/replay.py``): what it loads, what it sends, which files it reads.
+
+A cassette that can only be replayed (record mode ``none``, or ``once`` when the file exists) is read
+by our own index instead of vcrpy's linear scan; the rules must stay vcrpy's: the same file
+replays the same way, a miss is a ``CassetteMissError``, and nothing goes to the network.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import yaml
+
+SUITE = """
+from cookbook import SOURCE, pick
+from pytest_citecheck import assert_citations_supported
+
+def test_cite():
+    assert_citations_supported(pick("epoch_seconds", "aud_reject", "clock_skew"), SOURCE)
+"""
+
+# Printed by the inner session when it ends: which heavy modules the replay imported.
+MODULES_CONFTEST = """
+import sys
+
+def pytest_sessionfinish(session):
+    loaded = [name for name in ("vcr", "httpcore2", "h11", "ssl_context_built") if name in sys.modules]
+    print("\\nLOADED:", ",".join(loaded) or "none")
+"""
+
+
+def record(suite: pytest.Pytester) -> None:
+    suite.makepyfile(test_app=SUITE)
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
+
+
+def go_offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+
+
+def test_replay_loads_neither_vcrpy_nor_an_http_stack(suite, jev_server, monkeypatch):
+    # What a fresh process imports is what is tested here: a subprocess, not an in-process run
+    # (this process imported vcrpy long ago).
+    record(suite)
+    jev_server.stop()
+    go_offline(monkeypatch)
+    suite.makeconftest(MODULES_CONFTEST)
+    result = suite.runpytest_subprocess("--citecheck-record-mode=none", "-s")
+    result.assert_outcomes(passed=1)
+    assert "LOADED: none" in result.stdout.str()
+
+
+def test_a_cassette_that_exists_is_replayed_in_record_mode_once_and_a_changed_citation_misses(
+    suite, jev_server, monkeypatch
+):
+    record(suite)
+    served = len(jev_server.systemone_requests)
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
+    assert len(jev_server.systemone_requests) == served  # replayed, nothing asked again
+    suite.makepyfile(test_app=SUITE.replace('pick("epoch_seconds", ', 'pick("epoch_seconds", "duplicate_names", '))
+    result = suite.runpytest("--citecheck-record-mode=once")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*CassetteMissError: citation 'duplicate_names': no recorded answer matches*"])
+    assert len(jev_server.systemone_requests) == served  # a miss in a cassette that exists is not recorded
+
+
+def test_a_cassette_with_its_bodies_written_another_way_replays_the_same(suite, jev_server, monkeypatch):
+    # A cassette edited by hand, or by another tool: the same JSON, another layout and key order.
+    record(suite)
+    path = suite.path / "cassettes" / "test_app" / "test_cite.yaml"
+    data = yaml.safe_load(path.read_text())
+    for interaction in data["interactions"]:
+        body = json.loads(interaction["request"]["body"])
+        interaction["request"]["body"] = json.dumps(dict(reversed(list(body.items()))), separators=(",", ":"))
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    jev_server.stop()
+    go_offline(monkeypatch)
+    result = suite.runpytest("--citecheck-record-mode=none", "--citecheck-json=report.json")
+    result.assert_outcomes(passed=1)
+    rows = json.loads((suite.path / "report.json").read_text())["results"]
+    assert [(row["id"], row["verdict"], row["replayed"]) for row in rows] == [
+        ("epoch_seconds", "verified", True),
+        ("aud_reject", "verified", True),
+        ("clock_skew", "verified", True),
+    ]
+
+
+def test_in_record_mode_none_the_default_client_sends_nothing(suite, jev_server):
+    # The server is up and the key is set: only the client's own transport stands in the way.
+    suite.makepyfile(
+        test_direct="""
+        import pytest
+        from pytest_citecheck._judge.ask import questions_for
+
+        def test_use_the_client_directly(citecheck_client):
+            with pytest.raises(Exception) as raised:
+                citecheck_client.system_one({"claim": "c", "section": "s"}, questions_for(screen=False))
+            print("RAISED", type(raised.value).__name__, raised.value)
+        """
+    )
+    result = suite.runpytest("--citecheck-record-mode=none", "-s")
+    result.assert_outcomes(passed=1)
+    assert jev_server.systemone_requests == []
+    output = result.stdout.str()
+    assert re.search(r"RAISED ReplayOnlyError .*record mode none replays cassettes only.*POST /v1/systemone", output)
