@@ -324,6 +324,27 @@ def _interaction_sort_key(interaction: dict[str, Any]) -> tuple[str, str, str]:
     return (str(request.get("uri", "")), str(request.get("method", "")), request_key(request.get("body")))
 
 
+def read_cassette_text(path: Path) -> str | None:
+    """A cassette file's text; None when there is none yet (no file, or an empty one: recorded again).
+
+    vcrpy's own loader treats a directory as a missing cassette and a file that is not UTF-8 as an
+    empty one (and records over it): both are refused here, saying what the file is. Recording
+    (``AtomicPersister``) and replay (``replay.Recording``) both read through this.
+    """
+    if path.is_dir():
+        raise CassetteFormatError("it is a directory, not a cassette file", "remove or rename that directory")
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise CassetteFormatError(f"the file is not UTF-8 text (byte {error.start}, line {line})") from None
+    return text if text.strip() else None
+
+
 def read_interactions(path: Path) -> list[dict[str, Any]]:
     """The interactions of a citecheck cassette file, as plain dicts (request and response)."""
     data = CassetteSerializer.deserialize(path.read_text(encoding="utf-8"))
@@ -368,25 +389,12 @@ class AtomicPersister:
 
     @classmethod
     def load_cassette(cls, cassette_path: str | Path, serializer: Any) -> Any:
-        # vcrpy's own loader treats a directory as a missing cassette and a file that is not UTF-8
-        # as an empty one (and records over it): both must be refused, saying what the file is.
         from vcr.persisters.filesystem import CassetteNotFoundError
         from vcr.serialize import deserialize
 
-        path = Path(cassette_path)
-        if path.is_dir():
-            raise CassetteFormatError("it is a directory, not a cassette file", "remove or rename that directory")
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            raise CassetteNotFoundError() from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            line = raw[: error.start].count(b"\n") + 1
-            raise CassetteFormatError(f"the file is not UTF-8 text (byte {error.start}, line {line})") from None
-        if not text.strip():
-            raise CassetteNotFoundError()  # an empty file is recorded again, as vcrpy does
+        text = read_cassette_text(Path(cassette_path))
+        if text is None:
+            raise CassetteNotFoundError()
         return deserialize(text, serializer)
 
     @staticmethod

@@ -4,7 +4,7 @@ A test whose cassette can only be replayed (record mode ``none``, or ``once`` wh
 needs none of vcrpy's recording machinery, and pays for its matching: vcrpy compares each request
 with every recorded one, JSON bodies parsed for each comparison, twice per request, so a test with
 n citations costs O(n²) (2,000 citations took 48 s). Here a cassette file is read once, through the
-same serializer that wrote it (``cassettes.read_interactions``: format check included), and indexed
+same reader and serializer that recording uses (``cassettes.read_cassette_text``: a directory or a file that is not UTF-8 refused; format and digests checked), and indexed
 by what vcrpy matched on: method, TypeSafe endpoint and the canonical JSON body
 (``cassettes.request_key``). Each request is then one dict lookup. Importing vcrpy (and every HTTP
 library it probes) is skipped as well.
@@ -36,9 +36,10 @@ from pytest_citecheck._recording.cassettes import (
     _PLAYS_HERE,
     TYPESAFE_PATH,
     CassetteFormatError,
+    CassetteSerializer,
     _canonical_json,
     _parsed,
-    read_interactions,
+    read_cassette_text,
     request_key,
 )
 
@@ -161,13 +162,10 @@ class Recording:
     @classmethod
     def load(cls, path: Path, *, repeats: bool = False) -> Recording:
         """The recording in ``path``; a missing or empty file holds none (as vcrpy treats it)."""
-        try:
-            size = path.stat().st_size
-        except FileNotFoundError:
+        text = read_cassette_text(path)
+        if text is None:
             return cls(path, [], repeats=repeats)
-        if size < 64 and not path.read_text(encoding="utf-8").strip():
-            return cls(path, [], repeats=repeats)
-        return cls(path, read_interactions(path), repeats=repeats)
+        return cls(path, list(CassetteSerializer.deserialize(text)["interactions"]), repeats=repeats)
 
     def __len__(self) -> int:
         return len(self._recorded)
