@@ -4,9 +4,9 @@ A test whose cassette can only be replayed (record mode ``none``, or ``once`` wh
 needs none of vcrpy's recording machinery, and pays for its matching: vcrpy compares each request
 with every recorded one, JSON bodies parsed for each comparison, twice per request, so a test with
 n citations costs O(n²) (2,000 citations took 48 s). Here a cassette file is read once, through the
-same reader and serializer that recording uses (``cassettes.read_cassette_text``: a directory or a file that is not UTF-8 refused; format and digests checked), and indexed
-by what vcrpy matched on: method, TypeSafe endpoint and the canonical JSON body
-(``cassettes.request_key``). Each request is then one dict lookup. Importing vcrpy (and every HTTP
+same reader and serializer that recording uses (``cassettes.read_cassette_text``: a directory or a
+file that is not UTF-8 is refused; format and digests are checked), and indexed by what vcrpy
+matched on: method, TypeSafe endpoint and the canonical JSON body (``cassettes.request_key``). Each request is then one dict lookup. Importing vcrpy (and every HTTP
 library it probes) is skipped as well.
 
 The rules are vcrpy's, so a file replays the same either way:
