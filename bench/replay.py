@@ -59,9 +59,9 @@ if os.environ.get("BENCH_COUNT_LOADS"):
     original = replay.Recording.load.__func__
 
     @classmethod
-    def counting(cls, path):
+    def counting(cls, path, **options):
         loads.append(str(path))
-        return original(cls, path)
+        return original(cls, path, **options)
 
     replay.Recording.load = counting
 
