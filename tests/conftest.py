@@ -5,7 +5,7 @@
 citations next to it, ready to run with the plugin.
 
 Tests take what they share from here as fixtures (``canary_key``, ``inner_ini``, ``example_dir``,
-``cookbook_answer``, ``files_containing``), never ``from conftest import ...``: conftest is not an
+``cookbook_answer``, ``files_containing``, ``browser``), never ``from conftest import ...``: conftest is not an
 importable module under every import mode, nor once the sdist is unpacked somewhere else.
 """
 
@@ -144,6 +144,71 @@ def cookbook_answer() -> Callable[[str, str], tuple[str, float]]:
 def files_containing() -> Callable[[Path, str], list[Path]]:
     """``files_containing(root, needle)``: every file under ``root`` whose bytes contain ``needle``."""
     return _files_containing
+
+
+# --- a real browser: Debian's chromium through chromedriver, driven with Selenium -----------------
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+CHROMIUM_ARGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--window-size=1280,2000",
+)
+
+
+def _chromium_or_skip() -> None:
+    """Skip with the reason where Chromium is not installed, except in CI: there a page's rendering must be tested."""
+    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not shutil.which(path)]
+    if not missing:
+        return
+    reason = f"{' and '.join(missing)} not installed (apt-get install -y chromium chromium-driver)"
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set, so the browser test must run: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def chromium_or_skip() -> Callable[[], None]:
+    """What ``browser`` does first: skip where Chromium is not installed, fail in CI."""
+    return _chromium_or_skip
+
+
+@pytest.fixture(scope="session")
+def _chromium() -> Iterator[Any]:
+    # One browser for every browser test of the session (of each xdist worker): starting one is
+    # the slow part of those tests.
+    _chromium_or_skip()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in CHROMIUM_ARGS:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def browser(_chromium: Any) -> Any:
+    """A headless Chromium (a Selenium driver) on a blank page, its console log read empty.
+
+    The session's one browser: each test starts from a blank page and a log with nothing from the
+    test before it in it, so ``browser.get_log("browser")`` holds only what this test's pages logged.
+    """
+    _chromium.get("about:blank")
+    _chromium.get_log("browser")
+    return _chromium
 
 
 @pytest.fixture(autouse=True)

@@ -12,14 +12,12 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support import REPO
 from test_calibrate import KNOWN, pattern, write_reviews
-from test_html_report import CHROMEDRIVER, CHROMIUM, CHROMIUM_ARGS, chromium_or_skip
 
 from pytest_citecheck._cli import main as citecheck
 from pytest_citecheck._review.calibrate import run
@@ -28,24 +26,6 @@ from pytest_citecheck._review.calibration_page import render_page
 EXAMPLE = REPO / "examples" / "calibration"
 # The command docs/review.md runs in examples/calibration, and shows the output of.
 DOCS_COMMAND = ["calibrate", "--report", "report.json", "--by", "marker"]
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    chromium_or_skip()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in CHROMIUM_ARGS:
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture

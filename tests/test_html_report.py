@@ -1,17 +1,16 @@
 """The HTML report: written by a real run, self-contained, and checked in a real headless Chromium.
 
-The browser test drives Debian's ``chromium`` through ``/usr/bin/chromedriver`` with Selenium. Where
-Chromium is not installed it skips with the reason, except in CI (``CI`` set), where it fails: the
-report's rendering is only tested if the browser runs.
+The browser test drives Debian's ``chromium`` through ``/usr/bin/chromedriver`` with Selenium (the
+``browser`` fixture in conftest.py). Where Chromium is not installed it skips with the reason, except
+in CI (``CI`` set), where it fails: the report's rendering is only tested if the browser runs.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,19 +19,6 @@ import pytest
 from pytest_citecheck._report.html import render_html
 from pytest_citecheck._report.run_report import Report
 from pytest_citecheck.testing import JevServer
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-CHROMIUM_ARGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--window-size=1280,2000",
-)
 
 TEST_FILE = """
 from pytest_citecheck import check_citations
@@ -45,34 +31,6 @@ def test_all_cookbook_citations():
 
 def normalized(text: str) -> str:
     return " ".join(text.replace("\u201c", '"').replace("\u201d", '"').split())
-
-
-def chromium_or_skip() -> None:
-    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not shutil.which(path)]
-    if not missing:
-        return
-    reason = f"{' and '.join(missing)} not installed (apt-get install -y chromium chromium-driver)"
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set, so the browser test must run: {reason}")
-    pytest.skip(reason)
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    chromium_or_skip()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in CHROMIUM_ARGS:
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture
@@ -231,7 +189,9 @@ def test_approximate_matches_closest_passages_and_stale_decisions_are_shown() ->
     assert 'data-needs-review="true"' in page  # a stale decision does not settle the citation
 
 
-def test_without_chromium_the_browser_test_skips_locally_and_fails_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_chromium_the_browser_test_skips_locally_and_fails_in_ci(
+    monkeypatch: pytest.MonkeyPatch, chromium_or_skip: Callable[[], None]
+) -> None:
     monkeypatch.setattr(shutil, "which", lambda path: None)
     monkeypatch.delenv("CI", raising=False)
     with pytest.raises(pytest.skip.Exception, match="not installed"):

@@ -16,29 +16,20 @@ import sys
 import tempfile
 from pathlib import Path
 
+from chromium import headless_chromium
+
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent.parent / "examples" / "calibration"
 
 
 def screenshot(page: Path, out: Path) -> None:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1000,1400",
-                     "--hide-scrollbars", "--force-device-scale-factor=1"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    try:
+    with headless_chromium(1000, 1400) as driver:
         driver.get(page.as_uri())
         # The threshold table is in the docs as text already; photograph the recommendation and the plot.
         driver.execute_script("document.querySelector('#plot-overall-table').parentElement.style.display = 'none'")
         driver.find_element(By.CSS_SELECTOR, "section[aria-labelledby=overall-heading]").screenshot(str(out))
-    finally:
-        driver.quit()
 
 
 def main() -> int:

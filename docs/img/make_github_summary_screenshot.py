@@ -20,6 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from chromium import headless_chromium
+
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent.parent / "examples" / "rfc7519"
 # The example's module and test names, so its committed cassettes are the ones replayed.
@@ -94,22 +96,12 @@ def render(markdown: str) -> str:
 
 
 def screenshot(page: Path, picture: Path) -> None:
-    from selenium import webdriver
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1100,800"):
-        options.add_argument(argument)
-    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
-    driver = webdriver.Chrome(options=options, service=service)
-    try:
+    with headless_chromium(1100, 800) as driver:
         driver.get(page.as_uri())
         height = driver.execute_script("return document.documentElement.scrollHeight")
         driver.set_window_size(1100, int(height) + 120)  # the window's chrome is not part of the viewport
         driver.get(page.as_uri())
         driver.find_element("css selector", ".card").screenshot(str(picture))
-    finally:
-        driver.quit()
 
 
 def main() -> None:

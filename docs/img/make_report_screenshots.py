@@ -22,6 +22,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from chromium import headless_chromium
+
 from pytest_citecheck.testing import JevServer, Reply
 
 HERE = Path(__file__).resolve().parent
@@ -60,18 +62,9 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> None:
 
 
 def screenshot(page: Path, out_dir: Path) -> None:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1200,1000",
-                     "--hide-scrollbars", "--force-device-scale-factor=1"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    try:
+    with headless_chromium(1200, 1000) as driver:
         driver.get(page.as_uri())
         driver.save_screenshot(str(out_dir / "report-overview.png"))
         for card in driver.find_elements(By.CSS_SELECTOR, "article.citation"):
@@ -79,8 +72,6 @@ def screenshot(page: Path, out_dir: Path) -> None:
             if name in ("pii_encryption", "iat_future"):
                 driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", card)
                 card.screenshot(str(out_dir / f"report-{name.replace('_', '-')}.png"))
-    finally:
-        driver.quit()
 
 
 def main() -> int:

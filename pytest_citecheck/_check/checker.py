@@ -128,10 +128,7 @@ class Checker:
     ) -> list[CitationResult]:
         """Check every citation against ``source`` and return one result per citation, in order."""
         __tracebackhide__ = True
-        plan = self._plan(citations, source, format, options, "check()")
-        indices = pending(plan.located)
-        outcomes = self._judge_on_threads(plan, indices) if indices else {}
-        return self._finish(*in_order(plan.located, outcomes), plan.source)
+        return self._check(self._plan(citations, source, format, options, "check()"))
 
     async def acheck(
         self,
@@ -147,10 +144,7 @@ class Checker:
         first citation (in order) that errors fails the check, as in ``check``.
         """
         __tracebackhide__ = True
-        plan = self._plan(citations, source, format, options, "acheck()")
-        indices = pending(plan.located)
-        outcomes = await self._judge_in_tasks(plan, indices) if indices else {}
-        return self._finish(*in_order(plan.located, outcomes), plan.source)
+        return await self._acheck(self._plan(citations, source, format, options, "acheck()"))
 
     def assert_supported(
         self,
@@ -162,8 +156,8 @@ class Checker:
     ) -> list[CitationResult]:
         """Check, then fail when a citation is not supported (see ``_gate.decide``); returns the results."""
         __tracebackhide__ = True
-        settings = self.settings_for(options, "assert_citations_supported()")
-        return self._enforce(self.check(citations, source, format=format, **options), settings)
+        plan = self._plan(citations, source, format, options, "assert_citations_supported()")
+        return self._enforce(self._check(plan), plan.settings)
 
     async def aassert_supported(
         self,
@@ -175,8 +169,27 @@ class Checker:
     ) -> list[CitationResult]:
         """``assert_supported`` for async tests (see ``acheck``)."""
         __tracebackhide__ = True
-        settings = self.settings_for(options, "aassert_supported()")
-        return self._enforce(await self.acheck(citations, source, format=format, **options), settings)
+        plan = self._plan(citations, source, format, options, "aassert_supported()")
+        return self._enforce(await self._acheck(plan), plan.settings)
+
+    # The four public calls keep their signatures spelled out, the price of mypy checking a user's
+    # keywords against ``CheckOptions`` at each call and of IDEs and docs/api.md showing the
+    # parameters. Their bodies are shared: ``_plan`` (step 1), ``_check`` or ``_acheck`` (step 2 and
+    # the human decisions), and for the asserting calls ``_enforce`` (step 3).
+
+    def _check(self, plan: _Plan) -> list[CitationResult]:
+        """Judge what step 1 left pending on threads, then finish every result."""
+        __tracebackhide__ = True
+        indices = pending(plan.located)
+        outcomes = self._judge_on_threads(plan, indices) if indices else {}
+        return self._finish(*in_order(plan.located, outcomes), plan.source)
+
+    async def _acheck(self, plan: _Plan) -> list[CitationResult]:
+        """``_check`` for async tests: judge what is pending in tasks."""
+        __tracebackhide__ = True
+        indices = pending(plan.located)
+        outcomes = await self._judge_in_tasks(plan, indices) if indices else {}
+        return self._finish(*in_order(plan.located, outcomes), plan.source)
 
     # --- step 1, before and after step 2 ------------------------------------------------------
 

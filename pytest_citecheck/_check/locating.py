@@ -176,12 +176,21 @@ def validate_quote(citation: Citation, settings: Settings) -> None:
         )
 
 
+def _size_problem(claim: str, text: str, allowed: str = "allowed") -> str | None:
+    """None when the claim and ``text`` fit one Jev request; else by how much not, in the words every size error uses."""
+    if fits(claim, text):
+        return None
+    return (
+        f"about {request_tokens(claim, text):,} tokens with the claim and question, over the "
+        f"{STATE_AND_QUESTION_TOKEN_LIMIT:,} {allowed} for state plus question"
+    )
+
+
 def check_size(citation: Citation, source: Documents, located: Located) -> None:
     """Fail before sending when the text to judge is too large for one Jev request."""
-    text = located.judged_text(source)
-    if fits(citation.claim, text):
+    problem = _size_problem(citation.claim, located.judged_text(source))
+    if problem is None:
         return
-    tokens = request_tokens(citation.claim, text)
     room = max_section_characters(citation.claim)
     if room < max(len(citation.quote or ""), SMALLEST_USEFUL_SECTION):
         # No window and no smaller section can help: the claim itself leaves no room to judge anything.
@@ -196,12 +205,11 @@ def check_size(citation: Citation, source: Documents, located: Located) -> None:
     if located.window is not None:
         remedy = "use a smaller window"
     elif citation.quote is not None:
-        remedy = f"set window=N (at most about {max_section_characters(citation.claim):,} characters) to judge the text around the quote"
+        remedy = f"set window=N (at most about {room:,} characters) to judge the text around the quote"
     else:
         remedy = "split the document into smaller sections, or quote the passage so a window around it can be judged"
     raise CitationInputError(
-        f"section {located.section!r} is too large for one Jev request: about {tokens:,} tokens with the claim and "
-        f"question, over the {STATE_AND_QUESTION_TOKEN_LIMIT:,} allowed for state plus question; {remedy}",
+        f"section {located.section!r} is too large for one Jev request: {problem}; {remedy}",
         citation=citation.id,
         field="section",
     )
@@ -209,13 +217,12 @@ def check_size(citation: Citation, source: Documents, located: Located) -> None:
 
 def check_document_size(citation: Citation, documents: Documents, located: Located) -> None:
     """A claim-only citation of a whole document: fail before sending when the document does not fit one request."""
-    text = located.judged_text(documents)
-    if fits(citation.claim, text):
+    problem = _size_problem(citation.claim, located.judged_text(documents), allowed="Jev allows")
+    if problem is None:
         return
     raise CitationInputError(
-        f"document {located.document!r} is too large to judge whole: about {request_tokens(citation.claim, text):,} "
-        f"tokens with the claim and question, over the {STATE_AND_QUESTION_TOKEN_LIMIT:,} Jev allows for state plus "
-        f"question (of {REQUEST_TOKEN_LIMIT:,} per request); cite a section of it, or quote the passage the claim rests on",
+        f"document {located.document!r} is too large to judge whole: {problem} (of {REQUEST_TOKEN_LIMIT:,} per "
+        "request); cite a section of it, or quote the passage the claim rests on",
         citation=citation.id,
         field="document",
     )
@@ -414,7 +421,8 @@ def _find_in_sections(locator: QuoteLocator, quote: str, sections: tuple[str, ..
 
 def check_assembly_size(citation: Citation, source: Source, assembly: Assembly) -> None:
     """Fail before sending when the assembled sections are too large for one Jev request, naming each one's size."""
-    if fits(citation.claim, assembly.text):
+    problem = _size_problem(citation.claim, assembly.text)
+    if problem is None:
         return
     sizes = ", ".join(
         f"{section} ({len(source.sections[section]):,} characters, about "
@@ -422,9 +430,7 @@ def check_assembly_size(citation: Citation, source: Source, assembly: Assembly) 
         for section in assembly.sections
     )
     raise CitationInputError(
-        f"sections {assembly.section} are too large to judge together: about "
-        f"{request_tokens(citation.claim, assembly.text):,} tokens with the claim and question, over the "
-        f"{STATE_AND_QUESTION_TOKEN_LIMIT:,} allowed for state plus question; the sections: {sizes}. Split the "
+        f"sections {assembly.section} are too large to judge together: {problem}; the sections: {sizes}. Split the "
         "check: one citation per section, each with the part of the claim that section settles "
         "(see " + docs_url("usage", "claims-that-need-several-sections") + ")",
         citation=citation.id,

@@ -14,14 +14,14 @@ over report rows; the plugin calls ``write_html`` on the controller at the end o
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from pytest_citecheck._recording.cassettes import atomic_write_text
+from pytest_citecheck._report.page import escape as _e
+from pytest_citecheck._report.page import generated_at, html_page
 from pytest_citecheck._report.run_report import VERDICT_ORDER, Report, action, needs_review, plural
 
 _LINE_BREAK = re.compile(r"(\n[ \t]*)")
@@ -108,10 +108,6 @@ SCRIPT = """
   apply();
 })();
 """
-
-
-def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
 
 
 def _badge(verdict: str) -> str:
@@ -327,7 +323,6 @@ def render_html(report: Report, *, generated: str | None = None) -> str:
     review = sum(1 for row in rows if needs_review(row))
     decided = sum(1 for row in rows if row.get("decision"))
     tests = len({row.get("test") for row in rows})
-    generated = generated or datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     count_items = [
         f'<li>{_badge(verdict)}<span class="n">{counts[verdict]}</span>{_e(VERDICT_TEXT[verdict])}</li>'
         for verdict in VERDICT_ORDER
@@ -339,20 +334,10 @@ def render_html(report: Report, *, generated: str | None = None) -> str:
         f'<li><span class="tag human">human</span><span class="n">{decided}</span>decided by a reviewer</li>'
     )
     cards = "\n".join(_card(index, row) for index, row in enumerate(rows, start=1)) or "<p>No citation was checked.</p>"
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Citation check: {_e(plural(len(rows), "citation"))}</title>
-<link rel="icon" href="data:,">
-<style>{STYLE}</style>
-</head>
-<body>
-<a class="skip" href="#citations-heading">Skip to the citations</a>
+    body = f"""<a class="skip" href="#citations-heading">Skip to the citations</a>
 <header>
 <h1>Citation check</h1>
-<p class="meta">{_e(plural(len(rows), "citation"))} checked in {_e(plural(tests, "test"))} · generated {_e(generated)} by pytest-citecheck</p>
+<p class="meta">{_e(plural(len(rows), "citation"))} checked in {_e(plural(tests, "test"))} · generated {_e(generated_at(generated))} by pytest-citecheck</p>
 </header>
 <main>
 <section aria-labelledby="counts-heading">
@@ -369,10 +354,8 @@ def render_html(report: Report, *, generated: str | None = None) -> str:
 </section>
 </main>
 <footer>Verdicts at or above auto_accept stand on their own; the rest need a human. Record decisions with <code>citecheck review</code>.</footer>
-<script>{SCRIPT}</script>
-</body>
-</html>
-"""
+<script>{SCRIPT}</script>"""
+    return html_page(f"Citation check: {plural(len(rows), 'citation')}", STYLE, body)
 
 
 def write_html(report: Report, path: str | Path) -> None:

@@ -35,7 +35,7 @@ from typing import Any, TextIO
 
 from pytest_citecheck._errors import CitecheckError
 from pytest_citecheck._options import OPTIONS_BY_NAME
-from pytest_citecheck._report.run_report import Report, ReportError
+from pytest_citecheck._report.run_report import Report, ReportError, plural
 from pytest_citecheck._review.decisions import DECIDABLE_VERDICTS, DEFAULT_REVIEWS_FILE, Reviews, ReviewsFileError
 
 # Candidate thresholds 0.50, 0.51, ..., 0.99 (n / 100 is the double nearest the decimal, as a typed 0.7 is).
@@ -451,10 +451,6 @@ class Calibration:
         if self.group is not None:
             data = {"group": self.group, "paste": self.paste, **data}
         return data
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def current_setting(

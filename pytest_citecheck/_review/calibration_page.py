@@ -9,15 +9,15 @@ today's setting and the recommendation. The threshold table under it is the plot
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from pytest_citecheck._recording.cassettes import atomic_write_text
-from pytest_citecheck._review.calibrate import CONFIDENCE_LEVEL, Calibration, Result, ThresholdRow, plural
+from pytest_citecheck._report.page import escape as _e
+from pytest_citecheck._report.page import generated_at, html_page
+from pytest_citecheck._report.run_report import plural
+from pytest_citecheck._review.calibrate import CONFIDENCE_LEVEL, Calibration, Result, ThresholdRow
 
 STYLE = """
 :root { --ink:#1b1f24; --muted:#57606a; --line:#d0d7de; --panel:#f6f8fa; --rate:#0969da; --bound:#bc4c00;
@@ -64,10 +64,6 @@ footer { margin:2rem auto; color:var(--muted); font-size:.85rem; }
 WIDTH, HEIGHT = 760, 430
 LEFT, RIGHT, TOP, BOTTOM = 84, 150, 20, 80
 PLOT_W, PLOT_H = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-
-
-def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
 
 
 def _pct(value: float | None, digits: int = 1) -> str:
@@ -271,7 +267,6 @@ def _calibration_block(calibration: Calibration, plot_id: str) -> str:
 
 def render_page(result: Result, *, generated: str | None = None) -> str:
     overall = result.overall
-    generated = generated or datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     if result.any_model:
         under = "pooled across models: " + ", ".join(f"{name} {count}" for name, count in sorted(result.pooled.items()))
     else:
@@ -302,32 +297,20 @@ def render_page(result: Result, *, generated: str | None = None) -> str:
                 + _calibration_block(group, f"plot-group-{index}")
             )
         sections.append("</section>")
-    body = "\n".join(sections)
+    main = "\n".join(sections)
     meta_html = "".join(f'<p class="meta">{_e(line)}</p>' for line in meta)
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>auto_accept calibration: {_e(plural(overall.decisions, "decision"))}</title>
-<link rel="icon" href="data:,">
-<style>{STYLE}</style>
-</head>
-<body>
-<header>
+    body = f"""<header>
 <h1>auto_accept calibration</h1>
 {meta_html}
-<p class="meta">generated {_e(generated)} by <code>citecheck calibrate</code></p>
+<p class="meta">generated {_e(generated_at(generated))} by <code>citecheck calibrate</code></p>
 </header>
 <main>
-{body}
+{main}
 </main>
 <footer>A decided citation "stands" at a threshold when Jev's confidence is at or above it; a human overturned it
 when the reviews file records <code>action: override</code>. The upper bound is the {CONFIDENCE_LEVEL:.0%} Wilson
-score interval's.</footer>
-</body>
-</html>
-"""
+score interval's.</footer>"""
+    return html_page(f"auto_accept calibration: {plural(overall.decisions, 'decision')}", STYLE, body)
 
 
 def write_page(result: Result, path: str | Path) -> None:
