@@ -18,10 +18,17 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 # Imported here, before any pytester run: in-process runs drop the modules first imported inside
 # them, and a re-imported yaml no longer matches its C extension (which Python never reloads).
+# The HTTP stack under the SDK's client and trio.testing are imported by every run that records;
+# re-imported per run they cost most of the run (trio registers its Random with Hypothesis, which
+# then walks the whole heap), and an httpcore2 imported afresh under the httpx2 that was not lets
+# a refused connection escape unmapped.
+import h11  # noqa: F401
+import httpcore2  # noqa: F401
+import pytest
+import trio.testing  # noqa: F401
+import truststore  # noqa: F401
 import typesafe_sdk  # noqa: F401
 import vcr  # noqa: F401
 import yaml  # noqa: F401
@@ -42,6 +49,21 @@ def _cookbook_answer(claim: str, section: str) -> tuple[str, float]:
     if '"iat"' in claim:
         return ("says_nothing", 0.7)
     return ("supports", 0.96)
+
+
+# Plugins that the inner pytest runs of these tests have no use for, and that cost each such run
+# most of its time: Hypothesis's (at configure it runs its entry points: trio registers a Random,
+# and Hypothesis then walks the whole heap with gc) and LangSmith's (installed with langchain-core).
+INNER_PLUGINS_OFF = "-p no:hypothesispytest -p no:langsmith_plugin"
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytest's ``pytester``, its runs (in-process and subprocess alike) without the plugins above.
+
+    Set after pytester's own set-up, which clears ``PYTEST_ADDOPTS`` to isolate its runs."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", INNER_PLUGINS_OFF)
+    return pytester
 
 
 @pytest.fixture

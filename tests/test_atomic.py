@@ -183,6 +183,7 @@ def _assert_readable(root: Path) -> None:
     Report.load(root / "report.json")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("concurrency", ["1", "8"], ids=["sequential", "concurrent"])
 def test_an_interrupted_recording_leaves_every_existing_file_intact(suite_dir: Path, concurrency: str) -> None:
     with JevServer() as server:
@@ -239,6 +240,7 @@ def test_an_interrupted_recording_leaves_every_existing_file_intact(suite_dir: P
     assert leftovers(suite_dir) == []
 
 
+@pytest.mark.slow
 def test_two_runs_recording_into_one_directory_at_once_do_not_corrupt_each_other(suite_dir: Path) -> None:
     answered: list[str] = []
 

@@ -92,6 +92,7 @@ def test_fourth(citecheck):
     suite.runpytest("--citecheck-unused=fail").assert_outcomes(passed=4)
 
 
+@pytest.mark.slow
 def test_a_shared_cassette_is_recorded_by_xdist_workers_at_once_and_replayed(suite, jev_server, monkeypatch):
     ids = ["epoch_seconds", "aud_reject", "clock_skew", "exp_required", "duplicate_names", "pii_encryption"]
     body = "import pytest\nfrom cookbook import SOURCE, pick\n"
@@ -123,6 +124,7 @@ def _merge_one(args: tuple[str, int]) -> None:
     merge_into_shared(Path(path), [{"request": request, "response": response}])
 
 
+@pytest.mark.slow
 def test_concurrent_writers_to_one_shared_cassette_lose_no_interaction(tmp_path):
     path = tmp_path / "cassettes" / "test_x" / "shared.yaml"
     with multiprocessing.get_context("spawn").Pool(4) as pool:

@@ -150,6 +150,7 @@ def replayed(
     return root, memory, result
 
 
+@pytest.mark.slow
 def test_replaying_5000_citations_in_one_session_keeps_memory_flat(
     replayed: tuple[Path, dict[str, float], subprocess.CompletedProcess[str]],
 ) -> None:

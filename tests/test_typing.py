@@ -14,6 +14,7 @@ import typing
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
 
 import pytest_citecheck
@@ -107,6 +108,7 @@ def _expected_errors(source: str) -> dict[int, str]:
     }
 
 
+@pytest.mark.slow
 def test_mypy_strict_reports_a_users_mistakes_and_passes_correct_code(tmp_path: Path) -> None:
     module = tmp_path / "test_user.py"
     module.write_text(USER_MODULE)

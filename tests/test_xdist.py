@@ -43,6 +43,7 @@ def cassettes(suite: pytest.Pytester) -> dict[str, bytes]:
     return {str(p.relative_to(suite.path)): p.read_bytes() for p in sorted((suite.path / "cassettes").rglob("*.yaml"))}
 
 
+@pytest.mark.slow
 def test_forty_tests_recorded_on_four_workers_and_replayed_on_two_match_a_serial_run(
     suite, jev_server, monkeypatch, canary_key, files_containing
 ):
@@ -77,6 +78,7 @@ def test_forty_tests_recorded_on_four_workers_and_replayed_on_two_match_a_serial
     assert cassettes(suite) == serial_cassettes
 
 
+@pytest.mark.slow
 def test_unused_recordings_and_orphans_found_on_workers_reach_the_controller(suite, jev_server, monkeypatch):
     write_forty_tests(suite)
     suite.runpytest("-n", "4", "--citecheck-record-mode=once").assert_outcomes(passed=40)
