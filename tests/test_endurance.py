@@ -37,6 +37,9 @@ MAX_TRACED_GROWTH_PER_TEST = 20_000
 MAX_RSS_GROWTH_PER_TEST = 64_000
 REPORT_ROWS = 10_000
 
+# Both tests stand on one 5,000-citation replay in a process of its own (about a minute).
+pytestmark = pytest.mark.slow
+
 INNER = f"""
 import pytest
 from pytest_citecheck import Source, assert_citations_supported
@@ -150,7 +153,6 @@ def replayed(
     return root, memory, result
 
 
-@pytest.mark.slow
 def test_replaying_5000_citations_in_one_session_keeps_memory_flat(
     replayed: tuple[Path, dict[str, float], subprocess.CompletedProcess[str]],
 ) -> None:
