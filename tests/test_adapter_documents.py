@@ -1,24 +1,26 @@
 """Retrieved chunks as sources, built by the real frameworks: LangChain ``Document``s from an
 ``InMemoryVectorStore`` retriever, LlamaIndex ``NodeWithScore``s from a ``VectorStoreIndex`` over
 ``SimpleDirectoryReader`` files. ``Corpus.from_documents`` (document ids, page and chunk sections)
-and ``check_retrieval`` (stale index, wrong document, wrong page; no model asked)."""
+and ``check_retrieval`` (stale index, wrong document, wrong page; no model asked).
+
+The frameworks (and pypdf) are imported by the tests and helpers that use them, when they run: every
+xdist worker collects this module, and collecting it must not cost an import of either framework."""
 
 from __future__ import annotations
 
+import functools
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from langchain_core.documents import Document
-from langchain_core.embeddings import DeterministicFakeEmbedding
-from langchain_core.vectorstores import InMemoryVectorStore
-from llama_index.core import Settings, SimpleDirectoryReader, VectorStoreIndex
-from llama_index.core.embeddings import MockEmbedding
-from llama_index.core.node_parser import TokenTextSplitter
-from llama_index.core.schema import NodeWithScore, TextNode
-from pypdf import PdfReader
 
 from pytest_citecheck import Corpus, RetrievalResult, Source, SourceError, check_retrieval
+
+if TYPE_CHECKING:
+    from langchain_core.documents import Document
+    from llama_index.core.schema import TextNode
 
 DATA = Path(__file__).parent / "data"
 LICENCES = ("apache-2.0.txt", "gpl-2.0.txt", "gfdl-1.3.txt")
@@ -38,8 +40,25 @@ def corpus(knowledge_base: Path) -> Corpus:
     return Corpus({name: Source.from_file(knowledge_base / name) for name in LICENCES})
 
 
+def document(page_content: str, metadata: dict[str, Any]) -> Document:
+    """A LangChain ``Document``, LangChain imported when it is first made."""
+    from langchain_core.documents import Document
+
+    return Document(page_content=page_content, metadata=metadata)
+
+
+def made_when_run(make: Callable[[], Any]) -> Callable[[], Any]:
+    """A parametrized case's chunks, made when its test runs (Documents built at collection would
+    import LangChain in every xdist worker). A partial, not the lambda: pytest ids a function by its
+    name (``<lambda>``), other values by their argument's name and index (``docs0``, as before)."""
+    return functools.partial(make)
+
+
 def pdf_pages() -> list[Document]:
     """What LangChain's PyPDFLoader returns: a Document per page, "page" 0-based, "page_label" as printed."""
+    from langchain_core.documents import Document
+    from pypdf import PdfReader
+
     reader = PdfReader(DATA / "apache-2.0.pdf")
     return [
         Document(
@@ -51,6 +70,9 @@ def pdf_pages() -> list[Document]:
 
 
 def llama_nodes(folder: Path) -> list[TextNode]:
+    from llama_index.core import SimpleDirectoryReader
+    from llama_index.core.node_parser import TokenTextSplitter
+
     documents = SimpleDirectoryReader(input_dir=str(folder)).load_data()
     # Token windows (tiktoken's encoding ships with llama-index-core); the default sentence splitter
     # needs NLTK's data files, which NLTK refuses to open when an installer hard-linked them.
@@ -62,6 +84,10 @@ def llama_nodes(folder: Path) -> list[TextNode]:
 
 
 def test_langchain_retrieved_pages_make_a_document_with_page_sections() -> None:
+    from langchain_core.documents import Document
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+    from langchain_core.vectorstores import InMemoryVectorStore
+
     store = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
     store.add_documents(pdf_pages())
     retrieved = store.as_retriever(search_kwargs={"k": 3}).invoke("patent licence")
@@ -76,6 +102,10 @@ def test_langchain_retrieved_pages_make_a_document_with_page_sections() -> None:
 
 
 def test_llamaindex_retrieved_nodes_are_grouped_by_file_name(knowledge_base: Path) -> None:
+    from llama_index.core import Settings, VectorStoreIndex
+    from llama_index.core.embeddings import MockEmbedding
+    from llama_index.core.schema import NodeWithScore
+
     Settings.embed_model = MockEmbedding(embed_dim=8)
     index = VectorStoreIndex(llama_nodes(knowledge_base))
     retrieved = index.as_retriever(similarity_top_k=6).retrieve("warranty")
@@ -91,6 +121,8 @@ def test_llamaindex_retrieved_nodes_are_grouped_by_file_name(knowledge_base: Pat
 
 
 def test_overlapping_chunks_of_a_page_are_joined_once_and_duplicates_dropped() -> None:
+    from langchain_core.documents import Document
+
     page = "Refunds are issued within 30 days. Gifts can be returned for store credit."
     first, second = page[:40], page[30:]  # ten characters of overlap, as splitters make them
     docs = [
@@ -106,6 +138,8 @@ def test_overlapping_chunks_of_a_page_are_joined_once_and_duplicates_dropped() -
 
 
 def test_document_id_from_another_metadata_key_or_a_function() -> None:
+    from langchain_core.documents import Document
+
     docs = [Document(page_content="Refunds take 30 days.", metadata={"url": "https://shop.example/refunds"})]
     assert list(Corpus.from_documents(docs, document_id="url")) == ["https://shop.example/refunds"]
     assert list(Corpus.from_documents(docs, document_id=lambda doc: doc.metadata["url"].rsplit("/", 1)[-1])) == [
@@ -117,18 +151,25 @@ def test_document_id_from_another_metadata_key_or_a_function() -> None:
     ("docs", "message"),
     [
         (
-            [Document(page_content="Refunds.", metadata={})],
+            made_when_run(lambda: [document(page_content="Refunds.", metadata={})]),
             r"field 'metadata': chunk #0 has no 'source' or 'file_name'",
         ),
-        ([Document(page_content="  ", metadata={"source": "a.md"})], r"field 'page_content': chunk #0 has no text"),
-        (["just a string"], r"field 'chunks': chunk #0 is a str, not a retrieved chunk"),
-        (Document(page_content="x", metadata={"source": "a"}), r"a single chunk\? wrap it in a list"),
-        ([], r"the corpus has no documents"),
+        (
+            made_when_run(lambda: [document(page_content="  ", metadata={"source": "a.md"})]),
+            r"field 'page_content': chunk #0 has no text",
+        ),
+        (made_when_run(lambda: ["just a string"]), r"field 'chunks': chunk #0 is a str, not a retrieved chunk"),
+        (
+            made_when_run(lambda: document(page_content="x", metadata={"source": "a"})),
+            r"a single chunk\? wrap it in a list",
+        ),
+        (made_when_run(lambda: []), r"the corpus has no documents"),
     ],
 )
-def test_chunks_that_cannot_make_a_corpus_are_clear_errors(docs, message: str) -> None:
+def test_chunks_that_cannot_make_a_corpus_are_clear_errors(docs: Callable[[], Any], message: str) -> None:
+    chunks = docs()
     with pytest.raises(SourceError, match=message):
-        Corpus.from_documents(docs)
+        Corpus.from_documents(chunks)
 
 
 # --- check_retrieval --------------------------------------------------------------------------
@@ -145,6 +186,8 @@ def test_every_chunk_of_real_splitters_is_found_in_the_current_corpus(knowledge_
 
 
 def test_a_stale_index_a_wrong_document_and_a_wrong_page_are_caught(corpus: Corpus) -> None:
+    from langchain_core.documents import Document
+
     apache = corpus["apache-2.0.txt"]
     stale = Document(
         page_content="each Contributor hereby grants to You a perpetual, worldwide, exclusive, royalty-bearing patent license",
@@ -179,6 +222,8 @@ def test_a_stale_index_a_wrong_document_and_a_wrong_page_are_caught(corpus: Corp
 
 
 def test_a_single_source_takes_every_chunk_whatever_its_metadata_says(corpus: Corpus) -> None:
+    from llama_index.core.schema import TextNode
+
     chunk = TextNode(text="Grant of Patent License", metadata={"file_name": "LICENSE"})
     [result] = check_retrieval([chunk], corpus["apache-2.0.txt"])
     assert isinstance(result, RetrievalResult) and result.ok and result.section == "3"

@@ -1,14 +1,15 @@
 """Inline markers: ``citations_from_markers(answer_text, sources)`` for ``[1]``, ``[2][3]``, ``[1, 2]``
 and ``[1-3]``, with sources given as document ids, ``(document, section)`` pairs, or real LangChain
-and LlamaIndex chunks."""
+and LlamaIndex chunks.
+
+LangChain and LlamaIndex are imported by the test that builds their chunks, when it runs: every xdist
+worker collects this module, and collecting it must not cost an import of either framework."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from langchain_core.documents import Document
-from llama_index.core.schema import NodeWithScore, TextNode
 
 from pytest_citecheck import Citation, CitationInputError, Source, Status, citations_from_markers
 from pytest_citecheck.testing import JevServer
@@ -55,6 +56,9 @@ def test_sources_as_sections_and_as_a_numbered_dict() -> None:
 
 
 def test_chunks_as_sources_quote_their_text() -> None:
+    from langchain_core.documents import Document
+    from llama_index.core.schema import NodeWithScore, TextNode
+
     langchain = Document(
         page_content="Grant of Patent License. Subject to the terms and conditions of this License",
         metadata={"source": "/srv/kb/apache-2.0.txt", "start_index": 4120},

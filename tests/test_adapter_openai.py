@@ -1,18 +1,22 @@
 """OpenAI Responses API annotations, built with the real ``openai`` package's types: ``file_citation``
 (the claim is the sentence its ``index`` closes) and ``url_citation`` (its link markup is taken out of
-the claim), mapped to documents by a dict or a function, and the errors a malformed one gets."""
+the claim), mapped to documents by a dict or a function, and the errors a malformed one gets.
+
+``openai`` is imported by the helpers that build its objects, when a test calls them: every xdist
+worker collects this module, and collecting it must not cost an import of the SDK."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from openai.types.responses import Response, ResponseOutputMessage, ResponseOutputText
-from openai.types.responses.response_output_text import AnnotationFileCitation, AnnotationURLCitation
 
 from pytest_citecheck import Citation, CitationInputError, Corpus, Source, Status, citations_from_openai
 from pytest_citecheck._citations.adapt import adapt_citations
 from pytest_citecheck.testing import JevServer
+
+if TYPE_CHECKING:
+    from openai.types.responses import Response
 
 GPL_URL = "https://www.gnu.org/licenses/old-licenses/gpl-2.0.txt"
 ANSWER = (
@@ -23,6 +27,8 @@ ANSWER = (
 
 def response(text: str, annotations: list[Any]) -> Response:
     """A Responses API answer as the SDK parses it: a file search call, then the message."""
+    from openai.types.responses import Response, ResponseOutputMessage, ResponseOutputText
+
     return Response.model_validate(
         {
             "id": "resp_01",
@@ -47,6 +53,8 @@ def response(text: str, annotations: list[Any]) -> Response:
 
 
 def annotations_for(text: str) -> list[Any]:
+    from openai.types.responses.response_output_text import AnnotationFileCitation, AnnotationURLCitation
+
     link_start = text.index("([gnu.org]")
     return [
         # file_search puts the citation at the end of the sentence it supports.
@@ -112,6 +120,8 @@ def test_files_and_urls_are_mapped_with_a_dict_or_a_function() -> None:
 
 
 def test_one_sentence_cited_twice_for_one_file_is_one_citation() -> None:
+    from openai.types.responses.response_output_text import AnnotationFileCitation
+
     text = "Contributors are not liable for damages."
     twice = [
         AnnotationFileCitation(type="file_citation", file_id="file-A", filename="apache-2.0.txt", index=len(text))

@@ -14,11 +14,6 @@ import json
 import shutil
 from pathlib import Path
 
-# Imported here, before any pytester run: in-process runs drop the modules first imported inside them.
-import anthropic  # noqa: F401
-import langchain_core.vectorstores  # noqa: F401
-import llama_index.core  # noqa: F401
-import openai  # noqa: F401
 import pytest
 from support import INNER_INI
 
@@ -47,6 +42,36 @@ needs_corpus = pytest.mark.xfail(
     reason="checks against a Corpus: issue 12's Corpus search (branch i12-corpus) must be merged",
     strict=True,
 )
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _sdks_imported_before_the_inner_runs() -> None:
+    """Import, in this process, what the apps below import inside their pytester runs.
+
+    In-process runs drop every module first imported inside them, so an SDK left to the first inner
+    run would be imported afresh by every run (seconds each). A module-scoped fixture runs before
+    ``pytester`` takes its snapshot of ``sys.modules``, and only when a test of this module runs:
+    collecting the module (which every xdist worker does) imports none of them. The names, not just
+    the packages: LangChain and LlamaIndex import most of their submodules on first attribute access.
+    """
+    from anthropic.types import CitationCharLocation, CitationPageLocation, Message, TextBlock, Usage  # noqa: F401
+    from langchain_core.documents import Document
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+    from langchain_core.vectorstores import InMemoryVectorStore
+    from llama_index.core import Settings, SimpleDirectoryReader, VectorStoreIndex  # noqa: F401
+    from llama_index.core.base.embeddings.base import BaseEmbedding  # noqa: F401
+    from llama_index.core.node_parser import TokenTextSplitter  # noqa: F401
+    from llama_index.core.utils import get_tokenizer
+    from openai.types.responses import Response  # noqa: F401
+    from pypdf import PdfReader
+
+    # A retriever's first invoke() imports LangChain's tracers, a page's first extract_text() pypdf's
+    # filters, a TokenTextSplitter's tokenizer tiktoken: made once here, not in the inner runs.
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=8))
+    store.add_documents([Document(page_content="warm-up", metadata={"source": "warm-up"})])
+    store.as_retriever(search_kwargs={"k": 1}).invoke("warm-up")
+    PdfReader(DATA / "apache-2.0.pdf").pages[0].extract_text()
+    get_tokenizer()
 
 
 @pytest.fixture

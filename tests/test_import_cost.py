@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 HEAVY = ("typesafe_sdk", "vcr", "yaml", "httpx2", "tenacity", "rapidfuzz", "pypdf")
@@ -59,3 +61,43 @@ def test_the_adapters_read_sdk_shapes_without_importing_the_sdks(
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     result = pytester.runpytest_subprocess("-p", "pytest_citecheck.plugin")
     result.assert_outcomes(passed=1)
+
+
+# The adapter test modules that build SDK objects: collected by every xdist worker, so they import
+# the SDKs only when a test of theirs runs (tests/test_adapters_e2e.py: in a module-scoped fixture).
+ADAPTER_TEST_MODULES = (
+    "test_adapter_openai.py",
+    "test_adapter_markers.py",
+    "test_adapter_documents.py",
+    "test_adapters_e2e.py",
+)
+
+
+def test_collecting_the_adapter_tests_imports_no_sdk(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        record_sdks=f"""
+        import sys
+
+        def pytest_collection_finish(session):
+            print("COLLECTED:", len(session.items))
+            print("SDKS:", ",".join(sorted(name for name in {SDKS + ("pypdf",)!r} if name in sys.modules)) or "none")
+        """
+    )
+    tests = Path(__file__).parent
+    # A fresh interpreter collecting those modules with this repository's ini and conftest, as each
+    # xdist worker does (-n0: here, in the process the plugin reports from; no cache in the repository).
+    result = pytester.runpytest_subprocess(
+        "--collect-only",
+        "-q",
+        "-s",
+        "-n0",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "record_sdks",
+        "--rootdir",
+        str(tests.parent),
+        *(str(tests / name) for name in ADAPTER_TEST_MODULES),
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["COLLECTED: [1-9]*", "SDKS: none"])
