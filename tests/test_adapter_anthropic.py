@@ -65,6 +65,26 @@ def char_citation(source: Source, quote: str, index: int, title: str | None) -> 
     )
 
 
+def cited_pages(claim: str, quote: str, title: str, start: int, end: int) -> Message:
+    """A message whose one text block cites ``quote`` on pages ``start`` to ``end`` (exclusive) of document 0."""
+    return message(
+        TextBlock(
+            type="text",
+            text=claim,
+            citations=[
+                CitationPageLocation(
+                    type="page_location",
+                    cited_text=quote,
+                    document_index=0,
+                    document_title=title,
+                    start_page_number=start,
+                    end_page_number=end,
+                )
+            ],
+        )
+    )
+
+
 def test_a_whole_message_across_three_documents(corpus: Corpus) -> None:
     answer = message(
         ThinkingBlock(type="thinking", thinking="The user asks about three licences.", signature="sig"),
@@ -128,22 +148,7 @@ def test_page_location_cites_a_page_of_a_corpus_built_from_pages() -> None:
     assert on_page_2 in corpus["apache-2.0.pdf"].sections["page 2"]
 
     def cite(start: int, end: int) -> Message:
-        return message(
-            TextBlock(
-                type="text",
-                text="Contributors grant a patent licence.",
-                citations=[
-                    CitationPageLocation(
-                        type="page_location",
-                        cited_text=on_page_2,
-                        document_index=0,
-                        document_title="Apache License",
-                        start_page_number=start,
-                        end_page_number=end,
-                    )
-                ],
-            )
-        )
+        return cited_pages("Contributors grant a patent licence.", on_page_2, "Apache License", start, end)
 
     [one_page] = adapt_citations(cite(2, 3), source=corpus)
     assert (one_page.document, one_page.section, one_page.quote) == ("apache-2.0.pdf", "page 2", on_page_2)
@@ -157,68 +162,83 @@ def test_page_location_cites_a_page_of_a_corpus_built_from_pages() -> None:
 def test_page_location_against_a_pdf_source_is_found_and_judged(direct_checker, jev_server: JevServer) -> None:
     pdf = Source.from_file(DATA / "apache-2.0.pdf")
     quote = "You may reproduce and distribute copies of the Work or Derivative Works thereof"
-    answer = message(
-        TextBlock(
-            type="text",
-            text="Copies of the Work may be redistributed.",
-            citations=[
-                CitationPageLocation(
-                    type="page_location",
-                    cited_text=quote,
-                    document_index=0,
-                    document_title="apache-2.0.pdf",
-                    start_page_number=2,
-                    end_page_number=3,
-                )
-            ],
-        )
-    )
+    answer = cited_pages("Copies of the Work may be redistributed.", quote, "apache-2.0.pdf", 2, 3)
     [result] = direct_checker(jev_server).check(answer, pdf)
     assert (result.status, result.section) == (Status.FOUND, "4")
     [request] = jev_server.systemone_requests
     assert request.body["state"]["section"] == pdf.sections["4"]
 
 
-def test_document_index_selects_by_position_when_the_title_names_no_document(corpus: Corpus) -> None:
-    block = TextBlock(
-        type="text",
-        text="The GFDL can be applied to your documents.",
-        citations=[char_citation(corpus["gfdl-1.3.txt"], ADDENDUM, 2, "GNU Free Documentation License 1.3")],
-    )
-    [citation] = adapt_citations([block], source=corpus)
-    assert citation.document == "gfdl-1.3.txt"
+QUOTED = {"apache-2.0.txt": PATENT, "gpl-2.0.txt": NO_WARRANTY, "gfdl-1.3.txt": ADDENDUM}
 
 
-def test_a_document_the_corpus_lacks_is_an_error_naming_citation_and_field(corpus: Corpus) -> None:
-    block = TextBlock(
-        type="text",
-        text="Some claim.",
-        citations=[char_citation(corpus["apache-2.0.txt"], PATENT, 5, "Employee handbook")],
-    )
-    with pytest.raises(
-        CitationInputError,
-        match=r"citation '#0.1', field 'document_index': document_index 5 and document_title 'Employee handbook' "
-        r"name no document of the corpus \(3 documents: apache-2.0.txt, gpl-2.0.txt, gfdl-1.3.txt\)",
-    ):
-        adapt_citations([block], source=corpus)
+def citing(corpus: Corpus, cited: str, index: int, title: str, claim: str) -> TextBlock:
+    """A text block quoting document ``cited`` of ``corpus``, named by ``index`` and ``title`` the way the request did."""
+    return TextBlock(type="text", text=claim, citations=[char_citation(corpus[cited], QUOTED[cited], index, title)])
 
 
-def test_a_second_document_against_a_single_source_is_an_error(corpus: Corpus) -> None:
-    block = TextBlock(
-        type="text",
-        text="GPL-2 programs come with no warranty.",
-        citations=[char_citation(corpus["gpl-2.0.txt"], NO_WARRANTY, 1, "GPL-2")],
-    )
-    with pytest.raises(
-        CitationInputError,
-        match=r"citation '#0.1', field 'document_index': cites document 1 \('GPL-2'\) of the request, "
-        r"but the check was given a single Source: pass a Corpus",
-    ):
-        adapt_citations([block], source=corpus["gpl-2.0.txt"])
-    # The first document against a single Source is that Source: no document to name.
-    first = block.model_copy(update={"citations": [char_citation(corpus["gpl-2.0.txt"], NO_WARRANTY, 0, "GPL-2")]})
-    [citation] = adapt_citations([first], source=corpus["gpl-2.0.txt"])
-    assert citation.document is None
+@pytest.mark.parametrize(
+    ("cited", "index", "title", "single_source", "claim", "document"),
+    [
+        pytest.param(
+            "gfdl-1.3.txt",
+            2,
+            "GNU Free Documentation License 1.3",
+            False,
+            "The GFDL can be applied to your documents.",
+            "gfdl-1.3.txt",
+            id="by-position-when-the-title-names-no-document",
+        ),
+        # The first document against a single Source is that Source: no document to name.
+        pytest.param(
+            "gpl-2.0.txt",
+            0,
+            "GPL-2",
+            True,
+            "GPL-2 programs come with no warranty.",
+            None,
+            id="the-first-document-against-a-single-source",
+        ),
+    ],
+)
+def test_document_index_selects_the_document(
+    corpus: Corpus, cited: str, index: int, title: str, single_source: bool, claim: str, document: str | None
+) -> None:
+    block = citing(corpus, cited, index, title, claim)
+    [citation] = adapt_citations([block], source=corpus[cited] if single_source else corpus)
+    assert citation.document == document
+
+
+@pytest.mark.parametrize(
+    ("cited", "index", "title", "single_source", "claim", "error"),
+    [
+        pytest.param(
+            "apache-2.0.txt",
+            5,
+            "Employee handbook",
+            False,
+            "Some claim.",
+            r"document_index 5 and document_title 'Employee handbook' "
+            r"name no document of the corpus \(3 documents: apache-2.0.txt, gpl-2.0.txt, gfdl-1.3.txt\)",
+            id="a-document-the-corpus-lacks",
+        ),
+        pytest.param(
+            "gpl-2.0.txt",
+            1,
+            "GPL-2",
+            True,
+            "GPL-2 programs come with no warranty.",
+            r"cites document 1 \('GPL-2'\) of the request, but the check was given a single Source: pass a Corpus",
+            id="a-second-document-against-a-single-source",
+        ),
+    ],
+)
+def test_a_document_it_cannot_select_is_an_error_naming_citation_and_field(
+    corpus: Corpus, cited: str, index: int, title: str, single_source: bool, claim: str, error: str
+) -> None:
+    block = citing(corpus, cited, index, title, claim)
+    with pytest.raises(CitationInputError, match=r"citation '#0.1', field 'document_index': " + error):
+        adapt_citations([block], source=corpus[cited] if single_source else corpus)
 
 
 @pytest.mark.parametrize(
@@ -234,6 +254,7 @@ def test_a_second_document_against_a_single_source_is_an_error(corpus: Corpus) -
         ),
         ({"type": "char_location", "document_index": -1}, r"field 'document_index': must be a whole number"),
     ],
+    ids=["content-block-end-before-start", "page-number-zero", "negative-document-index"],
 )
 def test_malformed_locations_name_the_citation_and_field(corpus: Corpus, location: dict, message_: str) -> None:
     block = {"type": "text", "text": "A claim.", "citations": [{"cited_text": PATENT, "document_index": 0, **location}]}

@@ -8,6 +8,9 @@ call keywords. Each outer test then reads that case's failure in the inner run's
 that it names what is wrong and where, and shows no traceback into pytest-citecheck's internals.
 Nothing here reaches Jev: validation happens before any request (the inner run has no key and no
 network, so a request would fail differently).
+
+A bad flag or ini value is a usage error of one line, before any test runs: each is checked in an
+in-process run, and one of them once more through a real ``pytest`` process.
 """
 
 from __future__ import annotations
@@ -36,10 +39,6 @@ class BadInput:
     marker: str = ""
 
 
-def _cite(**fields: object) -> str:
-    return repr(fields)
-
-
 OK = dict(id="c1", claim="Failed tokens are reported to the issuer.", quote=GOOD_QUOTE, section="7.2")
 
 
@@ -49,73 +48,50 @@ def _with(**changes: object) -> str:
     return repr({k: v for k, v in fields.items() if v is not ...})
 
 
+def _field(name: str, field: str, value: object, *says: str, citation: str = "c1") -> BadInput:
+    """A citation like OK but for one field (``...`` removes it): the error names the citation and the field."""
+    return BadInput(
+        name, f"check([{_with(**{field: value})}], SOURCE)", (f"citation {citation!r}", f"field {field!r}", *says)
+    )
+
+
+def _call(name: str, arguments: str, *says: str, function: str = "check", marker: str = "") -> BadInput:
+    """``function([a good citation], arguments)``: what is wrong is in the other arguments (or the marker)."""
+    return BadInput(name, f"{function}([{_with()}], {arguments})", says, marker)
+
+
+def _citations(name: str, citations: str, *says: str) -> BadInput:
+    """``check(citations, SOURCE)`` with a citations value that is not a list of citations."""
+    return BadInput(name, f"check({citations}, SOURCE)", ("field 'citations'", *says))
+
+
 CASES: tuple[BadInput, ...] = (
     # --- a citation's fields ------------------------------------------------------------------
-    BadInput("claim-missing", f"check([{_with(claim=...)}], SOURCE)", ("citation 'c1'", "field 'claim'", "is missing")),
-    BadInput(
-        "claim-none", f"check([{_with(claim=None)}], SOURCE)", ("citation 'c1'", "field 'claim'", "must be a string")
-    ),
-    BadInput(
-        "claim-int",
-        f"check([{_with(claim=42)}], SOURCE)",
-        ("citation 'c1'", "field 'claim'", "must be a string, got int"),
-    ),
-    BadInput(
-        "claim-list", f"check([{_with(claim=['a', 'b'])}], SOURCE)", ("citation 'c1'", "field 'claim'", "got list")
-    ),
-    BadInput("claim-empty", f"check([{_with(claim='')}], SOURCE)", ("citation 'c1'", "field 'claim'", "is empty")),
-    BadInput(
-        "claim-whitespace",
-        "check([" + _with(claim="  \n\t ") + "], SOURCE)",
-        ("citation 'c1'", "field 'claim'", "is empty"),
-    ),
-    BadInput("quote-int", f"check([{_with(quote=7)}], SOURCE)", ("citation 'c1'", "field 'quote'", "must be a string")),
+    _field("claim-missing", "claim", ..., "is missing"),
+    _field("claim-none", "claim", None, "must be a string"),
+    _field("claim-int", "claim", 42, "must be a string, got int"),
+    _field("claim-list", "claim", ["a", "b"], "got list"),
+    _field("claim-empty", "claim", "", "is empty"),
+    _field("claim-whitespace", "claim", "  \n\t ", "is empty"),
+    _field("quote-int", "quote", 7, "must be a string"),
     # A list of quotes (or sections) is a citation of several sections; each item must be valid.
-    BadInput(
-        "quote-list-empty", f"check([{_with(quote=[])}], SOURCE)", ("citation 'c1'", "field 'quote'", "empty list")
-    ),
-    BadInput(
-        "quote-list-item",
-        f"check([{_with(quote=[GOOD_QUOTE, 7])}], SOURCE)",
-        ("citation 'c1'", "field 'quote'", "item 2 must be a non-empty string"),
-    ),
-    BadInput(
-        "quote-empty", f"check([{_with(quote='')}], SOURCE)", ("citation 'c1'", "field 'quote'", "empty or whitespace")
-    ),
-    BadInput(
-        "quote-whitespace",
-        f"check([{_with(quote='   ')}], SOURCE)",
-        ("citation 'c1'", "field 'quote'", "empty or whitespace"),
-    ),
-    BadInput(
-        "section-not-in-source",
-        f"check([{_with(section='99.9')}], SOURCE)",
-        ("citation 'c1'", "field 'section'", "'99.9'", "does not have"),
-    ),
-    BadInput(
-        "section-list-item",
-        f"check([{_with(section=['7.2', None])}], SOURCE)",
-        ("citation 'c1'", "field 'section'", "item 2 must be a section id string"),
-    ),
-    BadInput(
-        "section-list-not-in-source",
-        f"check([{_with(section=['7.2', '99.9'])}], SOURCE)",
-        ("citation 'c1'", "field 'section'", "'99.9'", "does not have"),
-    ),
-    BadInput(
-        "section-list-twice",
-        f"check([{_with(section=['7.2', '7.2'])}], SOURCE)",
-        ("citation 'c1'", "field 'section'", "names section '7.2' twice"),
-    ),
-    BadInput("section-empty", f"check([{_with(section='')}], SOURCE)", ("citation 'c1'", "field 'section'")),
+    _field("quote-list-empty", "quote", [], "empty list"),
+    _field("quote-list-item", "quote", [GOOD_QUOTE, 7], "item 2 must be a non-empty string"),
+    _field("quote-empty", "quote", "", "empty or whitespace"),
+    _field("quote-whitespace", "quote", "   ", "empty or whitespace"),
+    _field("section-not-in-source", "section", "99.9", "'99.9'", "does not have"),
+    _field("section-list-item", "section", ["7.2", None], "item 2 must be a section id string"),
+    _field("section-list-not-in-source", "section", ["7.2", "99.9"], "'99.9'", "does not have"),
+    _field("section-list-twice", "section", ["7.2", "7.2"], "names section '7.2' twice"),
+    _field("section-empty", "section", ""),
     BadInput(
         "no-quote-no-section",
         f"check([{_with(quote=None, section=None)}], SOURCE)",
         ("citation 'c1'", "field 'section'", "must name the section"),
     ),
-    BadInput("id-empty", f"check([{_with(id='')}], SOURCE)", ("citation '#0'", "field 'id'")),
-    BadInput("id-bool", f"check([{_with(id=True)}], SOURCE)", ("citation '#0'", "field 'id'")),
-    BadInput("id-list", f"check([{_with(id=['c1'])}], SOURCE)", ("citation '#0'", "field 'id'")),
+    _field("id-empty", "id", "", citation="#0"),
+    _field("id-bool", "id", True, citation="#0"),
+    _field("id-list", "id", ["c1"], citation="#0"),
     BadInput(
         "id-duplicate",
         f"check([{_with()}, {_with(claim='Another claim.')}], SOURCE)",
@@ -126,64 +102,48 @@ CASES: tuple[BadInput, ...] = (
     BadInput("citation-is-none", f"check([{_with()}, None], SOURCE)", ("citation '#1'", "got NoneType")),
     BadInput("citation-is-an-int", "check([5], SOURCE)", ("citation '#0'", "got int")),
     # --- the citations value ------------------------------------------------------------------
-    BadInput(
-        "citations-is-one-dict", f"check({_with()}, SOURCE)", ("field 'citations'", "got dict", "wrap it in a list")
-    ),
-    BadInput("citations-is-a-string", "check('c1', SOURCE)", ("field 'citations'", "got str")),
-    BadInput("citations-is-none", "check(None, SOURCE)", ("field 'citations'", "got NoneType")),
-    BadInput("citations-is-an-int", "check(3, SOURCE)", ("field 'citations'", "got int")),
+    _citations("citations-is-one-dict", _with(), "got dict", "wrap it in a list"),
+    _citations("citations-is-a-string", "'c1'", "got str"),
+    _citations("citations-is-none", "None", "got NoneType"),
+    _citations("citations-is-an-int", "3", "got int"),
     # --- the source document ------------------------------------------------------------------
-    BadInput("document-empty", f"check([{_with()}], '')", ("field 'source'", "empty")),
-    BadInput("document-whitespace", f"check([{_with()}], " + repr("  \n\n  ") + ")", ("field 'source'", "empty")),
-    BadInput(
-        "document-binary", f"check([{_with()}], " + repr("\x00\x01PK\x03\x04") + " * 50)", ("field 'source'", "binary")
-    ),
-    BadInput(
-        "document-bytes", f"check([{_with()}], (HERE / 'rfc7519.txt').read_bytes())", ("field 'source'", "got bytes")
-    ),
-    BadInput("document-none", f"check([{_with()}], None)", ("field 'source'", "got NoneType")),
-    BadInput(
+    _call("document-empty", "''", "field 'source'", "empty"),
+    _call("document-whitespace", repr("  \n\n  "), "field 'source'", "empty"),
+    _call("document-binary", repr("\x00\x01PK\x03\x04") + " * 50", "field 'source'", "binary"),
+    _call("document-bytes", "(HERE / 'rfc7519.txt').read_bytes()", "field 'source'", "got bytes"),
+    _call("document-none", "None", "field 'source'", "got NoneType"),
+    _call(
         "document-without-sections",
-        f"check([{_with()}], 'Just a paragraph of prose, with no numbered headings.', format='rfc')",
-        ("field 'source'", "no numbered section headers"),
+        "'Just a paragraph of prose, with no numbered headings.', format='rfc'",
+        "field 'source'",
+        "no numbered section headers",
     ),
-    BadInput(
-        "format-unknown",
-        f"check([{_with()}], 'Some text', format='docx-ish')",
-        ("field 'format'", "unknown format 'docx-ish'"),
-    ),
+    _call("format-unknown", "'Some text', format='docx-ish'", "field 'format'", "unknown format 'docx-ish'"),
     BadInput("source-sections-empty", "Source(sections={})", ("field 'sections'", "no sections")),
     BadInput("source-section-not-text", "Source(sections={'1': b'bytes'})", ("field 'sections'", "must be text")),
     # --- thresholds and keywords --------------------------------------------------------------
-    BadInput(
-        "auto-accept-above-1",
-        f"check([{_with()}], SOURCE, auto_accept=1.5)",
-        ("auto_accept", "expected a number from 0 to 1, got 1.5"),
-    ),
-    BadInput("auto-accept-negative", f"check([{_with()}], SOURCE, auto_accept=-0.1)", ("auto_accept", "got -0.1")),
-    BadInput("auto-accept-text", f"check([{_with()}], SOURCE, auto_accept='high')", ("auto_accept", "got 'high'")),
-    BadInput("auto-accept-nan", f"check([{_with()}], SOURCE, auto_accept=float('nan'))", ("auto_accept", "got nan")),
-    BadInput(
-        "unknown-call-keyword",
-        f"check([{_with()}], SOURCE, treshold=0.9)",
-        ("unknown argument 'treshold'", "accepted: auto_accept"),
-    ),
-    BadInput(
-        "review-unknown", f"ok([{_with()}], SOURCE, review='maybe')", ("review", "expected one of", "got 'maybe'")
-    ),
-    BadInput("fail-on-unknown", f"ok([{_with()}], SOURCE, fail_on='wrong')", ("fail_on", "unknown verdict 'wrong'")),
-    BadInput("model-with-spaces", f"check([{_with()}], SOURCE, model='jev 1.12')", ("model", "expected a model name")),
-    BadInput("concurrency-zero", f"check([{_with()}], SOURCE, concurrency=0)", ("concurrency", "at least 1, got 0")),
-    BadInput(
+    _call("auto-accept-above-1", "SOURCE, auto_accept=1.5", "auto_accept", "expected a number from 0 to 1, got 1.5"),
+    _call("auto-accept-negative", "SOURCE, auto_accept=-0.1", "auto_accept", "got -0.1"),
+    _call("auto-accept-text", "SOURCE, auto_accept='high'", "auto_accept", "got 'high'"),
+    _call("auto-accept-nan", "SOURCE, auto_accept=float('nan')", "auto_accept", "got nan"),
+    _call("unknown-call-keyword", "SOURCE, treshold=0.9", "unknown argument 'treshold'", "accepted: auto_accept"),
+    _call("review-unknown", "SOURCE, review='maybe'", "review", "expected one of", "got 'maybe'", function="ok"),
+    _call("fail-on-unknown", "SOURCE, fail_on='wrong'", "fail_on", "unknown verdict 'wrong'", function="ok"),
+    _call("model-with-spaces", "SOURCE, model='jev 1.12'", "model", "expected a model name"),
+    _call("concurrency-zero", "SOURCE, concurrency=0", "concurrency", "at least 1, got 0"),
+    _call(
         "marker-threshold-above-1",
-        f"check([{_with()}], SOURCE)",
-        ("@pytest.mark.citecheck(...)", "auto_accept", "got 2"),
+        "SOURCE",
+        "@pytest.mark.citecheck(...)",
+        "auto_accept",
+        "got 2",
         marker="@pytest.mark.citecheck(auto_accept=2)",
     ),
-    BadInput(
+    _call(
         "marker-unknown-keyword",
-        f"check([{_with()}], SOURCE)",
-        ("@pytest.mark.citecheck(...)", "unknown argument 'threshold'"),
+        "SOURCE",
+        "@pytest.mark.citecheck(...)",
+        "unknown argument 'threshold'",
         marker="@pytest.mark.citecheck(threshold=0.9)",
     ),
 )
@@ -205,6 +165,11 @@ def _inner_module() -> str:
     return "\n".join(parts)
 
 
+# Plugins installed here that no case uses: loading them is most of a fresh interpreter's start-up
+# (langsmith's alone imports its whole client), and the inner session does not need them.
+UNRELATED_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin", "-p", "no:anyio")
+
+
 @pytest.fixture(scope="module")
 def inner_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """Run every case once; return each inner test's failure section, by case name."""
@@ -215,7 +180,7 @@ def inner_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TYPESAFE_")}
     env["TYPESAFE_BASE_URL"] = "http://127.0.0.1:9"  # a request would fail as a connection error, not as bad input
     completed = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-rf", "test_bad.py"],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *UNRELATED_PLUGINS, "-rf", "test_bad.py"],
         cwd=root,
         env=env,
         capture_output=True,
@@ -249,24 +214,47 @@ def test_there_are_at_least_30_cases() -> None:
     assert len({case.name for case in CASES}) == len(CASES)
 
 
-@pytest.mark.parametrize(
-    ("args", "ini", "expected"),
-    [
-        (["--citecheck-auto-accept=2"], "", "--citecheck-auto-accept: expected a number from 0 to 1, got '2'"),
-        (["--citecheck-record-mode=sometimes"], "", "--citecheck-record-mode: expected one of none"),
-        (["--citecheck-concurrency=many"], "", "--citecheck-concurrency: expected a whole number"),
-        ([], "citecheck_auto_accept = nope", "ini citecheck_auto_accept: expected a number from 0 to 1, got 'nope'"),
-        ([], "citecheck_fail_on = fabricated,bogus", "ini citecheck_fail_on: unknown verdict 'bogus'"),
-    ],
-    ids=["flag-threshold", "flag-record-mode", "flag-concurrency", "ini-threshold", "ini-fail-on"],
-)
-def test_a_bad_session_option_is_a_one_line_usage_error(
-    pytester: pytest.Pytester, args: list[str], ini: str, expected: str
-) -> None:
+# A flag or ini value pytest-citecheck refuses: the id, the flags, the ini line, what the error says.
+BAD_SESSION_OPTIONS = {
+    "flag-threshold": (
+        ["--citecheck-auto-accept=2"],
+        "",
+        "--citecheck-auto-accept: expected a number from 0 to 1, got '2'",
+    ),
+    "flag-record-mode": (["--citecheck-record-mode=sometimes"], "", "--citecheck-record-mode: expected one of none"),
+    "flag-concurrency": (["--citecheck-concurrency=many"], "", "--citecheck-concurrency: expected a whole number"),
+    "ini-threshold": (
+        [],
+        "citecheck_auto_accept = nope",
+        "ini citecheck_auto_accept: expected a number from 0 to 1, got 'nope'",
+    ),
+    "ini-fail-on": ([], "citecheck_fail_on = fabricated,bogus", "ini citecheck_fail_on: unknown verdict 'bogus'"),
+}
+
+
+def _session_with(pytester: pytest.Pytester, ini: str) -> None:
     pytester.makeini(f"[pytest]\nasyncio_default_fixture_loop_scope = function\n{ini}\n")
     pytester.makepyfile("def test_nothing():\n    pass\n")
-    result = pytester.runpytest_subprocess(*args)
+
+
+def _assert_one_line_usage_error(result: pytest.RunResult, expected: str) -> None:
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = result.stderr.str()
     assert f"pytest-citecheck: {expected}" in errors, errors
     assert "Traceback" not in errors and "INTERNALERROR" not in errors, errors
+    assert len(errors.strip().splitlines()) == 1, errors
+
+
+@pytest.mark.parametrize(("args", "ini", "expected"), BAD_SESSION_OPTIONS.values(), ids=BAD_SESSION_OPTIONS.keys())
+def test_a_bad_session_option_is_a_one_line_usage_error(
+    pytester: pytest.Pytester, args: list[str], ini: str, expected: str
+) -> None:
+    _session_with(pytester, ini)
+    _assert_one_line_usage_error(pytester.runpytest_inprocess(*args), expected)
+
+
+def test_the_real_command_line_prints_a_bad_session_option_on_one_line(pytester: pytest.Pytester) -> None:
+    """End to end, once: a real ``pytest`` process prints what the in-process runs above read, and exits 4."""
+    args, ini, expected = BAD_SESSION_OPTIONS["flag-threshold"]
+    _session_with(pytester, ini)
+    _assert_one_line_usage_error(pytester.runpytest_subprocess(*args), expected)

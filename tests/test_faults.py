@@ -1,7 +1,8 @@
 """The fault matrix: every way asking Jev (or replaying its answer) can go wrong fails the test.
 
 Each row of ``FAULTS`` injects one fault — through the Jev-compatible ``JevServer`` on 127.0.0.1,
-or by damaging a cassette — under a real inner pytest run of one citation check, on each of the two
+or by damaging a cassette (each path's undamaged cassette is recorded once per module and copied
+into each case) — under a real inner pytest run of one citation check, on each of the two
 paths a check can take (``PATHS``: ``assert_citations_supported`` on threads, and
 ``await citecheck.aassert_supported`` through the async client), and asserts that
 the inner test FAILED (never passed, never INTERNALERROR), that its message names the citation,
@@ -9,11 +10,12 @@ the cause and the remedy, that no traceback into the plugin was printed, and tha
 the citation reached the JSON report or a cassette.
 
 ``docs/reliability.md`` holds this matrix as a table; regenerate it with
-``python tests/test_faults.py`` (``test_reliability_doc_matches_the_matrix`` checks it).
+``python tests/test_faults.py --write`` (``test_reliability_doc_matches_the_matrix`` checks it).
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import shutil
@@ -216,21 +218,16 @@ FAULTS: tuple[Fault, ...] = (
         Reply(429, {"detail": "Too many requests"}, {"retry-after": "0"}),
         attempts=1 + MAX_RETRIES,
     ),
-    Fault(
-        "http-500",
-        "HTTP 500, every attempt",
-        "failed to answer (HTTP 500) after retries",
-        "retry later",
-        Reply(500, {"detail": "Internal error"}),
-        attempts=1 + MAX_RETRIES,
-    ),
-    Fault(
-        "http-529",
-        "HTTP 529 (overloaded), every attempt",
-        "failed to answer (HTTP 529) after retries",
-        "retry later",
-        Reply(529, {"detail": "Overloaded"}),
-        attempts=1 + MAX_RETRIES,
+    *(
+        Fault(
+            f"http-{status}",
+            f"HTTP {status}{what}, every attempt",
+            f"failed to answer (HTTP {status}) after retries",
+            "retry later",
+            Reply(status, {"detail": detail}),
+            attempts=1 + MAX_RETRIES,
+        )
+        for status, what, detail in ((500, "", "Internal error"), (529, " (overloaded)", "Overloaded"))
     ),
     Fault(
         "timeout",
@@ -468,13 +465,66 @@ def _assert_failed_closed(result: pytest.RunResult, fault: Fault, where: Path) -
     )
 
 
+def _record(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, reply: Any, *, refused: bool = False
+) -> tuple[pytest.RunResult, JevServer]:
+    """Run the check recording, with a JevServer giving every request ``reply`` (``refused``: where nothing listens)."""
+    # A copy for each request: JevServer consumes a scripted Reply's headers, and every attempt, on
+    # either path, must be sent the same reply.
+    with JevServer(lambda claim, section: copy.deepcopy(reply)) as server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", _closed_port_url() if refused else server.url)
+        return _run(inner, "--citecheck-record-mode=once"), server
+
+
+def _replay(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, *args: str) -> pytest.RunResult:
+    """Replay as CI does: no key, nothing listening."""
+    monkeypatch.delenv("TYPESAFE_API_KEY")
+    monkeypatch.setenv("TYPESAFE_BASE_URL", _closed_port_url())
+    return _run(inner, "--citecheck-record-mode=none", *args)
+
+
+def _assert_verified(result: pytest.RunResult, where: Path) -> None:
+    result.assert_outcomes(passed=1)
+    report = json.loads((where / "report.json").read_text())
+    assert [(row["id"], row["verdict"]) for row in report["results"]] == [(CITATION, "verified")]
+
+
+def _record_undamaged(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> bytes:
+    """Record the check with Jev answering well; the control: it passes. Returns the cassette it wrote."""
+    result, _ = _record(inner, monkeypatch, ("supports", 0.97))
+    _assert_verified(result, inner.path)
+    return (inner.path / CASSETTE).read_bytes()
+
+
+@pytest.fixture(scope="module")
+def undamaged_cassettes() -> dict[str, bytes]:
+    """Each path's undamaged cassette, by path: recorded once per module (and xdist worker), not once per fault."""
+    return {}
+
+
+@pytest.fixture
+def undamaged_cassette(
+    inner: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+    undamaged_cassettes: dict[str, bytes],
+) -> Path:
+    """This path's undamaged cassette, in the inner directory: recorded by the first case that asks, copied after."""
+    path = request.node.callspec.params["inner"]
+    if path not in undamaged_cassettes:
+        undamaged_cassettes[path] = _record_undamaged(inner, monkeypatch)
+        (inner.path / "report.json").unlink()  # the replay under test writes its own
+    cassette = inner.path / CASSETTE
+    cassette.parent.mkdir(parents=True, exist_ok=True)
+    cassette.write_bytes(undamaged_cassettes[path])
+    return cassette
+
+
 @pytest.mark.parametrize("fault", [f for f in FAULTS if f.side == "server"], ids=lambda f: f.name)
 def test_a_server_fault_fails_the_test(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, fault: Fault) -> None:
-    with JevServer(lambda claim, section: fault.reply) as server:
-        monkeypatch.setenv("TYPESAFE_BASE_URL", _closed_port_url() if fault.refused else server.url)
-        result = _run(inner, "--citecheck-record-mode=once")
-        _assert_failed_closed(result, fault, inner.path)
-        assert len(server.systemone_requests) == (0 if fault.refused else fault.attempts)
+    result, server = _record(inner, monkeypatch, fault.reply, refused=fault.refused)
+    _assert_failed_closed(result, fault, inner.path)
+    assert len(server.systemone_requests) == (0 if fault.refused else fault.attempts)
     # A fault is never recorded as if it were Jev's answer: only accepted answers are written, so
     # the next recording asks again instead of replaying it forever.
     cassette = inner.path / CASSETTE
@@ -483,30 +533,24 @@ def test_a_server_fault_fails_the_test(inner: pytest.Pytester, monkeypatch: pyte
 
 @pytest.mark.parametrize("fault", [f for f in FAULTS if f.side == "cassette"], ids=lambda f: f.name)
 def test_a_cassette_fault_fails_the_replay(
-    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, fault: Fault
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, undamaged_cassette: Path, fault: Fault
 ) -> None:
-    with JevServer(lambda claim, section: ("supports", 0.97)) as server:
-        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
-        recorded = _run(inner, "--citecheck-record-mode=once")
-        recorded.assert_outcomes(passed=1)  # the control: undamaged, the same check passes
-    assert (inner.path / CASSETTE).exists()
     if fault.damage is not None:
-        fault.damage(inner.path / CASSETTE)
-    # Replay as CI does: no key, nothing listening.
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", _closed_port_url())
-    result = _run(inner, "--citecheck-record-mode=none", *fault.replay_args)
+        fault.damage(undamaged_cassette)
+    result = _replay(inner, monkeypatch, *fault.replay_args)
     _assert_failed_closed(result, fault, inner.path)
 
 
-def test_without_a_fault_the_same_check_passes(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The control for the matrix: the harness can see a pass, so the failures above are the faults'."""
-    with JevServer(lambda claim, section: ("supports", 0.97)) as server:
-        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
-        result = _run(inner, "--citecheck-record-mode=once")
-    result.assert_outcomes(passed=1)
-    report = json.loads((inner.path / "report.json").read_text())
-    assert [(row["id"], row["verdict"]) for row in report["results"]] == [(CITATION, "verified")]
+def test_without_a_fault_the_same_check_passes(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, undamaged_cassette: Path
+) -> None:
+    """The control for the matrix: the harness can see a pass, so the failures above are the faults'.
+
+    Recorded through JevServer as the server faults are (``undamaged_cassette`` asserts that run
+    passed, the first time it records each path), and replayed from the undamaged cassette as the
+    cassette faults are, the same check passes, with its verdict in the report.
+    """
+    _assert_verified(_replay(inner, monkeypatch), inner.path)
 
 
 # --- the table in docs/reliability.md -------------------------------------------------------------
