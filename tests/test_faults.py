@@ -35,6 +35,11 @@ import typesafe_sdk  # noqa: F401
 import vcr
 import vcr.stubs.httpx_stubs  # noqa: F401
 
+# The plugin's modules that a session imports lazily, imported here once: otherwise every in-process
+# run would import and compile them afresh (something no real session does): a quarter of its CPU.
+import pytest_citecheck._recording.replay
+import pytest_citecheck._report.run_report
+import pytest_citecheck._sources.formats  # noqa: F401
 from pytest_citecheck.testing import JevServer, Reply, choice_answer
 
 REPO = Path(__file__).resolve().parent.parent
