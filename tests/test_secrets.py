@@ -137,7 +137,12 @@ def _scan(pytester: pytest.Pytester, result: pytest.RunResult) -> dict[str, list
     if leaks(printed):
         hits["<terminal output>"] = leaks(printed)
     for path in pytester.path.rglob("*"):
-        if path.is_file() and path.name not in {"conftest.py"}:
+        # The user's conftest.py holds the key on purpose (a client override), and so does the
+        # bytecode Python compiles from it when bytecode is written (PYTHONDONTWRITEBYTECODE unset).
+        users_own = path.name == "conftest.py" or (
+            path.parent.name == "__pycache__" and path.name.startswith("conftest.")
+        )
+        if path.is_file() and not users_own:
             found = leaks(path.read_bytes().decode("utf-8", errors="replace"))
             if found:
                 hits[str(path.relative_to(pytester.path))] = found
