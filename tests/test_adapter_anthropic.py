@@ -6,18 +6,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from anthropic.types import (
-    CitationCharLocation,
-    CitationContentBlockLocation,
-    CitationPageLocation,
-    Message,
-    TextBlock,
-    ThinkingBlock,
-    ToolUseBlock,
-    Usage,
-)
+
+# anthropic is imported by the tests that use it, not at collection: every xdist worker collects
+# every module, and importing the SDK costs seconds.
+if TYPE_CHECKING:
+    from anthropic.types import CitationCharLocation, Message, TextBlock
 
 from pytest_citecheck import CitationInputError, Corpus, Source, Status
 from pytest_citecheck._citations.adapt import adapt_citations
@@ -41,6 +37,8 @@ def corpus() -> Corpus:
 
 
 def message(*content: object) -> Message:
+    from anthropic.types import Message, Usage
+
     return Message(
         id="msg_01",
         type="message",
@@ -54,6 +52,8 @@ def message(*content: object) -> Message:
 
 
 def char_citation(source: Source, quote: str, index: int, title: str | None) -> CitationCharLocation:
+    from anthropic.types import CitationCharLocation
+
     start = source.text.index(quote)
     return CitationCharLocation(
         type="char_location",
@@ -67,6 +67,8 @@ def char_citation(source: Source, quote: str, index: int, title: str | None) -> 
 
 def cited_pages(claim: str, quote: str, title: str, start: int, end: int) -> Message:
     """A message whose one text block cites ``quote`` on pages ``start`` to ``end`` (exclusive) of document 0."""
+    from anthropic.types import CitationPageLocation, TextBlock
+
     return message(
         TextBlock(
             type="text",
@@ -86,6 +88,8 @@ def cited_pages(claim: str, quote: str, title: str, start: int, end: int) -> Mes
 
 
 def test_a_whole_message_across_three_documents(corpus: Corpus) -> None:
+    from anthropic.types import CitationContentBlockLocation, TextBlock, ThinkingBlock, ToolUseBlock
+
     answer = message(
         ThinkingBlock(type="thinking", thinking="The user asks about three licences.", signature="sig"),
         TextBlock(type="text", text="Here is what the licences say:", citations=None),
@@ -174,6 +178,8 @@ QUOTED = {"apache-2.0.txt": PATENT, "gpl-2.0.txt": NO_WARRANTY, "gfdl-1.3.txt": 
 
 def citing(corpus: Corpus, cited: str, index: int, title: str, claim: str) -> TextBlock:
     """A text block quoting document ``cited`` of ``corpus``, named by ``index`` and ``title`` the way the request did."""
+    from anthropic.types import TextBlock
+
     return TextBlock(type="text", text=claim, citations=[char_citation(corpus[cited], QUOTED[cited], index, title)])
 
 

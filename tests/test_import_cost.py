@@ -66,6 +66,7 @@ def test_the_adapters_read_sdk_shapes_without_importing_the_sdks(
 # The adapter test modules that build SDK objects: collected by every xdist worker, so they import
 # the SDKs only when a test of theirs runs (tests/test_adapters_e2e.py: in a module-scoped fixture).
 ADAPTER_TEST_MODULES = (
+    "test_adapter_anthropic.py",
     "test_adapter_openai.py",
     "test_adapter_markers.py",
     "test_adapter_documents.py",
