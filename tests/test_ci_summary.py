@@ -38,6 +38,10 @@ def test_hostile():
     assert_citations_supported([HOSTILE], SOURCE)
 """
 
+# Two xdist workers. Each is a new Python process that loads every installed pytest plugin; two of them
+# come with this suite's test dependencies, not with pytest-citecheck (hypothesis's and langchain-core's
+# langsmith), and would add seconds to each worker's start, so the workers leave them out.
+XDIST = ("-n", "2", "-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
 
 CITATIONS = {c["id"]: c for c in json.loads(CITATIONS_FILE.read_text())}
 SIG_QUOTE = CITATIONS["sig_reporting"]["quote"]
@@ -113,7 +117,7 @@ def test_github_summary_and_annotations(suite, jev_server, github):
 
 def test_under_xdist_the_controller_alone_writes_the_summary_and_the_annotations(suite, jev_server, github):
     suite.makepyfile(test_gh=GITHUB_SUITE)
-    result = suite.runpytest("-n", "2", "--citecheck-record-mode=once")
+    result = suite.runpytest(*XDIST, "--citecheck-record-mode=once")
     result.assert_outcomes(failed=3, passed=1)
     errors = [line for line in result.stdout.lines if line.startswith("::error")]
     assert len(errors) == 4

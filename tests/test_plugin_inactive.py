@@ -29,6 +29,9 @@ def test_check():
     check_citations(pick("clock_skew"), SOURCE)
 """
 
+# Two pytest plugins come with this suite's test dependencies, not with pytest-citecheck (hypothesis's and
+# langchain-core's langsmith); each would add seconds to an inner pytest's start, so it leaves them out.
+NOT_A_USERS_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
 NOT_ACTIVE = "*CheckerUnavailableError: pytest-citecheck's plugin is not active in this pytest run*"
 REMEDY = "*enable it with -p citecheck*"
 
@@ -41,9 +44,12 @@ def live(suite: pytest.Pytester, jev_server: JevServer) -> pytest.Pytester:
     return suite
 
 
+# Slow tier: the default run proves the same (the helpers raise, nothing is sent) with the plugin left
+# out the other way, by disabling autoload, in the next test.
+@pytest.mark.slow
 def test_with_the_plugin_disabled_the_helpers_raise_and_send_nothing(live, jev_server):
     # In a subprocess: in this process the plugin is loaded (by this suite's own run) whatever the flags.
-    result = live.runpytest_subprocess("-p", "no:citecheck")
+    result = live.runpytest_subprocess("-p", "no:citecheck", *NOT_A_USERS_PLUGINS)
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines([NOT_ACTIVE, REMEDY])
     assert jev_server.systemone_requests == []

@@ -21,6 +21,11 @@ def test_three_checked_twice():
     check_citations(pick("aud_reject", "pii_encryption", "sig_reporting"), SOURCE)
 """
 
+# Two xdist workers. Each is a new Python process that loads every installed pytest plugin; two of them
+# come with this suite's test dependencies, not with pytest-citecheck (hypothesis's and langchain-core's
+# langsmith), and would add seconds to each worker's start, so the workers leave them out.
+XDIST = ("-n", "2", "-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
+
 
 @pytest.fixture
 def recording(suite: pytest.Pytester, jev_server: JevServer, inner_ini: str) -> pytest.Pytester:
@@ -34,7 +39,10 @@ def properties(junit: ET.Element, test_name: str) -> list[tuple[str, str]]:
     return [(prop.get("name"), prop.get("value")) for prop in case.iter("property")]
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+# The xdist case is in the slow tier: the default run has a real xdist run below (the HTML report).
+@pytest.mark.parametrize(
+    "workers", [pytest.param([], id="serial"), pytest.param(list(XDIST), id="xdist", marks=pytest.mark.slow)]
+)
 def test_junit_has_each_citations_verdict_confidence_and_section_once(
     recording: pytest.Pytester, workers: list[str]
 ) -> None:
@@ -98,7 +106,7 @@ def test_verbose_summary_lists_every_citation_with_section_and_test(recording: p
 
 def test_under_xdist_the_controller_writes_one_html_report_with_every_row(recording: pytest.Pytester) -> None:
     result = recording.runpytest(
-        "--citecheck-record-mode=once", "-n", "2", "--citecheck-html=report.html", "--citecheck-json=r.json"
+        "--citecheck-record-mode=once", *XDIST, "--citecheck-html=report.html", "--citecheck-json=r.json"
     )
     result.assert_outcomes(passed=2)
     page = (recording.path / "report.html").read_text()

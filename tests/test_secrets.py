@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from pytest_citecheck._recording import redaction
 from pytest_citecheck.testing import JevServer, Reply
 
 REPO = Path(__file__).resolve().parent.parent
@@ -99,9 +100,13 @@ def answering(sent: set[str]) -> Any:
     return answer
 
 
+# The inner runs leave out two pytest plugins that come with this suite's test dependencies, not with
+# pytest-citecheck (hypothesis's and langchain-core's langsmith): each would add seconds to every start.
 OUTPUT_FLAGS = (
     "-p",
     "no:hypothesispytest",
+    "-p",
+    "no:langsmith_plugin",
     "-v",
     "-rA",
     "--log-level=DEBUG",
@@ -139,20 +144,39 @@ def _scan(pytester: pytest.Pytester, result: pytest.RunResult) -> dict[str, list
     return hits
 
 
+def run_as_a_new_process(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, *args: str) -> pytest.RunResult:
+    """An inner run in this process that starts, as a new process would, with no secret remembered.
+
+    Only for runs whose SDK debug log is not what is tested: the SDK reads TYPESAFE_LOG_LEVEL when it is
+    imported, so only a new process shows that log. The secrets the redaction has learnt are remembered
+    for the life of a process, and this one has learnt some already (the log filter test below shows it two
+    of the canaries): a run that stopped learning a request's header values would be hidden by them, so
+    each run starts from an empty memory.
+    """
+    monkeypatch.setattr(redaction, "_known", set())
+    return inner.runpytest_inprocess(*args)
+
+
 @pytest.fixture
-def inner(pytester: pytest.Pytester) -> pytest.Pytester:
+def inner(pytester: pytest.Pytester, inner_ini: str) -> pytest.Pytester:
     shutil.copy(EXAMPLE / "rfc7519.txt", pytester.path / "rfc7519.txt")
     shutil.copy(EXAMPLE / "citations.json", pytester.path / "citations.json")
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makeini(inner_ini)
     pytester.makepyfile(test_secrets_inner=INNER_TESTS)
     return pytester
 
 
+# Each case is a real pytest process: the SDK reads TYPESAFE_LOG_LEVEL once, when it is imported. The
+# default run keeps the case with everything switched on (the SDK's debug log and pytest's DEBUG
+# capture) for both ways a key is passed; the lighter logging levels run in the slow tier.
 @pytest.mark.parametrize("how", ["environment", "client-override"])
 @pytest.mark.parametrize(
     ("sdk_log_level", "pytest_log_level"),
-    [(None, "DEBUG"), ("debug", "DEBUG"), (None, "INFO")],
-    ids=["debug-capture", "sdk-debug", "info"],
+    [
+        pytest.param(None, "DEBUG", id="debug-capture", marks=pytest.mark.slow),
+        pytest.param("debug", "DEBUG", id="sdk-debug"),
+        pytest.param(None, "INFO", id="info", marks=pytest.mark.slow),
+    ],
 )
 def test_no_canary_key_is_written_or_printed(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str, sdk_log_level: str | None, pytest_log_level: str
@@ -215,7 +239,9 @@ def test_a_replay_run_prints_no_placeholder_confusion_and_no_key(
     monkeypatch.setenv("TYPESAFE_LOG_LEVEL", "debug")
     with JevServer(answering({ENV_KEY})) as server:
         monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
-        inner.runpytest_subprocess(*OUTPUT_FLAGS)
+        # The recording is the setup here (the matrix above scans recording runs with the SDK's debug log
+        # on), so it runs in process; the replay under test is a process of its own, with that log on.
+        run_as_a_new_process(inner, monkeypatch, *OUTPUT_FLAGS).assert_outcomes(passed=3, failed=2)
     result = inner.runpytest_subprocess(
         *[flag for flag in OUTPUT_FLAGS if "record-mode" not in flag], "--citecheck-record-mode=none"
     )
@@ -280,8 +306,8 @@ def test_a_key_echoed_in_a_2xx_body_or_sent_in_the_claim_is_not_recorded(
     server.answer = lambda claim, section: _echo_answer(server)
     with server:
         monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
-        recorded = inner.runpytest_subprocess(
-            "test_echo.py", "--citecheck-record-mode=once", "--citecheck-model=jev-1.12"
+        recorded = run_as_a_new_process(
+            inner, monkeypatch, "test_echo.py", "--citecheck-record-mode=once", "--citecheck-model=jev-1.12"
         )
         assert expected <= set(leaks(repr(server.systemone_requests))), "the keys went over the wire"
     recorded.assert_outcomes(passed=1)
@@ -291,7 +317,9 @@ def test_a_key_echoed_in_a_2xx_body_or_sent_in_the_claim_is_not_recorded(
     assert "says the service with key ***." in text  # the request's claim
     assert '"request_headers"' in text and "***" in text.split("  response:")[1]  # the echo, with the keys cut out
     # The recording still replays: the same redaction is applied to the live request before matching.
-    replayed = inner.runpytest_subprocess("test_echo.py", "--citecheck-record-mode=none", "--citecheck-model=jev-1.12")
+    replayed = run_as_a_new_process(
+        inner, monkeypatch, "test_echo.py", "--citecheck-record-mode=none", "--citecheck-model=jev-1.12"
+    )
     replayed.assert_outcomes(passed=1)
     # Nothing else the two runs wrote holds a key (the test module holds the one it leaks, by design).
     assert {name: found for name, found in _scan(inner, replayed).items() if name != "test_echo.py"} == {}

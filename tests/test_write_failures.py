@@ -29,13 +29,26 @@ NO_PRIVILEGE = (
     if os.geteuid() == 0
     else ()
 )
+# Two pytest plugins come with this suite's test dependencies, not with pytest-citecheck (hypothesis's and
+# langchain-core's langsmith); each would add seconds to the inner pytest's start, so it leaves them out.
+NOT_A_USERS_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
 
 
 def run_unprivileged(suite: pytest.Pytester, *args: str) -> pytest.RunResult:
     """The inner pytest in a subprocess that file permissions apply to, even when we are root."""
     if NO_PRIVILEGE:
         assert shutil.which("setpriv"), "setpriv (util-linux) is needed to test permissions as root"
-    return suite.run(*NO_PRIVILEGE, sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args, timeout=120)
+    return suite.run(
+        *NO_PRIVILEGE,
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        *NOT_A_USERS_PLUGINS,
+        *args,
+        timeout=120,
+    )
 
 
 def assert_one_line_and_no_traceback(result: pytest.RunResult) -> str:
