@@ -154,9 +154,9 @@ def run_as_a_new_process(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 
     Only for runs whose SDK debug log is not what is tested: the SDK reads TYPESAFE_LOG_LEVEL when it is
     imported, so only a new process shows that log. The secrets the redaction has learnt are remembered
-    for the life of a process, and this one has learnt some already (the log filter test below shows it two
-    of the canaries): a run that stopped learning a request's header values would be hidden by them, so
-    each run starts from an empty memory.
+    for the life of a process, and this one may have learnt some already (the log filter test below shows
+    it two of the canaries): a run that stopped learning a request's header values would be hidden by
+    them, so each run starts from an empty memory.
     """
     monkeypatch.setattr(redaction, "_known", set())
     return inner.runpytest_inprocess(*args)
