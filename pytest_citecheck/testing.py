@@ -207,7 +207,11 @@ class JevServer:
 
         self._server = _QuietServer(("127.0.0.1", self.port), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="jev-server", daemon=True)
+        # Polled every 50 ms, not every 500 (socketserver's default): stop() waits for the next poll,
+        # and a suite starts and stops a server for many of its tests.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="jev-server", daemon=True
+        )
         self._thread.start()
         return self
 
