@@ -55,8 +55,9 @@ EXPECTED = ["verified", "verified", "fabricated", "verified", "contradicted", "u
 class InFlight:
     """A Jev script that counts requests in flight at once and answers later citations first.
 
-    Each request waits (up to two seconds) for ``expect`` requests to be in flight together, so a
-    slow machine that starts them a little apart still sees them overlap.
+    Each request waits (up to a second) for ``expect`` requests to be in flight together, so a
+    slow machine that starts them a little apart still sees them overlap. Under a bound lower than
+    ``expect`` every wait runs out: a second per round of requests.
     """
 
     def __init__(self, expect: int, answer) -> None:
@@ -71,7 +72,7 @@ class InFlight:
             self.now += 1
             self.most = max(self.most, self.now)
             self.changed.notify_all()
-            self.changed.wait_for(lambda: self.now >= self.expect, timeout=2.0)
+            self.changed.wait_for(lambda: self.now >= self.expect, timeout=1.0)
         # Earlier citations (by the cookbook's order) answer last.
         time.sleep(0.3 if "seconds" in claim else 0.15 if "audience" in claim else 0.0)
         with self.changed:
