@@ -400,7 +400,7 @@ class CassetteBookkeeping:
         if Path(settings.cassette_dir).is_absolute() or ".." in Path(settings.cassette_dir).parts:
             return []  # one directory shared by tests of several directories: a module may live elsewhere
         test_dirs: dict[str, set[str]] = {}
-        modules = {id(item.path): Path(item.path) for item in self.items}.values()
+        modules = {id(item.path): item.path for item in self.items}.values()  # a module's tests share one path
         for module in modules:
             test_dirs.setdefault(str(module.parent), set()).add(module.stem)
         if not any((Path(directory) / settings.cassette_dir).is_dir() for directory in test_dirs):
