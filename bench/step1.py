@@ -106,7 +106,10 @@ FULL = Step1Sizes(5_000_000, 1_000, 40, 5, 20_000_000)
 QUICK = Step1Sizes(5_000_000, 1_000, 10, 3, 20_000_000)
 
 # Goals, and the guard margins --quick allows a loaded 2-core CI machine (docs/performance.md).
-STEP1_GOAL, STEP1_GUARD = 1.5, 2.0  # x (floor + 0.1 ms per quote)
+# x (floor + 0.1 ms per quote). The guard leaves room for a noisy CI machine above today's figure
+# (about 1.8x: the index hashes words with crc32, not the faster hash(), so that closest() reports the
+# same passage in every process; see _locate._word_hash).
+STEP1_GOAL, STEP1_GUARD = 1.5, 2.5
 CLOSEST_GOAL, CLOSEST_GUARD = 0.001, 0.002  # seconds per fabricated quote
 FLAT_GOAL, FLAT_GUARD = 1.5, 2.5  # closest() per quote at 20 MB / at 5 MB
 SPEEDUP_GOAL, SPEEDUP_GUARD = 100, 20  # x faster than the cookbook's algorithm
