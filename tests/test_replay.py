@@ -48,7 +48,9 @@ def test_replay_loads_neither_vcrpy_nor_an_http_stack(suite, jev_server, monkeyp
     jev_server.stop()
     go_offline(monkeypatch)
     suite.makeconftest(MODULES_CONFTEST)
-    result = suite.runpytest_subprocess("--citecheck-record-mode=none", "-s")
+    # pytest-recording (a test dependency here, not ours) imports vcrpy when it loads at its lowest
+    # supported version: left out, so that what is counted is what pytest-citecheck imports.
+    result = suite.runpytest_subprocess("--citecheck-record-mode=none", "-s", "-p", "no:recording")
     result.assert_outcomes(passed=1)
     assert "LOADED: none" in result.stdout.str()
 
