@@ -109,6 +109,21 @@ class Row:
         return "met" if self.met else "NOT MET"
 
 
+def at_most_row(measure: str, ours: str, reference: str, ratio: float, goal: float, guard: float) -> Row:
+    """A row whose goal is a ratio of at most ``goal`` (``guard`` for --quick), shown as ``1.23x``."""
+    return Row(
+        measure,
+        ours,
+        reference,
+        f"{ratio:.2f}x",
+        f"≤ {goal}x",
+        ratio <= goal,
+        guard_ok=ratio <= guard,
+        guard=f"≤ {guard}x",
+        miss=f"{ratio - goal:+.2f}x" if ratio > goal else "",
+    )
+
+
 def clean_env(**extra: str) -> dict[str, str]:
     """The environment for a pytest subprocess: no TypeSafe settings from the developer's shell, bytecode cached."""
     env = {

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import PEAK_RSS, Row, clean_env, megabytes, ms, run_measured, secs
+from bench.common import PEAK_RSS, Row, at_most_row, clean_env, megabytes, ms, run_measured, secs
 from bench.corpus import Corpus, Quote, build_corpus, letters_and_digits, make_quotes
 
 # --- the cookbook's step 1, word for word ------------------------------------------------------
@@ -154,18 +154,15 @@ def run(sizes: Step1Sizes, log: Any = print) -> tuple[list[Row], dict[str, Any]]
     budget = floor + 0.0001 * len(quotes)
     ratio = our_time / budget
     rows.append(
-        Row(
+        at_most_row(
             f"Step 1: {len(quotes):,} quotes ({kinds['missing']} fabricated, `closest()` included) over "
             f"{megabytes(corpus.bytes)}, {corpus.non_ascii_sections:,} of {len(sections):,} sections non-ASCII, "
             "vs the plain fold + 0.1 ms per quote",
             f"{secs(our_time)} CPU",
             f"fold {secs(floor)} + {len(quotes):,} × 0.1 ms = {secs(budget)}",
-            f"{ratio:.2f}x",
-            f"≤ {STEP1_GOAL}x",
-            ratio <= STEP1_GOAL,
-            guard_ok=ratio <= STEP1_GUARD,
-            guard=f"≤ {STEP1_GUARD}x",
-            miss=f"{ratio - STEP1_GOAL:+.2f}x" if ratio > STEP1_GOAL else "",
+            ratio,
+            STEP1_GOAL,
+            STEP1_GUARD,
         )
     )
     speedup = baseline / our_time
@@ -247,16 +244,13 @@ def _closest_rows(
             )
         )
     rows.append(
-        Row(
+        at_most_row(
             "`closest()` is flat in document size: per quote at 20 MB vs at 5 MB",
             ms(big),
             ms(small),
-            f"{flat:.2f}x",
-            f"≤ {FLAT_GOAL}x",
-            flat <= FLAT_GOAL,
-            guard_ok=flat <= FLAT_GUARD,
-            guard=f"≤ {FLAT_GUARD}x",
-            miss=f"{flat - FLAT_GOAL:+.2f}x" if flat > FLAT_GOAL else "",
+            flat,
+            FLAT_GOAL,
+            FLAT_GUARD,
         )
     )
     return rows

@@ -310,12 +310,15 @@ class CassetteBookkeeping:
             return [nodeid for nodeid, shared in others if not shared]
         return [nodeid for nodeid, _ in others]
 
+    def _modules(self) -> dict[int, Path]:
+        """The collected modules' paths, by identity: a module's tests share its path object, so
+        grouping costs a dict entry per test, not a path built or compared per test."""
+        return {id(item.path): item.path for item in self.items}
+
     def _expected(self) -> dict[str, set[str]]:
         """Cassette directory -> the cassette file names of its collected tests (existing directories only)."""
         settings = self.config.stash[SETTINGS]
-        # A module's tests share its path object: grouping by identity costs nothing per test.
-        modules = {id(item.path): item.path for item in self.items}
-        folders = {key: module.parent / settings.cassette_dir / module.stem for key, module in modules.items()}
+        folders = {key: module.parent / settings.cassette_dir / module.stem for key, module in self._modules().items()}
         folders = {key: folder for key, folder in folders.items() if folder.is_dir()}
         if not folders:
             return {}
@@ -400,8 +403,7 @@ class CassetteBookkeeping:
         if Path(settings.cassette_dir).is_absolute() or ".." in Path(settings.cassette_dir).parts:
             return []  # one directory shared by tests of several directories: a module may live elsewhere
         test_dirs: dict[str, set[str]] = {}
-        modules = {id(item.path): item.path for item in self.items}.values()  # a module's tests share one path
-        for module in modules:
+        for module in self._modules().values():
             test_dirs.setdefault(str(module.parent), set()).add(module.stem)
         if not any((Path(directory) / settings.cassette_dir).is_dir() for directory in test_dirs):
             return []

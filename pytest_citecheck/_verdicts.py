@@ -10,7 +10,14 @@ from enum import Enum
 from typing import Literal
 
 
-class Status(str, Enum):
+class _Named(str, Enum):
+    """An enum whose members print as their value (``str(Verdict.VERIFIED) == "verified"``)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+class Status(_Named):
     """Step 1: what the string match found."""
 
     FOUND = "found"
@@ -24,20 +31,14 @@ class Status(str, Enum):
     # A claim-only citation that names a document and no section: judged against the whole document.
     DOCUMENT_ONLY = "document-only"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Verdict(str, Enum):
+class Verdict(_Named):
     """The four verdicts of the cookbook."""
 
     VERIFIED = "verified"
     UNSUPPORTED = "unsupported"
     CONTRADICTED = "contradicted"
     FABRICATED = "fabricated"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 # The verdicts' names, for signatures that take them as text (``fail_on=["fabricated"]``).

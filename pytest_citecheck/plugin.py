@@ -8,6 +8,7 @@ plugins (the report, the bookkeeping of recordings) are in ``session``.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import os
 import re
@@ -177,18 +178,14 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 # --- fixtures -------------------------------------------------------------------------------
 
-_logs_redacted = False
 
-
+@functools.cache
 def _redact_logs() -> None:
     """Before the plugin builds a client or a checker: the SDK's debug log (and vcrpy's and the HTTP
     stack's) must never print a key, whatever its header (``_recording.redaction``). Done then, once,
     rather than when pytest starts: creating those loggers is most of what installing the plugin would
     otherwise cost a suite that checks no citation."""
-    global _logs_redacted
-    if not _logs_redacted:
-        install_log_redaction()
-        _logs_redacted = True
+    install_log_redaction()
 
 
 def _replay_only_transport(config: pytest.Config) -> dict[str, Any]:
@@ -370,21 +367,20 @@ def _make_checker(request: pytest.FixtureRequest) -> Checker:
     assert isinstance(run, CitecheckRun)
     reviews_path = Path(item.path).parent / settings.reviews
     scope = _auto_accept_scope(item)
-    # Worked out once per test, when first needed (resolving a path asks the file system).
-    reviews_file: list[str] = []
-    reviews: list[Reviews] = []
     listed: set[str] = set()
 
-    def on_result(result: CitationResult) -> None:
-        if not reviews_file:
-            reviews_file.append(run.display_path(reviews_path))
-        rows.append({**result.to_json(test=item.nodeid), "reviews_file": reviews_file[0], "auto_accept_scope": scope})
-        _record_properties(item, result, listed)
+    # Worked out once per test, when first needed (resolving a path asks the file system).
+    @functools.cache
+    def reviews_file() -> str:
+        return run.display_path(reviews_path)
 
+    @functools.cache
     def reviews_of_this_test() -> Reviews:
-        if not reviews:
-            reviews.append(run.reviews_for(reviews_path))
-        return reviews[0]
+        return run.reviews_for(reviews_path)
+
+    def on_result(result: CitationResult) -> None:
+        rows.append({**result.to_json(test=item.nodeid), "reviews_file": reviews_file(), "auto_accept_scope": scope})
+        _record_properties(item, result, listed)
 
     checker = Checker(
         settings=settings,

@@ -32,7 +32,7 @@ import truststore  # noqa: F401
 import typesafe_sdk  # noqa: F401
 import vcr  # noqa: F401
 import yaml  # noqa: F401
-from support import CANARY_KEY, CITATIONS, EXAMPLE, INNER_INI, REPO, RFC7519  # noqa: F401  (re-exported for fixtures)
+from support import CANARY_KEY, CITATIONS, EXAMPLE, INNER_INI, NOT_A_USERS_PLUGINS, REPO, RFC7519  # noqa: F401  (re-exported for fixtures)
 from typesafe_sdk import TypeSafeClient
 
 from pytest_citecheck._check.checker import Checker
@@ -51,18 +51,12 @@ def _cookbook_answer(claim: str, section: str) -> tuple[str, float]:
     return ("supports", 0.96)
 
 
-# Plugins that the inner pytest runs of these tests have no use for, and that cost each such run
-# most of its time: Hypothesis's (at configure it runs its entry points: trio registers a Random,
-# and Hypothesis then walks the whole heap with gc) and LangSmith's (installed with langchain-core).
-INNER_PLUGINS_OFF = "-p no:hypothesispytest -p no:langsmith_plugin"
-
-
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    """pytest's ``pytester``, its runs (in-process and subprocess alike) without the plugins above.
+    """pytest's ``pytester``, its runs (in-process and subprocess alike) without ``NOT_A_USERS_PLUGINS``.
 
     Set after pytester's own set-up, which clears ``PYTEST_ADDOPTS`` to isolate its runs."""
-    monkeypatch.setenv("PYTEST_ADDOPTS", INNER_PLUGINS_OFF)
+    monkeypatch.setenv("PYTEST_ADDOPTS", " ".join(NOT_A_USERS_PLUGINS))
     return pytester
 
 

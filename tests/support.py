@@ -17,3 +17,7 @@ CANARY_KEY = "sk-citecheck-canary-7f3a9c2e41b8d6"
 # The ini of the suites that tests run through pytester. In-process runs would otherwise inherit
 # this suite's "filterwarnings = error"; pytest-asyncio, when installed, wants its loop scope set.
 INNER_INI = "[pytest]\nfilterwarnings = default\nasyncio_default_fixture_loop_scope = function\n"
+# Plugins installed for this repository's own tests that a user's suite does not have, and that cost
+# every inner pytest run its start-up: Hypothesis's (its entry points make trio register a Random, and
+# Hypothesis then walks the whole heap with gc) and LangSmith's (it comes with langchain-core).
+NOT_A_USERS_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")

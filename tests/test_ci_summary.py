@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from support import CITATIONS as CITATIONS_FILE
+from support import NOT_A_USERS_PLUGINS
 
 GITHUB_SUITE = """
 import pytest
@@ -38,10 +39,8 @@ def test_hostile():
     assert_citations_supported([HOSTILE], SOURCE)
 """
 
-# Two xdist workers. Each is a new Python process that loads every installed pytest plugin; two of them
-# come with this suite's test dependencies, not with pytest-citecheck (hypothesis's and langchain-core's
-# langsmith), and would add seconds to each worker's start, so the workers leave them out.
-XDIST = ("-n", "2", "-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
+# Two xdist workers: each is a new process that loads every installed plugin (NOT_A_USERS_PLUGINS left out).
+XDIST = ("-n", "2", *NOT_A_USERS_PLUGINS)
 
 CITATIONS = {c["id"]: c for c in json.loads(CITATIONS_FILE.read_text())}
 SIG_QUOTE = CITATIONS["sig_reporting"]["quote"]

@@ -9,12 +9,7 @@ import subprocess
 import sys
 
 import pytest
-
-# Two pytest plugins come with this suite's test dependencies, not with `pip install pytest-citecheck`:
-# hypothesis's and langchain-core's langsmith. The example runs without them, as it would for a user (each
-# would add seconds to the start of the inner pytest); the build script, which runs pytest itself, is told
-# through PYTEST_ADDOPTS.
-NOT_A_USERS_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
+from support import NOT_A_USERS_PLUGINS
 
 # The cookbook's table: (id, quote status, section, verdict, confidence, auto).
 COOKBOOK_TABLE = [

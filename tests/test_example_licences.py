@@ -15,14 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import REPO
+from support import NOT_A_USERS_PLUGINS, REPO
 
 EXAMPLE = REPO / "examples" / "licences"
-# Two pytest plugins come with this suite's test dependencies, not with `pip install pytest-citecheck`:
-# hypothesis's and langchain-core's langsmith. The example runs without them, as it would for a user (each
-# would add seconds to the start of the inner pytest); the build script, which runs pytest itself, is told
-# through PYTEST_ADDOPTS.
-NOT_A_USERS_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
 
 # (test, id, status, document, section, cited document, cited section, verdict, confidence, auto)
 TABLE = [

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import pytest
-from support import CANARY_KEY, INNER_INI
+from support import CANARY_KEY, INNER_INI, NOT_A_USERS_PLUGINS
 
 from pytest_citecheck.testing import JevServer
 
@@ -29,9 +29,6 @@ def test_check():
     check_citations(pick("clock_skew"), SOURCE)
 """
 
-# Two pytest plugins come with this suite's test dependencies, not with pytest-citecheck (hypothesis's and
-# langchain-core's langsmith); each would add seconds to an inner pytest's start, so it leaves them out.
-NOT_A_USERS_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
 NOT_ACTIVE = "*CheckerUnavailableError: pytest-citecheck's plugin is not active in this pytest run*"
 REMEDY = "*enable it with -p citecheck*"
 

@@ -6,6 +6,7 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
+from support import NOT_A_USERS_PLUGINS
 
 from pytest_citecheck.testing import JevServer
 
@@ -21,10 +22,8 @@ def test_three_checked_twice():
     check_citations(pick("aud_reject", "pii_encryption", "sig_reporting"), SOURCE)
 """
 
-# Two xdist workers. Each is a new Python process that loads every installed pytest plugin; two of them
-# come with this suite's test dependencies, not with pytest-citecheck (hypothesis's and langchain-core's
-# langsmith), and would add seconds to each worker's start, so the workers leave them out.
-XDIST = ("-n", "2", "-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
+# Two xdist workers: each is a new process that loads every installed plugin (NOT_A_USERS_PLUGINS left out).
+XDIST = ("-n", "2", *NOT_A_USERS_PLUGINS)
 
 
 @pytest.fixture

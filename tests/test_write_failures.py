@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 import pytest
+from support import NOT_A_USERS_PLUGINS
 
 ONE_TEST = """
 from cookbook import SOURCE, pick
@@ -29,9 +30,6 @@ NO_PRIVILEGE = (
     if os.geteuid() == 0
     else ()
 )
-# Two pytest plugins come with this suite's test dependencies, not with pytest-citecheck (hypothesis's and
-# langchain-core's langsmith); each would add seconds to the inner pytest's start, so it leaves them out.
-NOT_A_USERS_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
 
 
 def run_unprivileged(suite: pytest.Pytester, *args: str) -> pytest.RunResult:
