@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support import NOT_A_USERS_PLUGINS
 
 REPO = Path(__file__).resolve().parent.parent
 RFC7519 = REPO / "examples" / "rfc7519" / "rfc7519.txt"
@@ -167,7 +168,7 @@ def _inner_module() -> str:
 
 # Plugins installed here that no case uses: loading them is most of a fresh interpreter's start-up
 # (langsmith's alone imports its whole client), and the inner session does not need them.
-UNRELATED_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin", "-p", "no:anyio")
+UNRELATED_PLUGINS = (*NOT_A_USERS_PLUGINS, "-p", "no:anyio")
 
 
 @pytest.fixture(scope="module")

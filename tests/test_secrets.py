@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import NOT_A_USERS_PLUGINS
 
 from pytest_citecheck._recording import redaction
 from pytest_citecheck.testing import JevServer, Reply
@@ -100,13 +101,9 @@ def answering(sent: set[str]) -> Any:
     return answer
 
 
-# The inner runs leave out two pytest plugins that come with this suite's test dependencies, not with
-# pytest-citecheck (hypothesis's and langchain-core's langsmith): each would add seconds to every start.
+# The inner runs leave out the plugins a user's suite does not have (NOT_A_USERS_PLUGINS).
 OUTPUT_FLAGS = (
-    "-p",
-    "no:hypothesispytest",
-    "-p",
-    "no:langsmith_plugin",
+    *NOT_A_USERS_PLUGINS,
     "-v",
     "-rA",
     "--log-level=DEBUG",
