@@ -10,6 +10,7 @@ moves CPU time. Wall time is reported next to it. Peak memory is reported by the
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import re
 import shutil
@@ -19,7 +20,8 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from functools import cache
 from pathlib import Path
 
 # Python's compiled bytecode, kept for the whole bench run outside the repository: a user's
@@ -37,6 +39,57 @@ def median_seconds(action: Callable[[], object], runs: int) -> float:
         action()
         timings.append(time.perf_counter() - started)
     return statistics.median(timings)
+
+
+# --- how fast this machine runs Python, for the guards that are absolute times ------------------
+
+# The calibration workload's CPU time on the machine that wrote docs/performance.md. A guard in
+# seconds ("≤ 1.5 ms per citation") is multiplied by how much slower this machine runs the same
+# workload (never by less than 1): a CI machine half as fast must not fail the guard for being
+# slow, only for a regression of ours. Ratios between two measurements of one run need no scaling.
+REFERENCE_SPEED_SECONDS = 0.026
+
+
+@dataclass
+class _Point:
+    id: str
+    claim: str
+    confidence: float
+
+
+def _speed_workload() -> int:
+    """Plain Python of the kind replay runs: objects built, dicts, JSON, strings split and sorted."""
+    points = [_Point(f"c{i}", f"Claim {i} holds in section {i % 97}.", i / 20_000) for i in range(20_000)]
+    back = json.loads(json.dumps([asdict(point) for point in points[:2_000]]))
+    index = {point.id: point for point in points}
+    total = sum(index[f"c{i}"].confidence for i in range(0, 20_000, 3))
+    words = " ".join(point.claim for point in points[:5_000]).split()
+    return len(back) + len(sorted(set(words), key=str.lower)) + int(total)
+
+
+@cache
+def machine_slowdown() -> float:
+    """How many times slower than the reference machine this one runs the workload (at least 1).
+
+    The fastest of 15 runs: a neighbour's load only ever adds time, so the minimum is the machine.
+    """
+    timings = []
+    for _ in range(15):
+        started = time.process_time()
+        _speed_workload()
+        timings.append(time.process_time() - started)
+    return max(1.0, min(timings) / REFERENCE_SPEED_SECONDS)
+
+
+def scaled(guard: float) -> float:
+    """An absolute-time guard for this machine: ``guard`` times its slowdown."""
+    return guard * machine_slowdown()
+
+
+def on_this_machine(guard: float, unit: Callable[[float], str]) -> str:
+    """What a scaled guard allows here, written after it, when this machine is slower than the reference."""
+    slowdown = machine_slowdown()
+    return "" if slowdown == 1.0 else f" × {slowdown:.2f} slowdown = {unit(scaled(guard))}"
 
 
 # Code for a child process to print its own peak resident memory when it ends (VmHWM on Linux).
