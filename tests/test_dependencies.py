@@ -13,7 +13,13 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
-from pytest_citecheck._dependencies import SUPPORTED, UnsupportedDependencyError, check_installed_versions, release
+from pytest_citecheck._dependencies import (
+    SUPPORTED,
+    UnsupportedDependencyError,
+    check_installed_versions,
+    installed_version,
+    release,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -33,6 +39,16 @@ def test_the_installed_versions_are_supported_and_inside_the_declared_ranges() -
     check_installed_versions()  # what every import of the plugin does
     for dependency in SUPPORTED:
         assert metadata.version(dependency.package) in declared_dependencies()[dependency.package].specifier
+
+
+@pytest.mark.parametrize("package", [*(dependency.package for dependency in SUPPORTED), "PyYAML", "pytest"])
+def test_the_version_read_from_the_metadata_headers_is_the_one_importlib_metadata_reads(package: str) -> None:
+    assert installed_version(package) == metadata.version(package)
+
+
+def test_a_package_that_is_not_installed_is_reported_as_not_installed() -> None:
+    with pytest.raises(metadata.PackageNotFoundError):
+        installed_version("pytest-citecheck-no-such-package")
 
 
 def test_tenacity_is_declared_because_the_retry_policy_imports_it() -> None:
