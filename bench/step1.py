@@ -118,8 +118,7 @@ QUICK = Step1Sizes(5_000_000, 1_000, 10, 3, 20_000_000)
 
 # Goals, and the guard margins --quick allows a loaded 2-core CI machine (docs/performance.md).
 # x (floor + 0.1 ms per quote). The guard leaves room for a noisy CI machine above today's figure
-# (about 1.8x: the index hashes words with crc32, not the faster hash(), so that closest() reports the
-# same passage in every process; see _locate._word_hash).
+# (about 1.2x; a CI machine twice as slow reads higher, the 0.1 ms per quote staying what it is).
 STEP1_GOAL, STEP1_GUARD = 1.5, 2.5
 CLOSEST_GOAL, CLOSEST_GUARD = 0.001, 0.002  # seconds per fabricated quote
 FLAT_GOAL, FLAT_GUARD = 1.5, 2.5  # closest() per quote at 20 MB / at 5 MB

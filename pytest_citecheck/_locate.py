@@ -25,7 +25,7 @@ before whitespace collapsed.
 
 A ``QuoteLocator`` normalises each section once, joins the sections into blocks of about 16 KiB
 (one ``\n`` between sections, a character normalised text never contains), and keeps, for each
-block, which words occur in it (one bit per block in a fixed table of hashed words). A lookup runs
+block, which words occur in it (a dict from each word to the blocks holding it, as bits). A lookup runs
 ``str.find`` only in the blocks holding every interior word of the quote. The closest passage to a
 quote that is not there starts from the quote's halves and thirds, looked for the same way (a
 misquote keeps one of them intact), in a bounded number of blocks; rapidfuzz aligns the quote only
@@ -38,7 +38,6 @@ import operator
 import re
 import unicodedata
 import weakref
-import zlib
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
@@ -422,14 +421,6 @@ class Match:
 
 
 BLOCK_SIZE = 1 << 14
-_TABLE_BITS = 16
-_TABLE_MASK = (1 << _TABLE_BITS) - 1
-
-
-def _word_hash(word: str) -> int:
-    # Not hash(): str hashes are salted per process (PYTHONHASHSEED), so the block filter, and with it
-    # which passage closest() reports, would differ between xdist workers and runs.
-    return zlib.crc32(word.encode("utf-8", "surrogatepass"))
 
 
 # How many places the closest-passage search screens, and how many of them it aligns the quote with.
@@ -446,8 +437,8 @@ class _Corpus:
     Sections are joined (one ``\\n`` apart, a character normalised text never contains) into blocks of
     about ``BLOCK_SIZE`` characters; a section larger than that is a block of its own. A needle never
     spans two sections, so it never spans two blocks. For each block the index records which words
-    occur in it, as one bit per block in a fixed table of hashed words; a hash collision only costs
-    a wasted ``str.find``. The normalised blocks, the index and the offset maps of the sections a
+    occur in it, as one bit per block in a dict keyed by the word itself (exact, so which blocks
+    are searched, and with it which passage ``closest`` reports, is the same in every process). The normalised blocks, the index and the offset maps of the sections a
     quote was found in are kept: memory is about one normalised copy of the source.
     """
 
@@ -467,13 +458,13 @@ class _Corpus:
         sections = source.sections
         # Each block's words, gathered from the normalisation's own word lists (no second split),
         # go into the index when the block is closed: only one block's words are held at a time.
-        table = [0] * (1 << _TABLE_BITS)
+        word_blocks: dict[str, int] = {}
         words_here: set[str] = set()
         for index, section_id in enumerate(self.ids):
             words = _words(_fold(sections[section_id], casefold))
             text = " ".join(words)
             if pieces and size + len(text) > BLOCK_SIZE:
-                self._close_block(pieces, words_here, table)
+                self._close_block(pieces, words_here, word_blocks)
                 pieces, size, words_here = [], 0, set()
             if not pieces:
                 self.block_first_section.append(index)
@@ -483,14 +474,15 @@ class _Corpus:
             pieces.append(text)
             words_here.update(words)
             size += len(text) + 1
-        self._close_block(pieces, words_here, table)
+        self._close_block(pieces, words_here, word_blocks)
         # One block needs no index: every lookup searches it.
-        self.table: list[int] | None = table if len(self.blocks) >= 2 else None
+        self.word_blocks: dict[str, int] | None = word_blocks if len(self.blocks) >= 2 else None
 
-    def _close_block(self, pieces: list[str], words: set[str], table: list[int]) -> None:
+    def _close_block(self, pieces: list[str], words: set[str], word_blocks: dict[str, int]) -> None:
         bit = 1 << len(self.blocks)
+        blocks_of = word_blocks.get
         for word in words:
-            table[_word_hash(word) & _TABLE_MASK] |= bit
+            word_blocks[word] = blocks_of(word, 0) | bit
         self.blocks.append("\n".join(pieces))
 
     def section_text(self, index: int) -> str:
@@ -522,10 +514,10 @@ class _Corpus:
 
     def _blocks_with(self, words: list[str] | set[str]) -> int:
         """The blocks (as bits) that may hold every one of ``words``."""
-        assert self.table is not None
+        assert self.word_blocks is not None
         mask = (1 << len(self.blocks)) - 1
         for word in words:
-            mask &= self.table[_word_hash(word) & _TABLE_MASK]
+            mask &= self.word_blocks.get(word, 0)
             if not mask:
                 break
         return mask
@@ -533,14 +525,14 @@ class _Corpus:
     def _candidate_blocks(self, needle: str) -> range | list[int]:
         """Blocks that may hold ``needle``, in order: those holding every interior word of it."""
         interior = needle.split(" ")[1:-1]
-        if self.table is None or not interior:
+        if self.word_blocks is None or not interior:
             return range(len(self.blocks))
         return _bits(self._blocks_with(set(interior)))
 
     def _blocks_may_hold(self, needle: str) -> int:
         """``_candidate_blocks`` as bits."""
         interior = needle.split(" ")[1:-1]
-        if self.table is None or not interior:
+        if self.word_blocks is None or not interior:
             return (1 << len(self.blocks)) - 1
         return self._blocks_with(set(interior))
 
@@ -650,13 +642,13 @@ class _Corpus:
             at = text.find(piece, at + 1)
 
     def _may_hold(self, block: int, word: str) -> bool:
-        return self.table is None or bool(self.table[_word_hash(word) & _TABLE_MASK] >> block & 1)
+        return self.word_blocks is None or bool(self.word_blocks.get(word, 0) >> block & 1)
 
     def _blocks_for_passage(self, words: list[str]) -> list[int]:
         """Blocks likely to hold a passage with these words, best first, at most ``_BLOCKS_SEARCHED``."""
-        if self.table is None:
+        if self.word_blocks is None:
             return [0]
-        masks = [self.table[_word_hash(word) & _TABLE_MASK] for word in words]
+        masks = [self.word_blocks.get(word, 0) for word in words]
         every = (1 << len(self.blocks)) - 1
         # Prefix and suffix ANDs: the blocks holding every word but the i-th, for each i, in O(words).
         prefix = [every]

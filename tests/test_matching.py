@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -340,11 +343,48 @@ def test_offsets_of_a_match_that_starts_or_ends_inside_an_expanded_character() -
         assert section[match.start : match.end] == passage, quote
 
 
+CLOSEST_IN_A_PROCESS = """
+import json, re, sys
+from pathlib import Path
+from pytest_citecheck import Source
+from pytest_citecheck._locate import QuoteLocator
+
+source = Source.from_text(Path(sys.argv[1]).read_text(), format="rfc")
+locator = QuoteLocator(source)
+answers = []
+for section_id in source.order[::7]:
+    words = source.sections[section_id].split()
+    if len(words) < 30:
+        continue
+    words[len(words) // 2] = "zebra"  # a misquote: no longer in the document
+    found = locator.closest(" ".join(words[len(words) // 2 - 10 : len(words) // 2 + 10]))
+    answers.append(None if found is None else [found.section, found.start, found.end, round(found.similarity, 6)])
+print(json.dumps(answers))
+"""
+
+
+def test_closest_reports_the_same_passage_in_every_process() -> None:
+    # xdist workers and reruns hash strings with different seeds: nothing closest() reports may
+    # depend on them (the block index is keyed by the words themselves, not by their hashes).
+    reports = []
+    for seed in ("1", "2", "12345"):
+        done = subprocess.run(
+            [sys.executable, "-c", CLOSEST_IN_A_PROCESS, str(DATA / "rfc6749.txt")],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+        )
+        reports.append(json.loads(done.stdout))
+    assert len(reports[0]) >= 10 and any(answer is not None for answer in reports[0])
+    assert reports[0] == reports[1] == reports[2]
+
+
 def test_the_block_index_narrows_the_search_and_misses_nothing() -> None:
     source = Source.from_text((DATA / "rfc6749.txt").read_text(), format="rfc")
     locator = QuoteLocator(source)
     corpus = locator.corpus()
-    assert corpus.table is not None and len(corpus.blocks) >= 2
+    assert corpus.word_blocks is not None and len(corpus.blocks) >= 2
     narrowed = 0
     for index, section_id in enumerate(corpus.ids):
         words = corpus.section_text(index).split(" ")
