@@ -266,10 +266,14 @@ GAPS = (
     ),
     (
         "collect-only",
-        "What remains is paid once per run, not per test: importing the plugin (about 4 ms, most of it the "
-        "options table's classes), and registering its options, hooks and fixtures. Per test there is one list "
-        "append (the fixture that binds `assert_citations_supported` to the running test). On a shared 2-CPU "
-        "machine this figure moves by a few percent from run to run.",
+        "All of it is paid once per run, none per test (callgrind counts about the same 80-90 M instructions "
+        "over bare pytest for 1 collected test as for 2,000): about 45 M importing the plugin's ten modules (the options table's "
+        "frozen dataclasses, about 17 M, most of it the generated `__init__` of `Settings`' 21 fields; the "
+        "installed-versions check, about 15 M, most of it finding the two distributions on `sys.path`; the "
+        "verdict enums, about 4 M), and about 40 M for pytest to register its 21 options and ini keys, its "
+        "hooks, hook specifications and fixtures. Per test there is one list insert (the fixture that binds "
+        "`assert_citations_supported` to the running test). The CPU-time figure beside it moves by several "
+        "percent from run to run on a shared 2-CPU machine.",
     ),
     (
         "heavy modules",
