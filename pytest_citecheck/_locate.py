@@ -25,7 +25,8 @@ before whitespace collapsed.
 
 A ``QuoteLocator`` normalises each section once, joins the sections into blocks of about 16 KiB
 (one ``\n`` between sections, a character normalised text never contains), and keeps, for each
-block, which words occur in it (a dict from each word to the blocks holding it, as bits). A lookup runs
+block, which words occur in it (each word's blocks as bits, keyed by the word up to 131,072 distinct
+words and by its crc32 in a fixed table beyond). A lookup runs
 ``str.find`` only in the blocks holding every interior word of the quote. The closest passage to a
 quote that is not there starts from the quote's halves and thirds, looked for the same way (a
 misquote keeps one of them intact), in a bounded number of blocks; rapidfuzz aligns the quote only
@@ -38,6 +39,7 @@ import operator
 import re
 import unicodedata
 import weakref
+import zlib
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
@@ -421,6 +423,53 @@ class Match:
 
 
 BLOCK_SIZE = 1 << 14
+# The word index is exact up to this many distinct words, then a fixed table of crc32-hashed words.
+_EXACT_WORDS_AT_MOST = 1 << 17
+_HASHED_SLOTS = 1 << 16
+
+
+def _slot(word: str) -> int:
+    # Not hash(): str hashes are salted per process (PYTHONHASHSEED), so the blocks searched, and with
+    # them which passage closest() reports, would differ between xdist workers and runs.
+    return zlib.crc32(word.encode("utf-8", "surrogatepass")) & (_HASHED_SLOTS - 1)
+
+
+class _WordIndex:
+    """Which blocks each word occurs in, as bits (``blocks_of``): the index ``_Corpus`` searches by.
+
+    Keyed by the words themselves while there are at most ``_EXACT_WORDS_AT_MOST`` distinct words:
+    exact, and the fastest to build. Past that, a fixed table of ``_HASHED_SLOTS`` crc32-hashed
+    slots, so that a text of millions of distinct tokens (hashes, numbers, base64) costs bounded
+    memory; a slot two words share only costs a wasted ``str.find``. Both are the same in every
+    process, whatever its hash seed.
+    """
+
+    def __init__(self) -> None:
+        self._exact: dict[str, int] | None = {}
+        self._hashed: list[int] = []
+
+    @property
+    def hashed(self) -> bool:
+        return self._exact is None
+
+    def add(self, words: set[str], bit: int) -> None:
+        exact = self._exact
+        if exact is None:
+            table = self._hashed
+            for word in words:
+                table[_slot(word)] |= bit
+            return
+        blocks_of = exact.get
+        for word in words:
+            exact[word] = blocks_of(word, 0) | bit
+        if len(exact) > _EXACT_WORDS_AT_MOST:
+            self._hashed = [0] * _HASHED_SLOTS
+            for word, bits in exact.items():
+                self._hashed[_slot(word)] |= bits
+            self._exact = None
+
+    def blocks_of(self, word: str) -> int:
+        return self._hashed[_slot(word)] if self._exact is None else self._exact.get(word, 0)
 
 
 # How many places the closest-passage search screens, and how many of them it aligns the quote with.
@@ -436,9 +485,8 @@ class _Corpus:
 
     Sections are joined (one ``\\n`` apart, a character normalised text never contains) into blocks of
     about ``BLOCK_SIZE`` characters; a section larger than that is a block of its own. A needle never
-    spans two sections, so it never spans two blocks. For each block the index records which words
-    occur in it, as one bit per block in a dict keyed by the word itself (exact, so which blocks
-    are searched, and with it which passage ``closest`` reports, is the same in every process). The normalised blocks, the index and the offset maps of the sections a
+    spans two sections, so it never spans two blocks. The index (``_WordIndex``) records which
+    blocks each word occurs in. The normalised blocks, the index and the offset maps of the sections a
     quote was found in are kept: memory is about one normalised copy of the source.
     """
 
@@ -458,13 +506,13 @@ class _Corpus:
         sections = source.sections
         # Each block's words, gathered from the normalisation's own word lists (no second split),
         # go into the index when the block is closed: only one block's words are held at a time.
-        word_blocks: dict[str, int] = {}
+        word_index = _WordIndex()
         words_here: set[str] = set()
         for index, section_id in enumerate(self.ids):
             words = _words(_fold(sections[section_id], casefold))
             text = " ".join(words)
             if pieces and size + len(text) > BLOCK_SIZE:
-                self._close_block(pieces, words_here, word_blocks)
+                self._close_block(pieces, words_here, word_index)
                 pieces, size, words_here = [], 0, set()
             if not pieces:
                 self.block_first_section.append(index)
@@ -474,15 +522,12 @@ class _Corpus:
             pieces.append(text)
             words_here.update(words)
             size += len(text) + 1
-        self._close_block(pieces, words_here, word_blocks)
+        self._close_block(pieces, words_here, word_index)
         # One block needs no index: every lookup searches it.
-        self.word_blocks: dict[str, int] | None = word_blocks if len(self.blocks) >= 2 else None
+        self.word_index: _WordIndex | None = word_index if len(self.blocks) >= 2 else None
 
-    def _close_block(self, pieces: list[str], words: set[str], word_blocks: dict[str, int]) -> None:
-        bit = 1 << len(self.blocks)
-        blocks_of = word_blocks.get
-        for word in words:
-            word_blocks[word] = blocks_of(word, 0) | bit
+    def _close_block(self, pieces: list[str], words: set[str], word_index: _WordIndex) -> None:
+        word_index.add(words, 1 << len(self.blocks))
         self.blocks.append("\n".join(pieces))
 
     def section_text(self, index: int) -> str:
@@ -514,10 +559,10 @@ class _Corpus:
 
     def _blocks_with(self, words: list[str] | set[str]) -> int:
         """The blocks (as bits) that may hold every one of ``words``."""
-        assert self.word_blocks is not None
+        assert self.word_index is not None
         mask = (1 << len(self.blocks)) - 1
         for word in words:
-            mask &= self.word_blocks.get(word, 0)
+            mask &= self.word_index.blocks_of(word)
             if not mask:
                 break
         return mask
@@ -525,14 +570,14 @@ class _Corpus:
     def _candidate_blocks(self, needle: str) -> range | list[int]:
         """Blocks that may hold ``needle``, in order: those holding every interior word of it."""
         interior = needle.split(" ")[1:-1]
-        if self.word_blocks is None or not interior:
+        if self.word_index is None or not interior:
             return range(len(self.blocks))
         return _bits(self._blocks_with(set(interior)))
 
     def _blocks_may_hold(self, needle: str) -> int:
         """``_candidate_blocks`` as bits."""
         interior = needle.split(" ")[1:-1]
-        if self.word_blocks is None or not interior:
+        if self.word_index is None or not interior:
             return (1 << len(self.blocks)) - 1
         return self._blocks_with(set(interior))
 
@@ -642,13 +687,13 @@ class _Corpus:
             at = text.find(piece, at + 1)
 
     def _may_hold(self, block: int, word: str) -> bool:
-        return self.word_blocks is None or bool(self.word_blocks.get(word, 0) >> block & 1)
+        return self.word_index is None or bool(self.word_index.blocks_of(word) >> block & 1)
 
     def _blocks_for_passage(self, words: list[str]) -> list[int]:
         """Blocks likely to hold a passage with these words, best first, at most ``_BLOCKS_SEARCHED``."""
-        if self.word_blocks is None:
+        if self.word_index is None:
             return [0]
-        masks = [self.word_blocks.get(word, 0) for word in words]
+        masks = [self.word_index.blocks_of(word) for word in words]
         every = (1 << len(self.blocks)) - 1
         # Prefix and suffix ANDs: the blocks holding every word but the i-th, for each i, in O(words).
         prefix = [every]
@@ -766,13 +811,10 @@ class QuoteLocator:
         if best is None:
             return None
         score, index, alignment, text, offset = best
-        # partial_ratio swaps its arguments when the passage is shorter than the quote.
-        if len(needle) <= len(text):
-            start, end = alignment.dest_start, alignment.dest_end
-        else:
-            start, end = alignment.src_start, alignment.src_end
+        # dest is the passage, whichever of the two is longer (src is the quote: rapidfuzz swaps
+        # them back after aligning a passage shorter than the quote).
         section = corpus.section_text(index)
-        start, end = start + offset, end + offset
+        start, end = alignment.dest_start + offset, alignment.dest_end + offset
         # The alignment's edges are loose: widen them to whole words, then trim a stray space or
         # full stop the quote does not have.
         while start > 0 and section[start - 1].isalnum() and section[start].isalnum():
