@@ -238,7 +238,10 @@ def _count_loads(suite: Suite) -> list[str]:
 # in seconds are scaled by the machine's slowdown (``bench.common.scaled``): the same replay costs
 # twice the milliseconds on a machine that runs Python half as fast.
 LINEAR_GOAL, LINEAR_GUARD = 1.3, 1.6
-PER_CITATION_GOAL, PER_CITATION_GUARD = 0.001, 0.0015
+# Per citation at 5 per test is the noisiest figure (a difference of two differences): on one
+# machine, one --quick run gave 0.84 ms and the next 1.30 ms, with the no-op suite itself 40% slower.
+# The guard still fails the quadratic replay this bench was written to catch (10-25 ms per citation).
+PER_CITATION_GOAL, PER_CITATION_GUARD = 0.001, 0.002
 # The goal counts everything replay adds, importing typesafe-sdk included; the --quick guard counts
 # what replay adds beyond importing the SDK (about 0.25-0.3 s CPU on its own, and not ours to cut),
 # so that CI catches a regression of ours without failing on the SDK's import time.

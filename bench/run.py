@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         step_rows, facts = step1.run(step1.QUICK)
         rows += step_rows
-        rows += replay.run(per_test=(5, 100, 500), runs=2)
+        rows += replay.run(per_test=(5, 100, 500), runs=3)
         rows += live.run(count=32, latency=0.05, concurrency=8, runs=3)
         rows += collect.run(tests=2_000, runs=9)
     else:
