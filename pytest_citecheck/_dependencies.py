@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from importlib import metadata
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Supported:
+class Supported(NamedTuple):
     """A dependency's supported range, ``minimum <= version < below``, and what sets each end."""
 
     package: str

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, fields, replace
-from typing import Any, Literal, TypedDict, get_args
+from typing import Any, Literal, NamedTuple, TypedDict, get_args
 
 from pytest_citecheck._errors import OptionError, docs_url
 from pytest_citecheck._verdicts import Verdict, VerdictName
@@ -192,9 +191,11 @@ def _parse_dir(raw: Any) -> str:
     return raw.strip()
 
 
-@dataclass(frozen=True)
-class Option:
-    """One setting: its name (the marker and call keyword), help text, default and parser."""
+class Option(NamedTuple):
+    """One setting: its name (the marker and call keyword), help text, default and parser.
+
+    A ``NamedTuple`` for the reason ``Settings`` is one (below).
+    """
 
     name: str
     help: str
@@ -409,9 +410,14 @@ OPTIONS_BY_NAME = {option.name: option for option in OPTIONS}
 PER_TEST_OPTIONS = tuple(option.name for option in OPTIONS if option.per_test)
 
 
-@dataclass(frozen=True)
-class Settings:
-    """The resolved value of every option, for a session or for one check."""
+class Settings(NamedTuple):
+    """The resolved value of every option, for a session or for one check.
+
+    A ``NamedTuple`` rather than a frozen dataclass: every pytest run builds this class (the plugin
+    resolves the session's settings before collection), and a dataclass of 21 fields compiles five
+    generated methods to do it, a fifth of what loading the plugin costs (docs/performance.md).
+    Immutable all the same; ``_replace`` is ``dataclasses.replace``.
+    """
 
     auto_accept: float = 0.8
     model: str | None = None
@@ -467,10 +473,10 @@ class Settings:
                 changes[name] = OPTIONS_BY_NAME[name].parse(raw)
             except ValueError as error:
                 raise OptionError(origin, f"{name}: {error}") from None
-        return replace(self, **changes)
+        return self._replace(**changes)
 
 
-assert {f.name for f in fields(Settings)} == set(OPTIONS_BY_NAME), "Settings and OPTIONS must list the same knobs"
+assert set(Settings._fields) == set(OPTIONS_BY_NAME), "Settings and OPTIONS must list the same knobs"
 
 
 def configuration_table() -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Generator
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -279,13 +280,14 @@ class CassetteBookkeeping:
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         self.items.extend(items)
-        self._owners = None
+        self._owners = self._modules_by_id = None
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self.items.extend(items)  # deselected before we saw them; a duplicate only repeats a name
-        self._owners = None
+        self._owners = self._modules_by_id = None
 
     _owners: dict[str, dict[str, bool]] | None = None
+    _modules_by_id: dict[int, Path] | None = None
 
     def sharing(self, item: pytest.Item, path: Path) -> list[str]:
         """The other collected tests whose cassette is ``path`` too, by accident (worked out once, when first asked).
@@ -312,8 +314,12 @@ class CassetteBookkeeping:
 
     def _modules(self) -> dict[int, Path]:
         """The collected modules' paths, by identity: a module's tests share its path object, so
-        grouping costs a dict entry per test, not a path built or compared per test."""
-        return {id(item.path): item.path for item in self.items}
+        grouping costs a dict entry per test, not a path built or compared per test (and no Python
+        code per test: ``map`` and ``zip`` loop in C, which matters at the end of every run)."""
+        if self._modules_by_id is None:
+            paths = list(map(attrgetter("path"), self.items))
+            self._modules_by_id = dict(zip(map(id, paths), paths))
+        return self._modules_by_id
 
     def _expected(self) -> dict[str, set[str]]:
         """Cassette directory -> the cassette file names of its collected tests (existing directories only)."""

@@ -416,19 +416,19 @@ def citecheck(request: pytest.FixtureRequest) -> Checker:
 # the checker's client is the ``citecheck_client`` fixture this test sees (a conftest may override it,
 # at any scope, with fixtures of its own), and only a fixture's ``request`` resolves one (pytest has
 # no public API to resolve a fixture from an item). It is not autouse: pytest would compute it into
-# every test's fixture closure at collection (about 20 µs a test); it is added to the collected
-# tests' fixture names once, after collection, and costs nothing until a test runs. First in the
-# list, as an autouse fixture would be: the test's function-scoped fixtures may check citations too.
+# every test's fixture closure at collection (about 20 µs a test). It is added to a test's fixture
+# names as the test is set up, before pytest sets up its fixtures: collecting costs nothing (not even
+# a pass over the collected tests), and a test that runs pays one hook call. First in the list, as
+# an autouse fixture would be: the test's function-scoped fixtures may check citations too.
 BINDING_FIXTURE = "_citecheck_current_test"
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        names = getattr(item, "fixturenames", None)  # Function and doctest items: the fixtures setup provides
-        # The tests of one function (its parametrisations) share one list: changed once.
-        if names.__class__ is list and BINDING_FIXTURE not in names:
-            names.insert(0, BINDING_FIXTURE)
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    names = getattr(item, "fixturenames", None)  # Function and doctest items: the fixtures setup provides
+    # The tests of one function (its parametrisations) share one list: changed once.
+    if names.__class__ is list and BINDING_FIXTURE not in names:
+        names.insert(0, BINDING_FIXTURE)
 
 
 @pytest.hookimpl(wrapper=True)
