@@ -11,9 +11,12 @@ importable module under every import mode, nor once the sdist is unpacked somewh
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
 import json
 import os
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -38,6 +41,33 @@ from typesafe_sdk import TypeSafeClient
 from pytest_citecheck._check.checker import Checker
 from pytest_citecheck._options import Settings
 from pytest_citecheck.testing import JevServer
+
+
+class _ImportedAsInstalled(importlib.abc.MetaPathFinder):
+    """Imports these third-party packages as Python does, without pytest's assertion rewriting.
+
+    pytest rewrites the asserts of every package whose distribution ships a pytest plugin, whether
+    or not the plugin is used, and with PYTHONDONTWRITEBYTECODE set (as on this project's machines)
+    it caches none of it: every xdist worker rewrote and compiled Hypothesis's 75 modules (imported
+    by the property tests at collection), LangSmith's 224 (imported by LangChain) and anyio's, about
+    2 s each. No test here asserts anything through their internal asserts. pytest-citecheck and the
+    test modules are rewritten as before; so is everything in the inner pytester runs, which put
+    their own rewriting hook ahead of this finder.
+    """
+
+    PACKAGES = frozenset({"hypothesis", "langsmith", "anyio", "platformdirs"})
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        package, dot, _ = fullname.partition(".")
+        # Their submodules only: each package itself is still rewritten (a small __init__), as
+        # every pytest run that marks it (each inner in-process run does) expects it to be, or it
+        # would warn that the package was imported before it could be rewritten.
+        if not dot or package not in self.PACKAGES:
+            return None
+        return importlib.machinery.PathFinder.find_spec(fullname, path, target)
+
+
+sys.meta_path.insert(0, _ImportedAsInstalled())
 
 
 def _cookbook_answer(claim: str, section: str) -> tuple[str, float]:
