@@ -153,6 +153,36 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+@pytest.fixture(scope="module")
+def _module_recordings() -> dict[str, Path]:
+    return {}
+
+
+@pytest.fixture
+def recorded_once(_module_recordings: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Callable[..., None]:
+    """``recorded_once(pytester, record, key="")``: a recording made once per module, copied into later tests.
+
+    The first test of the module (of each xdist worker) that asks runs ``record()`` in its own pytester
+    directory: the real recording, asserting what ``record`` asserts. That directory is then kept, and
+    each later test that asks gets a copy of it (cassettes, reports, ``.pytest_cache``, mtimes kept) in
+    its own directory instead of recording the same answers again. For tests whose subject is what is
+    done with a recording, not the recording itself nor the requests Jev saw while it was made.
+    """
+
+    def recorded(pytester: pytest.Pytester, record: Callable[[], object], key: str = "") -> None:
+        # Bytecode is left behind: a later test may rewrite a module within the mtime's resolution.
+        ignore = shutil.ignore_patterns("__pycache__")
+        if key in _module_recordings:
+            shutil.copytree(_module_recordings[key], pytester.path, dirs_exist_ok=True, ignore=ignore)
+            return
+        record()
+        kept = tmp_path_factory.mktemp("recorded") / "tree"
+        shutil.copytree(pytester.path, kept, ignore=ignore)
+        _module_recordings[key] = kept
+
+    return recorded
+
+
 def _files_containing(root: Path, needle: str) -> list[Path]:
     """Every file under ``root`` whose bytes contain ``needle``."""
     hits = []
