@@ -11,9 +11,14 @@ importable module under every import mode, nor once the sdist is unpacked somewh
 
 from __future__ import annotations
 
+import functools
+import importlib.abc
+import importlib.machinery
+import importlib.metadata
 import json
 import os
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -38,6 +43,80 @@ from typesafe_sdk import TypeSafeClient
 from pytest_citecheck._check.checker import Checker
 from pytest_citecheck._options import Settings
 from pytest_citecheck.testing import JevServer
+
+
+class _ImportedAsInstalled(importlib.abc.MetaPathFinder):
+    """Imports these third-party packages as Python does, without pytest's assertion rewriting.
+
+    pytest rewrites the asserts of every package whose distribution ships a pytest plugin, whether
+    or not the plugin is used, and with PYTHONDONTWRITEBYTECODE set (as on this project's machines)
+    it caches none of it: every xdist worker rewrote and compiled Hypothesis's 75 modules (imported
+    by the property tests at collection), LangSmith's 224 (imported by LangChain) and anyio's, about
+    2 s each. No test here asserts anything through their internal asserts. pytest-citecheck and the
+    test modules are rewritten as before; so is everything in the inner pytester runs, which put
+    their own rewriting hook ahead of this finder.
+    """
+
+    PACKAGES = frozenset({"hypothesis", "langsmith", "anyio", "platformdirs"})
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        package, dot, _ = fullname.partition(".")
+        # Their submodules only: each package itself is still rewritten (a small __init__), as
+        # every pytest run that marks it (each inner in-process run does) expects it to be, or it
+        # would warn that the package was imported before it could be rewritten.
+        if not dot or package not in self.PACKAGES:
+            return None
+        return importlib.machinery.PathFinder.find_spec(fullname, path, target)
+
+
+sys.meta_path.insert(0, _ImportedAsInstalled())
+
+
+class _ReadOnce(importlib.metadata.PathDistribution):
+    """An installed distribution whose entry points, file list, metadata and other files are read once."""
+
+    @functools.cached_property
+    def entry_points(self) -> importlib.metadata.EntryPoints:  # type: ignore[override]
+        return super().entry_points
+
+    @functools.cached_property
+    def files(self) -> list[importlib.metadata.PackagePath] | None:  # type: ignore[override]
+        return super().files
+
+    @functools.cached_property
+    def metadata(self) -> Any:  # type: ignore[override]
+        return super().metadata
+
+    @functools.cache  # noqa: B019  (one per distribution directory, kept for the session)
+    def read_text(self, filename: str) -> str | None:
+        return super().read_text(filename)
+
+
+_read_once: dict[str, _ReadOnce] = {}
+_installed_distributions = importlib.metadata.distributions
+
+
+def _distributions_read_once(**kwargs: Any) -> Iterator[importlib.metadata.Distribution]:
+    """``importlib.metadata.distributions()``, each distribution directory's files read once per session.
+
+    Every pytest run reads every installed distribution's entry points (pluggy, to load plugins) and
+    the file list of each that has a pytest plugin (pytest, to mark them for rewriting): 155
+    distributions here, about 0.12 s of each of the hundreds of inner in-process runs. Which
+    distributions there are is still looked up on every call (a directory made during the session is
+    found, as before); only the contents of one already read are kept, and no test changes those.
+    """
+    for dist in _installed_distributions(**kwargs):
+        path = getattr(dist, "_path", None)
+        if type(dist) is not importlib.metadata.PathDistribution or path is None:
+            yield dist
+            continue
+        key = str(path)
+        if key not in _read_once:
+            _read_once[key] = _ReadOnce(path)
+        yield _read_once[key]
+
+
+importlib.metadata.distributions = _distributions_read_once  # type: ignore[assignment]
 
 
 def _cookbook_answer(claim: str, section: str) -> tuple[str, float]:
@@ -121,6 +200,36 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
     )
     pytester.makeini(INNER_INI)
     return pytester
+
+
+@pytest.fixture(scope="module")
+def _module_recordings() -> dict[str, Path]:
+    return {}
+
+
+@pytest.fixture
+def recorded_once(_module_recordings: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Callable[..., None]:
+    """``recorded_once(pytester, record, key="")``: a recording made once per module, copied into later tests.
+
+    The first test of the module (of each xdist worker) that asks runs ``record()`` in its own pytester
+    directory: the real recording, asserting what ``record`` asserts. That directory is then kept, and
+    each later test that asks gets a copy of it (cassettes, reports, ``.pytest_cache``, mtimes kept) in
+    its own directory instead of recording the same answers again. For tests whose subject is what is
+    done with a recording, not the recording itself nor the requests Jev saw while it was made.
+    """
+
+    def recorded(pytester: pytest.Pytester, record: Callable[[], object], key: str = "") -> None:
+        # Bytecode is left behind: a later test may rewrite a module within the mtime's resolution.
+        ignore = shutil.ignore_patterns("__pycache__")
+        if key in _module_recordings:
+            shutil.copytree(_module_recordings[key], pytester.path, dirs_exist_ok=True, ignore=ignore)
+            return
+        record()
+        kept = tmp_path_factory.mktemp("recorded") / "tree"
+        shutil.copytree(pytester.path, kept, ignore=ignore)
+        _module_recordings[key] = kept
+
+    return recorded
 
 
 def _files_containing(root: Path, needle: str) -> list[Path]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 TEST_FILE = """
@@ -25,6 +28,13 @@ def record(suite: pytest.Pytester) -> None:
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
 
 
+@pytest.fixture
+def recorded(suite: pytest.Pytester, jev_server: Any, recorded_once: Callable[..., None]) -> pytest.Pytester:
+    """The unchanged test recorded: once per module, a copy of that recording in each later test."""
+    recorded_once(suite, lambda: record(suite))
+    return suite
+
+
 def replay(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.RunResult:
     monkeypatch.delenv("TYPESAFE_API_KEY")
     monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
@@ -32,9 +42,8 @@ def replay(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Ru
 
 
 def test_an_edited_claim_names_the_citation_what_changed_and_the_command(
-    suite, jev_server, monkeypatch, canary_key, files_containing
+    suite, recorded, monkeypatch, canary_key, files_containing
 ):
-    record(suite)
     write_test(suite, claim="A JWT must name exactly one audience.")
     result = replay(suite, monkeypatch)
     result.assert_outcomes(failed=1)
@@ -48,8 +57,7 @@ def test_an_edited_claim_names_the_citation_what_changed_and_the_command(
     assert not files_containing(suite.path, canary_key)
 
 
-def test_a_changed_section_shows_where_the_text_differs(suite, jev_server, monkeypatch):
-    record(suite)
+def test_a_changed_section_shows_where_the_text_differs(suite, recorded, monkeypatch):
     text = (suite.path / "rfc7519.txt").read_text()
     (suite.path / "rfc7519.txt").write_text(
         text.replace("intended for.  Each principal", "intended for.  Every principal")
@@ -65,8 +73,7 @@ def test_a_changed_section_shows_where_the_text_differs(suite, jev_server, monke
     )
 
 
-def test_a_changed_model_says_which_model_was_recorded_and_which_is_asked(suite, jev_server, monkeypatch):
-    record(suite)
+def test_a_changed_model_says_which_model_was_recorded_and_which_is_asked(suite, recorded, monkeypatch):
     write_test(suite, model="jev-1.13")
     result = replay(suite, monkeypatch)
     result.assert_outcomes(failed=1)
@@ -77,8 +84,7 @@ def test_a_changed_model_says_which_model_was_recorded_and_which_is_asked(suite,
     )
 
 
-def test_a_citation_never_recorded_keeps_the_plain_miss(suite, jev_server, monkeypatch):
-    record(suite)
+def test_a_citation_never_recorded_keeps_the_plain_miss(suite, recorded, monkeypatch):
     write_test(suite, claim="Something else entirely.", section="4.1.4")
     result = replay(suite, monkeypatch)
     result.assert_outcomes(failed=1)
@@ -86,9 +92,8 @@ def test_a_citation_never_recorded_keeps_the_plain_miss(suite, jev_server, monke
     result.stdout.no_fnmatch_line("*its request changed*")
 
 
-def test_a_whitespace_only_change_of_the_section_is_shown_visibly(suite, jev_server, monkeypatch):
+def test_a_whitespace_only_change_of_the_section_is_shown_visibly(suite, recorded, monkeypatch):
     """A recording is of the section's exact text: a whitespace edit is a change, and the excerpt shows it."""
-    record(suite)
     text = (suite.path / "rfc7519.txt").read_text()
     assert text.count("intended for.  Each principal") == 1
     (suite.path / "rfc7519.txt").write_text(

@@ -28,10 +28,10 @@ def test_other(citecheck):
 
 
 @pytest.fixture
-def recorded(suite, jev_server, monkeypatch):
-    """Record TWO, then go offline."""
+def recorded(suite, jev_server, monkeypatch, recorded_once):
+    """Record TWO (once per module: later tests get a copy of that recording), then go offline."""
     suite.makepyfile(test_unused=TWO)
-    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=2)
+    recorded_once(suite, lambda: suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=2))
     monkeypatch.delenv("TYPESAFE_API_KEY")
     monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
     return suite

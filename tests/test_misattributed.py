@@ -38,17 +38,31 @@ def rows(suite: pytest.Pytester) -> dict[str, dict]:
     return {row["id"]: row for row in json.loads((suite.path / "report.json").read_text())["results"]}
 
 
-@pytest.fixture
-def recorded(suite, jev_server) -> pytest.Pytester:
+def record(suite: pytest.Pytester) -> None:
     write_suite(suite, call=", misattributed='ignore'")
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
+
+
+@pytest.fixture
+def recorded_here(suite, jev_server) -> pytest.Pytester:
+    """Recorded by this test's own run: for a test that asserts on the requests Jev saw."""
+    record(suite)
+    write_suite(suite)
+    return suite
+
+
+@pytest.fixture
+def recorded(suite, jev_server, recorded_once) -> pytest.Pytester:
+    """Recorded once per module (the same run as ``recorded_here``), a copy of it in each later test."""
+    recorded_once(suite, lambda: record(suite))
     write_suite(suite)
     return suite
 
 
 def test_by_default_a_misattributed_citation_fails_and_says_where_it_was_cited_and_where_the_quote_is(
-    recorded, jev_server
+    recorded_here, jev_server
 ):
+    recorded = recorded_here
     result = recorded.runpytest("--citecheck-json=report.json")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -40,12 +41,19 @@ def rows_of(path: Path) -> dict[str, dict]:
 
 
 @pytest.fixture
-def recorded_suite(suite: pytest.Pytester, jev_server: JevServer, inner_ini: str) -> pytest.Pytester:
+def recorded_suite(
+    suite: pytest.Pytester, jev_server: JevServer, inner_ini: str, recorded_once: Callable[..., None]
+) -> pytest.Pytester:
+    """The suite recorded, with its JSON report: recorded once per module, a copy of it in later tests."""
     suite.makepyfile(test_answers=TEST_FILE)
     # A pinned model, as TypeSafe advises (and the plugin warns otherwise).
     suite.makeini(inner_ini + "citecheck_model = jev-1.12\n")
-    result = suite.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json")
-    result.assert_outcomes(passed=1, warnings=1)
+
+    def record() -> None:
+        result = suite.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json")
+        result.assert_outcomes(passed=1, warnings=1)
+
+    recorded_once(suite, record)
     return suite
 
 
