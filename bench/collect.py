@@ -5,10 +5,8 @@ its ``pytest11`` entry point. Every other installed pytest plugin is blocked in 
 (``-p no:NAME``, so it is never imported: hypothesis alone takes over a second), so the comparison
 is against bare pytest; the run without ours blocks it too (``-p no:citecheck``), which is what a
 user who did not install it runs, but for the plugin's metadata that pytest still reads (its entry
-points and file list): that is measured on its own and counted against the plugin. (Loading it with
-``-p pytest_citecheck.plugin`` under ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``, as this benchmark once
-did, charges the plugin for pytest looking the name up among every installed distribution's entry
-points, about 28 M instructions that an installed plugin never costs.)
+points and file list): that is measured on its own and counted against the plugin. Why not
+``-p pytest_citecheck.plugin``: see "How each figure is measured" in ``bench/run.py``.
 
 In the full run, where valgrind is installed, the figure is the ratio of the two runs' instruction
 counts (callgrind, one run each, ``PYTHONHASHSEED=0``): the same on a loaded machine as on an idle

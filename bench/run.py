@@ -211,8 +211,8 @@ much less. Wall time is shown next to it.
   valgrind is installed, the figure is the ratio of instructions executed (callgrind,
   `PYTHONHASHSEED=0`), which a shared machine's load does not move; the CPU time of interleaved
   pairs is shown beside it (and is the figure `--quick` uses). Then one full run of the same tests
-  for the modules it imported, and `--setup-show` for what it sets up per test. (Until 0.2 this
-  loaded the plugin with `-p pytest_citecheck.plugin` under `PYTEST_DISABLE_PLUGIN_AUTOLOAD`,
+  for the modules it imported, and `--setup-show` for what it sets up per test. (Earlier versions of this
+  benchmark loaded the plugin with `-p pytest_citecheck.plugin` under `PYTEST_DISABLE_PLUGIN_AUTOLOAD`,
   which also charged it for pytest looking that name up among every installed distribution's entry
   points: about 28 M instructions that an installed plugin never costs.)
 

@@ -415,7 +415,7 @@ class Settings(NamedTuple):
 
     A ``NamedTuple`` rather than a frozen dataclass: every pytest run builds this class (the plugin
     resolves the session's settings before collection), and a dataclass of 21 fields compiles five
-    generated methods to do it, a fifth of what loading the plugin costs (docs/performance.md).
+    generated methods to do it: about a fifth of what loading the plugin cost.
     Immutable all the same; ``_replace`` is ``dataclasses.replace``.
     """
 
