@@ -20,6 +20,7 @@ test (``--setup-show``).
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import statistics
@@ -66,6 +67,7 @@ FIND_DISTRIBUTION = "import importlib.metadata as m; d = m.distribution('pytest-
 METADATA_READ = FIND_DISTRIBUTION + "; d.entry_points; list(d.files or [])"
 
 
+@functools.cache
 def _other_plugins() -> tuple[str, ...]:
     """``-p no:NAME`` for every installed pytest plugin but ours: both runs are bare pytest but for it."""
     names = sorted({entry.name for entry in metadata.entry_points(group="pytest11")} - {ENTRY_POINT})
@@ -78,9 +80,13 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
+def _pytest_command(*args: str) -> list[str]:
+    """Bare pytest but for ours: every other installed plugin blocked, no cache written."""
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *_other_plugins(), *args]
+
+
 def _pytest(root: Path, *args: str) -> Measured:
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *_other_plugins(), *args]
-    return run_measured(command, root, _env())
+    return run_measured(_pytest_command(*args), root, _env())
 
 
 def _callgrind(root: Path, command: list[str]) -> int | None:
@@ -97,8 +103,7 @@ def _callgrind(root: Path, command: list[str]) -> int | None:
 
 def _instructions(root: Path, *args: str) -> int | None:
     """Instructions executed by ``pytest --collect-only``, or None without valgrind."""
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *_other_plugins(), "--collect-only"]
-    return _callgrind(root, [*command, *args])
+    return _callgrind(root, _pytest_command("--collect-only", *args))
 
 
 def _metadata_read(root: Path) -> int | None:

@@ -203,13 +203,14 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 @pytest.fixture(scope="module")
-def _module_recordings() -> dict[str, Path]:
-    return {}
+def _module_recording() -> list[Path]:
+    # The module's one kept recording, once made (a list: the fixture's value is shared, its content set later).
+    return []
 
 
 @pytest.fixture
-def recorded_once(_module_recordings: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Callable[..., None]:
-    """``recorded_once(pytester, record, key="")``: a recording made once per module, copied into later tests.
+def recorded_once(_module_recording: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Callable[..., None]:
+    """``recorded_once(pytester, record)``: a recording made once per module, copied into later tests.
 
     The first test of the module (of each xdist worker) that asks runs ``record()`` in its own pytester
     directory: the real recording, asserting what ``record`` asserts. That directory is then kept, and
@@ -218,16 +219,16 @@ def recorded_once(_module_recordings: dict[str, Path], tmp_path_factory: pytest.
     done with a recording, not the recording itself nor the requests Jev saw while it was made.
     """
 
-    def recorded(pytester: pytest.Pytester, record: Callable[[], object], key: str = "") -> None:
+    def recorded(pytester: pytest.Pytester, record: Callable[[], object]) -> None:
         # Bytecode is left behind: a later test may rewrite a module within the mtime's resolution.
         ignore = shutil.ignore_patterns("__pycache__")
-        if key in _module_recordings:
-            shutil.copytree(_module_recordings[key], pytester.path, dirs_exist_ok=True, ignore=ignore)
+        if _module_recording:
+            shutil.copytree(_module_recording[0], pytester.path, dirs_exist_ok=True, ignore=ignore)
             return
         record()
         kept = tmp_path_factory.mktemp("recorded") / "tree"
         shutil.copytree(pytester.path, kept, ignore=ignore)
-        _module_recordings[key] = kept
+        _module_recording.append(kept)
 
     return recorded
 

@@ -62,8 +62,7 @@ def recorded(suite, jev_server, recorded_once) -> pytest.Pytester:
 def test_by_default_a_misattributed_citation_fails_and_says_where_it_was_cited_and_where_the_quote_is(
     recorded_here, jev_server
 ):
-    recorded = recorded_here
-    result = recorded.runpytest("--citecheck-json=report.json")
+    result = recorded_here.runpytest("--citecheck-json=report.json")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -73,7 +72,7 @@ def test_by_default_a_misattributed_citation_fails_and_says_where_it_was_cited_a
             "*What next: a misattributed citation quotes real text from another place than it names*",
         ]
     )
-    row = rows(recorded)["epoch_seconds"]
+    row = rows(recorded_here)["epoch_seconds"]
     assert (row["status"], row["section"], row["cited_section"], row["verdict"]) == (
         "found-elsewhere",
         "2",
@@ -84,7 +83,7 @@ def test_by_default_a_misattributed_citation_fails_and_says_where_it_was_cited_a
     judged = [r.body["state"]["section"] for r in jev_server.systemone_requests]
     assert Source.from_file(RFC7519).sections["2"] in judged
     # Every row keeps the section its citation named, whatever its status.
-    assert rows(recorded)["clock_skew"]["cited_section"] == "4.1.4"
+    assert rows(recorded_here)["clock_skew"]["cited_section"] == "4.1.4"
 
 
 @pytest.mark.parametrize(
