@@ -272,14 +272,14 @@ GAPS = (
     ),
     (
         "collect-only",
-        "Nearly all of it is paid once per run, none per test but a dict entry at the end of the run (which "
-        "modules were collected, for orphaned cassettes): importing the plugin's 13 modules and pytest registering "
-        "its 21 options and ini keys, its hooks, hook specifications and fixtures. An installed plugin's modules "
-        "are imported through pytest's assertion rewriting, whose cache reader (`_read_pyc`: it hashes the source, "
-        "then `marshal.load` reads the code object from the file object a piece at a time) costs about 30 M "
-        "instructions more for these 13 modules than Python's own import: an editable install, whose modules "
-        "pytest does not rewrite, measures about 2.5%. Less of the plugin loaded at start-up (`_session`, "
-        "`plugin` and `_options` are most of it) is what would close the gap.",
+        "Nearly all of it is paid once per run, none per test but a dict entry at the end of collection (which "
+        "modules were collected, to look for cassettes beside them): importing the 11 modules the plugin needs at "
+        "start-up and pytest registering its 21 options and ini keys, its hooks, hook specifications and fixtures. "
+        "The session's report and recording bookkeeping (`_session`), the functions a test calls and the log "
+        "redaction load only in a run that checks a citation, writes a report or has cassettes. An installed "
+        "plugin's modules are imported through pytest's assertion rewriting, whose cache reader (`_read_pyc`: it "
+        "hashes the source, then `marshal.load` reads the code object from the file object a piece at a time) costs "
+        "about twice Python's own import of them; `plugin` and `_options` are most of what is left.",
     ),
     (
         "heavy modules",

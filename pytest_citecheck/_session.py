@@ -3,8 +3,10 @@
 ``CitecheckRun`` gathers the rows of every checked citation (they ride on test reports, so they
 reach the xdist controller) and writes the terminal summary, the JSON and HTML reports and the
 cached last report. ``CassetteBookkeeping`` finds recorded interactions a test did not play and
-cassettes no collected test owns. ``plugin.pytest_configure`` registers both; like ``plugin``,
-this module only connects pytest-free code (``report``, ``recordings``, ``cassettes``) to pytest.
+cassettes no collected test owns. Both are registered when the run first needs them
+(``_stash.session_plugins``): a suite that checks no citation and has no cassettes never loads this
+module. Like ``plugin``, it only connects pytest-free code (``report``, ``recordings``,
+``cassettes``) to pytest.
 """
 
 from __future__ import annotations
@@ -17,19 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_citecheck._errors import CitecheckError
 from pytest_citecheck._options import Settings
+from pytest_citecheck._stash import CHECKER, COLLECTED, PENDING_ROWS, RAN_TO_END, SETTINGS
 
 if TYPE_CHECKING:
-    from pytest_citecheck._check.checker import Checker  # noqa: F401  (named in CHECKER's type)
     from pytest_citecheck._report.github import Outcomes
     from pytest_citecheck._report.run_report import Report
     from pytest_citecheck._review.decisions import Reviews
-
-SETTINGS = pytest.StashKey[Settings]()
-PENDING_ROWS = pytest.StashKey[list[dict[str, Any]]]()
-CHECKER = pytest.StashKey["Checker"]()
-RAN_TO_END = pytest.StashKey[bool]()
 
 
 def node_path_name(item: pytest.Item) -> str:
@@ -122,13 +118,7 @@ class CitecheckRun:
             # Rows ride on the report so they reach the xdist controller; each is sent exactly once.
             report.citecheck_rows = list(rows)
             rows.clear()
-        if call.excinfo is not None and isinstance(call.excinfo.value, CitecheckError) and report.failed:
-            # Our errors say what happened and what to do; a traceback into the plugin adds nothing.
-            error = call.excinfo.value
-            report.longrepr = f"{type(error).__name__}: {error}"
-            if self._github:
-                report.citecheck_error = report.longrepr
-        elif self._github and call.excinfo is not None and report.failed and CHECKER in item.stash:
+        if self._github and call.excinfo is not None and report.failed and CHECKER in item.stash:
             from pytest_citecheck._check.checker import CitationsNotSupported
 
             if isinstance(call.excinfo.value, CitationsNotSupported):
@@ -272,22 +262,20 @@ class CassetteBookkeeping:
     def __init__(self, config: pytest.Config, run: CitecheckRun) -> None:
         self.config = config
         self.run = run
-        self.items: list[pytest.Item] = []
+        # Every collected test, deselected ones included (``-k``, ``-m``): their cassettes are not
+        # orphans. Noted by ``_stash.SessionTrigger`` as whole lists, since before this was registered.
+        self.items: list[pytest.Item] = config.stash[COLLECTED]
         self.orphans: set[str] = set()
+        # What is worked out from the collected tests, and how many there were then.
+        self._owners: dict[str, dict[str, bool]] | None = None
+        self._modules_by_id: dict[int, Path] | None = None
+        self._worked_out_for = -1
 
-    # Every collected test, deselected ones included (``-k``, ``-m``): their cassettes are not orphans.
-    # Taken as whole lists, once, not per test: collecting a suite that records nothing costs nothing.
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        self.items.extend(items)
-        self._owners = self._modules_by_id = None
-
-    def pytest_deselected(self, items: list[pytest.Item]) -> None:
-        self.items.extend(items)  # deselected before we saw them; a duplicate only repeats a name
-        self._owners = self._modules_by_id = None
-
-    _owners: dict[str, dict[str, bool]] | None = None
-    _modules_by_id: dict[int, Path] | None = None
+    def _collected(self) -> None:
+        """Forget what was worked out from fewer collected tests than there are now."""
+        if self._worked_out_for != len(self.items):
+            self._owners = self._modules_by_id = None
+            self._worked_out_for = len(self.items)
 
     def sharing(self, item: pytest.Item, path: Path) -> list[str]:
         """The other collected tests whose cassette is ``path`` too, by accident (worked out once, when first asked).
@@ -295,6 +283,7 @@ class CassetteBookkeeping:
         Tests that name the same cassette on purpose (``@pytest.mark.citecheck(cassette=...)``) share it
         safely (their answers are merged); only a test that does not ask for sharing collides.
         """
+        self._collected()
         if self._owners is None:
             settings = self.config.stash[SETTINGS]
             owners: dict[str, dict[str, bool]] = {}
@@ -316,6 +305,7 @@ class CassetteBookkeeping:
         """The collected modules' paths, by identity: a module's tests share its path object, so
         grouping costs a dict entry per test, not a path built or compared per test (and no Python
         code per test: ``map`` and ``zip`` loop in C, which matters at the end of every run)."""
+        self._collected()
         if self._modules_by_id is None:
             paths = list(map(attrgetter("path"), self.items))
             self._modules_by_id = dict(zip(map(id, paths), paths))

@@ -12,28 +12,17 @@ import functools
 import hashlib
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_citecheck import _hooks
-from pytest_citecheck._errors import OptionError
+from pytest_citecheck._check import binding
+from pytest_citecheck._errors import CitecheckError, OptionError
 from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Option, Settings
-
-# Imported with the plugin (it is small), installed later (``_redact_logs``): one redaction module,
-# and so one filter class, for the whole process.
-from pytest_citecheck._recording.redaction import install_log_redaction
-from pytest_citecheck._session import (
-    CHECKER,
-    PENDING_ROWS,
-    SETTINGS,
-    CassetteBookkeeping,
-    CitecheckRun,
-    cassette_path,
-    shared_cassette,
-)
+from pytest_citecheck._stash import CHECKER, PENDING_ROWS, SETTINGS, SessionTrigger, session_plugins
 
 # Everything else (the checker, cassettes, reports, reviews) is imported where it is used: pytest
 # loads this module for every run, and a suite that checks no citation should not pay for them.
@@ -127,15 +116,25 @@ def pytest_configure(config: pytest.Config) -> None:
             config.stash[SETTINGS] = _resolve_settings(config)
         except OptionError as error:
             raise pytest.UsageError(f"pytest-citecheck: {error}") from None
-    run = CitecheckRun(config)
-    config.pluginmanager.register(run, "citecheck-run")
-    config.pluginmanager.register(CassetteBookkeeping(config, run), "citecheck-cassettes")
+    # The session's report and recording bookkeeping load when the run needs them (``_stash``).
+    config.pluginmanager.register(SessionTrigger(config), "citecheck-trigger")
     # Source.from_text(..., format=<not built in>) in a test or conftest reaches this session's hook.
     config.stash[PREVIOUS_SPLIT_HOOK] = _hooks.set_split_hook(config.hook.pytest_citecheck_split_sections)
     # Until a test runs, assert_citations_supported has no checker: it raises instead of going live.
-    from pytest_citecheck._check import api
+    config.stash[PREVIOUS_BINDING] = binding.enter_session()
 
-    config.stash[PREVIOUS_BINDING] = api.enter_session()
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if call.excinfo is not None and isinstance(call.excinfo.value, CitecheckError) and report.failed:
+        # Our errors say what happened and what to do; a traceback into the plugin adds nothing.
+        error = call.excinfo.value
+        report.longrepr = f"{type(error).__name__}: {error}"
+        report.citecheck_error = report.longrepr  # type: ignore[attr-defined]  # for the GitHub annotations (``_session``)
+    return report
 
 
 @pytest.hookimpl(wrapper=True)
@@ -163,9 +162,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if PREVIOUS_SPLIT_HOOK in config.stash:
         _hooks.set_split_hook(config.stash[PREVIOUS_SPLIT_HOOK])
     if PREVIOUS_BINDING in config.stash:
-        from pytest_citecheck._check import api
-
-        api.leave_session(config.stash[PREVIOUS_BINDING])
+        binding.leave_session(config.stash[PREVIOUS_BINDING])
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -183,8 +180,10 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 def _redact_logs() -> None:
     """Before the plugin builds a client or a checker: the SDK's debug log (and vcrpy's and the HTTP
     stack's) must never print a key, whatever its header (``_recording.redaction``). Done then, once,
-    rather than when pytest starts: creating those loggers is most of what installing the plugin would
-    otherwise cost a suite that checks no citation."""
+    rather than when pytest starts, and the module imported then too: a suite that checks no citation
+    pays for neither. (The filter and the secrets it learns live in that module: one per process.)"""
+    from pytest_citecheck._recording.redaction import install_log_redaction
+
     install_log_redaction()
 
 
@@ -333,6 +332,7 @@ def _record_properties(item: pytest.Item, result: CitationResult, recorded: set[
 def _make_checker(request: pytest.FixtureRequest) -> Checker:
     from pytest_citecheck._check.checker import Checker
     from pytest_citecheck._recording.cassettes import TestCassette
+    from pytest_citecheck._session import cassette_path, shared_cassette
 
     item = request.node
     existing: Checker | None = item.stash.get(CHECKER, None)
@@ -348,8 +348,7 @@ def _make_checker(request: pytest.FixtureRequest) -> Checker:
             "@pytest.mark.citecheck(...)", f"cassette: expected a cassette name (a string), got {shared!r}"
         )
     path = cassette_path(item, settings)
-    bookkeeping = request.config.pluginmanager.get_plugin("citecheck-cassettes")
-    assert isinstance(bookkeeping, CassetteBookkeeping)
+    run, bookkeeping = session_plugins(request.config)
     shared_with = bookkeeping.sharing(item, path)
     if shared_with:
         from pytest_citecheck._errors import CassetteCollisionError
@@ -363,8 +362,6 @@ def _make_checker(request: pytest.FixtureRequest) -> Checker:
     mode = "rewrite" if path.exists() else "once"
     hint = f"TYPESAFE_API_KEY=... pytest '{item.nodeid}' --citecheck-record-mode={mode}"
     rows = item.stash.setdefault(PENDING_ROWS, [])
-    run = request.config.pluginmanager.get_plugin("citecheck-run")
-    assert isinstance(run, CitecheckRun)
     reviews_path = Path(item.path).parent / settings.reviews
     scope = _auto_accept_scope(item)
     listed: set[str] = set()
@@ -437,17 +434,13 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Iterator[Any]:
     set up: what it checked would be recorded in whichever test happened to set it up first."""
     if fixturedef.scope == "function":
         return (yield)
-    from pytest_citecheck._check import api
-
-    with api.unbound():
+    with binding.unbound():
         return (yield)
 
 
 @pytest.fixture(name=BINDING_FIXTURE)
 def _citecheck_current_test(request: pytest.FixtureRequest) -> Iterator[None]:
     """Lets ``assert_citations_supported`` find the running test's checker (costs nothing unused)."""
-    from pytest_citecheck._check import api
-
-    api.bind(lambda: request.getfixturevalue("citecheck"))
+    binding.bind(lambda: request.getfixturevalue("citecheck"))
     yield
-    api.bind(None)
+    binding.bind(None)

@@ -42,6 +42,7 @@ from typesafe_sdk import TypeSafeClient
 
 from pytest_citecheck._check.checker import Checker
 from pytest_citecheck._options import Settings
+from pytest_citecheck._recording import redaction  # noqa: F401  (one log filter, and its secrets, for every run: see above)
 from pytest_citecheck.testing import JevServer
 
 

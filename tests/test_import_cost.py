@@ -11,8 +11,20 @@ HEAVY = ("typesafe_sdk", "vcr", "yaml", "httpx2", "tenacity", "rapidfuzz", "pypd
 SDKS = ("anthropic", "openai", "langchain_core", "llama_index")
 
 
+# What the plugin loads only when a run needs it: the session's report and bookkeeping of recordings,
+# the functions a test calls, the log redaction, the checker.
+LOADED_WHEN_NEEDED = (
+    "pytest_citecheck._session",
+    "pytest_citecheck._check.api",
+    "pytest_citecheck._check.checker",
+    "pytest_citecheck._recording.redaction",
+    "pytest_citecheck._report.run_report",
+)
+
+
+@pytest.mark.parametrize("cassettes", [False, True], ids=["no-cassettes", "a-cassette-directory"])
 def test_no_heavy_module_is_imported_when_no_citation_is_checked(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, cassettes: bool
 ) -> None:
     pytester.makeini("[pytest]\n")
     pytester.makeconftest(
@@ -22,14 +34,22 @@ def test_no_heavy_module_is_imported_when_no_citation_is_checked(
         def pytest_sessionfinish(session):
             print("PLUGIN-LOADED:", "pytest_citecheck.plugin" in sys.modules)
             print("HEAVY:", ",".join(sorted(name for name in {HEAVY + SDKS!r} if name in sys.modules)) or "none")
+            print("OURS:", ",".join(sorted(name for name in {LOADED_WHEN_NEEDED!r} if name in sys.modules)) or "none")
+            print("SESSION-PLUGINS:", session.config.pluginmanager.get_plugin("citecheck-run") is not None)
         """
     )
     pytester.makepyfile(test_plain="def test_one():\n    assert 1 + 1 == 2\n\ndef test_two():\n    assert 'a' < 'b'\n")
+    if cassettes:
+        (pytester.path / "cassettes").mkdir()  # unused recordings and orphans are looked for
     # A fresh interpreter with only pytest's own plugins and ours, so nothing else imports them first.
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     result = pytester.runpytest_subprocess("-p", "pytest_citecheck.plugin", "-s")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*PLUGIN-LOADED: True*", "*HEAVY: none*"])
+    if cassettes:
+        result.stdout.fnmatch_lines(["*OURS: pytest_citecheck._session*", "*SESSION-PLUGINS: True*"])
+    else:
+        result.stdout.fnmatch_lines(["*OURS: none*", "*SESSION-PLUGINS: False*"])
 
 
 def test_the_adapters_read_sdk_shapes_without_importing_the_sdks(

@@ -1,23 +1,22 @@
 """The functions a test calls directly, and how they find the test they are called from.
 
-The plugin binds each running test's ``citecheck`` checker here. Inside a pytest run with no test
+The plugin binds each running test's ``citecheck`` checker in ``binding``. Inside a pytest run with no test
 bound (the plugin disabled, or a call at import time or from a session-scoped fixture) the helpers
 raise ``CheckerUnavailableError``: a check there would have no cassette, no record mode and no
 report, and would spend the key. Outside pytest (a script, a notebook) a standalone checker asks
 Jev live with the SDK's environment settings.
 
-Kept light: the plugin imports this module when a session is configured, and a suite that checks
-no citation must not pay for the checker.
+Kept light: the first call in a test imports it, and it imports the checker only to make one.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Unpack
 
+from pytest_citecheck._check import binding
 from pytest_citecheck._errors import CheckerUnavailableError
 
 if TYPE_CHECKING:
@@ -30,44 +29,6 @@ if TYPE_CHECKING:
     from pytest_citecheck._sources.corpus import Corpus
     from pytest_citecheck._sources.source import Format, Source
 
-_current: Callable[[], Checker] | None = None
-# Sessions with the plugin configured in this process (pytester runs one session inside another).
-_sessions = 0
-
-
-def bind(getter: Callable[[], Checker] | None) -> None:
-    """Called by the plugin around each test: how to get that test's checker."""
-    global _current
-    _current = getter
-
-
-@contextmanager
-def unbound() -> Iterator[None]:
-    """No test is bound inside the block (a wider-scoped fixture being set up), the binding restored after."""
-    global _current
-    previous, _current = _current, None
-    try:
-        yield
-    finally:
-        _current = previous
-
-
-def enter_session() -> Callable[[], Checker] | None:
-    """Called when the plugin configures a session: no test is bound until one runs.
-
-    Returns the binding of an enclosing session (an in-process pytester run), for ``leave_session``.
-    """
-    global _current, _sessions
-    previous, _current = _current, None
-    _sessions += 1
-    return previous
-
-
-def leave_session(previous: Callable[[], Checker] | None) -> None:
-    global _current, _sessions
-    _current = previous
-    _sessions -= 1
-
 
 def _inside_pytest() -> bool:
     # pytest (>= 8.2) sets PYTEST_VERSION while it runs; a script started by a test inherits the
@@ -77,9 +38,9 @@ def _inside_pytest() -> bool:
 
 def current_checker(caller: str = "assert_citations_supported()") -> Checker:
     __tracebackhide__ = True
-    if _current is not None:
-        return _current()
-    if _sessions:
+    if binding.current is not None:
+        return binding.current()
+    if binding.sessions:
         raise CheckerUnavailableError(
             f"{caller} was called outside a running test (at import or collection time, or from a fixture "
             "wider than function scope): only a test has a cassette and a report row to record the check in, "
