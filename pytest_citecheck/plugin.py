@@ -1,16 +1,15 @@
 """pytest glue for pytest-citecheck: options, the marker, the fixtures, and configuring a session.
 
-Everything that decides anything lives in pytest-free modules (``checker``, ``policy``,
-``cassettes``, ``report``); this module only connects them to pytest's life cycle. The run-level
-plugins (the report, the bookkeeping of recordings) are in ``session``.
+Everything that decides anything lives in pytest-free modules (``_check``, ``_gate``,
+``_recording``, ``_report``); this module only connects them to pytest's life cycle. pytest loads
+it in every run, so it declares and does little: what the fixtures build is in ``_fixtures``, the
+run-level plugins (the report, the bookkeeping of recordings) are in ``_session``, and both load
+only when a run needs them.
 """
 
 from __future__ import annotations
 
 import ast
-import functools
-import hashlib
-import os
 import re
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
@@ -22,7 +21,7 @@ from pytest_citecheck import _hooks
 from pytest_citecheck._check import binding
 from pytest_citecheck._errors import CitecheckError, OptionError
 from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Option, Settings
-from pytest_citecheck._stash import CHECKER, PENDING_ROWS, SETTINGS, SessionTrigger, session_plugins
+from pytest_citecheck._stash import CHECKER, SETTINGS, SessionTrigger
 
 # Everything else (the checker, cassettes, reports, reviews) is imported where it is used: pytest
 # loads this module for every run, and a suite that checks no citation should not pay for them.
@@ -30,14 +29,10 @@ if TYPE_CHECKING:
     from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
 
     from pytest_citecheck._check.checker import Checker
-    from pytest_citecheck._results import CitationResult
-    from pytest_citecheck._review.decisions import Reviews
+    from pytest_citecheck._fixtures import SessionClient
 
 PREVIOUS_SPLIT_HOOK = pytest.StashKey["_hooks.SplitHook | None"]()
 PREVIOUS_BINDING = pytest.StashKey[Any]()
-# What the SDK gets as a key when none is set: enough to build a client for replay. In record mode
-# "none" a request that is not in the cassette is refused before it could be sent with it.
-REPLAY_ONLY_KEY = "citecheck-replay-only"
 MARKER_HELP = (
     "citecheck(*, "
     + ", ".join(f"{name}=None" for name in PER_TEST_OPTIONS)
@@ -176,26 +171,6 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 # --- fixtures -------------------------------------------------------------------------------
 
 
-@functools.cache
-def _redact_logs() -> None:
-    """Before the plugin builds a client or a checker: the SDK's debug log (and vcrpy's and the HTTP
-    stack's) must never print a key, whatever its header (``_recording.redaction``). Done then, once,
-    rather than when pytest starts, and the module imported then too: a suite that checks no citation
-    pays for neither. (The filter and the secrets it learns live in that module: one per process.)"""
-    from pytest_citecheck._recording.redaction import install_log_redaction
-
-    install_log_redaction()
-
-
-def _replay_only_transport(config: pytest.Config) -> dict[str, Any]:
-    """In record mode none the default clients get a transport that sends nothing (``replay.offline_transport``)."""
-    if config.stash[SETTINGS].record_mode != "none":
-        return {}
-    from pytest_citecheck._recording.replay import offline_transport
-
-    return {"transport": offline_transport()}
-
-
 @pytest.fixture
 def citecheck_async_client(pytestconfig: pytest.Config) -> Callable[[], AsyncTypeSafeClient]:
     """Builds the ``typesafe_sdk.AsyncTypeSafeClient`` that ``await citecheck.acheck(...)`` asks Jev with.
@@ -209,71 +184,22 @@ def citecheck_async_client(pytestconfig: pytest.Config) -> Callable[[], AsyncTyp
     transport at all: every answer comes from a cassette.
     """
 
-    _redact_logs()
+    from pytest_citecheck._fixtures import async_client_factory
 
-    def build() -> AsyncTypeSafeClient:
-        from typesafe_sdk import AsyncTypeSafeClient
-
-        from pytest_citecheck._judge.retry import patient_retry_policy
-
-        key = os.environ.get("TYPESAFE_API_KEY", "").strip() or REPLAY_ONLY_KEY
-        return AsyncTypeSafeClient(
-            api_key=key, compression=False, retry=patient_retry_policy(), **_replay_only_transport(pytestconfig)
-        )
-
-    return build
-
-
-# What the SDK reads from the environment when a client is built: a client built before one of
-# them changed would keep asking the old server, with the old key.
-CLIENT_ENVIRONMENT = ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL", "TYPESAFE_DEFAULT_MODEL")
-
-
-class _SessionClient:
-    """The session's one SDK client, rebuilt only when the environment it was built from changes.
-
-    Building a client costs tens of milliseconds (its TLS context), which a replayed citation must
-    not pay per test; the client is thread-safe and holds no per-test state. A fixture that points
-    ``TYPESAFE_BASE_URL`` (or the key) elsewhere gets a client for the new values.
-    """
-
-    def __init__(self, transport: dict[str, Any]) -> None:
-        self._transport = transport  # ``_replay_only_transport``: none but in record mode none
-        self._built_for: str | None = None
-        self._client: TypeSafeClient | None = None
-
-    def current(self) -> TypeSafeClient:
-        values = "\0".join(os.environ.get(name, "").strip() for name in CLIENT_ENVIRONMENT)
-        # Compared as a digest: the key is not kept around in plain text for longer than it must be.
-        built_for = hashlib.sha256(values.encode()).hexdigest()
-        if self._client is None or built_for != self._built_for:
-            from typesafe_sdk import TypeSafeClient
-
-            from pytest_citecheck._judge.retry import patient_retry_policy
-
-            self.close()
-            key = os.environ.get("TYPESAFE_API_KEY", "").strip() or REPLAY_ONLY_KEY
-            self._client = TypeSafeClient(
-                api_key=key, compression=False, retry=patient_retry_policy(), **self._transport
-            )
-            self._built_for = built_for
-        return self._client
-
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+    return async_client_factory(pytestconfig)
 
 
 @pytest.fixture(scope="session")
-def _citecheck_session_client(pytestconfig: pytest.Config) -> Iterator[_SessionClient]:
-    holder = _SessionClient(_replay_only_transport(pytestconfig))
+def _citecheck_session_client(pytestconfig: pytest.Config) -> Iterator[SessionClient]:
+    from pytest_citecheck._fixtures import SessionClient, replay_only_transport
+
+    holder = SessionClient(replay_only_transport(pytestconfig))
     yield holder
     holder.close()
 
 
 @pytest.fixture
-def citecheck_client(_citecheck_session_client: _SessionClient) -> TypeSafeClient:
+def citecheck_client(_citecheck_session_client: SessionClient) -> TypeSafeClient:
     """The ``typesafe_sdk.TypeSafeClient`` that asks Jev, shared by the session's tests.
 
     One client serves the whole session, built with ``compression=False`` so recorded bodies are plain
@@ -285,116 +211,7 @@ def citecheck_client(_citecheck_session_client: _SessionClient) -> TypeSafeClien
     Override this fixture in ``conftest.py`` to configure the client yourself (keep ``compression=False``).
     In record mode ``none`` it has no network transport at all: every answer comes from a cassette.
     """
-    _redact_logs()
     return _citecheck_session_client.current()
-
-
-def _marker_options(item: pytest.Item) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    # Closest marker wins: apply module, then class, then function.
-    for marker in reversed(list(item.iter_markers("citecheck"))):
-        if marker.args:
-            options["<positional>"] = marker.args
-        options.update(marker.kwargs)
-    return options
-
-
-def _auto_accept_scope(item: pytest.Item) -> str | None:
-    """Where this test's ``auto_accept`` is set: the closest module, class or function whose own
-    ``citecheck`` marker names it (``citecheck calibrate --by marker`` groups decisions by it), or None
-    when it comes from the ini file, the command line or the default."""
-    for node in reversed(item.listchain()):
-        if any(marker.name == "citecheck" and "auto_accept" in marker.kwargs for marker in node.own_markers):
-            # A function's marker covers all its parametrized cases: name the function, not one case.
-            return node.nodeid.split("[", 1)[0] if isinstance(node, pytest.Function) else node.nodeid
-    return None
-
-
-def _record_properties(item: pytest.Item, result: CitationResult, recorded: set[str]) -> None:
-    """Verdict, confidence and section as JUnit properties; a citation checked twice is listed once.
-
-    ``recorded``: the ids this test already listed. Only a repeated id rewrites the list, so a test
-    checking thousands of citations does not rescan it for each one.
-    """
-    values = {
-        f"citecheck.{result.id}.verdict": result.verdict.value,
-        f"citecheck.{result.id}.confidence": "" if result.confidence is None else f"{result.confidence:.2f}",
-        f"citecheck.{result.id}.section": result.section or "",
-    }
-    if result.document is not None:
-        values[f"citecheck.{result.id}.document"] = result.document
-    if result.id in recorded:
-        item.user_properties[:] = [(name, value) for name, value in item.user_properties if name not in values]
-    recorded.add(result.id)
-    item.user_properties.extend(values.items())
-
-
-def _make_checker(request: pytest.FixtureRequest) -> Checker:
-    from pytest_citecheck._check.checker import Checker
-    from pytest_citecheck._recording.cassettes import TestCassette
-    from pytest_citecheck._session import cassette_path, shared_cassette
-
-    item = request.node
-    existing: Checker | None = item.stash.get(CHECKER, None)
-    if existing is not None:
-        return existing
-    _redact_logs()  # before this test's checker asks anything, through whatever client it is given
-    settings = request.config.stash[SETTINGS]
-    marker_options = _marker_options(item)
-    # Not a setting: which file the test's answers are kept in (see cassette_path).
-    shared = marker_options.pop("cassette", None)
-    if shared is not None and (not isinstance(shared, str) or not shared.strip()):
-        raise OptionError(
-            "@pytest.mark.citecheck(...)", f"cassette: expected a cassette name (a string), got {shared!r}"
-        )
-    path = cassette_path(item, settings)
-    run, bookkeeping = session_plugins(request.config)
-    shared_with = bookkeeping.sharing(item, path)
-    if shared_with:
-        from pytest_citecheck._errors import CassetteCollisionError
-
-        # Both tests fail here, before either records: one's recording would silently replace the other's.
-        raise CassetteCollisionError(
-            bookkeeping.run.display_path(path),
-            f"would be shared by {' and '.join(sorted([item.nodeid, *shared_with]))}, and one's recording would be lost",
-            "rename one test or module, or set citecheck_cassette_dir so that modules of the same name do not share a directory",
-        )
-    mode = "rewrite" if path.exists() else "once"
-    hint = f"TYPESAFE_API_KEY=... pytest '{item.nodeid}' --citecheck-record-mode={mode}"
-    rows = item.stash.setdefault(PENDING_ROWS, [])
-    reviews_path = Path(item.path).parent / settings.reviews
-    scope = _auto_accept_scope(item)
-    listed: set[str] = set()
-
-    # Worked out once per test, when first needed (resolving a path asks the file system).
-    @functools.cache
-    def reviews_file() -> str:
-        return run.display_path(reviews_path)
-
-    @functools.cache
-    def reviews_of_this_test() -> Reviews:
-        return run.reviews_for(reviews_path)
-
-    def on_result(result: CitationResult) -> None:
-        rows.append({**result.to_json(test=item.nodeid), "reviews_file": reviews_file(), "auto_accept_scope": scope})
-        _record_properties(item, result, listed)
-
-    checker = Checker(
-        settings=settings,
-        client_factory=lambda: request.getfixturevalue("citecheck_client"),
-        async_client_factory=lambda: request.getfixturevalue("citecheck_async_client"),
-        cassette=TestCassette(path, settings.record_mode, shared=shared_cassette(item) is not None),
-        test_id=item.nodeid,
-        record_hint=hint,
-        on_result=on_result,
-        review_actions={"xfail": pytest.xfail, "skip": pytest.skip},
-        marker_options=marker_options,
-        hooks=request.config.hook,
-        reviews=reviews_of_this_test,
-    )
-    item.stash[CHECKER] = checker
-    request.addfinalizer(checker.close)
-    return checker
 
 
 @pytest.fixture
@@ -406,7 +223,9 @@ def citecheck(request: pytest.FixtureRequest) -> Checker:
     ``assert_citations_supported``. Settings: ``@pytest.mark.citecheck(...)``, ``--citecheck-*``
     flags, ``citecheck_*`` ini keys, or keyword arguments of the call.
     """
-    return _make_checker(request)
+    from pytest_citecheck._fixtures import make_checker
+
+    return make_checker(request)
 
 
 # How ``assert_citations_supported`` finds the running test's checker. It must come from a fixture:

@@ -158,7 +158,14 @@ def test_the_literal_types_name_exactly_the_accepted_values():
 
 
 def test_the_client_fixtures_are_typed_for_editors():
-    names = {"TypeSafeClient": TypeSafeClient, "AsyncTypeSafeClient": AsyncTypeSafeClient}
+    from pytest_citecheck._fixtures import SessionClient
+
+    # The names plugin.py imports only for type checkers (it loads none of them).
+    names = {
+        "TypeSafeClient": TypeSafeClient,
+        "AsyncTypeSafeClient": AsyncTypeSafeClient,
+        "SessionClient": SessionClient,
+    }
     client = typing.get_type_hints(plugin.citecheck_client.__wrapped__, vars(plugin), names)
     async_client = typing.get_type_hints(plugin.citecheck_async_client.__wrapped__, vars(plugin), names)
     assert client["return"] == TypeSafeClient
