@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 REPLAY_ONLY_KEY = "citecheck-replay-only"
 
 
+def _api_key() -> str:
+    return os.environ.get("TYPESAFE_API_KEY", "").strip() or REPLAY_ONLY_KEY
+
+
 @functools.cache
 def redact_logs() -> None:
     """Before the plugin builds a client or a checker: the SDK's debug log (and vcrpy's and the HTTP
@@ -59,9 +63,8 @@ def async_client_factory(config: pytest.Config) -> Callable[[], AsyncTypeSafeCli
 
         from pytest_citecheck._judge.retry import patient_retry_policy
 
-        key = os.environ.get("TYPESAFE_API_KEY", "").strip() or REPLAY_ONLY_KEY
         return AsyncTypeSafeClient(
-            api_key=key, compression=False, retry=patient_retry_policy(), **replay_only_transport(config)
+            api_key=_api_key(), compression=False, retry=patient_retry_policy(), **replay_only_transport(config)
         )
 
     return build
@@ -96,9 +99,8 @@ class SessionClient:
             from pytest_citecheck._judge.retry import patient_retry_policy
 
             self.close()
-            key = os.environ.get("TYPESAFE_API_KEY", "").strip() or REPLAY_ONLY_KEY
             self._client = TypeSafeClient(
-                api_key=key, compression=False, retry=patient_retry_policy(), **self._transport
+                api_key=_api_key(), compression=False, retry=patient_retry_policy(), **self._transport
             )
             self._built_for = built_for
         return self._client

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Generator
-from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_citecheck._options import Settings
-from pytest_citecheck._stash import CHECKER, COLLECTED, PENDING_ROWS, RAN_TO_END, SETTINGS
+from pytest_citecheck._stash import CHECKER, COLLECTED, PENDING_ROWS, RAN_TO_END, SETTINGS, collected_modules
 
 if TYPE_CHECKING:
     from pytest_citecheck._report.github import Outcomes
@@ -302,13 +301,10 @@ class CassetteBookkeeping:
         return [nodeid for nodeid, _ in others]
 
     def _modules(self) -> dict[int, Path]:
-        """The collected modules' paths, by identity: a module's tests share its path object, so
-        grouping costs a dict entry per test, not a path built or compared per test (and no Python
-        code per test: ``map`` and ``zip`` loop in C, which matters at the end of every run)."""
+        """The collected modules' paths, by identity (``_stash.collected_modules``), worked out once."""
         self._collected()
         if self._modules_by_id is None:
-            paths = list(map(attrgetter("path"), self.items))
-            self._modules_by_id = dict(zip(map(id, paths), paths))
+            self._modules_by_id = collected_modules(self.items)
         return self._modules_by_id
 
     def _expected(self) -> dict[str, set[str]]:

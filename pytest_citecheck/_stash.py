@@ -44,6 +44,14 @@ def session_plugins(config: pytest.Config) -> tuple[CitecheckRun, CassetteBookke
     return config.stash[SESSION_PLUGINS]
 
 
+def collected_modules(items: list[pytest.Item]) -> dict[int, Path]:
+    """The collected tests' module paths, by identity: a module's tests share its path object, so
+    grouping costs a dict entry per test, not a path built or compared per test (and no Python
+    code per test: ``map`` and ``zip`` loop in C, which matters at the end of every collection)."""
+    paths: list[Path] = list(map(attrgetter("path"), items))
+    return dict(zip(map(id, paths), paths))
+
+
 # A test's report carries these (set in ``_session`` and ``plugin``) when it has something for the session's plugins.
 _REPORT_FIELDS = ("citecheck_rows", "citecheck_unused", "citecheck_failing", "citecheck_error")
 
@@ -74,10 +82,7 @@ class SessionTrigger:
         if SESSION_PLUGINS in self.config.stash:
             return
         cassette_dir = self.config.stash[SETTINGS].cassette_dir
-        # A module's tests share its path object: one entry per module, looped in C.
-        collected = self.config.stash[COLLECTED]
-        paths: list[Path] = list(map(attrgetter("path"), collected))
-        modules = dict(zip(map(id, paths), paths)).values()
+        modules = collected_modules(self.config.stash[COLLECTED]).values()
         if any((folder / cassette_dir).is_dir() for folder in {module.parent for module in modules}):
             session_plugins(self.config)
 
