@@ -57,14 +57,13 @@ class InFlight:
     """A Jev script that counts requests in flight at once and answers later citations first.
 
     Each request waits until ``expect`` requests are in flight together, or all that are left of
-    the ``total`` are, so a loaded machine that starts them far apart still sees them overlap (up
+    the ``JUDGED`` are, so a loaded machine that starts them far apart still sees them overlap (up
     to ten seconds). It then stays in flight a little longer: a checker that let more than
     ``expect`` through would show it in ``most``.
     """
 
-    def __init__(self, expect: int, answer, total: int = JUDGED) -> None:
+    def __init__(self, expect: int, answer) -> None:
         self.expect = expect
-        self.total = total
         self.answer = answer
         self.changed = threading.Condition()
         self.now = 0
@@ -76,7 +75,7 @@ class InFlight:
             self.now += 1
             self.most = max(self.most, self.now)
             self.changed.notify_all()
-            self.changed.wait_for(lambda: self.now >= min(self.expect, self.total - self.finished), timeout=10.0)
+            self.changed.wait_for(lambda: self.now >= min(self.expect, JUDGED - self.finished), timeout=10.0)
         # Room for one more to arrive, if the bound let it; earlier citations (by the cookbook's order) answer last.
         time.sleep(0.2 + (0.3 if "seconds" in claim else 0.15 if "audience" in claim else 0.0))
         with self.changed:

@@ -12,9 +12,10 @@ SDKS = ("anthropic", "openai", "langchain_core", "llama_index")
 
 
 # What the plugin loads only when a run needs it: the session's report and bookkeeping of recordings,
-# the functions a test calls, the log redaction, the checker.
+# what the fixtures build, the functions a test calls, the log redaction, the checker.
 LOADED_WHEN_NEEDED = (
     "pytest_citecheck._session",
+    "pytest_citecheck._fixtures",
     "pytest_citecheck._check.api",
     "pytest_citecheck._check.checker",
     "pytest_citecheck._recording.redaction",
@@ -23,7 +24,7 @@ LOADED_WHEN_NEEDED = (
 
 
 @pytest.mark.parametrize("cassettes", [False, True], ids=["no-cassettes", "a-cassette-directory"])
-def test_no_heavy_module_is_imported_when_no_citation_is_checked(
+def test_checking_no_citation_loads_nothing_heavy_and_the_session_plugins_only_for_cassettes(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, cassettes: bool
 ) -> None:
     pytester.makeini("[pytest]\n")
@@ -47,9 +48,10 @@ def test_no_heavy_module_is_imported_when_no_citation_is_checked(
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*PLUGIN-LOADED: True*", "*HEAVY: none*"])
     if cassettes:
-        result.stdout.fnmatch_lines(["*OURS: pytest_citecheck._session*", "*SESSION-PLUGINS: True*"])
+        # _session alone: the bookkeeping of cassettes loads, nothing that checks a citation does.
+        result.stdout.fnmatch_lines(["*OURS: pytest_citecheck._session", "*SESSION-PLUGINS: True"])
     else:
-        result.stdout.fnmatch_lines(["*OURS: none*", "*SESSION-PLUGINS: False*"])
+        result.stdout.fnmatch_lines(["*OURS: none", "*SESSION-PLUGINS: False"])
 
 
 def test_the_adapters_read_sdk_shapes_without_importing_the_sdks(
