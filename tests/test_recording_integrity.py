@@ -177,3 +177,71 @@ def test_the_committed_example_cassettes_carry_digests() -> None:
         assert path.read_text(encoding="utf-8").startswith("citecheck_format: 2\n"), path
         [interaction] = read_interactions(path)  # verifies the digest
         assert interaction["digest"].startswith("sha256:")
+
+
+# --- reading a cassette: PyYAML's safe loader, result for result and error for error --------------
+
+# Plain-data YAML of every kind a person or a tool might leave in a cassette: each scalar type the
+# safe resolver knows, block and flow styles, quoting, and what the fast path must hand back to
+# PyYAML (anchors, aliases, merge keys, tags, several documents, syntax errors).
+YAML_TEXTS = [
+    "",
+    "null",
+    "a: 2\nb: |\n  x\n  y\n",
+    "a: [1, 2.5, yes, no, ~, 2001-12-14, 2001-12-14t21:59:43.10-05:00, 0x1f, 0o17, 1_000, 190:20:30, .inf, .nan]",
+    "a: ['3', \"4\", '<<', '', \"\\u00e9\"]",
+    "- a\n- {b: c, 1: d, null: e, 2.5: f, true: g}\n- [d, [e, {}]]\n- []\n",
+    "a: b\na: c\n",
+    "a: &x 1\nb: *x\n",
+    "base: &b {k: 1}\nderived:\n  <<: *b\n  j: 2\n",
+    "<<: {a: 1}\nb: 2\n",
+    "a: !!binary aGVsbG8=",
+    "a: !!str 2",
+    "a: !!int '7'",
+    "a: !!python/name:os.system x",
+    "a: !custom 3",
+    "!!map {a: 1}",
+    "--- 1\n--- 2\n",
+    "--- 1\n...\n",
+    "? [1]\n: 2",
+    "a: [",
+    "a: b: c",
+    "\t- tab",
+]
+
+
+def _outcome(load: Any, text: str) -> tuple[str, Any]:
+    try:
+        return "value", repr(load(text))  # repr: nan == nan, and int 1 is not float 1.0 or True
+    except Exception as error:
+        return "error", (type(error).__name__, str(error))
+
+
+@pytest.mark.parametrize("text", YAML_TEXTS)
+def test_reading_yaml_gives_what_pyyamls_safe_loader_gives(text: str) -> None:
+    from pytest_citecheck._recording.cassettes import safe_load
+
+    assert _outcome(safe_load, text) == _outcome(lambda t: yaml.load(t, Loader=yaml.CSafeLoader), text)
+
+
+def test_reading_yaml_agrees_with_pyyaml_on_any_plain_data() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pytest_citecheck._recording.cassettes import safe_load
+
+    scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30)
+    keys = st.none() | st.booleans() | st.integers() | st.text(max_size=10)
+    data = st.recursive(
+        scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4), max_leaves=25
+    )
+
+    @settings(max_examples=300, deadline=None)
+    @given(data, st.sampled_from([None, False, True]), st.sampled_from([None, "|", "'", '"']))
+    def agrees(value: Any, flow: bool | None, style: str | None) -> None:
+        text = yaml.safe_dump(value, default_flow_style=flow, default_style=style, allow_unicode=True)
+        expected = _outcome(lambda t: yaml.load(t, Loader=yaml.CSafeLoader), text)
+        assert expected[0] == "value"
+        assert _outcome(safe_load, text) == expected
+
+    agrees()

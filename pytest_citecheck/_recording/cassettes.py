@@ -191,6 +191,96 @@ def _yaml() -> Any:
     return yaml
 
 
+def safe_load(text: str) -> Any:
+    """``yaml.safe_load(text)``, built from PyYAML's parser events when the file is plain data.
+
+    Replay reads every recording a test uses, and PyYAML builds its objects node by node in Python:
+    for a cassette of 2,000 interactions that was most of what replay added per citation. The files
+    we write are mappings, lists and scalars, with no anchors, tags or merge keys, so this builds
+    them straight from the C parser's events, resolving and constructing each plain scalar with
+    PyYAML's own safe resolver and constructors. Anything else (an anchor, an alias, a tag, a
+    ``<<`` merge key, several documents, a syntax error) is handed to ``yaml.load`` with the safe
+    loader, which gives the same result or its own error.
+    """
+    yaml = _yaml()
+    safe_loader = getattr(yaml, "CSafeLoader", None)
+    if safe_loader is not None:
+        try:
+            return _from_events(safe_loader(text), yaml)
+        except (_NotPlainData, yaml.YAMLError, TypeError):
+            pass
+    return yaml.load(text, Loader=safe_loader or yaml.SafeLoader)
+
+
+class _NotPlainData(Exception):
+    """The file holds YAML that only PyYAML's full constructor builds the same way."""
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _from_events(loader: Any, yaml: Any) -> Any:
+    events = yaml.events
+    scalar_event, mapping_start, sequence_start = (
+        events.ScalarEvent,
+        events.MappingStartEvent,
+        events.SequenceStartEvent,
+    )
+    collection_end = (events.MappingEndEvent, events.SequenceEndEvent)
+    scalar_node, constructors = yaml.ScalarNode, loader.yaml_constructors
+    # One entry per open collection: [the container, the pending key, whether a key is pending].
+    stack: list[list[Any]] = []
+    documents, root = 0, None
+    try:
+        while True:
+            event = loader.get_event()
+            kind = type(event)
+            if kind is scalar_event:
+                if event.anchor is not None:
+                    raise _NotPlainData
+                value = event.value
+                if event.style == "" and event.implicit[0]:  # plain: may be an int, a bool, null...
+                    tag = loader.resolve(scalar_node, value, (True, False))
+                    if tag != _STR_TAG:
+                        if tag not in constructors:
+                            raise _NotPlainData  # a ``<<`` merge key
+                        value = constructors[tag](loader, scalar_node(tag, value))
+                elif not (event.implicit[1] or event.tag in (None, "!", _STR_TAG)):
+                    raise _NotPlainData  # an explicit tag: !!binary, !!python/..., a custom one
+            elif kind is mapping_start or kind is sequence_start:
+                if event.anchor is not None or not event.implicit:
+                    raise _NotPlainData
+                stack.append([{} if kind is mapping_start else [], None, False])
+                continue
+            elif kind in collection_end:
+                value = stack.pop()[0]
+            elif kind is events.DocumentStartEvent:
+                documents += 1
+                if documents > 1:
+                    raise _NotPlainData  # several documents: PyYAML's own error says so
+                continue
+            elif kind is events.StreamEndEvent:
+                return root
+            elif kind is events.AliasEvent:
+                raise _NotPlainData
+            else:  # stream start, document end
+                continue
+            if not stack:
+                root = value
+                continue
+            top = stack[-1]
+            container = top[0]
+            if type(container) is list:
+                container.append(value)
+            elif top[2]:
+                container[top[1]] = value
+                top[1], top[2] = None, False
+            else:
+                top[1], top[2] = value, True
+    finally:
+        loader.dispose()
+
+
 class CassetteSerializer:
     """vcrpy serializer: safe YAML, JSON bodies as readable blocks, a format marker."""
 
@@ -219,8 +309,7 @@ class CassetteSerializer:
 
     @staticmethod
     def deserialize(cassette_string: str) -> dict[str, Any]:
-        yaml = _yaml()
-        data = yaml.load(cassette_string, Loader=yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader)
+        data = safe_load(cassette_string)
         if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
             raise CassetteFormatError("the file is not a vcrpy cassette (no 'interactions' list)")
         found = data.get(FORMAT_KEY, CASSETTE_FORMAT)
