@@ -31,14 +31,13 @@ from typing import Any
 from bench.common import (
     PEAK_RSS,
     Measured,
+    Pace,
     Row,
     at_most_row,
     clean_env,
     megabytes,
     ms,
-    on_this_machine,
     run_measured,
-    scaled,
     secs,
 )
 
@@ -156,6 +155,7 @@ class Timing:
     replay_rss: int
     noop_rss: int
     ok: bool
+    pace: Pace
 
     @property
     def extra_cpu(self) -> float:
@@ -189,9 +189,11 @@ def _time(suite: Suite, runs: int) -> Timing:
     _pytest(suite.root, *REPLAY, BENCH_NOOP="1", **OFFLINE)
     replays: list[Measured] = []
     noops: list[Measured] = []
+    pace = Pace()
     for _ in range(runs):
         replays.append(_pytest(suite.root, *REPLAY, **OFFLINE))
         noops.append(_pytest(suite.root, *REPLAY, BENCH_NOOP="1", **OFFLINE))
+        pace.sample()
     ok = all(_passed(done, suite.tests) for done in replays + noops)
     if not ok:
         failed = next(done for done in replays + noops if not _passed(done, suite.tests))
@@ -204,6 +206,7 @@ def _time(suite: Suite, runs: int) -> Timing:
         max(m.max_rss for m in replays),
         max(m.max_rss for m in noops),
         ok,
+        pace,
     )
 
 
@@ -235,8 +238,8 @@ def _count_loads(suite: Suite) -> list[str]:
 
 # Guard margins for --quick, in the goals' own units: what a loaded 2-core CI machine may add
 # before a miss counts as a regression. Written next to the goals in docs/performance.md. The two
-# in seconds are scaled by the machine's slowdown (``bench.common.scaled``): the same replay costs
-# twice the milliseconds on a machine that runs Python half as fast.
+# in seconds, like the goals, are scaled by the pace measured between the runs (``bench.common.Pace``):
+# the same replay costs twice the milliseconds on a machine that runs Python half as fast.
 LINEAR_GOAL, LINEAR_GUARD = 1.3, 1.6
 # Per citation at 5 per test is the noisiest figure (a difference of two differences): on one
 # machine, one --quick run gave 0.84 ms and the next 1.30 ms, with the no-op suite itself 40% slower.
@@ -289,20 +292,21 @@ def run(per_test: tuple[int, int, int], runs: int, log: Any = print) -> list[Row
     ok = all(timing.ok for timing in timings.values())
     rows: list[Row] = []
     for suite in shapes:
-        cost = per_citation[suite.per_test]
+        cost, pace = per_citation[suite.per_test], timings[suite.name].pace
+        allowed = pace.allows(PER_CITATION_GOAL)
         rows.append(
             Row(
                 f"Replay vs a no-op check: {suite.citations:,} citations, {suite.per_test:,} per test "
                 f"({suite.tests:,} tests), CPU per citation",
                 f"{secs(timings[suite.name].replay_cpu)} CPU ({secs(timings[suite.name].replay_wall)} wall)",
                 f"no-op {secs(timings[suite.name].noop_cpu)} CPU ({secs(timings[suite.name].noop_wall)} wall)",
-                f"{ms(cost)} per citation ({ms(per_citation_wall[suite.per_test])} wall)",
-                "≤ 1 ms per citation",
-                cost <= PER_CITATION_GOAL and ok,
+                f"{ms(cost)} per citation ({ms(per_citation_wall[suite.per_test])} wall{pace.at_reference(cost, ms)})",
+                pace.bound(PER_CITATION_GOAL, ms, " per citation"),
+                cost <= allowed and ok,
                 note="" if ok else "some runs did not pass",
-                guard_ok=cost <= scaled(PER_CITATION_GUARD) and ok,
-                guard=f"≤ {ms(PER_CITATION_GUARD)} per citation{on_this_machine(PER_CITATION_GUARD, ms)}",
-                miss=f"+{ms(cost - PER_CITATION_GOAL)} per citation" if cost > PER_CITATION_GOAL else "",
+                guard_ok=cost <= pace.allows(PER_CITATION_GUARD) and ok,
+                guard=pace.bound(PER_CITATION_GUARD, ms, " per citation"),
+                miss=f"+{ms(cost - allowed)} per citation" if cost > allowed else "",
             )
         )
     linear = per_citation[many] / per_citation[few] if per_citation[few] > 0 else float("inf")
@@ -316,20 +320,21 @@ def run(per_test: tuple[int, int, int], runs: int, log: Any = print) -> list[Row
             LINEAR_GUARD,
         )
     )
+    pace = timings["fixed"].pace
+    allowed = pace.allows(FIXED_GOAL)
     rows.append(
         Row(
             f"Replay vs a no-op check: fixed cost (one test of {few} citations)",
             f"{secs(timings['fixed'].replay_cpu)} CPU ({secs(timings['fixed'].replay_wall)} wall)",
             f"no-op {secs(timings['fixed'].noop_cpu)} CPU ({secs(timings['fixed'].noop_wall)} wall); "
             f"importing typesafe-sdk alone: {secs(sdk_import)} CPU",
-            f"+{secs(fixed_cost)} CPU (+{secs(timings['fixed'].extra_wall)} wall)",
-            f"≤ {FIXED_GOAL} s",
-            fixed_cost <= FIXED_GOAL,
-            note="" if fixed_cost <= FIXED_GOAL else f"importing typesafe-sdk is {secs(sdk_import)} of it",
-            guard_ok=fixed_cost - sdk_import <= scaled(FIXED_GUARD_BEYOND_SDK),
-            guard=f"≤ {FIXED_GUARD_BEYOND_SDK} s beyond importing typesafe-sdk"
-            f"{on_this_machine(FIXED_GUARD_BEYOND_SDK, secs)}",
-            miss=f"+{secs(fixed_cost - FIXED_GOAL)}" if fixed_cost > FIXED_GOAL else "",
+            f"+{secs(fixed_cost)} CPU (+{secs(timings['fixed'].extra_wall)} wall{pace.at_reference(fixed_cost, secs)})",
+            pace.bound(FIXED_GOAL, secs),
+            fixed_cost <= allowed,
+            note="" if fixed_cost <= allowed else f"importing typesafe-sdk is {secs(sdk_import)} of it",
+            guard_ok=fixed_cost - sdk_import <= pace.allows(FIXED_GUARD_BEYOND_SDK),
+            guard=pace.bound(FIXED_GUARD_BEYOND_SDK, secs, " beyond importing typesafe-sdk"),
+            miss=f"+{secs(fixed_cost - allowed)}" if fixed_cost > allowed else "",
         )
     )
     mem = timings[memory.name]
