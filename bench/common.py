@@ -87,6 +87,10 @@ def _workload_seconds(runs: int) -> float:
     return min(timings)
 
 
+_REPO = Path(__file__).resolve().parent.parent
+_SAMPLE = "from bench.common import _workload_seconds; print(_workload_seconds(3))"
+
+
 class Pace:
     """How much slower than the reference machine this one ran Python while one figure was measured.
 
@@ -94,15 +98,20 @@ class Pace:
     docs/performance.md, the workload's best of 15 read anywhere from 1.6x to 3.0x the reference time
     within ten minutes, with nothing else running. One reading at the start of a run says little
     about a figure measured five minutes later, so the measurements that are judged in absolute time
-    take a sample between their runs (the fastest of 3 runs of the workload, a fraction of a second),
-    and the figure is judged against its own samples' median.
+    take a sample between their runs (the fastest of 3 runs of the workload in a fresh process, a
+    fraction of a second), and the figure is judged against its own samples' median.
     """
 
     def __init__(self) -> None:
         self.samples: list[float] = []
 
     def sample(self) -> None:
-        self.samples.append(_workload_seconds(3) / REFERENCE_SPEED_SECONDS)
+        # In a fresh process: the bench's own process may hold a 20 MB corpus and its index, and the
+        # workload's allocations would have the garbage collector walk them (up to 1.3x slower).
+        done = subprocess.run(
+            [sys.executable, "-c", _SAMPLE], cwd=_REPO, env=clean_env(), capture_output=True, text=True, check=True
+        )
+        self.samples.append(float(done.stdout.split()[-1]) / REFERENCE_SPEED_SECONDS)
 
     @property
     def slowdown(self) -> float:
