@@ -117,7 +117,7 @@ QUICK = Step1Sizes(5_000_000, 1_000, 10, 3, 20_000_000)
 
 # Goals, and the guard margins --quick allows a loaded 2-core CI machine (docs/performance.md).
 # x (floor + 0.1 ms per quote, the 0.1 ms a time on the reference machine, scaled by the pace the
-# run measured). The guard leaves room for a noisy CI machine above today's figure (about 1.4x).
+# run measured). The guard leaves room for a noisy CI machine above today's figure (about 1.15x).
 STEP1_GOAL, STEP1_GUARD = 1.5, 2.5
 PER_QUOTE_ALLOWANCE = 0.0001  # seconds on the reference machine: what a quote may add to the fold
 CLOSEST_GOAL, CLOSEST_GUARD = 0.001, 0.002  # seconds per fabricated quote

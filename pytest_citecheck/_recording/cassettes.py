@@ -195,7 +195,7 @@ def safe_load(text: str) -> Any:
     """``yaml.safe_load(text)``, built from PyYAML's parser events when the file is plain data.
 
     Replay reads every recording a test uses, and PyYAML builds its objects node by node in Python:
-    for a cassette of 2,000 interactions that was most of what replay added per citation. The files
+    for a cassette of 2,000 interactions that was a third of what replay added per citation. The files
     we write are mappings, lists and scalars, with no anchors, tags or merge keys, so this builds
     them straight from the C parser's events, resolving and constructing each plain scalar with
     PyYAML's own safe resolver and constructors. Anything else (an anchor, an alias, a tag, a
