@@ -154,7 +154,7 @@ def _record_properties(item: pytest.Item, result: CitationResult, recorded: set[
 def make_checker(request: pytest.FixtureRequest) -> Checker:
     from pytest_citecheck._check.checker import Checker
     from pytest_citecheck._recording.cassettes import TestCassette
-    from pytest_citecheck._session import cassette_path, shared_cassette
+    from pytest_citecheck._session import cassette_path
 
     item = request.node
     existing: Checker | None = item.stash.get(CHECKER, None)
@@ -177,7 +177,7 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
 
         # Both tests fail here, before either records: one's recording would silently replace the other's.
         raise CassetteCollisionError(
-            bookkeeping.run.display_path(path),
+            run.display_path(path),
             f"would be shared by {' and '.join(sorted([item.nodeid, *shared_with]))}, and one's recording would be lost",
             "rename one test or module, or set citecheck_cassette_dir so that modules of the same name do not share a directory",
         )
@@ -205,7 +205,7 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
         settings=settings,
         client_factory=lambda: request.getfixturevalue("citecheck_client"),
         async_client_factory=lambda: request.getfixturevalue("citecheck_async_client"),
-        cassette=TestCassette(path, settings.record_mode, shared=shared_cassette(item) is not None),
+        cassette=TestCassette(path, settings.record_mode, shared=shared is not None),
         test_id=item.nodeid,
         record_hint=hint,
         on_result=on_result,

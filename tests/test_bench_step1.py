@@ -129,7 +129,7 @@ def test_quick_names_each_goal_missed_beyond_its_guard_and_by_how_much() -> None
     ]
 
 
-def test_a_goal_in_absolute_time_is_judged_at_the_pace_measured_between_its_runs() -> None:
+def test_the_pace_is_the_median_of_its_samples_and_scales_a_goal_in_absolute_time() -> None:
     from bench import common
     from bench.common import Pace, ms
 
