@@ -282,7 +282,7 @@ GAPS = (
         "Nearly all of it is paid once per run, none per test but a dict entry at the end of collection (which "
         "modules were collected, to look for cassettes beside them): importing the 11 modules the plugin needs at "
         "start-up and pytest registering its 21 options and ini keys, its hooks, hook specifications and fixtures. "
-        "The session's report and recording bookkeeping (`_session`), the functions a test calls and the log "
+        "The session's report and recording bookkeeping (`_pytest_glue.session`), the functions a test calls and the log "
         "redaction load only in a run that checks a citation, writes a report or has cassettes. An installed "
         "plugin's modules are imported through pytest's assertion rewriting, whose cache reader (`_read_pyc`: it "
         "hashes the source, then `marshal.load` reads the code object from the file object a piece at a time) costs "

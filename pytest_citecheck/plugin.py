@@ -2,9 +2,9 @@
 
 Everything that decides anything lives in pytest-free modules (``_check``, ``_gate``,
 ``_recording``, ``_report``); this module only connects them to pytest's life cycle. pytest loads
-it in every run, so it declares and does little: what the fixtures build is in ``_fixtures``, the
-run-level plugins (the report, the bookkeeping of recordings) are in ``_session``, and both load
-only when a run needs them.
+it in every run, so it declares and does little: the rest of the glue is in ``_pytest_glue`` (what
+the fixtures build in ``fixtures``, the run-level plugins, the report and the bookkeeping of
+recordings, in ``session``), and loads only when a run needs it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from pytest_citecheck import _hooks
 from pytest_citecheck._check import binding
 from pytest_citecheck._errors import CitecheckError, OptionError
 from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Option, Settings
-from pytest_citecheck._stash import CHECKER, SETTINGS, SessionTrigger
+from pytest_citecheck._pytest_glue.stash import CHECKER, SETTINGS
+from pytest_citecheck._pytest_glue.trigger import SessionTrigger
 
 # Everything else (the checker, cassettes, reports, reviews) is imported where it is used: pytest
 # loads this module for every run, and a suite that checks no citation should not pay for them.
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
 
     from pytest_citecheck._check.checker import Checker
-    from pytest_citecheck._fixtures import SessionClient
+    from pytest_citecheck._pytest_glue.fixtures import SessionClient
 
 PREVIOUS_SPLIT_HOOK = pytest.StashKey["_hooks.SplitHook | None"]()
 PREVIOUS_BINDING = pytest.StashKey[Any]()
@@ -111,7 +112,7 @@ def pytest_configure(config: pytest.Config) -> None:
             config.stash[SETTINGS] = _resolve_settings(config)
         except OptionError as error:
             raise pytest.UsageError(f"pytest-citecheck: {error}") from None
-    # The session's report and recording bookkeeping load when the run needs them (``_stash``).
+    # The session's report and recording bookkeeping load when the run needs them (``_pytest_glue.trigger``).
     config.pluginmanager.register(SessionTrigger(config), "citecheck-trigger")
     # Source.from_text(..., format=<not built in>) in a test or conftest reaches this session's hook.
     config.stash[PREVIOUS_SPLIT_HOOK] = _hooks.set_split_hook(config.hook.pytest_citecheck_split_sections)
@@ -128,7 +129,7 @@ def pytest_runtest_makereport(
         # Our errors say what happened and what to do; a traceback into the plugin adds nothing.
         error = call.excinfo.value
         report.longrepr = f"{type(error).__name__}: {error}"
-        report.citecheck_error = report.longrepr  # type: ignore[attr-defined]  # for the GitHub annotations (``_session``)
+        report.citecheck_error = report.longrepr  # type: ignore[attr-defined]  # for the GitHub annotations (``_pytest_glue.session``)
     return report
 
 
@@ -184,14 +185,14 @@ def citecheck_async_client(pytestconfig: pytest.Config) -> Callable[[], AsyncTyp
     transport at all: every answer comes from a cassette.
     """
 
-    from pytest_citecheck._fixtures import async_client_factory
+    from pytest_citecheck._pytest_glue.fixtures import async_client_factory
 
     return async_client_factory(pytestconfig)
 
 
 @pytest.fixture(scope="session")
 def _citecheck_session_client(pytestconfig: pytest.Config) -> Iterator[SessionClient]:
-    from pytest_citecheck._fixtures import SessionClient, replay_only_transport
+    from pytest_citecheck._pytest_glue.fixtures import SessionClient, replay_only_transport
 
     holder = SessionClient(replay_only_transport(pytestconfig))
     yield holder
@@ -223,7 +224,7 @@ def citecheck(request: pytest.FixtureRequest) -> Checker:
     ``assert_citations_supported``. Settings: ``@pytest.mark.citecheck(...)``, ``--citecheck-*``
     flags, ``citecheck_*`` ini keys, or keyword arguments of the call.
     """
-    from pytest_citecheck._fixtures import make_checker
+    from pytest_citecheck._pytest_glue.fixtures import make_checker
 
     return make_checker(request)
 

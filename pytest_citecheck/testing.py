@@ -38,8 +38,8 @@ from typing import Any
 from pytest_citecheck._errors import docs_url
 
 LABELS = ("supports", "contradicts", "says_nothing")
-# The key the plugin gives the SDK when TYPESAFE_API_KEY is not set (``_fixtures.REPLAY_ONLY_KEY``; a
-# test keeps the two equal): enough to replay, and a sign of a forgotten key when recording.
+# The key the plugin gives the SDK when TYPESAFE_API_KEY is not set
+# (``_pytest_glue.fixtures.REPLAY_ONLY_KEY``; a test keeps the two equal): enough to replay, and a sign of a forgotten key when recording.
 REPLAY_PLACEHOLDER_KEY = "citecheck-replay-only"
 
 

@@ -40,9 +40,9 @@ import yaml  # noqa: F401
 from support import CANARY_KEY, CITATIONS, EXAMPLE, INNER_INI, NOT_A_USERS_PLUGINS, REPO, RFC7519  # noqa: F401  (re-exported for fixtures)
 from typesafe_sdk import TypeSafeClient
 
-from pytest_citecheck import _fixtures, _session  # noqa: F401  (loaded by every run that checks a citation: see above)
 from pytest_citecheck._check.checker import Checker
 from pytest_citecheck._options import Settings
+from pytest_citecheck._pytest_glue import fixtures, session  # noqa: F401  (loaded by every run that checks a citation: see above)
 from pytest_citecheck._recording import redaction  # noqa: F401  (one log filter, and its secrets, for every run: see above)
 from pytest_citecheck.testing import JevServer
 

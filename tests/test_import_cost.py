@@ -14,8 +14,8 @@ SDKS = ("anthropic", "openai", "langchain_core", "llama_index")
 # What the plugin loads only when a run needs it: the session's report and bookkeeping of recordings,
 # what the fixtures build, the functions a test calls, the log redaction, the checker.
 LOADED_WHEN_NEEDED = (
-    "pytest_citecheck._session",
-    "pytest_citecheck._fixtures",
+    "pytest_citecheck._pytest_glue.session",
+    "pytest_citecheck._pytest_glue.fixtures",
     "pytest_citecheck._check.api",
     "pytest_citecheck._check.checker",
     "pytest_citecheck._recording.redaction",
@@ -48,8 +48,8 @@ def test_checking_no_citation_loads_nothing_heavy_and_the_session_plugins_only_f
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*PLUGIN-LOADED: True*", "*HEAVY: none*"])
     if cassettes:
-        # _session alone: the bookkeeping of cassettes loads, nothing that checks a citation does.
-        result.stdout.fnmatch_lines(["*OURS: pytest_citecheck._session", "*SESSION-PLUGINS: True"])
+        # the session module alone: the bookkeeping of cassettes loads, nothing that checks a citation does.
+        result.stdout.fnmatch_lines(["*OURS: pytest_citecheck._pytest_glue.session", "*SESSION-PLUGINS: True"])
     else:
         result.stdout.fnmatch_lines(["*OURS: none", "*SESSION-PLUGINS: False"])
 

@@ -20,7 +20,7 @@ from typesafe_sdk import (
     TypeSafeUnprocessableEntityError,
 )
 
-from pytest_citecheck import _fixtures
+from pytest_citecheck._pytest_glue import fixtures
 from pytest_citecheck.testing import REPLAY_PLACEHOLDER_KEY, probabilities_for
 
 
@@ -215,7 +215,7 @@ def test_scripted_probabilities_are_kept_exactly():
 
 
 def test_the_refused_placeholder_is_the_plugins_replay_key():
-    assert REPLAY_PLACEHOLDER_KEY == _fixtures.REPLAY_ONLY_KEY
+    assert REPLAY_PLACEHOLDER_KEY == fixtures.REPLAY_ONLY_KEY
 
 
 def test_yes_no_questions_are_scripted_by_name_and_flag_nothing_unscripted():

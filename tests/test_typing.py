@@ -158,7 +158,7 @@ def test_the_literal_types_name_exactly_the_accepted_values():
 
 
 def test_the_client_fixtures_are_typed_for_editors():
-    from pytest_citecheck._fixtures import SessionClient
+    from pytest_citecheck._pytest_glue.fixtures import SessionClient
 
     # The names plugin.py imports only for type checkers (it loads none of them).
     names = {

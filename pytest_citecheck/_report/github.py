@@ -5,8 +5,8 @@ shows it. There the run appends its counts per verdict, the failing citations, t
 a human review and the cost line. And a ``::error file=...,line=...::`` workflow command printed to
 stdout becomes an annotation at that line of the diff: one per failing citation, at its test.
 
-Pure code over the report's rows: ``_session.py`` says which tests failed, on which citations or
-with which error, and where each test is, and calls this on the xdist controller only.
+Pure code over the report's rows: ``_pytest_glue/session.py`` says which tests failed, on which
+citations or with which error, and where each test is, and calls this on the xdist controller only.
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_citecheck._errors import OptionError
-from pytest_citecheck._stash import CHECKER, PENDING_ROWS, SETTINGS, session_plugins
+from pytest_citecheck._pytest_glue.stash import CHECKER, PENDING_ROWS, SETTINGS
+from pytest_citecheck._pytest_glue.trigger import session_plugins
 
 if TYPE_CHECKING:
     from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
@@ -153,8 +154,8 @@ def _record_properties(item: pytest.Item, result: CitationResult, recorded: set[
 
 def make_checker(request: pytest.FixtureRequest) -> Checker:
     from pytest_citecheck._check.checker import Checker
+    from pytest_citecheck._pytest_glue.session import cassette_path
     from pytest_citecheck._recording.cassettes import TestCassette
-    from pytest_citecheck._session import cassette_path
 
     item = request.node
     existing: Checker | None = item.stash.get(CHECKER, None)

@@ -1,40 +1,31 @@
-"""What the plugin keeps on pytest's config and items (``pytest.StashKey``s), and when the session's plugins load.
+"""When the session's plugins load: ``session_plugins`` registers them, ``SessionTrigger`` decides when.
 
-Apart from ``_session``, which holds the session's report and recording bookkeeping: pytest loads
-this module with the plugin, and ``_session`` only when the run has something for it to do.
+pytest loads this module with the plugin; ``session`` (the session's report and recording
+bookkeeping) only when the run has something for it to do, imported here inside ``session_plugins``.
+``session`` never imports this module, so the two make no cycle.
 """
 
 from __future__ import annotations
 
-from operator import attrgetter
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-if TYPE_CHECKING:
-    from pytest_citecheck._check.checker import Checker  # noqa: F401  (named in CHECKER's type)
-    from pytest_citecheck._options import Settings  # noqa: F401  (named in SETTINGS' type)
-    from pytest_citecheck._session import CassetteBookkeeping, CitecheckRun
+from pytest_citecheck._pytest_glue.stash import COLLECTED, SESSION_PLUGINS, SETTINGS, collected_modules
 
-SETTINGS = pytest.StashKey["Settings"]()
-PENDING_ROWS = pytest.StashKey[list[dict[str, Any]]]()
-CHECKER = pytest.StashKey["Checker"]()
-RAN_TO_END = pytest.StashKey[bool]()
-# Every collected test, deselected ones included (``-k``, ``-m``): their cassettes are not orphans.
-COLLECTED = pytest.StashKey[list[pytest.Item]]()
-SESSION_PLUGINS = pytest.StashKey["tuple[CitecheckRun, CassetteBookkeeping]"]()
+if TYPE_CHECKING:
+    from pytest_citecheck._pytest_glue.session import CassetteBookkeeping, CitecheckRun
 
 
 def session_plugins(config: pytest.Config) -> tuple[CitecheckRun, CassetteBookkeeping]:
-    """The session's report and recording bookkeeping (``_session``), registered with pytest when first needed.
+    """The session's report and recording bookkeeping (``session``), registered with pytest when first needed.
 
     That is: when reports were asked for, when the collected tests have cassettes, when a test builds
     a checker, or when a report arrives carrying citation rows (an xdist controller). Registered in
     the middle of a hook call, they miss that call: the caller hands it on.
     """
     if SESSION_PLUGINS not in config.stash:
-        from pytest_citecheck._session import CassetteBookkeeping, CitecheckRun
+        from pytest_citecheck._pytest_glue.session import CassetteBookkeeping, CitecheckRun
 
         run = CitecheckRun(config)
         bookkeeping = CassetteBookkeeping(config, run)
@@ -44,15 +35,7 @@ def session_plugins(config: pytest.Config) -> tuple[CitecheckRun, CassetteBookke
     return config.stash[SESSION_PLUGINS]
 
 
-def collected_modules(items: list[pytest.Item]) -> dict[int, Path]:
-    """The collected tests' module paths, by identity: a module's tests share its path object, so
-    grouping costs a dict entry per test, not a path built or compared per test (and no Python
-    code per test: ``map`` and ``zip`` loop in C, which matters at the end of every collection)."""
-    paths: list[Path] = list(map(attrgetter("path"), items))
-    return dict(zip(map(id, paths), paths))
-
-
-# A test's report carries these (set in ``_session`` and ``plugin``) when it has something for the session's plugins.
+# A test's report carries these (set in ``session`` and ``plugin``) when it has something for the session's plugins.
 _REPORT_FIELDS = ("citecheck_rows", "citecheck_unused", "citecheck_failing", "citecheck_error")
 
 

@@ -4,7 +4,7 @@
 reach the xdist controller) and writes the terminal summary, the JSON and HTML reports and the
 cached last report. ``CassetteBookkeeping`` finds recorded interactions a test did not play and
 cassettes no collected test owns. Both are registered when the run first needs them
-(``_stash.session_plugins``): a suite that checks no citation and has no cassettes never loads this
+(``trigger.session_plugins``): a suite that checks no citation and has no cassettes never loads this
 module. Like ``plugin``, it only connects pytest-free code (``report``, ``recordings``,
 ``cassettes``) to pytest.
 """
@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_citecheck._options import Settings
-from pytest_citecheck._stash import CHECKER, COLLECTED, PENDING_ROWS, RAN_TO_END, SETTINGS, collected_modules
+from pytest_citecheck._pytest_glue.stash import (
+    CHECKER,
+    COLLECTED,
+    PENDING_ROWS,
+    RAN_TO_END,
+    SETTINGS,
+    collected_modules,
+)
 
 if TYPE_CHECKING:
     from pytest_citecheck._report.github import Outcomes
@@ -262,7 +269,7 @@ class CassetteBookkeeping:
         self.config = config
         self.run = run
         # Every collected test, deselected ones included (``-k``, ``-m``): their cassettes are not
-        # orphans. Noted by ``_stash.SessionTrigger`` as whole lists, since before this was registered.
+        # orphans. Noted by ``trigger.SessionTrigger`` as whole lists, since before this was registered.
         self.items: list[pytest.Item] = config.stash[COLLECTED]
         self.orphans: set[str] = set()
         # What is worked out from the collected tests, and how many there were then.
@@ -301,7 +308,7 @@ class CassetteBookkeeping:
         return [nodeid for nodeid, _ in others]
 
     def _modules(self) -> dict[int, Path]:
-        """The collected modules' paths, by identity (``_stash.collected_modules``), worked out once."""
+        """The collected modules' paths, by identity (``stash.collected_modules``), worked out once."""
         self._collected()
         if self._modules_by_id is None:
             self._modules_by_id = collected_modules(self.items)
