@@ -22,8 +22,8 @@ from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._citations.openai import adapt_openai_output_text, is_openai_output_text
 from pytest_citecheck._citations.plain import adapt_citation
 from pytest_citecheck._errors import CitationInputError
+from pytest_citecheck._sources.chunks import document_named
 from pytest_citecheck._sources.corpus import Corpus
-from pytest_citecheck._sources.documents import document_named
 from pytest_citecheck._sources.source import Source
 
 __all__ = ["Citation", "adapt_citation", "adapt_citations"]

@@ -28,8 +28,8 @@ from typing import Any
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
 from pytest_citecheck._citations.plain import adapt_citation
 from pytest_citecheck._errors import CitationInputError
+from pytest_citecheck._sources.chunks import document_named
 from pytest_citecheck._sources.corpus import Corpus
-from pytest_citecheck._sources.documents import document_named
 from pytest_citecheck._sources.source import Source
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
 from pytest_citecheck._citations.sentences import clean_claim, sentence_spans
 from pytest_citecheck._errors import CitationInputError
-from pytest_citecheck._sources.documents import is_chunk, read_chunk
+from pytest_citecheck._sources.chunks import is_chunk, read_chunk
 
 _MARKER = re.compile(r"\[\s*(\d+(?:\s*[-–,;]\s*\d+)*)\s*\]")
 _SOURCE_LIST_LINE = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]*)?\[\s*\d+\s*\][ \t:.\-–]")

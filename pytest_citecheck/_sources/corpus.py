@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_citecheck._errors import SourceError
+from pytest_citecheck._sources.chunks import DocumentId, sources_from_chunks
 from pytest_citecheck._sources.source import Source
 
 
@@ -86,7 +87,7 @@ class Corpus:
         return f"Corpus({len(self.documents)} documents: {', '.join(list(self.documents)[:5])}{', …' if len(self) > 5 else ''})"
 
     @classmethod
-    def from_documents(cls, docs: Iterable[Any], *, document_id: Any = None) -> Corpus:
+    def from_documents(cls, docs: Iterable[Any], *, document_id: DocumentId = None) -> Corpus:
         """The corpus of a retriever's chunks: LangChain ``Document``s, LlamaIndex ``NodeWithScore``s or ``TextNode``s.
 
         Each chunk's document is its ``source`` metadata (else ``file_name``), or what ``document_id``
@@ -94,6 +95,4 @@ class Corpus:
         (``"page 3"``, a page's chunks in order); a chunk without a page is a ``"chunk N"`` section.
         Neither framework is imported: the objects are read by their attributes.
         """
-        from pytest_citecheck._sources.documents import corpus_from_documents
-
-        return corpus_from_documents(docs, document_id)
+        return cls(sources_from_chunks(docs, document_id))

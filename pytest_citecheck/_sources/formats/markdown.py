@@ -18,9 +18,24 @@ def split_markdown(text: str) -> tuple[str, dict[str, str]]:
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line) + 1)
-    fence: str | None = None
     headings: list[tuple[int, str]] = []
     starts: list[int] = []
+    for index, level, title in _headings(lines):
+        if index in starts:  # a setext underline under a line that is already a heading
+            continue
+        headings.append((level, title))
+        starts.append(index)
+    if not headings:
+        raise SourceError(
+            "no Markdown headings ('# Title', or a title underlined with === or ---) were found", field="source"
+        )
+    return text, sections_from_starts(text, [offsets[index] for index in starts], heading_ids(headings))
+
+
+def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
+    """``(line index, level, title)`` of every heading outside code fences."""
+    found: list[tuple[int, int, str]] = []
+    fence: str | None = None
     for index, line in enumerate(lines):
         opened = _FENCE.match(line)
         if fence is not None:
@@ -30,23 +45,23 @@ def split_markdown(text: str) -> tuple[str, dict[str, str]]:
         if opened:
             fence = opened.group(1)
             continue
-        atx = _ATX.match(line)
-        if atx:
-            headings.append((len(atx.group(1)), plain_title(atx.group(2) or "")))
-            starts.append(offsets[index])
-            continue
-        underline = _SETEXT.match(line)
-        if underline and index > 0 and lines[index - 1].strip() and (not starts or starts[-1] != offsets[index - 1]):
-            title_line = lines[index - 1]
-            if (
-                not _ATX.match(title_line)
-                and not _SETEXT.match(title_line)
-                and not title_line.startswith(("    ", "\t"))
-            ):
-                headings.append((1 if underline.group(1)[0] == "=" else 2, plain_title(title_line)))
-                starts.append(offsets[index - 1])
-    if not headings:
-        raise SourceError(
-            "no Markdown headings ('# Title', or a title underlined with === or ---) were found", field="source"
-        )
-    return text, sections_from_starts(text, starts, heading_ids(headings))
+        heading = _atx(lines, index) or _setext(lines, index)
+        if heading is not None:
+            found.append(heading)
+    return found
+
+
+def _atx(lines: list[str], index: int) -> tuple[int, int, str] | None:
+    atx = _ATX.match(lines[index])
+    return (index, len(atx.group(1)), plain_title(atx.group(2) or "")) if atx else None
+
+
+def _setext(lines: list[str], index: int) -> tuple[int, int, str] | None:
+    """The heading ``lines[index]`` underlines, as ``(title line index, level, title)``."""
+    underline = _SETEXT.match(lines[index])
+    if not underline or index == 0 or not lines[index - 1].strip():
+        return None
+    title_line = lines[index - 1]
+    if _ATX.match(title_line) or _SETEXT.match(title_line) or title_line.startswith(("    ", "\t")):
+        return None
+    return (index - 1, 1 if underline.group(1)[0] == "=" else 2, plain_title(title_line))

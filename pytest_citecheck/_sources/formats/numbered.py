@@ -69,26 +69,7 @@ def split_numbered(text: str) -> tuple[str, dict[str, str]]:
     indented like the first section of its depth.
     """
     clean = _unbox(text.replace("\r\n", "\n").replace("\f", "\n"))
-    lines = clean.split("\n")
-    starts: list[int] = []
-    ids: list[str] = []
-    current: tuple[int, ...] | None = None
-    indents: dict[int, str] = {}
-    offset = 0
-    for line in lines:
-        found = _NUMBERED.match(line)
-        if found and (
-            found.group("title") or found.group(0).strip().lower().startswith(("section", "article", "clause", "§"))
-        ):
-            number = tuple(int(part) for part in found.group("number").split("."))
-            indent = found.group("indent")
-            plausible = (number[-1] <= 1 and len(number) == 1) if current is None else follows(number, current)
-            if plausible and indents.get(len(number), indent) == indent:
-                indents.setdefault(len(number), indent)
-                current = number
-                starts.append(offset + len(indent))
-                ids.append(found.group("number"))
-        offset += len(line) + 1
+    starts, ids = _numbered_starts(clean)
     if not starts:
         raise SourceError(
             "no numbered sections ('1.', '1.1', 'Section 4.', '§ 4' at the start of a line) were found", field="source"
@@ -106,6 +87,30 @@ def split_numbered(text: str) -> tuple[str, dict[str, str]]:
         end = starts[index + 1] if index + 1 < len(starts) else len(clean)
         sections.setdefault(section_id, clean[start:end].strip())
     return clean, sections
+
+
+def _numbered_starts(clean: str) -> tuple[list[int], list[str]]:
+    """The offsets and numbers of the numbered lines that start sections."""
+    starts: list[int] = []
+    ids: list[str] = []
+    current: tuple[int, ...] | None = None
+    indents: dict[int, str] = {}
+    offset = 0
+    for line in clean.split("\n"):
+        found = _NUMBERED.match(line)
+        if found and (
+            found.group("title") or found.group(0).strip().lower().startswith(("section", "article", "clause", "§"))
+        ):
+            number = tuple(int(part) for part in found.group("number").split("."))
+            indent = found.group("indent")
+            plausible = (number[-1] <= 1 and len(number) == 1) if current is None else follows(number, current)
+            if plausible and indents.get(len(number), indent) == indent:
+                indents.setdefault(len(number), indent)
+                current = number
+                starts.append(offset + len(indent))
+                ids.append(found.group("number"))
+        offset += len(line) + 1
+    return starts, ids
 
 
 def _is_heading(line: str) -> bool:
@@ -155,6 +160,11 @@ def trailing_headings(text: str, last_section_start: int) -> list[tuple[int, str
             body_seen = True
             if found:
                 found[-1] = (*found[-1][:2], True)
+    return _runs(found)
+
+
+def _runs(found: list[tuple[int, str, bool]]) -> list[tuple[int, str]]:
+    """A heading with no text of its own opens the next heading's section (whose id is the later title)."""
     headings: list[tuple[int, str]] = []
     run_start: int | None = None  # where a run of headings without text of their own began
     for number, (offset, title, has_text) in enumerate(found):

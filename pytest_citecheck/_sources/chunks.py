@@ -11,24 +11,22 @@ the frameworks' own objects have, so plain dicts shaped like them work too):
   0-based ``page`` plus one) as ``"page 3"``; a chunk without a page is a ``"chunk N"`` section of
   its own (``chunk_index`` / ``chunk_id`` metadata when present, else its order in the document).
 
-``corpus_from_documents`` builds the ``Corpus`` behind ``Corpus.from_documents``; ``document_named``
-matches the document a chunk or citation names (often an absolute path) to a corpus id (often a
-path relative to the corpus directory).
+``sources_from_chunks`` builds the sources behind ``Corpus.from_documents`` (the corpus imports
+this module, never the other way round); ``document_named`` matches the document a chunk or
+citation names (often an absolute path) to a corpus id (often a path relative to the corpus
+directory).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pytest_citecheck._citations.model import MISSING, field_of
 from pytest_citecheck._errors import SourceError
 from pytest_citecheck._sources.source import Source
-
-if TYPE_CHECKING:
-    from pytest_citecheck._sources.corpus import Corpus
 
 DocumentId = str | Callable[[Any], Any] | None
 _ID_KEYS = ("source", "file_name")
@@ -129,10 +127,15 @@ def _page_order(section: str) -> tuple[int, float, str]:
 def source_from_chunks(document: str, chunks: list[Chunk]) -> Source:
     """One document's ``Source``: a section per page (its chunks in order), or per chunk."""
     paged = [chunk for chunk in chunks if chunk.section is not None]
-    unpaged = [chunk for chunk in chunks if chunk.section is None]
     sections: dict[str, str] = {}
     for page in sorted({chunk.section for chunk in paged if chunk.section}, key=_page_order):
         sections[page] = _join([chunk for chunk in paged if chunk.section == page])
+    _add_unpaged(sections, [chunk for chunk in chunks if chunk.section is None])
+    return Source(sections=sections, name=document, format="documents")
+
+
+def _add_unpaged(sections: dict[str, str], unpaged: list[Chunk]) -> None:
+    """A ``"chunk N"`` section per chunk without a page, in offset order when the metadata has offsets."""
     if any(chunk.start is not None for chunk in unpaged):
         unpaged = sorted(unpaged, key=lambda chunk: (chunk.start is None, chunk.start or 0, chunk.position))
     seen: set[str] = set()
@@ -146,7 +149,6 @@ def source_from_chunks(document: str, chunks: list[Chunk]) -> Source:
         while section in sections:
             section += "'"
         sections[section] = chunk.text
-    return Source(sections=sections, name=document, format="documents")
 
 
 def _join(chunks: list[Chunk]) -> str:
@@ -173,10 +175,8 @@ def _join(chunks: list[Chunk]) -> str:
     return text
 
 
-def corpus_from_documents(docs: Iterable[Any], document_id: DocumentId = None) -> Corpus:
-    """The ``Corpus`` of retrieved chunks: one document per ``source`` / ``file_name``."""
-    from pytest_citecheck._sources.corpus import Corpus
-
+def sources_from_chunks(docs: Iterable[Any], document_id: DocumentId = None) -> dict[str, Source]:
+    """The sources of retrieved chunks, by document (one per ``source`` / ``file_name``), for a ``Corpus``."""
     if isinstance(docs, (str, bytes, Mapping)) or not isinstance(docs, Iterable) or is_chunk(docs):
         raise SourceError(
             f"documents must be a list of retrieved chunks, got {type(docs).__name__}"
@@ -187,7 +187,7 @@ def corpus_from_documents(docs: Iterable[Any], document_id: DocumentId = None) -
     for position, raw in enumerate(docs):
         chunk = read_chunk(raw, position, document_id)
         by_document.setdefault(chunk.document, []).append(chunk)
-    return Corpus({document: source_from_chunks(document, chunks) for document, chunks in by_document.items()})
+    return {document: source_from_chunks(document, chunks) for document, chunks in by_document.items()}
 
 
 def document_named(document_ids: Iterable[str], name: str) -> str | None:
@@ -203,12 +203,14 @@ def document_named(document_ids: Iterable[str], name: str) -> str | None:
     path = name.replace("\\", "/").removeprefix("file://")
     suffixes = [candidate for candidate in ids if path.endswith("/" + candidate.lstrip("/"))]
     if suffixes:  # the most specific one: "policies/refund.md" rather than "refund.md"
-        longest = max(map(len, suffixes))
-        best = [candidate for candidate in suffixes if len(candidate) == longest]
-        return best[0] if len(best) == 1 else None
-    base = path.rsplit("/", 1)[-1]
-    same_name = [candidate for candidate in ids if candidate.replace("\\", "/").rsplit("/", 1)[-1] == base]
-    return same_name[0] if len(same_name) == 1 else None
+        return _only(suffixes, max(map(len, suffixes)), len)
+    return _only(ids, path.rsplit("/", 1)[-1], lambda candidate: candidate.replace("\\", "/").rsplit("/", 1)[-1])
+
+
+def _only(candidates: list[str], wanted: Any, key: Callable[[str], Any]) -> str | None:
+    """The one candidate whose ``key`` is ``wanted``; None when none or several are."""
+    fits = [candidate for candidate in candidates if key(candidate) == wanted]
+    return fits[0] if len(fits) == 1 else None
 
 
 def _without_tracking(name: str) -> str:
