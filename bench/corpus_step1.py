@@ -1,7 +1,7 @@
 """Step 1 over a ``Corpus`` of 1,000 documents and 20 MB, next to the same text as one ``Source``.
 
 The same real text (``bench.corpus``), quotes and machine, two ways, both through the plugin's real
-step 1 (``pytest_citecheck._check.locating.locate_all``: validation, search, closest passage for a
+step 1 (``pytest_citecheck._locate.citations.locate_all``: validation, search, closest passage for a
 quote that is not there, size checks), each with a fresh ``Source`` or ``Corpus`` so the normalised
 form is built inside the timing:
 
@@ -121,8 +121,8 @@ def build_case(sizes: CorpusSizes, *, seed: int = 12) -> Case:
 
 def locate_over_source(case: Case) -> list[Any]:
     from pytest_citecheck import Source
-    from pytest_citecheck._check.locating import locate_all
     from pytest_citecheck._citations.adapt import adapt_citations
+    from pytest_citecheck._locate.citations import locate_all
     from pytest_citecheck._options import Settings
 
     sections = {section: text for document in case.documents.values() for section, text in document.items()}
@@ -131,8 +131,8 @@ def locate_over_source(case: Case) -> list[Any]:
 
 def locate_over_corpus(case: Case) -> list[Any]:
     from pytest_citecheck import Corpus, Source
-    from pytest_citecheck._check.locating import locate_all
     from pytest_citecheck._citations.adapt import adapt_citations
+    from pytest_citecheck._locate.citations import locate_all
     from pytest_citecheck._options import Settings
 
     corpus = Corpus({name: Source(sections=sections) for name, sections in case.documents.items()})

@@ -180,7 +180,7 @@ much less. Wall time is shown next to it.
 {table(rows)}
 ## How each figure is measured
 
-- **Step 1**: as the checker runs it (`_check/locating.py`): a fresh `QuoteLocator`, `find` for
+- **Step 1**: as the checker runs it (`_locate/citations.py`): a fresh `QuoteLocator`, `find` for
   every quote (offsets included), and `closest` for every quote that is not there (the fabricated
   quote's diagnostic is always computed). Found quotes are spans of a section's original text, cut
   at word boundaries or inside a hyphenated word, then re-wrapped, re-spaced, their quotes curled

@@ -2,7 +2,7 @@
 
 - **Ours**: a fresh ``QuoteLocator`` over a generated corpus (``bench.corpus``: half its sections
   non-ASCII), then every quote looked up, offsets included, and the closest passage of each quote
-  that is not there, as ``_check.locating.locate`` does for a citation.
+  that is not there, as ``_locate.citations.locate`` does for a citation.
 - **Floor**: one plain fold of every section, ``" ".join(text.translate(FOLD_TABLE).split())``:
   anything must read the document once, and this is about the least reading can cost.
 - **Baseline**: the cookbook's ``find_quote``, verbatim (re-normalise every section for every quote),
@@ -63,7 +63,7 @@ Located = tuple[str, str | None, tuple[int, int] | None]
 
 def our_step1(source: Any, quotes: list[Quote]) -> list[Located]:
     """Step 1 for every quote with a fresh locator: ``find``, and ``closest`` for a quote that is not there."""
-    from pytest_citecheck._locate import QuoteLocator
+    from pytest_citecheck._locate.locator import QuoteLocator
 
     locator = QuoteLocator(source)
     located: list[Located] = []
@@ -78,7 +78,7 @@ def our_step1(source: Any, quotes: list[Quote]) -> list[Located]:
 
 
 def floor_pass(sections: dict[str, str]) -> None:
-    from pytest_citecheck._locate import FOLD_TABLE
+    from pytest_citecheck._locate.normalize import FOLD_TABLE
 
     for text in sections.values():
         " ".join(text.translate(FOLD_TABLE).split())
@@ -214,7 +214,7 @@ def run(sizes: Step1Sizes, log: Any = print) -> tuple[list[Row], dict[str, Any]]
 
 
 def _closest_per_quote(source: Any, missing: list[str], runs: int, pace: Pace) -> float:
-    from pytest_citecheck._locate import QuoteLocator
+    from pytest_citecheck._locate.locator import QuoteLocator
 
     locator = QuoteLocator(source)
     for quote in missing[:2]:  # builds the locator, paid once per source

@@ -48,8 +48,8 @@ _EXPORTS = {
     "Verdict": "_results",
     "Source": "_sources.source",
     "Corpus": "_sources.corpus",
-    "check_retrieval": "_check.retrieval",
-    "RetrievalResult": "_check.retrieval",
+    "check_retrieval": "_locate.retrieval",
+    "RetrievalResult": "_locate.retrieval",
     "citations_from_markers": "_citations.markers",
     "citations_from_openai": "_citations.openai",
 }
@@ -109,7 +109,6 @@ if TYPE_CHECKING:
         CitationReviewWarning,
         CitationsNotSupported,
     )
-    from pytest_citecheck._check.retrieval import RetrievalResult, check_retrieval
     from pytest_citecheck._citations.markers import citations_from_markers
     from pytest_citecheck._citations.model import Citation, CitationLike
     from pytest_citecheck._citations.openai import citations_from_openai
@@ -122,6 +121,7 @@ if TYPE_CHECKING:
         OptionError,
         SourceError,
     )
+    from pytest_citecheck._locate.retrieval import RetrievalResult, check_retrieval
     from pytest_citecheck._options import CheckOptions
     from pytest_citecheck._recording.lifecycle import ModelMismatchError, ModelPinWarning
     from pytest_citecheck._results import CitationResult, Judgement, Status, Verdict

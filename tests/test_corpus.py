@@ -220,19 +220,19 @@ def test_the_normalised_form_of_a_corpus_is_built_once_per_corpus_object(licence
     licences.makeconftest(
         """
         import pytest
-        from pytest_citecheck import _locate
+        from pytest_citecheck._locate import locator
 
         BUILT = []
 
         @pytest.fixture(autouse=True, scope="session")
         def count_locators():
-            original = _locate.QuoteLocator.__init__
+            original = locator.QuoteLocator.__init__
             def counting(self, source):
                 BUILT.append(len(source.sections))
                 original(self, source)
-            _locate.QuoteLocator.__init__ = counting
+            locator.QuoteLocator.__init__ = counting
             yield
-            _locate.QuoteLocator.__init__ = original
+            locator.QuoteLocator.__init__ = original
             print("LOCATORS BUILT", len(BUILT))
         """
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_citecheck import Source, SourceError
-from pytest_citecheck._locate import QuoteLocator
+from pytest_citecheck._locate.locator import QuoteLocator
 from pytest_citecheck._sources.formats import detect_format, heading_ids
 from pytest_citecheck.testing import JevServer
 

@@ -15,7 +15,8 @@ import pytest
 
 from pytest_citecheck import CitationInputError, Source, Status, Verdict
 from pytest_citecheck._judge.limits import window_around
-from pytest_citecheck._locate import QuoteLocator, normalize
+from pytest_citecheck._locate.locator import QuoteLocator
+from pytest_citecheck._locate.normalize import normalize
 from pytest_citecheck.testing import JevServer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -346,11 +347,12 @@ def test_offsets_of_a_match_that_starts_or_ends_inside_an_expanded_character() -
 CLOSEST_IN_A_PROCESS = """
 import json, sys
 from pathlib import Path
-from pytest_citecheck import Source, _locate
-from pytest_citecheck._locate import QuoteLocator
+from pytest_citecheck import Source
+from pytest_citecheck._locate import word_index
+from pytest_citecheck._locate.locator import QuoteLocator
 
-_locate._EXACT_WORDS_AT_MOST = int(sys.argv[2])
-_locate._HASHED_SLOTS = 1024  # a few words to a slot: which blocks are searched depends on the slots
+word_index._EXACT_WORDS_AT_MOST = int(sys.argv[2])
+word_index._HASHED_SLOTS = 1024  # a few words to a slot: which blocks are searched depends on the slots
 data = Path(sys.argv[1])
 sections = dict(Source.from_text((data / "rfc6749.txt").read_text(), format="rfc").sections)
 for licence in sorted(data.glob("*.txt")):
@@ -358,7 +360,7 @@ for licence in sorted(data.glob("*.txt")):
         if paragraph.strip():
             sections[f"{licence.stem}/{number}"] = paragraph
 locator = QuoteLocator(Source(sections=sections))
-assert locator.corpus().word_index.hashed == (int(sys.argv[2]) < 1000)
+assert locator.word_index().word_blocks.hashed == (int(sys.argv[2]) < 1000)
 answers = []
 for section_id in list(sections)[::5]:
     words = sections[section_id].split()
@@ -394,15 +396,15 @@ def test_past_a_number_of_distinct_words_the_index_is_a_fixed_table_and_still_mi
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # A text of millions of distinct tokens (hashes, numbers) must not cost an index entry per token.
-    from pytest_citecheck import _locate
+    from pytest_citecheck._locate import word_index
 
-    monkeypatch.setattr(_locate, "_EXACT_WORDS_AT_MOST", 2_000)
+    monkeypatch.setattr(word_index, "_EXACT_WORDS_AT_MOST", 2_000)
     sections = {f"{n}": " ".join(f"token{n:03d}x{k:04d} and common words here" for k in range(400)) for n in range(60)}
     source = Source(sections=sections)
     locator = QuoteLocator(source)
-    corpus = locator.corpus()
-    assert corpus.word_index is not None and corpus.word_index.hashed and len(corpus.blocks) >= 2
-    assert len(corpus.word_index._hashed) == _locate._HASHED_SLOTS  # bounded, whatever the text
+    indexed = locator.word_index()
+    assert indexed.word_blocks is not None and indexed.word_blocks.hashed and len(indexed.blocks) >= 2
+    assert len(indexed.word_blocks._hashed) == word_index._HASHED_SLOTS  # bounded, whatever the text
     for n in (0, 17, 59):
         quote = f"token{n:03d}x0123 and common words here token{n:03d}x0124"
         match = locator.find(quote)
@@ -428,18 +430,18 @@ def test_the_closest_passage_may_be_a_section_shorter_than_the_quote() -> None:
 def test_the_block_index_narrows_the_search_and_misses_nothing() -> None:
     source = Source.from_text((DATA / "rfc6749.txt").read_text(), format="rfc")
     locator = QuoteLocator(source)
-    corpus = locator.corpus()
-    assert corpus.word_index is not None and len(corpus.blocks) >= 2
+    indexed = locator.word_index()
+    assert indexed.word_blocks is not None and len(indexed.blocks) >= 2
     narrowed = 0
-    for index, section_id in enumerate(corpus.ids):
-        words = corpus.section_text(index).split(" ")
+    for index, section_id in enumerate(indexed.ids):
+        words = indexed.section_text(index).split(" ")
         if len(words) < 12:
             continue
         middle = len(words) // 2
         needle = " ".join(words[middle - 4 : middle + 4])
-        candidates = list(corpus._candidate_blocks(needle))
-        assert corpus.section_block[index] in candidates, section_id
-        narrowed += len(candidates) < len(corpus.blocks)
+        candidates = list(indexed._candidate_blocks(needle))
+        assert indexed.section_block[index] in candidates, section_id
+        narrowed += len(candidates) < len(indexed.blocks)
         match = locator.find(needle)
         assert match is not None and source.order.index(match.section) <= index
         # The needle's own ends are normalised too (a hyphen there is dropped: docs/matching.md).

@@ -22,12 +22,13 @@ from hypothesis import strategies as st
 
 from bench.corpus import build_corpus
 from pytest_citecheck import Source
-from pytest_citecheck._locate import DASHES, QuoteLocator, normalize
+from pytest_citecheck._locate.locator import QuoteLocator
+from pytest_citecheck._locate.normalize import DASHES, normalize
 
 DATA = Path(__file__).parent / "data"
 SOURCE = Source.from_text((DATA / "rfc6749.txt").read_text(), format="rfc")
 LOCATOR = QuoteLocator(SOURCE)
-assert LOCATOR.corpus().word_index is not None, "the property tests must exercise the block index"
+assert LOCATOR.word_index().word_blocks is not None, "the property tests must exercise the block index"
 SECTION_IDS = [key for key in SOURCE.order if len(SOURCE.sections[key].split()) >= 12]
 WORD = re.compile(r"\S+")
 PROPERTIES = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -123,7 +124,7 @@ def test_a_grave_accent_folds_to_an_apostrophe_wherever_it_stands() -> None:
 
 MIXED = Source(sections=build_corpus(400_000, seed=21).sections)
 MIXED_LOCATOR = QuoteLocator(MIXED)
-assert MIXED_LOCATOR.corpus().word_index is not None
+assert MIXED_LOCATOR.word_index().word_blocks is not None
 MIXED_IDS = list(MIXED.order)
 # The corpus is what the property is about: non-ASCII sections, and lines broken at hyphens.
 assert sum(not MIXED.sections[key].isascii() for key in MIXED_IDS) >= len(MIXED_IDS) // 3

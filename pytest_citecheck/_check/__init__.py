@@ -1,6 +1,6 @@
 """Running the steps for one test: the ``Checker`` and the functions a test calls.
 
-``locating`` is step 1 for each citation (validate, locate, size), ``running`` asks Jev for every
+Step 1 for each citation (validate, locate, size) is ``_locate.citations``; ``running`` asks Jev for every
 located citation (a thread pool or a task group: the only difference between ``check`` and
 ``acheck``), and ``checker`` ties the steps to one test's settings, cassette and client.
 

@@ -14,8 +14,6 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
-from pytest_citecheck._check.documents import Documents
-from pytest_citecheck._check.locating import Assembly, Located, as_source, locate_all, source_of
 from pytest_citecheck._check.running import in_order, judge_in_tasks, judge_on_threads, pending
 from pytest_citecheck._citations.adapt import adapt_citations
 from pytest_citecheck._citations.model import Citation
@@ -23,6 +21,8 @@ from pytest_citecheck._errors import CassetteError, CitecheckError
 from pytest_citecheck._gate import Decision, decide, failure_message, misattributed_message, review_message
 from pytest_citecheck._judge.ask import Question, ask, ask_async
 from pytest_citecheck._judge.questions import with_extra_questions
+from pytest_citecheck._locate.citations import Assembly, Located, as_source, locate_all, source_of
+from pytest_citecheck._locate.finders import Documents
 from pytest_citecheck._options import CheckOptions, Settings
 from pytest_citecheck._recording.cassettes import CassetteDigestError, PlayCount, TestCassette, counting_plays
 from pytest_citecheck._results import RELATION_TO_VERDICT, CitationResult, Judgement, Verdict

@@ -20,7 +20,7 @@ import dataclasses
 import weakref
 from typing import NamedTuple
 
-from pytest_citecheck._locate import Match, QuoteLocator
+from pytest_citecheck._locate.locator import Match, QuoteLocator
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
 

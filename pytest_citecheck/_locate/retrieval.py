@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pytest_citecheck._errors import SourceError
-from pytest_citecheck._locate import QuoteLocator
+from pytest_citecheck._locate.locator import QuoteLocator
 from pytest_citecheck._results import Passage
 from pytest_citecheck._sources.chunks import Chunk, DocumentId, document_named, is_chunk, read_chunk
 from pytest_citecheck._sources.corpus import Corpus

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, NamedTuple
 
-from pytest_citecheck._check.documents import CorpusFinder, Documents, Finder, Found, SourceFinder, finder_for
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CitationInputError, docs_url
 from pytest_citecheck._judge.limits import (
@@ -24,7 +23,9 @@ from pytest_citecheck._judge.limits import (
     request_tokens,
     window_around,
 )
-from pytest_citecheck._locate import QuoteLocator, quote_length
+from pytest_citecheck._locate.finders import CorpusFinder, Documents, Finder, Found, SourceFinder, finder_for
+from pytest_citecheck._locate.locator import QuoteLocator
+from pytest_citecheck._locate.normalize import quote_length
 from pytest_citecheck._options import Settings
 from pytest_citecheck._results import CitationResult, Passage, Status, Verdict
 from pytest_citecheck._sources.corpus import Corpus

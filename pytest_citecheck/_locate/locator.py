@@ -1,0 +1,173 @@
+"""``QuoteLocator``: finds quotes in one source, exactly (after normalisation) or the closest passage.
+
+Each section is normalised once (``WordIndex``), however many quotes are looked up. The closest
+passage to a quote that is not there starts from the places the index votes for; rapidfuzz aligns
+the quote only with the few best of them, and is imported only when a quote is missing.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_citecheck._locate.normalize import ELISION, _trim_cut_hyphens, normalize, quote_fragments
+from pytest_citecheck._locate.word_index import WordIndex
+from pytest_citecheck._sources.source import Source
+
+
+@dataclass(frozen=True)
+class Match:
+    """Where a quote was found: a section id and ``[start, end)`` offsets in that section's text.
+
+    ``similarity`` is 1.0 for an exact match (after normalisation); an approximate match or a
+    closest passage carries rapidfuzz's score scaled to 0..1 and ``approximate=True``.
+    """
+
+    section: str
+    start: int
+    end: int
+    similarity: float = 1.0
+    approximate: bool = False
+
+
+# How many places the closest-passage search screens, and how many of them it aligns the quote with.
+CANDIDATE_PLACES = 12
+CANDIDATE_PASSAGES = 3
+
+
+class QuoteLocator:
+    """Finds quotes in one source; each section is normalised once, however many quotes are looked up."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self._indexes: dict[bool, WordIndex] = {}
+
+    def word_index(self, casefold: bool = False) -> WordIndex:
+        found = self._indexes.get(casefold)
+        if found is None:
+            found = self._indexes[casefold] = WordIndex(self.source, casefold)
+        return found
+
+    def normalized_text(self, section_id: str, casefold: bool = False) -> str:
+        """The normalised text of one section, as quotes are matched against it."""
+        indexed = self.word_index(casefold)
+        return indexed.section_text(indexed.position[section_id])
+
+    def find(self, quote: str, *, casefold: bool = False, prefer_section: str | None = None) -> Match | None:
+        """The first section (in the source's order) containing ``quote``, or None.
+
+        ``prefer_section`` is looked in first (a citation that says where its passage is, such as
+        an Anthropic citation's character offsets); the rest of the source is the fallback.
+        """
+        needle = normalize(quote, casefold=casefold)
+        fragments = [_trim_cut_hyphens(fragment) for fragment in ELISION.split(needle)]
+        fragments = [fragment for fragment in fragments if fragment]
+        if not fragments:
+            return None
+        indexed = self.word_index(casefold)
+        attempts = [[needle], fragments] if fragments != [needle] else [fragments]
+        for attempt in attempts:  # a literal "..." in the source is matched as is before it is read as an elision
+            located = None
+            if prefer_section is not None and prefer_section in indexed.position:
+                located = indexed.locate(attempt, within=indexed.position[prefer_section])
+            if located is None:
+                located = indexed.locate(attempt)
+            if located is not None:
+                index, start, end = located
+                original_start, original_end = indexed.original_span(index, start, end)
+                return Match(indexed.ids[index], original_start, original_end)
+        return None
+
+    def closest(self, quote: str, *, casefold: bool = False, score_cutoff: float = 0.0) -> Match | None:
+        """The passage most like ``quote`` (rapidfuzz alignment), or None when nothing reaches ``score_cutoff`` (0..1)."""
+        from rapidfuzz import fuzz
+
+        needle = " ".join(quote_fragments(quote, casefold=casefold))
+        if not needle:
+            return None
+        indexed = self.word_index(casefold)
+        # The places voted for are screened by how like the quote the text right there is (a cheap
+        # ratio of two strings of the quote's length); the best few are aligned, with some slack.
+        screened = []
+        for index, at in indexed.passages_like(needle, CANDIDATE_PLACES):
+            section = indexed.section_text(index)
+            screened.append((fuzz.ratio(needle, section[at : at + len(needle)]), index, at))
+        screened.sort(key=lambda item: (-item[0], item[1], item[2]))
+        best: tuple[float, int, Any, str, int] | None = None
+        slack = len(needle) // 4 + 16
+        for _, index, at in screened[:CANDIDATE_PASSAGES]:
+            start = max(0, at - slack)
+            text = indexed.section_text(index)[start : at + len(needle) + slack]
+            if not text.strip():
+                continue
+            alignment = fuzz.partial_ratio_alignment(needle, text, score_cutoff=score_cutoff * 100)
+            if alignment is None:
+                continue
+            if best is None or alignment.score > best[0]:
+                best = (alignment.score, index, alignment, text, start)
+        if best is None:
+            return None
+        score, index, alignment, text, offset = best
+        # dest is the passage, whichever of the two is longer (src is the quote: rapidfuzz swaps
+        # them back after aligning a passage shorter than the quote).
+        section = indexed.section_text(index)
+        start, end = alignment.dest_start + offset, alignment.dest_end + offset
+        # The alignment's edges are loose: widen them to whole words, then trim a stray space or
+        # full stop the quote does not have.
+        while start > 0 and section[start - 1].isalnum() and section[start].isalnum():
+            start -= 1
+        while end < len(section) and section[end].isalnum() and section[end - 1].isalnum():
+            end += 1
+        while start < end and not section[start].isalnum() and section[start] != needle[0]:
+            start += 1
+        while end > start and not section[end - 1].isalnum() and section[end - 1] != needle[-1]:
+            end -= 1
+        original_start, original_end = indexed.original_span(index, start, end)
+        return Match(
+            indexed.ids[index], original_start, original_end, similarity=round(score / 100, 4), approximate=True
+        )
+
+    def find_approx(self, quote: str, threshold: float, *, casefold: bool = False) -> Match | None:
+        """The best passage whose similarity to ``quote`` reaches ``threshold`` (0..1), or None."""
+        match = self.closest(quote, casefold=casefold, score_cutoff=threshold)
+        if match is None or match.similarity < threshold:
+            return None
+        return match
+
+    # --- searching only part of a source (issue 12: a Corpus looks in the cited document first) ---
+
+    def find_in_sections(self, quote: str, section_ids: Sequence[str], *, casefold: bool = False) -> Match | None:
+        """The first of ``section_ids``, in the order given, that contains ``quote``; no other section is searched.
+
+        Matching is ``find``'s (normalisation, elisions, a literal "..." tried first).
+        """
+        needle = normalize(quote, casefold=casefold)
+        fragments = [fragment for fragment in ELISION.split(needle) if fragment]
+        if not fragments or not section_ids:
+            return None
+        indexed = self.word_index(casefold)
+        positions = self._section_positions(indexed)
+        attempts = [[needle], fragments] if fragments != [needle] else [fragments]
+        for attempt in attempts:
+            for section_id in section_ids:
+                located = indexed.locate(attempt, within=positions[section_id])
+                if located is not None:
+                    index, start, end = located
+                    original_start, original_end = indexed.original_span(index, start, end)
+                    return Match(indexed.ids[index], original_start, original_end)
+        return None
+
+    @staticmethod
+    def _section_positions(indexed: WordIndex) -> dict[str, int]:
+        """Section id -> its index in ``indexed``, built once per normalised form (a dict, not ``list.index``)."""
+        positions = _SECTION_POSITIONS.get(indexed)
+        if positions is None:
+            positions = _SECTION_POSITIONS[indexed] = {
+                section_id: index for index, section_id in enumerate(indexed.ids)
+            }
+        return positions
+
+
+_SECTION_POSITIONS: weakref.WeakKeyDictionary[WordIndex, dict[str, int]] = weakref.WeakKeyDictionary()

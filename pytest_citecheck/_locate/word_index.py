@@ -1,0 +1,333 @@
+"""The word index: every section of a source normalised once, in blocks, with the blocks each word is in.
+
+A ``WordIndex`` normalises each section once, joins the sections into blocks of about 16 KiB
+(one ``\n`` between sections, a character normalised text never contains), and keeps, for each
+block, which words occur in it (``WordBlocks``: each word's blocks as bits, keyed by the word up to
+131,072 distinct words and by its crc32 in a fixed table beyond). A lookup runs ``str.find`` only
+in the blocks holding every interior word of the quote. The places a passage like a quote that is
+not there may start come from the quote's halves and thirds, looked for the same way (a misquote
+keeps one of them intact), in a bounded number of blocks.
+"""
+
+from __future__ import annotations
+
+import zlib
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterator
+
+from pytest_citecheck._locate.normalize import _fold, _words
+from pytest_citecheck._locate.offsets import Offsets, normalize_with_map
+from pytest_citecheck._sources.source import Source
+
+BLOCK_SIZE = 1 << 14
+# The word index is exact up to this many distinct words, then a fixed table of crc32-hashed words.
+_EXACT_WORDS_AT_MOST = 1 << 17
+_HASHED_SLOTS = 1 << 16
+
+
+def _slot(word: str) -> int:
+    # Not hash(): str hashes are salted per process (PYTHONHASHSEED), so the blocks searched, and with
+    # them which passage closest() reports, would differ between xdist workers and runs.
+    return zlib.crc32(word.encode("utf-8", "surrogatepass")) & (_HASHED_SLOTS - 1)
+
+
+class WordBlocks:
+    """Which blocks each word occurs in, as bits (``blocks_of``): the index ``WordIndex`` searches by.
+
+    Keyed by the words themselves while there are at most ``_EXACT_WORDS_AT_MOST`` distinct words:
+    exact, and the fastest to build. Past that, a fixed table of ``_HASHED_SLOTS`` crc32-hashed
+    slots, so that a text of millions of distinct tokens (hashes, numbers, base64) costs bounded
+    memory; a slot two words share only costs a wasted ``str.find``. Both are the same in every
+    process, whatever its hash seed.
+    """
+
+    def __init__(self) -> None:
+        self._exact: dict[str, int] | None = {}
+        self._hashed: list[int] = []
+
+    @property
+    def hashed(self) -> bool:
+        return self._exact is None
+
+    def add(self, words: set[str], bit: int) -> None:
+        exact = self._exact
+        if exact is None:
+            table = self._hashed
+            for word in words:
+                table[_slot(word)] |= bit
+            return
+        blocks_of = exact.get
+        for word in words:
+            exact[word] = blocks_of(word, 0) | bit
+        if len(exact) > _EXACT_WORDS_AT_MOST:
+            self._hashed = [0] * _HASHED_SLOTS
+            for word, bits in exact.items():
+                self._hashed[_slot(word)] |= bits
+            self._exact = None
+
+    def blocks_of(self, word: str) -> int:
+        return self._hashed[_slot(word)] if self._exact is None else self._exact.get(word, 0)
+
+
+# How many blocks ``closest`` searches, and how many occurrences of a word in each it uses.
+_BLOCKS_SEARCHED = 10
+_OCCURRENCES_USED = 4
+
+
+class WordIndex:
+    """Every section of a source, normalised once, in blocks of whole sections, with a word index.
+
+    Sections are joined (one ``\\n`` apart, a character normalised text never contains) into blocks of
+    about ``BLOCK_SIZE`` characters; a section larger than that is a block of its own. A needle never
+    spans two sections, so it never spans two blocks. The index (``WordBlocks``) records which
+    blocks each word occurs in. The normalised blocks, the index and the offset maps of the sections a
+    quote was found in are kept: memory is about one normalised copy of the source.
+    """
+
+    def __init__(self, source: Source, casefold: bool) -> None:
+        self.source = source
+        self.casefold = casefold
+        self.ids: list[str] = list(source.order)
+        self.position = {section_id: index for index, section_id in enumerate(self.ids)}
+        self._maps: dict[int, Offsets] = {}
+        self.blocks: list[str] = []
+        self.section_block = array("i")  # section index -> its block
+        self.section_start = array("i")  # section index -> where it starts in its block
+        self.section_end = array("i")
+        self.block_first_section: list[int] = []  # block -> index of its first section
+        pieces: list[str] = []
+        size = 0
+        sections = source.sections
+        # Each block's words, gathered from the normalisation's own word lists (no second split),
+        # go into the index when the block is closed: only one block's words are held at a time.
+        word_blocks = WordBlocks()
+        words_here: set[str] = set()
+        for index, section_id in enumerate(self.ids):
+            words = _words(_fold(sections[section_id], casefold))
+            text = " ".join(words)
+            if pieces and size + len(text) > BLOCK_SIZE:
+                self._close_block(pieces, words_here, word_blocks)
+                pieces, size, words_here = [], 0, set()
+            if not pieces:
+                self.block_first_section.append(index)
+            self.section_block.append(len(self.blocks))
+            self.section_start.append(size)
+            self.section_end.append(size + len(text))
+            pieces.append(text)
+            words_here.update(words)
+            size += len(text) + 1
+        self._close_block(pieces, words_here, word_blocks)
+        # One block needs no index: every lookup searches it.
+        self.word_blocks: WordBlocks | None = word_blocks if len(self.blocks) >= 2 else None
+
+    def _close_block(self, pieces: list[str], words: set[str], word_blocks: WordBlocks) -> None:
+        word_blocks.add(words, 1 << len(self.blocks))
+        self.blocks.append("\n".join(pieces))
+
+    def section_text(self, index: int) -> str:
+        return self.blocks[self.section_block[index]][self.section_start[index] : self.section_end[index]]
+
+    def original_span(self, index: int, start: int, end: int) -> tuple[int, int]:
+        """Offsets in the original section text of ``[start, end)`` in its normalised text.
+
+        The section's map is built the first time a quote is found in it, by the same steps as the
+        normalised text, so the two agree character for character.
+        """
+        offsets = self._maps.get(index)
+        if offsets is None:
+            text, offsets = normalize_with_map(self.source.sections[self.ids[index]], casefold=self.casefold)
+            normalized = self.section_text(index)
+            if text != normalized:  # both follow the same steps, so this should not happen; if it does,
+                # the passage is placed by the map's own text rather than misplaced
+                at = text.find(normalized[start:end])
+                if at < 0:
+                    return 0, len(self.source.sections[self.ids[index]])
+                return offsets.original_span(at, at + (end - start))
+            self._maps[index] = offsets
+        return offsets.original_span(start, end)
+
+    def _section_in_block(self, block: int, position: int) -> int:
+        first = self.block_first_section[block]
+        last = self.block_first_section[block + 1] if block + 1 < len(self.blocks) else len(self.ids)
+        return bisect_right(self.section_start, position, first, last) - 1
+
+    def _blocks_with(self, words: list[str] | set[str]) -> int:
+        """The blocks (as bits) that may hold every one of ``words``."""
+        assert self.word_blocks is not None
+        mask = (1 << len(self.blocks)) - 1
+        for word in words:
+            mask &= self.word_blocks.blocks_of(word)
+            if not mask:
+                break
+        return mask
+
+    def _candidate_blocks(self, needle: str) -> range | list[int]:
+        """Blocks that may hold ``needle``, in order: those holding every interior word of it."""
+        interior = needle.split(" ")[1:-1]
+        if self.word_blocks is None or not interior:
+            return range(len(self.blocks))
+        return _bits(self._blocks_with(set(interior)))
+
+    def _blocks_may_hold(self, needle: str) -> int:
+        """``_candidate_blocks`` as bits."""
+        interior = needle.split(" ")[1:-1]
+        if self.word_blocks is None or not interior:
+            return (1 << len(self.blocks)) - 1
+        return self._blocks_with(set(interior))
+
+    def locate(self, fragments: list[str], within: int | None = None) -> tuple[int, int, int] | None:
+        """(section index, start, end) in normalised section offsets of the first section holding
+        every fragment in order; ``within`` restricts the search to one section."""
+        first, rest = fragments[0], fragments[1:]
+        if within is not None:
+            blocks: range | list[int] = [self.section_block[within]]
+        else:
+            blocks = self._candidate_blocks(max(fragments, key=len))
+        for block in blocks:
+            text = self.blocks[block]
+            search_from, search_to = 0, len(text)
+            if within is not None:
+                search_from, search_to = self.section_start[within], self.section_end[within]
+            while True:
+                at = text.find(first, search_from, search_to)
+                if at < 0:
+                    break
+                index = self._section_in_block(block, at)
+                section_end = self.section_end[index]
+                cursor = at + len(first)
+                for fragment in rest:
+                    found = text.find(fragment, cursor, section_end)
+                    if found < 0:
+                        break
+                    cursor = found + len(fragment)
+                else:
+                    start = self.section_start[index]
+                    return index, at - start, cursor - start
+                # Earliest-first is optimal inside one section: if the fragments do not follow the
+                # first one's earliest occurrence, they follow none in this section.
+                search_from = section_end + 1
+        return None
+
+    def passages_like(self, needle: str, limit: int) -> list[tuple[int, int]]:
+        """Up to ``limit`` places, (section index, offset in its normalised text), where a passage like
+        ``needle`` most likely starts, most votes first; the cost does not grow with the source.
+
+        A misquote keeps most of the passage it misquotes word for word: with one word changed, one
+        half of the quote is intact; with two, one third may be. The halves and thirds are looked for
+        as ``find`` looks for a quote (in the blocks the index says may hold them), the most
+        distinctive first (the piece fewest blocks may hold: boilerplate such as a page header is
+        in many), at most ``_BLOCKS_SEARCHED`` blocks in all; each occurrence votes for where the
+        whole quote would start. When no piece is in the text (a quote more invented than
+        misquoted), the blocks holding all its words but one, or the most of its rarer words, are
+        searched for its two longest words.
+        """
+        words = needle.split(" ")
+        votes: dict[tuple[int, int], list[int]] = {}  # (section, 16-character bucket) -> [votes, start]
+        offsets = dict(_word_offsets(words))
+        count = len(words)
+        pieces = []
+        for parts in (2, 3):
+            if count >= 2 * parts:
+                bounds = [count * part // parts for part in range(parts + 1)]
+                for first, last in zip(bounds, bounds[1:]):
+                    piece = " ".join(words[first:last])
+                    mask = self._blocks_may_hold(piece)
+                    if mask:
+                        pieces.append((mask.bit_count(), -len(piece), first, piece, mask))
+        budget = _BLOCKS_SEARCHED
+        for _, _, first, piece, mask in sorted(pieces):
+            for block in _bits(mask, budget):
+                self._vote(votes, block, piece, offsets[first], weight=len(piece))
+                budget -= 1
+            if budget <= 0:
+                break
+        if not votes:
+            interior = [word for word in (words[1:-1] if count > 2 else words) if word]
+            for block in self._blocks_for_passage(interior or words):
+                held = [word for word in set(interior or words) if len(word) >= 3 and self._may_hold(block, word)]
+                for word in sorted(held, key=lambda word: (-len(word), word))[:2]:
+                    self._vote(votes, block, word, offsets[words.index(word)], weight=1, whole_word=True)
+        places: list[tuple[int, int]] = []
+        for (index, _), (_, start) in sorted(votes.items(), key=lambda item: (-item[1][0], item[0])):
+            if any(index == other and abs(start - at) < len(needle) // 2 for other, at in places):
+                continue
+            places.append((index, start))
+            if len(places) == limit:
+                break
+        return places
+
+    def _vote(
+        self,
+        votes: dict[tuple[int, int], list[int]],
+        block: int,
+        piece: str,
+        offset: int,
+        weight: int,
+        whole_word: bool = False,
+    ) -> None:
+        """Each occurrence of ``piece`` in ``block`` (the first few) votes for where the quote, ``offset``
+        characters before the piece, would start: (section index, 16-character bucket)."""
+        text = self.blocks[block]
+        found = 0
+        at = text.find(piece)
+        while at >= 0 and found < _OCCURRENCES_USED:
+            end = at + len(piece)
+            if not whole_word or ((at == 0 or text[at - 1] in " \n") and (end == len(text) or text[end] in " \n")):
+                found += 1
+                index = self._section_in_block(block, at)
+                start = max(0, at - self.section_start[index] - offset)
+                vote = votes.setdefault((index, start // 16), [0, start])
+                vote[0] += weight
+            at = text.find(piece, at + 1)
+
+    def _may_hold(self, block: int, word: str) -> bool:
+        return self.word_blocks is None or bool(self.word_blocks.blocks_of(word) >> block & 1)
+
+    def _blocks_for_passage(self, words: list[str]) -> list[int]:
+        """Blocks likely to hold a passage with these words, best first, at most ``_BLOCKS_SEARCHED``."""
+        if self.word_blocks is None:
+            return [0]
+        masks = [self.word_blocks.blocks_of(word) for word in words]
+        every = (1 << len(self.blocks)) - 1
+        # Prefix and suffix ANDs: the blocks holding every word but the i-th, for each i, in O(words).
+        prefix = [every]
+        for mask in masks:
+            prefix.append(prefix[-1] & mask)
+        suffix = [every]
+        for mask in reversed(masks):
+            suffix.append(suffix[-1] & mask)
+        suffix.reverse()
+        all_words = prefix[-1]
+        all_but_one = 0
+        for i in range(len(masks)):
+            all_but_one |= prefix[i] & suffix[i + 1]
+        chosen = _bits(all_words, _BLOCKS_SEARCHED)
+        if len(chosen) < _BLOCKS_SEARCHED:
+            chosen += _bits(all_but_one & ~all_words, _BLOCKS_SEARCHED - len(chosen))
+        if chosen:
+            return chosen
+        # More invented than misquoted: the blocks holding the most of its words, among those
+        # holding its two rarest words (the first 64 of them, so that the cost stays bounded).
+        held = sorted((mask for mask in masks if mask), key=int.bit_count)
+        candidates = _bits(held[0] | held[1 % len(held)], 64) if held else []
+        scored = sorted(candidates, key=lambda block: (-sum(mask >> block & 1 for mask in masks), block))
+        return scored[:_BLOCKS_SEARCHED]
+
+
+def _bits(mask: int, limit: int | None = None) -> list[int]:
+    """The positions of the bits set in ``mask``, lowest first (the first ``limit`` of them)."""
+    positions: list[int] = []
+    while mask and (limit is None or len(positions) < limit):
+        low = mask & -mask
+        positions.append(low.bit_length() - 1)
+        mask ^= low
+    return positions
+
+
+def _word_offsets(words: list[str]) -> Iterator[tuple[int, int]]:
+    """(word index, where the word starts in ``" ".join(words)``)."""
+    offset = 0
+    for index, word in enumerate(words):
+        yield index, offset
+        offset += len(word) + 1
