@@ -12,7 +12,7 @@ so a malformed citation is reported by id and field before any request is sent.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -29,6 +29,15 @@ from pytest_citecheck._sources.source import Source
 __all__ = ["Citation", "adapt_citation", "adapt_citations"]
 
 
+# The SDK shapes read here, in the order they are tried: whether a part is one, how it becomes
+# citations, and whether the adapter named each citation's document itself (see ``_in_source``).
+_Adapter = Callable[[Any, int, "Source | Corpus | None"], list[Citation]]
+_SHAPES: tuple[tuple[Callable[[Any], bool], _Adapter, bool], ...] = (
+    (is_anthropic_text_block, adapt_anthropic_block, False),
+    (is_openai_output_text, lambda raw, position, source: adapt_openai_output_text(raw, position), True),
+)
+
+
 def adapt_citations(citations: Any, hooks: Any = None, *, source: Source | Corpus | None = None) -> list[Citation]:
     """Validate a list of user citations; ids must be unique so results and recordings can name them.
 
@@ -38,6 +47,32 @@ def adapt_citations(citations: Any, hooks: Any = None, *, source: Source | Corpu
     and a document a citation names by path or file name is matched to the corpus's id for it. With
     one named ``Source``, an adapter's citation naming that document cites it: its document is dropped.
     """
+    adapted: list[Citation] = []
+    # Citations whose document an adapter read from an SDK object or a chunk's metadata (a file name,
+    # a path), rather than one the user wrote in a dict: see ``_in_source``.
+    named_by_adapter: set[int] = set()
+    for position, raw in enumerate(_parts(citations)):
+        if hooks is not None:
+            converted = hooks.pytest_citecheck_adapt_citation(citation=raw, position=position)
+            raw = raw if converted is None else converted
+        from_raw, by_adapter = _adapt_part(raw, position, source)
+        if by_adapter:
+            named_by_adapter.update(range(len(adapted), len(adapted) + len(from_raw)))
+        adapted.extend(from_raw)
+    if isinstance(source, Corpus):
+        adapted = [_in_corpus(citation, source) for citation in adapted]
+    elif isinstance(source, Source) and source.name:
+        name = source.name
+        adapted = [
+            _in_source(citation, name) if index in named_by_adapter else citation
+            for index, citation in enumerate(adapted)
+        ]
+    _check_unique_ids(adapted)
+    return adapted
+
+
+def _parts(citations: Any) -> list[Any]:
+    """The citations a check was given, with each whole answer (a Message, a Response) split into its parts."""
     if is_answer(citations):  # a whole Message or Response, passed as it came back
         citations = [citations]
     if isinstance(citations, (str, bytes, Mapping)) or not isinstance(citations, Iterable):
@@ -49,32 +84,19 @@ def adapt_citations(citations: Any, hooks: Any = None, *, source: Source | Corpu
     parts: list[Any] = []
     for raw in citations:
         parts.extend(citing_parts(raw) if is_answer(raw) else [raw])
-    adapted: list[Citation] = []
-    # Citations whose document an adapter read from an SDK object or a chunk's metadata (a file name,
-    # a path), rather than one the user wrote in a dict: see ``_in_source``.
-    named_by_adapter: set[int] = set()
-    for position, raw in enumerate(parts):
-        if hooks is not None:
-            converted = hooks.pytest_citecheck_adapt_citation(citation=raw, position=position)
-            if converted is not None:
-                raw = converted
-        if is_anthropic_text_block(raw):
-            adapted.extend(adapt_anthropic_block(raw, position, source))
-        elif is_openai_output_text(raw):
-            from_sdk = adapt_openai_output_text(raw, position)
-            named_by_adapter.update(range(len(adapted), len(adapted) + len(from_sdk)))
-            adapted.extend(from_sdk)
-        else:
-            if isinstance(raw, Citation):  # from citations_from_markers or citations_from_openai
-                named_by_adapter.add(len(adapted))
-            adapted.append(adapt_citation(raw, position))
-    if isinstance(source, Corpus):
-        adapted = [_in_corpus(citation, source) for citation in adapted]
-    elif isinstance(source, Source) and source.name:
-        adapted = [
-            _in_source(citation, source.name) if index in named_by_adapter else citation
-            for index, citation in enumerate(adapted)
-        ]
+    return parts
+
+
+def _adapt_part(raw: Any, position: int, source: Source | Corpus | None) -> tuple[list[Citation], bool]:
+    """The citations of one part, and whether an adapter (not the user) named their documents."""
+    for is_shape, adapt, names_documents in _SHAPES:
+        if is_shape(raw):
+            return adapt(raw, position, source), names_documents
+    # A ``Citation`` comes from citations_from_markers or citations_from_openai.
+    return [adapt_citation(raw, position)], isinstance(raw, Citation)
+
+
+def _check_unique_ids(adapted: list[Citation]) -> None:
     seen: set[str] = set()
     for citation in adapted:
         if citation.id in seen:
@@ -82,7 +104,6 @@ def adapt_citations(citations: Any, hooks: Any = None, *, source: Source | Corpu
                 "is used by more than one citation; ids must be unique", citation=citation.id, field="id"
             )
         seen.add(citation.id)
-    return adapted
 
 
 def _in_corpus(citation: Citation, corpus: Corpus) -> Citation:

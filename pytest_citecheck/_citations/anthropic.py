@@ -56,32 +56,36 @@ def adapt_anthropic_block(raw: Any, position: int, source: Source | Corpus | Non
         raise CitationInputError(
             f"must be a list of citations, got {type(cited).__name__}", citation=block_id, field="citations"
         )
-    adapted = []
-    for number, item in enumerate(cited, start=1):
-        citation_id = f"#{position}.{number}"
-        quote = field_of(item, "cited_text")
-        if quote is MISSING:
-            raise CitationInputError(
-                "is missing: an Anthropic citation carries the passage it cites",
-                citation=citation_id,
-                field="cited_text",
-            )
-        if not isinstance(quote, str):
-            raise CitationInputError(
-                f"must be a string, got {type(quote).__name__}", citation=citation_id, field="cited_text"
-            )
-        document = _cited_document(item, source, citation_id)
-        document_source = source[document] if isinstance(source, Corpus) and document is not None else source
-        kind = field_of(item, "type")
-        location = _char_location(item, citation_id)
-        section = None
-        if kind == "page_location":
-            section = _page_section(item, document_source, citation_id)
-        elif kind == "content_block_location":
-            _index_range(item, "start_block_index", "end_block_index", 0, citation_id)
-        citation = adapt_citation({"id": citation_id, "claim": claim, "quote": quote}, position, location=location)
-        adapted.append(replace(citation, section=section, document=document))
-    return adapted
+    return [
+        _adapt_cited(item, f"#{position}.{number}", claim, position, source)
+        for number, item in enumerate(cited, start=1)
+    ]
+
+
+def _adapt_cited(item: Any, citation_id: str, claim: str, position: int, source: Source | Corpus | None) -> Citation:
+    """One cited passage of a text block as a ``Citation``."""
+    quote = field_of(item, "cited_text")
+    if quote is MISSING:
+        raise CitationInputError(
+            "is missing: an Anthropic citation carries the passage it cites",
+            citation=citation_id,
+            field="cited_text",
+        )
+    if not isinstance(quote, str):
+        raise CitationInputError(
+            f"must be a string, got {type(quote).__name__}", citation=citation_id, field="cited_text"
+        )
+    document = _cited_document(item, source, citation_id)
+    document_source = source[document] if isinstance(source, Corpus) and document is not None else source
+    kind = field_of(item, "type")
+    location = _char_location(item, citation_id)
+    section = None
+    if kind == "page_location":
+        section = _page_section(item, document_source, citation_id)
+    elif kind == "content_block_location":
+        _index_range(item, "start_block_index", "end_block_index", 0, citation_id)
+    citation = adapt_citation({"id": citation_id, "claim": claim, "quote": quote}, position, location=location)
+    return replace(citation, section=section, document=document)
 
 
 def _char_location(item: Any, citation_id: str) -> tuple[int, int] | None:
@@ -118,18 +122,10 @@ def _page_section(item: Any, source: Source | Corpus | None, citation_id: str) -
 
 def _cited_document(item: Any, source: Source | Corpus | None, citation_id: str) -> str | None:
     """The corpus id of the document a citation cites (None when the check has a single ``Source``)."""
-    index = field_of(item, "document_index")
+    index = _document_index(item, citation_id)
     title = field_of(item, "document_title")
-    if (
-        index is not MISSING
-        and index is not None
-        and (not isinstance(index, int) or isinstance(index, bool) or index < 0)
-    ):
-        raise CitationInputError(
-            f"must be a whole number of 0 or more, got {index!r}", citation=citation_id, field="document_index"
-        )
     if not isinstance(source, Corpus):
-        if isinstance(source, Source) and isinstance(index, int) and index > 0:
+        if isinstance(source, Source) and index is not None and index > 0:
             named = f" ({title!r})" if isinstance(title, str) else ""
             raise CitationInputError(
                 f"cites document {index}{named} of the request, but the check was given a single Source: "
@@ -139,12 +135,11 @@ def _cited_document(item: Any, source: Source | Corpus | None, citation_id: str)
             )
         return None
     for name in (title, field_of(item, "file_id")):
-        if isinstance(name, str) and name.strip():
-            found = document_named(source, name)
-            if found is not None:
-                return found
+        found = document_named(source, name) if isinstance(name, str) and name.strip() else None
+        if found is not None:
+            return found
     ids = list(source)
-    if isinstance(index, int) and index < len(ids):
+    if index is not None and index < len(ids):
         return ids[index]
     sample = ", ".join(ids[:8]) + (", …" if len(ids) > 8 else "")
     raise CitationInputError(
@@ -154,3 +149,15 @@ def _cited_document(item: Any, source: Source | Corpus | None, citation_id: str)
         citation=citation_id,
         field="document_index",
     )
+
+
+def _document_index(item: Any, citation_id: str) -> int | None:
+    """A citation's ``document_index``, checked: a whole number of 0 or more, or None when it has none."""
+    index = field_of(item, "document_index")
+    if index is MISSING or index is None:
+        return None
+    if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+        raise CitationInputError(
+            f"must be a whole number of 0 or more, got {index!r}", citation=citation_id, field="document_index"
+        )
+    return index

@@ -44,16 +44,8 @@ def citations_from_markers(answer_text: str, sources: Sequence[Any] | Mapping[in
     numbered = _numbered(sources)
     text = _blank_source_list(answer_text)
     spans = sentence_spans(text)
-    cited: list[list[int]] = [[] for _ in spans]
-    for index, (start, end) in enumerate(spans):
-        for marker in _MARKER.finditer(text, start, end):
-            # A marker that opens a sentence ("... 30 days. [1] Gifts ...") closes the one before it.
-            owner = index - 1 if index > 0 and not text[start : marker.start()].strip() else index
-            for number in _numbers(marker.group(1), f"s{owner + 1}"):
-                if number not in cited[owner]:
-                    cited[owner].append(number)
     adapted: list[Citation] = []
-    for index, numbers in enumerate(cited):
+    for index, numbers in enumerate(_cited_numbers(text, spans)):
         if not numbers:
             continue
         claim = clean_claim(text[spans[index][0] : spans[index][1]])
@@ -70,6 +62,19 @@ def citations_from_markers(answer_text: str, sources: Sequence[Any] | Mapping[in
                 )
             adapted.append(_citation(citation_id, claim, numbered[number], number))
     return adapted
+
+
+def _cited_numbers(text: str, spans: list[tuple[int, int]]) -> list[list[int]]:
+    """For each sentence, the source numbers its markers cite, in order, each once."""
+    cited: list[list[int]] = [[] for _ in spans]
+    for index, (start, end) in enumerate(spans):
+        for marker in _MARKER.finditer(text, start, end):
+            # A marker that opens a sentence ("... 30 days. [1] Gifts ...") closes the one before it.
+            owner = index - 1 if index > 0 and not text[start : marker.start()].strip() else index
+            for number in _numbers(marker.group(1), f"s{owner + 1}"):
+                if number not in cited[owner]:
+                    cited[owner].append(number)
+    return cited
 
 
 def _numbered(sources: Any) -> dict[int, Any]:
@@ -117,20 +122,11 @@ def _citation(citation_id: str, claim: str, source: Any, number: int) -> Citatio
     if is_chunk(source):
         chunk = read_chunk(source, number)
         return Citation(id=citation_id, claim=claim, quote=chunk.text, section=None, document=chunk.document)
-    if isinstance(source, tuple) and len(source) == 2:
-        document, section = source
-    elif isinstance(source, Mapping) or field_of(source, "document") is not MISSING:
-        document, section = field_of(source, "document"), field_of(source, "section")
-        section = None if section is MISSING else section
-    else:
-        document, section = None, None
+    document, section = _document_and_section(source)
     if isinstance(section, (int, float)) and not isinstance(section, bool):
         section = str(section)
-    if (
-        isinstance(document, str)
-        and document.strip()
-        and (section is None or (isinstance(section, str) and section.strip()))
-    ):
+    section_ok = section is None or (isinstance(section, str) and bool(section.strip()))
+    if isinstance(document, str) and document.strip() and section_ok:
         return Citation(
             id=citation_id,
             claim=claim,
@@ -144,3 +140,13 @@ def _citation(citation_id: str, claim: str, source: Any, number: int) -> Citatio
         citation=citation_id,
         field="sources",
     )
+
+
+def _document_and_section(source: Any) -> tuple[Any, Any]:
+    """A numbered source's document and section, as given (checked by the caller): (None, None) for neither."""
+    if isinstance(source, tuple) and len(source) == 2:
+        return source[0], source[1]
+    if isinstance(source, Mapping) or field_of(source, "document") is not MISSING:
+        section = field_of(source, "section")
+        return field_of(source, "document"), None if section is MISSING else section
+    return None, None

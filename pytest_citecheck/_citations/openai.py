@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_citecheck._citations.containers import citing_parts, is_answer
@@ -87,43 +88,70 @@ def adapt_openai_output_text(raw: Any, position: int, documents: DocumentMap = N
         kind = field_of(annotation, "type")
         if kind in _NOT_SOURCES:
             continue
-        if kind == "file_citation":
-            point = _offset(annotation, "index", text, citation_id)
-            default = field_of(annotation, "filename")
-            if not isinstance(default, str) or not default.strip():
-                default = _required_string(annotation, "file_id", citation_id)
-            keys = [field_of(annotation, "file_id"), field_of(annotation, "filename")]
-            name_field = "file_id"
-        elif kind == "url_citation":
-            start = _offset(annotation, "start_index", text, citation_id)
-            point = _offset(annotation, "end_index", text, citation_id)
-            if point < start:
-                raise CitationInputError(
-                    f"end_index {point} is before start_index {start}", citation=citation_id, field="end_index"
-                )
-            default = _required_string(annotation, "url", citation_id)
-            keys = [default]
-            name_field = "url"
-        else:
-            raise CitationInputError(
-                f"annotation type {kind!r} is not one pytest-citecheck reads (file_citation, url_citation; "
-                "file_path and container_file_citation are skipped)",
-                citation=citation_id,
-                field="type",
-            )
-        claim = _claim(answer, _shifted(point, markup))
+        target = _target(annotation, kind, text, citation_id)
+        claim = _claim(answer, _shifted(target.point, markup))
         if not claim:
             raise CitationInputError(
-                f"closes no sentence of the answer (offset {point} of {len(text)} characters)",
+                f"closes no sentence of the answer (offset {target.point} of {len(text)} characters)",
                 citation=citation_id,
-                field="index" if kind == "file_citation" else "start_index",
+                field=target.offset_field,
             )
-        document, section = _mapped(annotation, keys, default, documents, citation_id, name_field)
+        document, section = _mapped(annotation, target, documents, citation_id)
         if (claim, section, document) in seen:  # the same file cited twice for one sentence
             continue
         seen.add((claim, section, document))
         adapted.append(Citation(id=citation_id, claim=claim, quote=None, section=section, document=document))
     return adapted
+
+
+@dataclass(frozen=True)
+class _Target:
+    """Where an annotation sits in the answer and what it names: ``point`` closes the claim; ``default``
+    is the document id without a map; ``keys`` are looked up in a ``documents=`` map."""
+
+    point: int
+    default: str
+    keys: tuple[Any, ...]
+    name_field: str
+    offset_field: str
+
+
+def _file_citation(annotation: Any, text: str, citation_id: str) -> _Target:
+    point = _offset(annotation, "index", text, citation_id)
+    default = field_of(annotation, "filename")
+    if not isinstance(default, str) or not default.strip():
+        default = _required_string(annotation, "file_id", citation_id)
+    keys = (field_of(annotation, "file_id"), field_of(annotation, "filename"))
+    return _Target(point, default, keys, "file_id", "index")
+
+
+def _url_citation(annotation: Any, text: str, citation_id: str) -> _Target:
+    start = _offset(annotation, "start_index", text, citation_id)
+    point = _offset(annotation, "end_index", text, citation_id)
+    if point < start:
+        raise CitationInputError(
+            f"end_index {point} is before start_index {start}", citation=citation_id, field="end_index"
+        )
+    default = _required_string(annotation, "url", citation_id)
+    return _Target(point, default, (default,), "url", "start_index")
+
+
+_TARGETS: dict[str, Callable[[Any, str, str], _Target]] = {
+    "file_citation": _file_citation,
+    "url_citation": _url_citation,
+}
+
+
+def _target(annotation: Any, kind: Any, text: str, citation_id: str) -> _Target:
+    read = _TARGETS.get(kind) if isinstance(kind, str) else None
+    if read is None:
+        raise CitationInputError(
+            f"annotation type {kind!r} is not one pytest-citecheck reads (file_citation, url_citation; "
+            "file_path and container_file_citation are skipped)",
+            citation=citation_id,
+            field="type",
+        )
+    return read(annotation, text, citation_id)
 
 
 def _offset(annotation: Any, name: str, text: str, citation_id: str) -> int:
@@ -189,45 +217,45 @@ def _claim(answer: str, point: int) -> str:
     return _EMPTY_BRACKETS.sub("", clean_claim(answer[start:end])).replace(" .", ".").strip()
 
 
-def _mapped(
-    annotation: Any,
-    keys: list[Any],
-    default: str,
-    documents: DocumentMap,
-    citation_id: str,
-    name_field: str,
-) -> tuple[str, str | None]:
+def _mapped(annotation: Any, target: _Target, documents: DocumentMap, citation_id: str) -> tuple[str, str | None]:
     """The document (and section) an annotation cites: the caller's map, else its file name or URL."""
     if documents is None:
-        return default, None
+        return target.default, None
     if callable(documents) and not isinstance(documents, Mapping):
-        value = documents(annotation)
-        origin = "documents(annotation)"
+        value, origin = documents(annotation), "documents(annotation)"
     else:
-        key = next((key for key in keys if isinstance(key, str) and key in documents), None)
+        key = next((key for key in target.keys if isinstance(key, str) and key in documents), None)
         if key is None:
-            named = " / ".join(repr(key) for key in keys if isinstance(key, str))
+            named = " / ".join(repr(key) for key in target.keys if isinstance(key, str))
             raise CitationInputError(
                 f"{named} is not in the documents= map: add it (map a file id, file name or URL to a document id)",
                 citation=citation_id,
-                field=name_field,
+                field=target.name_field,
             )
-        value = documents[key]
-        origin = f"documents[{key!r}]"
-    if isinstance(value, str) and value.strip():
-        return value.strip(), None
+        value, origin = documents[key], f"documents[{key!r}]"
+    pair = _document_and_section(value)
+    if pair is None:
+        raise CitationInputError(
+            f"{origin} gave {value!r}: expected a document id, or a (document, section) pair",
+            citation=citation_id,
+            field=target.name_field,
+        )
+    return pair
+
+
+def _document_and_section(value: Any) -> tuple[str, str | None] | None:
+    """A mapped value as ``(document, section)``: a document id, a pair, or a dict; None when it is none of them."""
+    if isinstance(value, str):
+        return (value.strip(), None) if value.strip() else None
     if isinstance(value, Mapping):
         value = (value.get("document"), value.get("section"))
-    if (
-        isinstance(value, tuple)
-        and len(value) == 2
-        and isinstance(value[0], str)
-        and value[0].strip()
-        and (value[1] is None or (isinstance(value[1], str) and value[1].strip()))
-    ):
-        return value[0].strip(), value[1].strip() if value[1] else None
-    raise CitationInputError(
-        f"{origin} gave {value!r}: expected a document id, or a (document, section) pair",
-        citation=citation_id,
-        field=name_field,
-    )
+    if not (isinstance(value, tuple) and len(value) == 2):
+        return None
+    document, section = value
+    if not isinstance(document, str) or not document.strip():
+        return None
+    if section is None:
+        return document.strip(), None
+    if not isinstance(section, str) or not section.strip():
+        return None
+    return document.strip(), section.strip()

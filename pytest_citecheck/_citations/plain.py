@@ -7,6 +7,7 @@ quotes) becomes one citation judged against all of them at once (``Citation.sect
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
@@ -22,16 +23,33 @@ def adapt_citation(raw: Any, position: int, *, location: tuple[int, int] | None 
             f"expected a dict or an object with id, claim, quote and section, got {type(raw).__name__}",
             citation=f"#{position}",
         )
+    citation_id = _citation_id(raw, position)
+    claim = _claim(raw, citation_id)
+    quote, quotes = _one_or_several(raw, "quote", citation_id, _single_quote)
+    section, sections = _one_or_several(raw, "section", citation_id, _single_section)
+    document = _document(raw, citation_id)
+    if len(quotes or ()) > 1 or len(sections or ()) > 1:
+        assembly = assembly_citation(citation_id, claim, quotes or quote, sections or section)
+        return dataclasses.replace(assembly, document=document)
+    if quote is None and section is None and document is None:
+        raise CitationInputError(
+            "is missing: a citation without a quote must name the section (or the document) it rests on",
+            citation=citation_id,
+            field="section",
+        )
+    return Citation(id=citation_id, claim=claim, quote=quote, section=section, location=location, document=document)
+
+
+def _citation_id(raw: Any, position: int) -> str:
     raw_id = field_of(raw, "id")
     if raw_id is MISSING or raw_id is None:
-        citation_id = f"#{position}"
-    elif isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) and str(raw_id).strip():
-        citation_id = str(raw_id)
-    else:
-        raise CitationInputError(
-            f"must be a non-empty string or int, got {raw_id!r}", citation=f"#{position}", field="id"
-        )
+        return f"#{position}"
+    if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) and str(raw_id).strip():
+        return str(raw_id)
+    raise CitationInputError(f"must be a non-empty string or int, got {raw_id!r}", citation=f"#{position}", field="id")
 
+
+def _claim(raw: Any, citation_id: str) -> str:
     claim = field_of(raw, "claim")
     if claim is MISSING:
         raise CitationInputError(
@@ -41,64 +59,64 @@ def adapt_citation(raw: Any, position: int, *, location: tuple[int, int] | None 
         raise CitationInputError(f"must be a string, got {type(claim).__name__}", citation=citation_id, field="claim")
     if not claim.strip():
         raise CitationInputError("is empty: there is nothing to judge", citation=citation_id, field="claim")
+    return claim
 
-    quote = field_of(raw, "quote")
-    if quote is MISSING:
-        quote = None
-    several_quotes = listed(quote, citation_id, "quote")
-    if several_quotes is not None:
-        quote = several_quotes[0] if len(several_quotes) == 1 else None
-    if quote is not None:
-        if not isinstance(quote, str):
-            raise CitationInputError(
-                f"must be a string, or None for a claim-only citation; got {type(quote).__name__}",
-                citation=citation_id,
-                field="quote",
-            )
-        if not quote.strip():
-            raise CitationInputError(
-                "is empty or whitespace: give the quoted text, or None for a claim-only citation",
-                citation=citation_id,
-                field="quote",
-            )
 
-    section = field_of(raw, "section")
-    if section is MISSING:
-        section = None
-    several_sections = listed(section, citation_id, "section")
-    if several_sections is not None:
-        section = several_sections[0] if len(several_sections) == 1 else None
-    if section is not None:
-        if isinstance(section, (int, float)) and not isinstance(section, bool):
-            section = str(section)
-        if not isinstance(section, str) or not section.strip():
-            raise CitationInputError(
-                f"must be a section id string, got {section!r}", citation=citation_id, field="section"
-            )
-        section = section.strip()
-    document = field_of(raw, "document")
-    if document is MISSING:
-        document = None
-    if document is not None:
-        # Which documents exist is known only with the corpus: ``_check.locating`` checks that.
-        if not isinstance(document, str) or not document.strip():
-            raise CitationInputError(
-                f"must be a document id string, got {document!r}", citation=citation_id, field="document"
-            )
-    if (several_quotes is not None and len(several_quotes) > 1) or (
-        several_sections is not None and len(several_sections) > 1
-    ):
-        return dataclasses.replace(
-            assembly_citation(citation_id, claim, several_quotes or quote, several_sections or section),
-            document=document,
-        )
-    if quote is None and section is None and document is None:
+def _one_or_several(
+    raw: Any, name: str, citation_id: str, check: Callable[[Any, str], str]
+) -> tuple[str | None, tuple[Any, ...] | None]:
+    """A ``quote`` or ``section`` field: the single value (checked), and the items when it is a list."""
+    value = field_of(raw, name)
+    several = listed(None if value is MISSING else value, citation_id, name)
+    if several is not None:
+        value = several[0] if len(several) == 1 else None
+    if value is None or value is MISSING:
+        return None, several
+    return check(value, citation_id), several
+
+
+def _single_quote(quote: Any, citation_id: str) -> str:
+    if not isinstance(quote, str):
         raise CitationInputError(
-            "is missing: a citation without a quote must name the section (or the document) it rests on",
+            f"must be a string, or None for a claim-only citation; got {type(quote).__name__}",
             citation=citation_id,
-            field="section",
+            field="quote",
         )
-    return Citation(id=citation_id, claim=claim, quote=quote, section=section, location=location, document=document)
+    if not quote.strip():
+        raise CitationInputError(
+            "is empty or whitespace: give the quoted text, or None for a claim-only citation",
+            citation=citation_id,
+            field="quote",
+        )
+    return quote
+
+
+def _section_id(section: Any) -> str | None:
+    """A section id as the string it names, or None when it is not one."""
+    if isinstance(section, (int, float)) and not isinstance(section, bool):
+        section = str(section)
+    if not isinstance(section, str) or not section.strip():
+        return None
+    return section.strip()
+
+
+def _single_section(section: Any, citation_id: str) -> str:
+    checked = _section_id(section)
+    if checked is None:
+        raise CitationInputError(f"must be a section id string, got {section!r}", citation=citation_id, field="section")
+    return checked
+
+
+def _document(raw: Any, citation_id: str) -> str | None:
+    document = field_of(raw, "document")
+    if document is MISSING or document is None:
+        return None
+    # Which documents exist is known only with the corpus: ``_check.locating`` checks that.
+    if not isinstance(document, str) or not document.strip():
+        raise CitationInputError(
+            f"must be a document id string, got {document!r}", citation=citation_id, field="document"
+        )
+    return document
 
 
 def listed(value: Any, citation_id: str, field: str) -> tuple[Any, ...] | None:
@@ -112,16 +130,16 @@ def listed(value: Any, citation_id: str, field: str) -> tuple[Any, ...] | None:
     return tuple(value)
 
 
+def _items(value: Any) -> tuple[Any, ...]:
+    if value is None:
+        return ()
+    return value if isinstance(value, tuple) else (value,)
+
+
 def assembly_citation(citation_id: str, claim: str, quotes: Any, sections: Any) -> Citation:
     """A citation that names several sections or gives several quotes: judged against all of them at once."""
-
-    def items(value: Any) -> tuple[Any, ...]:
-        if value is None:
-            return ()
-        return value if isinstance(value, tuple) else (value,)
-
-    checked_quotes = []
-    for number, quote in enumerate(items(quotes), start=1):
+    checked_quotes: list[str] = []
+    for number, quote in enumerate(_items(quotes), start=1):
         if not isinstance(quote, str) or not quote.strip():
             raise CitationInputError(
                 f"item {number} must be a non-empty string (the quoted text), got {quote!r}",
@@ -131,18 +149,16 @@ def assembly_citation(citation_id: str, claim: str, quotes: Any, sections: Any) 
         if quote in checked_quotes:
             raise CitationInputError(f"gives the quote {quote!r} twice", citation=citation_id, field="quote")
         checked_quotes.append(quote)
-    checked_sections = []
-    for number, section in enumerate(items(sections), start=1):
-        if isinstance(section, (int, float)) and not isinstance(section, bool):
-            section = str(section)
-        if not isinstance(section, str) or not section.strip():
+    checked_sections: list[str] = []
+    for number, section in enumerate(_items(sections), start=1):
+        checked = _section_id(section)
+        if checked is None:
             raise CitationInputError(
                 f"item {number} must be a section id string, got {section!r}", citation=citation_id, field="section"
             )
-        section = section.strip()
-        if section in checked_sections:
-            raise CitationInputError(f"names section {section!r} twice", citation=citation_id, field="section")
-        checked_sections.append(section)
+        if checked in checked_sections:
+            raise CitationInputError(f"names section {checked!r} twice", citation=citation_id, field="section")
+        checked_sections.append(checked)
     return Citation(
         id=citation_id,
         claim=claim,
