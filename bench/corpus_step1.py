@@ -36,7 +36,7 @@ class CorpusSizes:
 FULL = CorpusSizes(20_000_000, 1_000, 1_000, 3)
 # Per quote, a Corpus against one source of the same text: the same cost, give or take.
 CORPUS_GOAL = 1.25
-SMALL = CorpusSizes(150_000, 20, 60, 1)  # for the harness's own test (tests/test_bench_corpus.py)
+SMALL = CorpusSizes(150_000, 20, 60, 1)  # for the harness's own test (tests/project/test_bench_corpus.py)
 
 
 @dataclass

@@ -8,7 +8,7 @@ This module turns that into one clear error at import, naming the package and th
 
 It reads versions from the installed metadata (``importlib.metadata``, which pytest has already
 imported): neither library is imported here, so loading the plugin stays cheap.
-``tests/test_dependencies.py`` keeps ``SUPPORTED`` and ``pyproject.toml`` in step.
+``tests/project/test_dependencies.py`` keeps ``SUPPORTED`` and ``pyproject.toml`` in step.
 """
 
 from __future__ import annotations

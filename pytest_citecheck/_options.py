@@ -34,7 +34,7 @@ class CheckOptions(TypedDict, total=False):
     ``assert_citations_supported(citations, source, **options: Unpack[CheckOptions])``: a type
     checker reports a misspelt keyword or a value of the wrong type. ``None`` leaves a setting to
     the marker, the command line or the ini file (for ``model`` it means the SDK's default). Each
-    key is a per-test ``Option`` below, with its meaning; ``tests/test_typing.py`` keeps the two in step.
+    key is a per-test ``Option`` below, with its meaning; ``tests/project/test_typing.py`` keeps the two in step.
     """
 
     auto_accept: float | None

@@ -350,6 +350,6 @@ def _isolated_typesafe_env(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(autouse=True)
 def _not_on_github(monkeypatch: pytest.MonkeyPatch) -> None:
     # Run on GitHub Actions, the suite's inner pytest runs must not append to the real step summary
-    # or print annotations; tests/test_ci_summary.py sets these variables itself.
+    # or print annotations; tests/report/test_ci_summary.py sets these variables itself.
     for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE"):
         monkeypatch.delenv(name, raising=False)

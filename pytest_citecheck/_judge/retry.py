@@ -29,7 +29,7 @@ def patient_retry_policy() -> RetryPolicy:
 
     class RateLimitPatientPolicy(RetryPolicy):
         # ``_stop`` is the SDK's seam for building tenacity's stop condition (typesafe_sdk._core.retry);
-        # tests/test_concurrency.py fails if a new SDK stops honouring it, and pyproject.toml caps typesafe-sdk
+        # tests/check/test_concurrency.py fails if a new SDK stops honouring it, and pyproject.toml caps typesafe-sdk
         # below 0.8 for it (_dependencies.py). No public option gives 429s their own retry budget.
         def _stop(self) -> Any:
             usual = super()._stop()

@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpcore2  # noqa: F401  (imported once: see tests/test_hostile.py)
+import httpcore2  # noqa: F401  (imported once: see tests/judge/test_hostile.py)
 import pytest
 import typesafe_sdk  # noqa: F401
 import vcr

@@ -15,7 +15,7 @@ import pytest
 
 from pytest_citecheck._errors import DOCS_URL, docs_url
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "pytest_citecheck"
 
 

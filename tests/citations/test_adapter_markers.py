@@ -14,7 +14,7 @@ import pytest
 from pytest_citecheck import Citation, CitationInputError, Source, Status, citations_from_markers
 from pytest_citecheck.testing import JevServer
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 
 ANSWER = """Apache-2.0 grants a patent licence to every user [1]. It ends for anyone who sues over patents.[1]
 GPL-2 programs come with no warranty [2][3]. The GFDL can be applied to your own documents [1, 3].

@@ -17,7 +17,7 @@ from support import INNER_INI
 
 from pytest_citecheck import Corpus, Source, SourceError
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 LICENCES = ("apache-2.0.txt", "gpl-3.0.txt", "mpl-2.0.txt")
 
 GPL_6 = "You may convey a covered work in object code form under the terms of sections 4 and 5"

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from support import NOT_A_USERS_PLUGINS
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 RFC7519 = REPO / "examples" / "rfc7519" / "rfc7519.txt"
 
 GOOD_QUOTE = "JWTs that fail signature validation MUST be logged and reported to the issuer."

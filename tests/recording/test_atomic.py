@@ -27,7 +27,7 @@ from pytest_citecheck._recording.cassettes import CassetteSerializer, atomic_wri
 from pytest_citecheck._report.run_report import Report
 from pytest_citecheck.testing import JevServer
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "rfc7519"
 KEY = "sk-atomic-test-77aa"
 # One citation per test, except the second test's two: its second citation is the one interrupted.

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from langchain_core.documents import Document
     from llama_index.core.schema import TextNode
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 LICENCES = ("apache-2.0.txt", "gpl-2.0.txt", "gfdl-1.3.txt")
 
 

@@ -25,7 +25,7 @@ from pytest_citecheck import Source
 from pytest_citecheck._locate.locator import QuoteLocator
 from pytest_citecheck._locate.normalize import DASHES, normalize
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 SOURCE = Source.from_text((DATA / "rfc6749.txt").read_text(), format="rfc")
 LOCATOR = QuoteLocator(SOURCE)
 assert LOCATOR.word_index().word_blocks is not None, "the property tests must exercise the block index"

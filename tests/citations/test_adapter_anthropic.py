@@ -19,7 +19,7 @@ from pytest_citecheck import CitationInputError, Corpus, Source, Status
 from pytest_citecheck._citations.adapt import adapt_citations
 from pytest_citecheck.testing import JevServer
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 PATENT = "each Contributor hereby grants to You a perpetual"
 NO_WARRANTY = "BECAUSE THE PROGRAM IS LICENSED FREE OF CHARGE, THERE IS NO WARRANTY"
 ADDENDUM = "To use this License in a document you have written"

@@ -86,13 +86,13 @@ def test_the_adapters_read_sdk_shapes_without_importing_the_sdks(
 
 
 # The adapter test modules that build SDK objects: collected by every xdist worker, so they import
-# the SDKs only when a test of theirs runs (tests/test_adapters_e2e.py: in a module-scoped fixture).
+# the SDKs only when a test of theirs runs (tests/citations/test_adapters_e2e.py: in a module-scoped fixture).
 ADAPTER_TEST_MODULES = (
-    "test_adapter_anthropic.py",
-    "test_adapter_openai.py",
-    "test_adapter_markers.py",
-    "test_adapter_documents.py",
-    "test_adapters_e2e.py",
+    "citations/test_adapter_anthropic.py",
+    "citations/test_adapter_openai.py",
+    "citations/test_adapter_markers.py",
+    "sources/test_adapter_documents.py",
+    "citations/test_adapters_e2e.py",
 )
 
 
@@ -106,7 +106,7 @@ def test_collecting_the_adapter_tests_imports_no_sdk(pytester: pytest.Pytester) 
             print("SDKS:", ",".join(sorted(name for name in {SDKS + ("pypdf",)!r} if name in sys.modules)) or "none")
         """
     )
-    tests = Path(__file__).parent
+    tests = Path(__file__).parent.parent
     # A fresh interpreter collecting those modules with this repository's ini and conftest, as each
     # xdist worker does (-n0: here, in the process the plugin reports from; no cache in the repository).
     result = pytester.runpytest_subprocess(

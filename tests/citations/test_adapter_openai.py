@@ -173,7 +173,7 @@ def test_an_annotation_on_nothing_but_its_own_link_closes_no_sentence() -> None:
 def test_a_claim_mapped_to_a_section_is_judged_against_it(direct_checker, jev_server: JevServer) -> None:
     from pathlib import Path
 
-    apache = Source.from_file(Path(__file__).parent / "data" / "apache-2.0.txt")
+    apache = Source.from_file(Path(__file__).parent.parent / "data" / "apache-2.0.txt")
     citations = citations_from_openai(
         response(ANSWER, annotations_for(ANSWER)[:1]), documents={"file-Apache": ("apache-2.0.txt", "3")}
     )

@@ -17,7 +17,7 @@ from pytest_citecheck._citations.adapt import adapt_citations
 from pytest_citecheck._options import Settings
 from pytest_citecheck.testing import JevServer
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 EXPECTED = Citation(
     id="grant", claim="Contributors grant a patent licence.", quote="grant to You a perpetual, worldwide", section="3"
 )

@@ -21,7 +21,7 @@ from pytest_citecheck._dependencies import (
     release,
 )
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def declared_dependencies() -> dict[str, Requirement]:

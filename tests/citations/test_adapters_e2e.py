@@ -22,7 +22,7 @@ from pytest_citecheck._check.checker import Checker
 from pytest_citecheck._options import Settings
 from pytest_citecheck.testing import JevServer
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 DOCUMENTS = ("apache-2.0.txt", "gpl-2.0.txt", "gfdl-1.3.txt", "apache-2.0.pdf")
 
 

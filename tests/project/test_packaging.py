@@ -22,7 +22,7 @@ from packaging.requirements import Requirement
 
 import pytest_citecheck
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 # What a checkout may hold that is not the project: caches, environments, build output.
 NOT_SOURCE = shutil.ignore_patterns(
     ".git", ".venv", "venv", "build", "dist", "site", "*.egg-info", "__pycache__", "*.pyc", ".*_cache", ".hypothesis"
@@ -113,5 +113,5 @@ def test_the_sdist_and_wheel_ship_what_they_should_pass_twine_check_and_the_sdis
     )
     assert collected.returncode == 0, collected.stdout[-3000:] + collected.stderr[-3000:]
     modules = {line.split("::")[0] for line in collected.stdout.splitlines() if "::" in line}
-    assert modules == {f"tests/{path.name}" for path in (REPO / "tests").glob("test_*.py")}
+    assert modules == {path.relative_to(REPO).as_posix() for path in (REPO / "tests").glob("*/test_*.py")}
     assert re.search(r"^\d+ tests collected", collected.stdout, re.M), collected.stdout[-500:]

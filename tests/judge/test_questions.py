@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-# Imported once, at collection (see tests/test_hostile.py: in-process runs re-import what they import).
+# Imported once, at collection (see tests/judge/test_hostile.py: in-process runs re-import what they import).
 import httpcore2  # noqa: F401
 import pytest
 import typesafe_sdk  # noqa: F401

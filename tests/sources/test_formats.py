@@ -14,7 +14,7 @@ from pytest_citecheck._locate.locator import QuoteLocator
 from pytest_citecheck._sources.formats import detect_format, heading_ids
 from pytest_citecheck.testing import JevServer
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 
 
 def passage_of(source: Source, quote: str) -> tuple[str, str]:

@@ -9,7 +9,7 @@ import pytest
 from pytest_citecheck._cli import COMMANDS
 from pytest_citecheck._options import OPTIONS_BY_NAME
 
-CASSETTES = Path(__file__).resolve().parent.parent / "docs" / "cassettes.md"
+CASSETTES = Path(__file__).resolve().parents[2] / "docs" / "cassettes.md"
 
 
 @pytest.mark.parametrize("name", ["unused", "strict_model", "drift_tolerance", "fail_on_flip", "concurrency"])

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pytest_citecheck._options import OPTIONS, configuration_table
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def test_configuration_table_is_generated_from_the_options():

@@ -23,7 +23,7 @@ from support import NOT_A_USERS_PLUGINS
 from pytest_citecheck._recording import redaction
 from pytest_citecheck.testing import JevServer, Reply
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "rfc7519"
 
 ENV_KEY = "sk-canary-env-5d1c09e7a2f4"
