@@ -315,7 +315,7 @@ def _transport_failure(error: BaseException) -> tuple[str, str] | None:
 def _detail(error: BaseException) -> str:
     # str() of an SDK API error carries the endpoint, status and server message, never headers; a
     # server message can still echo a key back, so known secrets are cut out of it.
-    from pytest_citecheck._recording.redaction import redact_known
+    from pytest_citecheck._secrets import redact_known
 
     text = redact_known(str(error))
     return text if len(text) <= 200 else text[:199] + "…"

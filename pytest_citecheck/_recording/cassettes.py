@@ -32,10 +32,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import os
 import re
-import stat
-import tempfile
 import threading
 import weakref
 from collections.abc import Iterator
@@ -45,6 +42,8 @@ from hashlib import sha256
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
+
+from pytest_citecheck._files import atomic_write_text, interprocess_lock
 
 if TYPE_CHECKING:
     from pytest_citecheck._recording.replay import Recording
@@ -493,57 +492,6 @@ class AtomicPersister:
         atomic_write_text(Path(cassette_path), serialize(cassette_dict, serializer))
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that readers see the old file or the new one, never half.
-
-    The new file gets the mode an ordinary write would give it: an existing file's own mode, or
-    0666 less the umask for a new one (``mkstemp`` alone makes every file 0600). Every file we
-    write comes through here, so known secrets are cut out here last of all: a claim that carries
-    the app's key reaches no report or reviews file either.
-    """
-    from pytest_citecheck._recording.redaction import redact_known
-
-    text = redact_known(text)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = _mode_for(path)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.chmod(temp, mode)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-
-
-def _mode_for(path: Path) -> int:
-    """The permission bits a file written at ``path`` should have: its current ones, or the umask's."""
-    try:
-        return stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        return 0o666 & ~_umask()
-
-
-_UMASK_LOCK = threading.Lock()
-
-
-def _umask() -> int:
-    """The process's umask, read without changing it where the system allows (Linux's /proc)."""
-    with contextlib.suppress(OSError, ValueError):
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    # Elsewhere the only way to read it is to set it; the lock keeps our own threads from racing.
-    with _UMASK_LOCK:
-        current = os.umask(0o022)
-        os.umask(current)
-    return current
-
-
 def _vcr_patcher_names() -> tuple[str, ...]:
     from vcr.patch import PATCHER_NAMES
 
@@ -889,12 +837,7 @@ def merge_into_shared(path: Path, interactions: list[dict[str, Any]]) -> None:
     the atomic write happen under an inter-process lock, so no writer loses another's answers. The
     lock file lives in the temporary directory, not beside the cassettes.
     """
-    from filelock import FileLock
-
-    locks = Path(tempfile.gettempdir()) / "pytest-citecheck-locks"
-    locks.mkdir(exist_ok=True)
-    digest = sha256(str(path.resolve()).encode()).hexdigest()[:32]
-    with FileLock(locks / f"{digest}.lock"):
+    with interprocess_lock(path):
         incoming = {request_key(i["request"]["body"]): i for i in interactions}  # the last of a request wins
         existing = read_interactions(path) if path.exists() else []
         kept = [i for i in existing if request_key(i.get("request", {}).get("body")) not in incoming]

@@ -24,9 +24,20 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
 from collections.abc import Mapping
 from typing import Any
+
+from pytest_citecheck._secrets import MASK, cut_secrets, known_secrets, redact_known, remember_secret
+
+__all__ = [
+    "MASK",
+    "HeaderValueRedactor",
+    "install_log_redaction",
+    "redact_body",
+    "redact_known",
+    "remember_header_secrets",
+    "remember_secret",
+]
 
 SDK_LOGGER = "typesafe_sdk"
 # The SDK's logger, and vcrpy's and the HTTP stack's, which print requests and recorded responses
@@ -42,7 +53,6 @@ REDACTED_LOGGERS = (
     "httpcore2.connection",
     "httpcore2.http11",
 )
-MASK = "***"
 # Headers that describe the request, never authenticate it.
 HARMLESS_HEADERS = frozenset(
     {
@@ -64,30 +74,6 @@ HARMLESS_HEADERS = frozenset(
         "x-typesafe-sdk",
     }
 )
-# Shorter values are not remembered as secrets: cutting "1" or "true" out of every message would
-# garble the log without protecting anything.
-MIN_SECRET_LENGTH = 8
-
-_known: set[str] = set()
-_lock = threading.Lock()
-
-
-def remember_secret(value: str | None) -> None:
-    """Treat ``value`` as a secret from now on: ``redact_known`` cuts it out of any text."""
-    if value and len(value.strip()) >= MIN_SECRET_LENGTH:
-        with _lock:
-            _known.add(value.strip())
-
-
-def redact_known(text: str) -> str:
-    """``text`` with every known secret (and the environment's API key) replaced by ``***``."""
-    remember_secret(os.environ.get("TYPESAFE_API_KEY"))
-    with _lock:
-        secrets = sorted(_known, key=len, reverse=True)
-    for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, MASK)
-    return text
 
 
 def redact_body(body: Any) -> Any:
@@ -100,33 +86,24 @@ def redact_body(body: Any) -> Any:
     """
     if not isinstance(body, (bytes, str)) or not body:
         return body
-    remember_secret(os.environ.get("TYPESAFE_API_KEY"))
-    with _lock:
-        secrets = sorted(_known, key=len, reverse=True)
+    secrets = known_secrets()
     text = body.decode("utf-8", "surrogateescape") if isinstance(body, bytes) else body
     if not any(secret in text or json.dumps(secret)[1:-1] in text for secret in secrets):
         return body
     try:
         redacted = json.dumps(_redact_value(json.loads(text), secrets), ensure_ascii=False)
     except (ValueError, RecursionError):  # not JSON: cut it as text
-        redacted = _cut(text, secrets)
+        redacted = cut_secrets(text, secrets)
     return redacted.encode("utf-8", "surrogateescape") if isinstance(body, bytes) else redacted
-
-
-def _cut(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, MASK)
-    return text
 
 
 def _redact_value(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, str):
-        return _cut(value, secrets)
+        return cut_secrets(value, secrets)
     if isinstance(value, list):
         return [_redact_value(item, secrets) for item in value]
     if isinstance(value, dict):
-        return {_cut(str(key), secrets): _redact_value(item, secrets) for key, item in value.items()}
+        return {cut_secrets(str(key), secrets): _redact_value(item, secrets) for key, item in value.items()}
     return value
 
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_citecheck._recording.cassettes import atomic_write_text
+from pytest_citecheck._files import atomic_write_text
 from pytest_citecheck._report.page import escape as _e
 from pytest_citecheck._report.page import generated_at, html_page
 from pytest_citecheck._report.run_report import VERDICT_ORDER, Report, action, needs_review, plural

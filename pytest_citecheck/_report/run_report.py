@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_citecheck._recording.cassettes import atomic_write_text
+from pytest_citecheck._files import atomic_write_text
 
 REPORT_VERSION = 1
 SHORT_RUN_ROWS = 30

@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_citecheck._recording.cassettes import atomic_write_text
+from pytest_citecheck._files import atomic_write_text
 from pytest_citecheck._report.page import escape as _e
 from pytest_citecheck._report.page import generated_at, html_page
 from pytest_citecheck._report.run_report import plural

@@ -8,7 +8,7 @@ no longer matches is *stale*: the claim, the section or the model moved on, and 
 a human again.
 
 The file is JSON with sorted keys, meant to be committed next to the tests; it is written atomically
-(``cassettes.atomic_write_text``) and never rewritten by a test run, only by ``citecheck review``.
+(``_files.atomic_write_text``) and never rewritten by a test run, only by ``citecheck review``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_citecheck._errors import CitecheckError
-from pytest_citecheck._recording.cassettes import atomic_write_text
+from pytest_citecheck._files import atomic_write_text
 
 REVIEWS_FORMAT = 1
 DEFAULT_REVIEWS_FILE = "citecheck-reviews.json"

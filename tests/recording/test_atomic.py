@@ -22,8 +22,9 @@ from typing import Any
 
 import pytest
 
-from pytest_citecheck._recording import cassettes
-from pytest_citecheck._recording.cassettes import CassetteSerializer, atomic_write_text
+from pytest_citecheck import _files
+from pytest_citecheck._files import atomic_write_text
+from pytest_citecheck._recording.cassettes import CassetteSerializer
 from pytest_citecheck._report.run_report import Report
 from pytest_citecheck.testing import JevServer
 
@@ -73,7 +74,7 @@ def test_a_keyboard_interrupt_at_the_rename_leaves_the_old_file(
     def interrupted(*args: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cassettes.os, "replace", interrupted)
+    monkeypatch.setattr(_files.os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
         Report([{"id": "new"}]).write(target)
     assert target.read_bytes() == before

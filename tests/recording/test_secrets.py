@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from support import NOT_A_USERS_PLUGINS
 
-from pytest_citecheck._recording import redaction
+from pytest_citecheck import _secrets
 from pytest_citecheck.testing import JevServer, Reply
 
 REPO = Path(__file__).resolve().parents[2]
@@ -155,7 +155,7 @@ def run_as_a_new_process(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
     it two of the canaries): a run that stopped learning a request's header values would be hidden by
     them, so each run starts from an empty memory.
     """
-    monkeypatch.setattr(redaction, "_known", set())
+    monkeypatch.setattr(_secrets, "_known", set())
     return inner.runpytest_inprocess(*args)
 
 

@@ -1,0 +1,134 @@
+"""Files every stage writes and reads: atomic writes, inter-process locks, bounded reads.
+
+- ``atomic_write_text``: readers see the old file or the new one, never half; known secrets are
+  cut out last of all (``_secrets.redact_known``), so no file we write carries a key.
+- ``interprocess_lock``: one writer at a time for a file several processes update (pytest-xdist
+  workers, parallel ``citecheck`` runs). The lock files live in the temporary directory, not beside
+  the file they guard.
+- ``read_regular_file``: the bytes of a regular file, at most a given number of them. Anything else
+  (a directory, a device such as ``/dev/zero``, a FIFO, a socket) is refused before it is read, so a
+  hostile or mistaken path can neither exhaust memory nor hang the run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+import threading
+from collections.abc import Iterator
+from hashlib import sha256
+from pathlib import Path
+
+from pytest_citecheck._secrets import redact_known
+
+LOCKS_DIRECTORY_NAME = "pytest-citecheck-locks"
+
+
+class UnreadableFileError(ValueError):
+    """A path that is not a regular file, or a file larger than its reader accepts."""
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` so that readers see the old file or the new one, never half.
+
+    The new file gets the mode an ordinary write would give it: an existing file's own mode, or
+    0666 less the umask for a new one (``mkstemp`` alone makes every file 0600). Every file we
+    write comes through here, so known secrets are cut out here last of all: a claim that carries
+    the app's key reaches no report or reviews file either.
+    """
+    text = redact_known(text)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _mode_for(path)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.chmod(temp, mode)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _mode_for(path: Path) -> int:
+    """The permission bits a file written at ``path`` should have: its current ones, or the umask's."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system allows (Linux's /proc)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    # Elsewhere the only way to read it is to set it; the lock keeps our own threads from racing.
+    with _UMASK_LOCK:
+        current = os.umask(0o022)
+        os.umask(current)
+    return current
+
+
+def lock_path_for(path: Path) -> Path:
+    """The lock file that guards ``path`` (in the temporary directory, named by its resolved path)."""
+    digest = sha256(str(path.resolve()).encode()).hexdigest()[:32]
+    return Path(tempfile.gettempdir()) / LOCKS_DIRECTORY_NAME / f"{digest}.lock"
+
+
+@contextlib.contextmanager
+def interprocess_lock(path: Path) -> Iterator[None]:
+    """Hold the inter-process lock of ``path`` (a file lock; threads of one process wait too)."""
+    from filelock import FileLock
+
+    lock = lock_path_for(path)
+    lock.parent.mkdir(exist_ok=True)
+    with FileLock(lock):
+        yield
+
+
+def read_regular_file(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, which must be a regular file of at most ``limit`` bytes.
+
+    Raises ``FileNotFoundError`` when there is no such file, and ``UnreadableFileError`` for a
+    directory, a device, a FIFO or a socket (checked on the opened file, without reading it or
+    waiting for a writer) or a file longer than ``limit``. A symbolic link to a regular file is read.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except IsADirectoryError:
+        raise UnreadableFileError("it is a directory, not a regular file") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise UnreadableFileError(f"it is {_kind_of(mode)}, not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise UnreadableFileError(f"it is larger than {limit:,} bytes, the most pytest-citecheck reads")
+    return data
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _kind_of(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "something other than a regular file")
