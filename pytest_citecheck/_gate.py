@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_citecheck._errors import docs_url
+from pytest_citecheck._locate.citations import Unfound
 from pytest_citecheck._options import Settings
 from pytest_citecheck._results import CitationResult, Status, Verdict
 
@@ -31,6 +32,27 @@ class Decision:
     @property
     def passed(self) -> bool:
         return not self.failing
+
+
+def fabricated_result(unfound: Unfound, auto_accept: float) -> CitationResult:
+    """The final result for a quote step 1 found in no section: fabricated, with the closest passage as a hint."""
+    citation = unfound.citation
+    return CitationResult(
+        id=citation.id,
+        claim=citation.claim,
+        quote=citation.quote,
+        status=Status.MISSING,
+        section=None,
+        verdict=Verdict.FABRICATED,
+        confidence=None,
+        auto=True,
+        auto_accept=auto_accept,
+        closest=unfound.closest,
+        cited_section=citation.section,
+        cited_document=citation.document,
+        sections=unfound.sections,
+        quotes=unfound.quotes,
+    )
 
 
 def decide(results: Sequence[CitationResult], settings: Settings) -> Decision:

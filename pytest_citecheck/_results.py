@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+# Step 1 makes passages (the closest one to a fabricated quote); re-exported for the results that carry one.
+from pytest_citecheck._locate.passages import Passage as Passage
+
 # The verdicts live apart, so that the options table (loaded by every pytest run) can name them
 # without loading the result classes; re-exported here, where the rest of the package imports them.
 from pytest_citecheck._verdicts import RELATION_TO_VERDICT as RELATION_TO_VERDICT
@@ -61,32 +64,6 @@ class Judgement:
         """
         flagged = self.flagged or any(answer.flagged for answer in self.questions.values())
         return self.confidence >= auto_accept and not (flagged and self.choice == "supports")
-
-
-@dataclass(frozen=True)
-class Passage:
-    """A passage of the source: for a fabricated quote, the closest one (did the model misquote it?).
-
-    ``section_text[start:end] == text``; ``similarity`` is rapidfuzz's alignment score in 0..1.
-    """
-
-    section: str
-    start: int
-    end: int
-    text: str
-    similarity: float
-    # The document of a ``Corpus`` the passage is in (None for a single source).
-    document: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        # The document only when there is one (a Corpus): a single source's report keeps its shape.
-        return {
-            **({"document": self.document} if self.document is not None else {}),
-            "section": self.section,
-            "span": [self.start, self.end],
-            "text": self.text,
-            "similarity": self.similarity,
-        }
 
 
 @dataclass

@@ -18,10 +18,18 @@ from pytest_citecheck._check.running import in_order, judge_in_tasks, judge_on_t
 from pytest_citecheck._citations.adapt import adapt_citations
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CassetteError, CitecheckError
-from pytest_citecheck._gate import Decision, decide, failure_message, misattributed_message, review_message
+from pytest_citecheck._gate import (
+    Decision,
+    decide,
+    fabricated_result,
+    failure_message,
+    misattributed_message,
+    review_message,
+)
 from pytest_citecheck._judge.ask import Question, ask, ask_async
 from pytest_citecheck._judge.questions import with_extra_questions
-from pytest_citecheck._locate.citations import Assembly, Located, as_source, locate_all, source_of
+from pytest_citecheck._judge.sizes import check_sizes
+from pytest_citecheck._locate.citations import Assembly, Located, Unfound, as_source, locate_all, source_of
 from pytest_citecheck._locate.finders import Documents
 from pytest_citecheck._options import CheckOptions, Settings
 from pytest_citecheck._recording.cassettes import CassetteDigestError, PlayCount, TestCassette, counting_plays
@@ -206,7 +214,12 @@ class Checker:
         settings = self.settings_for(options, origin)
         document = as_source(source, format, self._hooks)
         adapted = adapt_citations(citations, self._hooks, source=document)
-        return _Plan(settings, document, adapted, locate_all(adapted, document, settings))
+        located = locate_all(adapted, document, settings)
+        check_sizes(adapted, located, document)
+        steps = [
+            fabricated_result(item, settings.auto_accept) if isinstance(item, Unfound) else item for item in located
+        ]
+        return _Plan(settings, document, adapted, steps)
 
     def _finish(
         self, judged: Sequence[CitationResult], error: BaseException | None, source: Documents

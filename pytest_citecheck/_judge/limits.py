@@ -40,25 +40,3 @@ def max_section_characters(claim: str) -> int:
     """Roughly how many ASCII characters of section fit beside ``claim`` (for the error message)."""
     room = STATE_AND_QUESTION_TOKEN_LIMIT - QUESTION_ALLOWANCE - estimate_tokens(claim)
     return max(0, room * BYTES_PER_TOKEN)
-
-
-def window_around(section_text: str, start: int, end: int, size: int) -> tuple[int, int]:
-    """``[start, end)`` of about ``size`` characters of ``section_text`` centred on the quote at ``[start, end)``.
-
-    The window always holds the whole quote (even when the quote is longer than ``size``) and its
-    edges move out to the nearest whitespace so no word is cut in half.
-    """
-    extra = max(0, size - (end - start))
-    window_start = max(0, start - extra // 2)
-    window_end = min(len(section_text), end + (extra - (start - window_start)))
-    window_start = (
-        max(0, window_start - (size - (window_end - window_start))) if window_end == len(section_text) else window_start
-    )
-    if window_start > 0:
-        space = section_text.rfind(" ", 0, window_start)
-        newline = section_text.rfind("\n", 0, window_start)
-        window_start = max(space, newline) + 1
-    if window_end < len(section_text):
-        candidates = [i for i in (section_text.find(" ", window_end), section_text.find("\n", window_end)) if i >= 0]
-        window_end = min(candidates) if candidates else len(section_text)
-    return window_start, window_end

@@ -1,35 +1,30 @@
-"""Step 1 for each citation, before anything is sent: validate it, locate its quote, check its size.
+"""Step 1 for each citation, before anything is sent: validate it and locate its quote.
 
-The result for a citation is either final (a fabricated quote: no model is asked) or a ``Located``,
+Each citation is either ``Unfound`` (a fabricated quote: no model is asked) or a ``Located``,
 which says what step 2 must judge: the section holding the quote (or the one a claim-only
 citation names, or a whole document), its document in a ``Corpus``, the quote's offsets, and the
-window around it when one is set. Where the search looks first is ``documents``' business. A citation
+window around it when one is set. Where the search looks first is ``finders``' business. A citation
 that needs several sections is an ``Assembly`` instead: its sections, labelled, in one text.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pytest_citecheck._citations.model import Citation
-from pytest_citecheck._errors import CitationInputError, docs_url
-from pytest_citecheck._judge.limits import (
-    REQUEST_TOKEN_LIMIT,
-    STATE_AND_QUESTION_TOKEN_LIMIT,
-    estimate_tokens,
-    fits,
-    max_section_characters,
-    request_tokens,
-    window_around,
-)
+from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._locate.finders import CorpusFinder, Documents, Finder, Found, SourceFinder, finder_for
 from pytest_citecheck._locate.locator import QuoteLocator
 from pytest_citecheck._locate.normalize import quote_length
+from pytest_citecheck._locate.passages import Passage, window_around
 from pytest_citecheck._options import Settings
-from pytest_citecheck._results import CitationResult, Passage, Status, Verdict
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
+from pytest_citecheck._verdicts import Status
+
+if TYPE_CHECKING:
+    from pytest_citecheck._results import CitationResult
 
 
 class Located(NamedTuple):
@@ -54,10 +49,6 @@ class Located(NamedTuple):
         return section_text if self.window is None else section_text[self.window[0] : self.window[1]]
 
 
-# Below this many characters of section beside the claim, no window or split would leave Jev enough to judge.
-SMALLEST_USEFUL_SECTION = 500
-
-
 def source_of(documents: Documents, document: str | None) -> Source:
     """The ``Source`` a result's section belongs to: the single source, or the named document of a corpus."""
     if isinstance(documents, Corpus):
@@ -79,28 +70,25 @@ def as_source(source: Any, format: str, hooks: Any = None) -> Documents:
 
 def locate_all(
     citations: list[Citation], documents: Documents, settings: Settings
-) -> list[CitationResult | Located | Assembly]:
-    """Step 1 for every citation, in order; raises ``CitationInputError`` for the first bad one."""
+) -> list[Located | Assembly | Unfound]:
+    """Step 1 for every citation, in order; raises ``CitationInputError`` for the first bad one.
+
+    Each citation is ``Located`` (one section to judge), an ``Assembly`` (several) or ``Unfound``
+    (its quote is in no section: fabricated, and nothing is sent). Whether the text to judge fits
+    one request is step 2's question (``_judge.sizes.check_sizes``).
+    """
     finder = finder_for(documents)
     for citation in citations:
         validate_document(citation, documents, finder)
         validate_section(citation, documents, finder)
         validate_quote(citation, settings)
         validate_assembly(citation, documents, settings)
-    located: list[CitationResult | Located | Assembly] = [
+    located: list[Located | Assembly | Unfound] = [
         locate_assembly(citation, documents, settings)
         if citation.is_assembly
         else locate(citation, documents, finder, settings)
         for citation in citations
     ]
-    for citation, item in zip(citations, located):
-        if isinstance(item, Located):
-            if item.section is None:
-                check_document_size(citation, documents, item)
-            else:
-                check_size(citation, documents, item)
-        elif isinstance(item, Assembly):
-            check_assembly_size(citation, source_of(documents, None), item)
     return located
 
 
@@ -177,60 +165,8 @@ def validate_quote(citation: Citation, settings: Settings) -> None:
         )
 
 
-def _size_problem(claim: str, text: str, allowed: str = "allowed") -> str | None:
-    """None when the claim and ``text`` fit one Jev request; else by how much not, in the words every size error uses."""
-    if fits(claim, text):
-        return None
-    return (
-        f"about {request_tokens(claim, text):,} tokens with the claim and question, over the "
-        f"{STATE_AND_QUESTION_TOKEN_LIMIT:,} {allowed} for state plus question"
-    )
-
-
-def check_size(citation: Citation, source: Documents, located: Located) -> None:
-    """Fail before sending when the text to judge is too large for one Jev request."""
-    problem = _size_problem(citation.claim, located.judged_text(source))
-    if problem is None:
-        return
-    room = max_section_characters(citation.claim)
-    if room < max(len(citation.quote or ""), SMALLEST_USEFUL_SECTION):
-        # No window and no smaller section can help: the claim itself leaves no room to judge anything.
-        raise CitationInputError(
-            f"the claim is {len(citation.claim):,} characters (about {estimate_tokens(citation.claim):,} tokens), too "
-            f"large for one Jev request: state plus question may hold {STATE_AND_QUESTION_TOKEN_LIMIT:,} tokens, and "
-            f"this claim leaves room for {room:,} characters of section; shorten the claim to the sentence or two "
-            "the quote supports (did the app pass its whole answer as the claim?)",
-            citation=citation.id,
-            field="claim",
-        )
-    if located.window is not None:
-        remedy = "use a smaller window"
-    elif citation.quote is not None:
-        remedy = f"set window=N (at most about {room:,} characters) to judge the text around the quote"
-    else:
-        remedy = "split the document into smaller sections, or quote the passage so a window around it can be judged"
-    raise CitationInputError(
-        f"section {located.section!r} is too large for one Jev request: {problem}; {remedy}",
-        citation=citation.id,
-        field="section",
-    )
-
-
-def check_document_size(citation: Citation, documents: Documents, located: Located) -> None:
-    """A claim-only citation of a whole document: fail before sending when the document does not fit one request."""
-    problem = _size_problem(citation.claim, located.judged_text(documents), allowed="Jev allows")
-    if problem is None:
-        return
-    raise CitationInputError(
-        f"document {located.document!r} is too large to judge whole: {problem} (of {REQUEST_TOKEN_LIMIT:,} per "
-        "request); cite a section of it, or quote the passage the claim rests on",
-        citation=citation.id,
-        field="document",
-    )
-
-
-def locate(citation: Citation, documents: Documents, finder: Finder, settings: Settings) -> CitationResult | Located:
-    """Step 1: the final result of a quote that is not in the source, or what step 2 must judge."""
+def locate(citation: Citation, documents: Documents, finder: Finder, settings: Settings) -> Unfound | Located:
+    """Step 1: a quote that is not in the source (``Unfound``), or what step 2 must judge."""
     if citation.quote is None:
         if citation.section is None:
             return Located(Status.DOCUMENT_ONLY, None, None, document=citation.document)
@@ -251,7 +187,7 @@ def locate(citation: Citation, documents: Documents, finder: Finder, settings: S
         # fuzzy candidate and, below the tolerance, the diagnostic for a fabricated quote.
         closest = finder.closest(citation.quote, document=citation.document, casefold=settings.casefold)
         if closest is None or settings.fuzzy is None or closest.match.similarity < settings.fuzzy:
-            return fabricated(citation, finder, closest, settings)
+            return unfound(citation, finder, closest)
         found, status = closest, Status.FOUND_APPROX
     document, match = found
     if is_elsewhere(citation, document, match.section):
@@ -271,27 +207,37 @@ def is_elsewhere(citation: Citation, document: str | None, section: str) -> bool
     return citation.section is not None and citation.section != section
 
 
-def fabricated(citation: Citation, finder: Finder, closest: Found | None, settings: Settings) -> CitationResult:
-    """The final result for a quote that is not in the source, with the closest passage as a hint."""
+class Unfound(NamedTuple):
+    """Step 1's final word on a quote that is in no section: fabricated, and no model is asked.
+
+    ``citation`` is the one checked (for an assembly, with ``quote`` the first of its quotes not
+    found); ``closest`` the passage of the source most like the quote, as a hint. An assembly's
+    ``sections`` and ``quotes`` are the citation's own. The gate makes the result
+    (``_gate.fabricated_result``).
+    """
+
+    citation: Citation
+    closest: Passage | None
+    sections: tuple[str, ...] | None = None
+    quotes: tuple[str, ...] | None = None
+
+    @property
+    def status(self) -> Status:
+        return Status.MISSING
+
+    @property
+    def section(self) -> str | None:
+        return None
+
+
+def unfound(citation: Citation, finder: Finder, closest: Found | None) -> Unfound:
+    """A quote that is not in the source, with the closest passage as a hint."""
     passage = None
     if closest is not None:
         document, match = closest
         text = finder.source_of(document).sections[match.section][match.start : match.end]
         passage = Passage(match.section, match.start, match.end, text, match.similarity, document)
-    return CitationResult(
-        id=citation.id,
-        claim=citation.claim,
-        quote=citation.quote,
-        status=Status.MISSING,
-        section=None,
-        verdict=Verdict.FABRICATED,
-        confidence=None,
-        auto=True,
-        auto_accept=settings.auto_accept,
-        closest=passage,
-        cited_section=citation.section,
-        cited_document=citation.document,
-    )
+    return Unfound(citation, passage)
 
 
 # --- claims that need several sections: one request over all of them -----------------------
@@ -381,7 +327,7 @@ def validate_assembly(citation: Citation, documents: Documents, settings: Settin
         validate_quote(dataclasses.replace(citation, quote=quote, sections=(), quotes=()), settings)
 
 
-def locate_assembly(citation: Citation, documents: Documents, settings: Settings) -> CitationResult | Assembly:
+def locate_assembly(citation: Citation, documents: Documents, settings: Settings) -> Unfound | Assembly:
     """Step 1 for a citation of several sections: find each quote, then assemble the sections.
 
     A quote is looked for in the sections the citation names first, then anywhere; its section
@@ -399,8 +345,8 @@ def locate_assembly(citation: Citation, documents: Documents, settings: Settings
             closest = locator.closest(quote, casefold=settings.casefold)
             if closest is None or settings.fuzzy is None or closest.similarity < settings.fuzzy:
                 found = None if closest is None else Found(None, closest)
-                result = fabricated(dataclasses.replace(citation, quote=quote), finder, found, settings)
-                return dataclasses.replace(result, sections=citation.sections, quotes=citation.quotes)
+                missing = unfound(dataclasses.replace(citation, quote=quote), finder, found)
+                return missing._replace(sections=citation.sections, quotes=citation.quotes)
             match, status = closest, Status.FOUND_APPROX
         matches.append(match)
     wanted = set(citation.sections) | {match.section for match in matches}
@@ -418,22 +364,3 @@ def _find_in_sections(locator: QuoteLocator, quote: str, sections: tuple[str, ..
         if match is not None and match.section == section:
             return match
     return locator.find(quote, casefold=settings.casefold)
-
-
-def check_assembly_size(citation: Citation, source: Source, assembly: Assembly) -> None:
-    """Fail before sending when the assembled sections are too large for one Jev request, naming each one's size."""
-    problem = _size_problem(citation.claim, assembly.text)
-    if problem is None:
-        return
-    sizes = ", ".join(
-        f"{section} ({len(source.sections[section]):,} characters, about "
-        f"{estimate_tokens(source.sections[section]):,} tokens)"
-        for section in assembly.sections
-    )
-    raise CitationInputError(
-        f"sections {assembly.section} are too large to judge together: {problem}; the sections: {sizes}. Split the "
-        "check: one citation per section, each with the part of the claim that section settles "
-        "(see " + docs_url("usage", "claims-that-need-several-sections") + ")",
-        citation=citation.id,
-        field="section",
-    )

@@ -10,7 +10,6 @@ from __future__ import annotations
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pytest_citecheck._locate.normalize import ELISION, _trim_cut_hyphens, normalize, quote_fragments
 from pytest_citecheck._locate.word_index import WordIndex
@@ -82,48 +81,15 @@ class QuoteLocator:
 
     def closest(self, quote: str, *, casefold: bool = False, score_cutoff: float = 0.0) -> Match | None:
         """The passage most like ``quote`` (rapidfuzz alignment), or None when nothing reaches ``score_cutoff`` (0..1)."""
-        from rapidfuzz import fuzz
-
         needle = " ".join(quote_fragments(quote, casefold=casefold))
         if not needle:
             return None
         indexed = self.word_index(casefold)
-        # The places voted for are screened by how like the quote the text right there is (a cheap
-        # ratio of two strings of the quote's length); the best few are aligned, with some slack.
-        screened = []
-        for index, at in indexed.passages_like(needle, CANDIDATE_PLACES):
-            section = indexed.section_text(index)
-            screened.append((fuzz.ratio(needle, section[at : at + len(needle)]), index, at))
-        screened.sort(key=lambda item: (-item[0], item[1], item[2]))
-        best: tuple[float, int, Any, str, int] | None = None
-        slack = len(needle) // 4 + 16
-        for _, index, at in screened[:CANDIDATE_PASSAGES]:
-            start = max(0, at - slack)
-            text = indexed.section_text(index)[start : at + len(needle) + slack]
-            if not text.strip():
-                continue
-            alignment = fuzz.partial_ratio_alignment(needle, text, score_cutoff=score_cutoff * 100)
-            if alignment is None:
-                continue
-            if best is None or alignment.score > best[0]:
-                best = (alignment.score, index, alignment, text, start)
+        best = _best_alignment(indexed, needle, score_cutoff)
         if best is None:
             return None
-        score, index, alignment, text, offset = best
-        # dest is the passage, whichever of the two is longer (src is the quote: rapidfuzz swaps
-        # them back after aligning a passage shorter than the quote).
-        section = indexed.section_text(index)
-        start, end = alignment.dest_start + offset, alignment.dest_end + offset
-        # The alignment's edges are loose: widen them to whole words, then trim a stray space or
-        # full stop the quote does not have.
-        while start > 0 and section[start - 1].isalnum() and section[start].isalnum():
-            start -= 1
-        while end < len(section) and section[end].isalnum() and section[end - 1].isalnum():
-            end += 1
-        while start < end and not section[start].isalnum() and section[start] != needle[0]:
-            start += 1
-        while end > start and not section[end - 1].isalnum() and section[end - 1] != needle[-1]:
-            end -= 1
+        score, index, start, end = best
+        start, end = _word_edges(indexed.section_text(index), start, end, needle)
         original_start, original_end = indexed.original_span(index, start, end)
         return Match(
             indexed.ids[index], original_start, original_end, similarity=round(score / 100, 4), approximate=True
@@ -171,3 +137,44 @@ class QuoteLocator:
 
 
 _SECTION_POSITIONS: weakref.WeakKeyDictionary[WordIndex, dict[str, int]] = weakref.WeakKeyDictionary()
+
+
+def _best_alignment(indexed: WordIndex, needle: str, score_cutoff: float) -> tuple[float, int, int, int] | None:
+    """(score, section index, start, end) of the best alignment of ``needle`` near the places voted for.
+
+    The places are screened by how like the quote the text right there is (a cheap ratio of two
+    strings of the quote's length); the best few are aligned, with some slack.
+    """
+    from rapidfuzz import fuzz
+
+    screened = []
+    for index, at in indexed.passages_like(needle, CANDIDATE_PLACES):
+        section = indexed.section_text(index)
+        screened.append((fuzz.ratio(needle, section[at : at + len(needle)]), index, at))
+    screened.sort(key=lambda item: (-item[0], item[1], item[2]))
+    best: tuple[float, int, int, int] | None = None
+    slack = len(needle) // 4 + 16
+    for _, index, at in screened[:CANDIDATE_PASSAGES]:
+        start = max(0, at - slack)
+        text = indexed.section_text(index)[start : at + len(needle) + slack]
+        if not text.strip():
+            continue
+        alignment = fuzz.partial_ratio_alignment(needle, text, score_cutoff=score_cutoff * 100)
+        if alignment is not None and (best is None or alignment.score > best[0]):
+            # dest is the passage, whichever of the two is longer (src is the quote: rapidfuzz swaps
+            # them back after aligning a passage shorter than the quote).
+            best = (alignment.score, index, alignment.dest_start + start, alignment.dest_end + start)
+    return best
+
+
+def _word_edges(section: str, start: int, end: int, needle: str) -> tuple[int, int]:
+    """An alignment's loose edges widened to whole words, then a stray space or full stop the quote lacks trimmed."""
+    while start > 0 and section[start - 1].isalnum() and section[start].isalnum():
+        start -= 1
+    while end < len(section) and section[end].isalnum() and section[end - 1].isalnum():
+        end += 1
+    while start < end and not section[start].isalnum() and section[start] != needle[0]:
+        start += 1
+    while end > start and not section[end - 1].isalnum() and section[end - 1] != needle[-1]:
+        end -= 1
+    return start, end

@@ -126,6 +126,11 @@ def _fold_with_map(text: str, casefold: bool, steps: list[OffsetMap]) -> str:
     text = _replace_foldable(text)
     if text.isascii() or (not casefold and unicodedata.is_normalized("NFKC", text)):
         return _fold_rest(text, casefold)
+    return _fold_runs_with_map(text, casefold, steps)
+
+
+def _fold_runs_with_map(text: str, casefold: bool, steps: list[OffsetMap]) -> str:
+    """NFKC and case folding, run of non-ASCII text by run, anchoring each change of length."""
     step = OffsetMap()
     pieces = []
     position = 0
@@ -133,26 +138,31 @@ def _fold_with_map(text: str, casefold: bool, steps: list[OffsetMap]) -> str:
         start, end = run.span()
         if start > position:
             pieces.append(_fold_rest(text[position:start], casefold))
-        segment = run.group()
-        whole = _fold_rest(segment, casefold)
-        if len(whole) != len(segment):
-            clusters = [(cluster.start(), cluster.group()) for cluster in _CLUSTER.finditer(segment)]
-            folded = [_fold_rest(cluster, casefold) for _, cluster in clusters]
-            if "".join(folded) == whole:
-                # Anchor each character on its own, so a match that starts or ends inside a run of
-                # non-ASCII text maps back to the right character, not to the run's ends.
-                for (offset, cluster), result in zip(clusters, folded):
-                    if len(result) != len(cluster):
-                        step.anchor(start + offset, start + offset + len(cluster), len(result))
-            else:  # characters that only fold together: one anchor for them all
-                step.anchor(start, end, len(whole))
-        pieces.append(whole)
+        pieces.append(_fold_run_with_map(run.group(), start, casefold, step))
         position = end
     if position < len(text):
         pieces.append(_fold_rest(text[position:], casefold))
     if step.norm_starts:
         steps.append(step)
     return "".join(pieces)
+
+
+def _fold_run_with_map(segment: str, start: int, casefold: bool, step: OffsetMap) -> str:
+    """One run of non-ASCII text (at ``start``) folded; ``step`` anchors what changed length."""
+    whole = _fold_rest(segment, casefold)
+    if len(whole) == len(segment):
+        return whole
+    clusters = [(cluster.start(), cluster.group()) for cluster in _CLUSTER.finditer(segment)]
+    folded = [_fold_rest(cluster, casefold) for _, cluster in clusters]
+    if "".join(folded) != whole:  # characters that only fold together: one anchor for them all
+        step.anchor(start, start + len(segment), len(whole))
+        return whole
+    # Anchor each character on its own, so a match that starts or ends inside a run of non-ASCII
+    # text maps back to the right character, not to the run's ends.
+    for (offset, cluster), result in zip(clusters, folded):
+        if len(result) != len(cluster):
+            step.anchor(start + offset, start + offset + len(cluster), len(result))
+    return whole
 
 
 class Offsets:

@@ -100,11 +100,8 @@ def check_retrieval(
 
 def _check_chunk(chunk: Chunk, cited: str | None, corpus: Corpus, casefold: bool) -> RetrievalResult:
     page = chunk.section
-    if cited is not None and page is not None and page in corpus[cited].sections:
-        # A corpus built from the same chunks has the page: the chunk must be on it.
-        match = _locator(corpus[cited]).find(chunk.text, casefold=casefold, prefer_section=page)
-        if match is not None and match.section == page:
-            return RetrievalResult(chunk.position, "found", chunk.document, page, cited, page, chunk.text)
+    if cited is not None and _on_cited_page(chunk, corpus[cited], casefold):
+        return RetrievalResult(chunk.position, "found", chunk.document, page, cited, page, chunk.text)
     order = ([cited] if cited is not None else []) + [name for name in corpus if name != cited]
     for name in order:
         source = corpus[name]
@@ -115,16 +112,30 @@ def _check_chunk(chunk: Chunk, cited: str | None, corpus: Corpus, casefold: bool
         page_differs = name == cited and page is not None and page in source.sections and section != page
         status: RetrievalStatus = "found" if name == cited and not page_differs else "found-elsewhere"
         return RetrievalResult(chunk.position, status, chunk.document, page, name, section, chunk.text)
-    closest = None
-    if cited is not None and len(chunk.text) < len(corpus[cited].text):
-        source = corpus[cited]
-        near = _locator(_whole(source)).closest(chunk.text, casefold=casefold)
-        if near is not None:
-            section = source.section_at(near.start) or ""
-            base = source.spans.get(section, (0, 0))[0] if section else 0
-            text = source.text[near.start : near.end]
-            closest = Passage(section, near.start - base, near.end - base, text, near.similarity)
+    closest = None if cited is None else _closest_in(chunk, corpus[cited], casefold)
     return RetrievalResult(chunk.position, "missing", chunk.document, page, None, None, chunk.text, closest)
+
+
+def _on_cited_page(chunk: Chunk, source: Source, casefold: bool) -> bool:
+    """A corpus built from the same chunks has the chunk's page: the chunk is on it."""
+    page = chunk.section
+    if page is None or page not in source.sections:
+        return False
+    match = _locator(source).find(chunk.text, casefold=casefold, prefer_section=page)
+    return match is not None and match.section == page
+
+
+def _closest_in(chunk: Chunk, source: Source, casefold: bool) -> Passage | None:
+    """The passage of the cited document most like a missing chunk (a hint), when the document is longer."""
+    if len(chunk.text) >= len(source.text):
+        return None
+    near = _locator(_whole(source)).closest(chunk.text, casefold=casefold)
+    if near is None:
+        return None
+    section = source.section_at(near.start) or ""
+    base = source.spans.get(section, (0, 0))[0] if section else 0
+    text = source.text[near.start : near.end]
+    return Passage(section, near.start - base, near.end - base, text, near.similarity)
 
 
 _LOCATORS: weakref.WeakKeyDictionary[Source, QuoteLocator] = weakref.WeakKeyDictionary()

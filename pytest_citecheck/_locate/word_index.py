@@ -73,6 +73,8 @@ class WordBlocks:
 # How many blocks ``closest`` searches, and how many occurrences of a word in each it uses.
 _BLOCKS_SEARCHED = 10
 _OCCURRENCES_USED = 4
+# (section index, 16-character bucket) -> [votes, start]: where a passage like a quote may start.
+Votes = dict[tuple[int, int], list[int]]
 
 
 class WordIndex:
@@ -223,43 +225,45 @@ class WordIndex:
         searched for its two longest words.
         """
         words = needle.split(" ")
-        votes: dict[tuple[int, int], list[int]] = {}  # (section, 16-character bucket) -> [votes, start]
+        votes: Votes = {}
         offsets = dict(_word_offsets(words))
-        count = len(words)
-        pieces = []
-        for parts in (2, 3):
-            if count >= 2 * parts:
-                bounds = [count * part // parts for part in range(parts + 1)]
-                for first, last in zip(bounds, bounds[1:]):
-                    piece = " ".join(words[first:last])
-                    mask = self._blocks_may_hold(piece)
-                    if mask:
-                        pieces.append((mask.bit_count(), -len(piece), first, piece, mask))
         budget = _BLOCKS_SEARCHED
-        for _, _, first, piece, mask in sorted(pieces):
+        for _, _, first, piece, mask in sorted(self._pieces(words)):
             for block in _bits(mask, budget):
                 self._vote(votes, block, piece, offsets[first], weight=len(piece))
                 budget -= 1
             if budget <= 0:
                 break
         if not votes:
-            interior = [word for word in (words[1:-1] if count > 2 else words) if word]
-            for block in self._blocks_for_passage(interior or words):
-                held = [word for word in set(interior or words) if len(word) >= 3 and self._may_hold(block, word)]
-                for word in sorted(held, key=lambda word: (-len(word), word))[:2]:
-                    self._vote(votes, block, word, offsets[words.index(word)], weight=1, whole_word=True)
-        places: list[tuple[int, int]] = []
-        for (index, _), (_, start) in sorted(votes.items(), key=lambda item: (-item[1][0], item[0])):
-            if any(index == other and abs(start - at) < len(needle) // 2 for other, at in places):
+            self._vote_by_words(votes, words, offsets)
+        return _best_places(votes, limit, len(needle) // 2)
+
+    def _pieces(self, words: list[str]) -> list[tuple[int, int, int, str, int]]:
+        """The quote's halves and thirds that some block may hold: (blocks, -length, first word, piece, blocks as bits)."""
+        count = len(words)
+        pieces = []
+        for parts in (2, 3):
+            if count < 2 * parts:
                 continue
-            places.append((index, start))
-            if len(places) == limit:
-                break
-        return places
+            bounds = [count * part // parts for part in range(parts + 1)]
+            for first, last in zip(bounds, bounds[1:]):
+                piece = " ".join(words[first:last])
+                mask = self._blocks_may_hold(piece)
+                if mask:
+                    pieces.append((mask.bit_count(), -len(piece), first, piece, mask))
+        return pieces
+
+    def _vote_by_words(self, votes: Votes, words: list[str], offsets: dict[int, int]) -> None:
+        """No piece of the quote is in the text: its two longest words vote, in the blocks most like it."""
+        interior = [word for word in (words[1:-1] if len(words) > 2 else words) if word]
+        for block in self._blocks_for_passage(interior or words):
+            held = [word for word in set(interior or words) if len(word) >= 3 and self._may_hold(block, word)]
+            for word in sorted(held, key=lambda word: (-len(word), word))[:2]:
+                self._vote(votes, block, word, offsets[words.index(word)], weight=1, whole_word=True)
 
     def _vote(
         self,
-        votes: dict[tuple[int, int], list[int]],
+        votes: Votes,
         block: int,
         piece: str,
         offset: int,
@@ -323,6 +327,18 @@ def _bits(mask: int, limit: int | None = None) -> list[int]:
         positions.append(low.bit_length() - 1)
         mask ^= low
     return positions
+
+
+def _best_places(votes: Votes, limit: int, apart: int) -> list[tuple[int, int]]:
+    """The ``limit`` places with the most votes, (section index, start), none within ``apart`` of a better one."""
+    places: list[tuple[int, int]] = []
+    for (index, _), (_, start) in sorted(votes.items(), key=lambda item: (-item[1][0], item[0])):
+        if any(index == other and abs(start - at) < apart for other, at in places):
+            continue
+        places.append((index, start))
+        if len(places) == limit:
+            break
+    return places
 
 
 def _word_offsets(words: list[str]) -> Iterator[tuple[int, int]]:

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from pytest_citecheck import CitationInputError, Source, Status, Verdict
-from pytest_citecheck._judge.limits import window_around
 from pytest_citecheck._locate.locator import QuoteLocator
 from pytest_citecheck._locate.normalize import normalize
+from pytest_citecheck._locate.passages import window_around
 from pytest_citecheck.testing import JevServer
 
 REPO = Path(__file__).resolve().parents[2]
