@@ -32,6 +32,7 @@ _EXPORTS = {
     "CitationsNotSupported": "_check.checker",
     "Citation": "_citations.model",
     "CitationLike": "_citations.model",
+    "CitationDict": "_citations.model",
     "CheckOptions": "_options",
     "CassetteError": "_errors",
     "CassetteMissError": "_errors",
@@ -60,6 +61,7 @@ __all__ = [
     "CheckOptions",
     "Checker",
     "Citation",
+    "CitationDict",
     "CitationInputError",
     "CitationMisattributedWarning",
     "CitationLike",
@@ -110,7 +112,7 @@ if TYPE_CHECKING:
         CitationsNotSupported,
     )
     from pytest_citecheck._citations.markers import citations_from_markers
-    from pytest_citecheck._citations.model import Citation, CitationLike
+    from pytest_citecheck._citations.model import Citation, CitationDict, CitationLike
     from pytest_citecheck._citations.openai import citations_from_openai
     from pytest_citecheck._errors import (
         CassetteError,

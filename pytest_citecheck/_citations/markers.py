@@ -3,8 +3,12 @@
 The most common RAG prompt numbers the retrieved sources and asks the model to cite them by number.
 Each sentence of the answer that carries markers is a claim citing those sources, one citation per
 source. A marker right after a sentence's full stop (``… 30 days. [1]``) belongs to that sentence;
-``[1-3]`` cites 1, 2 and 3. Lines that start with a marker (``[1] refund-policy.md``) are the
-answer's own list of sources, not claims.
+``[1-3]`` cites 1, 2 and 3. A marker that opens a line cites that line (``- [1] Refunds are granted
+…``, ``[2] Gifts are final.`` after a heading), and each cell of a markdown table row is a claim of its
+own. The answer's own list of sources is not a claim: a line that opens with a marker followed by
+nothing but a name (``[1] refund-policy.md``, ``[2]: https://…``, the source's document id), or any
+marker-led line after a ``Sources:`` / ``References:`` heading. A claim is the answer's text as
+written, without its markers and the bullet or heading mark that opens its line, trimmed.
 
 A source is what the number stands for:
 
@@ -27,7 +31,10 @@ from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._sources.chunks import is_chunk, read_chunk
 
 _MARKER = re.compile(r"\[\s*(\d+(?:\s*[-–,;]\s*\d+)*)\s*\]")
-_SOURCE_LIST_LINE = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]*)?\[\s*\d+\s*\][ \t:.\-–]")
+# A line that opens with a marker (after a bullet): the rest is a claim, or the name of a listed source.
+_MARKER_LINE = re.compile(r"^[ \t]*(?:[-*+•][ \t]*)?\[\s*(\d+)\s*\][ \t:.\-–]*(.*)$")
+_SOURCES_HEADING = re.compile(r"(?i)^[ \t#*_]*(?:sources|references|citations|bibliography)[ \t*_]*:?[ \t*_]*$")
+_TABLE_ROW = re.compile(r"^[ \t]*\|")
 _LARGEST_RANGE = 100
 
 
@@ -42,7 +49,7 @@ def citations_from_markers(answer_text: str, sources: Sequence[Any] | Mapping[in
     if not isinstance(answer_text, str):
         raise CitationInputError(f"must be the answer's text, got {type(answer_text).__name__}", field="answer_text")
     numbered = _numbered(sources)
-    text = _blank_source_list(answer_text)
+    text = _laid_out(answer_text, numbered)
     spans = sentence_spans(text)
     adapted: list[Citation] = []
     for index, numbers in enumerate(_cited_numbers(text, spans)):
@@ -69,8 +76,7 @@ def _cited_numbers(text: str, spans: list[tuple[int, int]]) -> list[list[int]]:
     cited: list[list[int]] = [[] for _ in spans]
     for index, (start, end) in enumerate(spans):
         for marker in _MARKER.finditer(text, start, end):
-            # A marker that opens a sentence ("... 30 days. [1] Gifts ...") closes the one before it.
-            owner = index - 1 if index > 0 and not text[start : marker.start()].strip() else index
+            owner = index - 1 if index > 0 and _closes_previous(text, start, end, marker.start()) else index
             for number in _numbers(marker.group(1), f"s{owner + 1}"):
                 if number not in cited[owner]:
                     cited[owner].append(number)
@@ -95,10 +101,44 @@ def _numbered(sources: Any) -> dict[int, Any]:
     return {number: source for number, source in enumerate(sources, start=1)}
 
 
-def _blank_source_list(text: str) -> str:
-    """The answer with its own list of sources (lines that start with a marker) blanked, offsets kept."""
+def _closes_previous(text: str, start: int, end: int, at: int) -> bool:
+    """A marker that opens a sentence on the line of the one before ("... 30 days. [1] Gifts ...") closes that
+    one; a marker that opens a line cites its own line, unless the line holds nothing but markers."""
+    if text[start:at].strip():
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip():
+        return True
+    return not _MARKER.sub("", text[start:end]).strip()
+
+
+def _laid_out(text: str, numbered: dict[int, Any]) -> str:
+    """The answer as sentences are read from it, offsets kept: its own list of sources blanked, and the cell
+    borders of a markdown table made line breaks, so each cell is a claim of its own."""
     lines = text.split("\n")
-    return "\n".join(" " * len(line) if _SOURCE_LIST_LINE.match(line) else line for line in lines)
+    in_sources = False
+    for number, line in enumerate(lines):
+        if _SOURCES_HEADING.match(line):
+            in_sources = True
+            continue
+        marker_line = _MARKER_LINE.match(line)
+        if marker_line and (in_sources or _names_a_source(marker_line[2], numbered.get(int(marker_line[1])))):
+            lines[number] = " " * len(line)
+        elif _TABLE_ROW.match(line):
+            lines[number] = line.replace("|", "\n")
+    return "\n".join(lines)
+
+
+def _names_a_source(rest: str, source: Any) -> bool:
+    """What follows a line's opening marker is the name of a source, not a claim: one word (a file name), a
+    URL, or the document the number stands for."""
+    rest = rest.strip()
+    if not rest:
+        return False  # a marker alone on its line: it closes the sentence before
+    if " " not in rest or "://" in rest:
+        return True
+    document = source if isinstance(source, str) else _document_and_section(source)[0]
+    return isinstance(document, str) and bool(document.strip()) and document.strip() in rest
 
 
 def _numbers(group: str, sentence: str) -> list[int]:
@@ -123,7 +163,7 @@ def _citation(citation_id: str, claim: str, source: Any, number: int) -> Citatio
         chunk = read_chunk(source, number)
         return Citation(id=citation_id, claim=claim, quote=chunk.text, section=None, document=chunk.document)
     document, section = _document_and_section(source)
-    if isinstance(section, (int, float)) and not isinstance(section, bool):
+    if isinstance(section, int) and not isinstance(section, bool):  # never a float: 4.10 would read as 4.1
         section = str(section)
     section_ok = section is None or (isinstance(section, str) and bool(section.strip()))
     if isinstance(document, str) and document.strip() and section_ok:

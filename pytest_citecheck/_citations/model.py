@@ -1,7 +1,7 @@
 """What a citation is once adapted (``Citation``), what a user may pass as one, and reading a field alike from both.
 
-``CitationLike`` and ``TextBlockLike`` describe, for type checkers, the shapes ``_citations.adapt``
-accepts besides dicts; shapes converted by the ``pytest_citecheck_adapt_citation`` hook are not
+``CitationLike`` is what a check accepts, for type checkers: ``CitationObject``, ``TextBlockLike``,
+``CitationDict`` and other dicts; shapes converted by the ``pytest_citecheck_adapt_citation`` hook are not
 known statically (an untyped SDK's objects are ``Any``, which type-checks).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeAlias
+from typing import Any, Protocol, Required, TypeAlias, TypedDict
 
 MISSING = object()
 
@@ -48,7 +48,7 @@ def field_of(raw: Any, name: str) -> Any:
     return getattr(raw, name, MISSING)
 
 
-class CitationLike(Protocol):
+class CitationObject(Protocol):
     """An object with a citation's attributes: a dataclass, a pydantic model, your own class.
 
     ``id`` may be None (the citation is then named by its position, ``#0``); ``quote`` is None for
@@ -65,6 +65,22 @@ class CitationLike(Protocol):
     def section(self) -> str | int | None: ...
 
 
+class CitationDict(TypedDict, total=False):
+    """A citation as a dict, spelt so a type checker catches a misspelt key (``"qoute"``).
+
+    ``claim`` is required; ``quote`` None (or left out) makes a claim-only citation, which names its
+    ``section`` or ``document``. A section id is a str or an int, never a float. ``quote`` and
+    ``section`` may each be a list (a claim judged against several at once). At run time any other
+    key is an input error with a suggestion.
+    """
+
+    id: str | int
+    claim: Required[str]
+    quote: str | Sequence[str] | None
+    section: str | int | Sequence[str | int] | None
+    document: str
+
+
 class TextBlockLike(Protocol):
     """An Anthropic Messages API text block (the SDK's ``TextBlock``): its ``citations`` are checked."""
 
@@ -76,6 +92,9 @@ class TextBlockLike(Protocol):
     def citations(self) -> Sequence[Any] | None: ...
 
 
-# One item of the ``citations`` a check takes: an object, an Anthropic text block, or a dict with
-# ``id``, ``claim``, ``quote`` and ``section`` (or an Anthropic block as a dict).
-CitationInput: TypeAlias = CitationLike | TextBlockLike | Mapping[str, Any]
+# One item of the ``citations`` a check takes: an object with a citation's attributes, an Anthropic
+# text block, a ``CitationDict``, or any other dict (an SDK block as a dict, a ``json.loads`` result).
+# Annotate a list that mixes them as ``list[CitationLike]``: mypy joins ``[Cite(...), Model(...)]``
+# to ``list[object]`` where pyright infers the union.
+CitationLike: TypeAlias = CitationObject | TextBlockLike | CitationDict | Mapping[str, Any]
+CitationInput: TypeAlias = CitationLike

@@ -31,7 +31,7 @@ from pytest_citecheck._errors import CitationInputError
 
 DocumentMap = Mapping[str, Any] | Callable[[Any], Any] | None
 _NOT_SOURCES = frozenset({"file_path", "container_file_citation"})
-_EMPTY_BRACKETS = re.compile(r"\(\s*\)|\[\s*\]")
+_EMPTY_BRACKETS = re.compile(r"[ \t]*(?:\(\s*\)|\[\s*\])")
 
 
 def is_openai_output_text(raw: Any) -> bool:
@@ -176,14 +176,9 @@ def _markup_spans(text: str, annotations: list[Any]) -> list[tuple[int, int]]:
     """The ``url_citation`` spans that are link markup in the answer, not words of the claim."""
     spans = []
     for annotation in annotations:
-        if field_of(annotation, "type") != "url_citation":
-            continue
-        start, end, url = (field_of(annotation, name) for name in ("start_index", "end_index", "url"))
-        if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
-            continue  # reported with its citation's id when the annotation is read
-        piece = text[start:end]
-        if "](" in piece or (isinstance(url, str) and url in piece) or piece.lstrip().startswith(("(", "[")):
-            spans.append((start, end))
+        span = _markup_span(text, annotation) if field_of(annotation, "type") == "url_citation" else None
+        if span is not None:
+            spans.append(span)
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:
@@ -191,6 +186,19 @@ def _markup_spans(text: str, annotations: list[Any]) -> list[tuple[int, int]]:
         else:
             merged.append((start, end))
     return merged
+
+
+def _markup_span(text: str, annotation: Any) -> tuple[int, int] | None:
+    """A ``url_citation``'s span when it is a link (with the spaces before it), else None."""
+    start, end, url = (field_of(annotation, name) for name in ("start_index", "end_index", "url"))
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
+        return None  # reported with its citation's id when the annotation is read
+    piece = text[start:end]
+    if not ("](" in piece or (isinstance(url, str) and url in piece) or piece.lstrip().startswith(("(", "["))):
+        return None
+    while start > 0 and text[start - 1] in " \t":  # the space before the link goes with it
+        start -= 1
+    return start, end
 
 
 def _without(text: str, spans: list[tuple[int, int]]) -> str:
@@ -214,7 +222,7 @@ def _shifted(offset: int, spans: list[tuple[int, int]]) -> int:
 
 def _claim(answer: str, point: int) -> str:
     start, end = sentence_closed_by(answer, point)
-    return _EMPTY_BRACKETS.sub("", clean_claim(answer[start:end])).replace(" .", ".").strip()
+    return _EMPTY_BRACKETS.sub("", clean_claim(answer[start:end])).strip()
 
 
 def _mapped(annotation: Any, target: _Target, documents: DocumentMap, citation_id: str) -> tuple[str, str | None]:

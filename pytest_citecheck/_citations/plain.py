@@ -7,7 +7,8 @@ quotes) becomes one citation judged against all of them at once (``Citation.sect
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import difflib
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
@@ -24,6 +25,7 @@ def adapt_citation(raw: Any, position: int, *, location: tuple[int, int] | None 
             citation=f"#{position}",
         )
     citation_id = _citation_id(raw, position)
+    _check_keys(raw, citation_id)
     claim = _claim(raw, citation_id)
     quote, quotes = _one_or_several(raw, "quote", citation_id, _single_quote)
     section, sections = _one_or_several(raw, "section", citation_id, _single_section)
@@ -38,6 +40,22 @@ def adapt_citation(raw: Any, position: int, *, location: tuple[int, int] | None 
             field="section",
         )
     return Citation(id=citation_id, claim=claim, quote=quote, section=section, location=location, document=document)
+
+
+# The keys a citation dict may have (``CitationDict`` in ``model`` spells them for type checkers).
+KEYS = ("id", "claim", "quote", "section", "document")
+
+
+def _check_keys(raw: Any, citation_id: str) -> None:
+    """A dict with a key we do not read is a mistake: a misspelt ``quote`` would make a claim-only citation."""
+    if not isinstance(raw, Mapping):
+        return
+    for key in raw:
+        if key in KEYS:
+            continue
+        close = difflib.get_close_matches(str(key), KEYS, n=1, cutoff=0.6) if isinstance(key, str) else []
+        hint = f"did you mean {close[0]!r}?" if close else f"a citation's keys are {', '.join(KEYS)}"
+        raise CitationInputError(f"{key!r}: {hint}", citation=citation_id, field=str(key))
 
 
 def _citation_id(raw: Any, position: int) -> str:
@@ -92,18 +110,25 @@ def _single_quote(quote: Any, citation_id: str) -> str:
 
 
 def _section_id(section: Any) -> str | None:
-    """A section id as the string it names, or None when it is not one."""
-    if isinstance(section, (int, float)) and not isinstance(section, bool):
+    """A section id as the string it names, or None when it is not one (a float is not: 4.10 reads as 4.1)."""
+    if isinstance(section, int) and not isinstance(section, bool):
         section = str(section)
     if not isinstance(section, str) or not section.strip():
         return None
     return section.strip()
 
 
+_FLOAT_HINT = " (a section id is a str or an int, never a float: 4.10 would read as '4.1'; write it as a string)"
+
+
 def _single_section(section: Any, citation_id: str) -> str:
     checked = _section_id(section)
     if checked is None:
-        raise CitationInputError(f"must be a section id string, got {section!r}", citation=citation_id, field="section")
+        raise CitationInputError(
+            f"must be a section id string, got {section!r}{_FLOAT_HINT if isinstance(section, float) else ''}",
+            citation=citation_id,
+            field="section",
+        )
     return checked
 
 
@@ -154,7 +179,10 @@ def assembly_citation(citation_id: str, claim: str, quotes: Any, sections: Any) 
         checked = _section_id(section)
         if checked is None:
             raise CitationInputError(
-                f"item {number} must be a section id string, got {section!r}", citation=citation_id, field="section"
+                f"item {number} must be a section id string, got {section!r}"
+                + (_FLOAT_HINT if isinstance(section, float) else ""),
+                citation=citation_id,
+                field="section",
             )
         if checked in checked_sections:
             raise CitationInputError(f"names section {checked!r} twice", citation=citation_id, field="section")

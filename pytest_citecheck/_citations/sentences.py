@@ -19,10 +19,10 @@ _ABBREVIATIONS = frozenset(
     "e.g i.e etc vs cf al approx incl fig figs no nos sec secs art para ch p pp vol mr mrs ms dr prof st jr sr".split()
 )
 _WORD_BEFORE = re.compile(r"([\w.]+)$")
-# Layout at the start of a line that is not part of the claim: list bullets, numbers, quote marks.
-_LINE_LEAD = re.compile(r"^[ \t]*(?:[-*•+>]|\d+[.)])[ \t]+")
-_INLINE_MARKER = re.compile(r"\[\s*\d+(?:\s*[-–,;]\s*\d+)*\s*\]|【[^】]*】")
-_SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
+# Layout at the start of a line that is not part of the claim: headings, list bullets, numbers, quote marks.
+_LINE_LEAD = re.compile(r"^[ \t]*(?:#{1,6}|[-*•+>]|\d+[.)])[ \t]+")
+# A citation marker, with the spaces before it: "30 days [1]." is the claim "30 days.".
+_INLINE_MARKER = re.compile(r"[ \t]*(?:\[\s*\d+(?:\s*[-–,;]\s*\d+)*\s*\]|【[^】]*】)")
 # A sentence longer than this (an answer with no punctuation) is cut to the text just before the point.
 MAX_CLAIM_CHARACTERS = 600
 
@@ -32,7 +32,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for match in _END.finditer(text):
-        if match.group() != "\n" and _is_abbreviation(text, match.start()):
+        if match.group() != "\n" and (_is_abbreviation(text, match.start()) or _is_list_number(text, match.start())):
             continue
         _add(spans, text, start, match.end())
         start = match.end()
@@ -49,6 +49,13 @@ def _is_abbreviation(text: str, full_stop: int) -> bool:
     token = word.group(1).lower()
     # "U.S." and "J. Smith": a single letter before the full stop is an initial.
     return token in _ABBREVIATIONS or (len(token.rsplit(".", 1)[-1]) == 1 and token[-1].isalpha())
+
+
+def _is_list_number(text: str, full_stop: int) -> bool:
+    """The full stop of a numbered list item's number ("1. Refunds ..."), which opens its line."""
+    line_start = text.rfind("\n", 0, full_stop) + 1
+    number = text[line_start:full_stop].strip()
+    return number.isdigit() and text[full_stop] == "."
 
 
 def _add(spans: list[tuple[int, int]], text: str, start: int, end: int) -> None:
@@ -87,8 +94,7 @@ def sentence_closed_by(text: str, offset: int) -> tuple[int, int]:
 
 
 def clean_claim(sentence: str) -> str:
-    """A sentence as a claim: list bullets, numbering and citation markers removed, spaces collapsed."""
+    """A sentence as a claim: the answer's text as written, without the heading mark, bullet or number that
+    opens its line and without citation markers, trimmed. Nothing else changes ("a .changes file" stays)."""
     claim = _LINE_LEAD.sub("", sentence)
-    claim = _INLINE_MARKER.sub("", claim)
-    claim = " ".join(claim.split())
-    return _SPACE_BEFORE_PUNCTUATION.sub(r"\1", claim).strip()
+    return _INLINE_MARKER.sub("", claim).strip()

@@ -85,6 +85,25 @@ CASES: tuple[BadInput, ...] = (
     _field("section-list-not-in-source", "section", ["7.2", "99.9"], "'99.9'", "does not have"),
     _field("section-list-twice", "section", ["7.2", "7.2"], "names section '7.2' twice"),
     _field("section-empty", "section", ""),
+    # A float is not a section id: 4.10 reads as 4.1, which is another section (issue 24, item 12).
+    _field("section-float", "section", 7.2, "never a float", "4.10 would read as '4.1'"),
+    _field("section-list-float", "section", ["7.2", 4.1], "item 2", "never a float"),
+    # A misspelt key is an error with a suggestion, not a field silently dropped (issue 24, item 12).
+    BadInput(
+        "key-misspelt-quote",
+        f"check([{{'id': 'c1', 'claim': 'Failed tokens are reported.', 'qoute': {GOOD_QUOTE!r}, 'section': '7.2'}}], SOURCE)",
+        ("citation 'c1'", "field 'qoute'", "'qoute': did you mean 'quote'?"),
+    ),
+    BadInput(
+        "key-misspelt-section",
+        "check([{'id': 'c1', 'claim': 'Failed tokens are reported.', 'sectoin': '7.2'}], SOURCE)",
+        ("citation 'c1'", "field 'sectoin'", "did you mean 'section'?"),
+    ),
+    BadInput(
+        "key-unknown",
+        f"check([{{'id': 'c1', 'claim': 'c', 'quote': {GOOD_QUOTE!r}, 'confidence': 0.9}}], SOURCE)",
+        ("citation 'c1'", "field 'confidence'", "a citation's keys are id, claim, quote, section, document"),
+    ),
     BadInput(
         "no-quote-no-section",
         f"check([{_with(quote=None, section=None)}], SOURCE)",

@@ -36,6 +36,8 @@ from pydantic import BaseModel
 from pytest_citecheck import (
     CheckOptions,
     Checker,
+    CitationDict,
+    CitationLike,
     CitationResult,
     Corpus,
     Source,
@@ -85,6 +87,13 @@ async def test_async(citecheck: Checker) -> None:
     await citecheck.acheck(CITES, POLICY)
 
 
+def test_mixed_citations() -> None:
+    mixed: list[CitationLike] = [Cite("a", "c", None, "refunds"), CiteModel(id=1, claim="c", quote="q", section="s")]
+    mixed.append({"id": "d", "claim": "c", "section": 4})
+    typed: CitationDict = {"id": "t", "claim": "c", "quote": "q", "section": ["1", 2], "document": "policy"}
+    check_citations([*mixed, typed], Corpus({"policy": POLICY}))
+
+
 def assert_answer(source: str, **options: Unpack[CheckOptions]) -> None:
     assert_citations_supported(CITES, source, **options)
 
@@ -97,6 +106,9 @@ def test_mistakes() -> None:
     check_citations(CITES[0], POLICY)  # error: Argument 1 to "check_citations" has incompatible type
     check_citations([Answer("a", "no claim")], POLICY)  # error: List item 0 has incompatible type "Answer"
     assert_answer(POLICY, window=1.5)  # error: Argument "window" to "assert_answer" has incompatible type "float"
+    typo: CitationDict = {"claim": "c", "qoute": "q"}  # error: Extra key "qoute" for TypedDict "CitationDict"
+    four_ten: CitationDict = {"claim": "c", "section": 4.10}  # error: Incompatible types (expression has type "float"
+    check_citations([typo, four_ten], POLICY)
 """
 
 
@@ -170,3 +182,28 @@ def test_the_client_fixtures_are_typed_for_editors():
     async_client = typing.get_type_hints(plugin.citecheck_async_client.__wrapped__, vars(plugin), names)
     assert client["return"] == TypeSafeClient
     assert async_client["return"] == Callable[[], AsyncTypeSafeClient]
+
+
+@pytest.mark.slow
+def test_pyright_reports_the_same_lines_as_mypy(tmp_path: Path) -> None:
+    # Issue 26, item 17: a mixed list typed list[CitationLike] and a CitationDict check clean under both
+    # checkers, and both report exactly the lines marked "# error" (pyright in its default mode).
+    import json
+    import shutil
+
+    pyright = shutil.which("pyright", path=str(Path(sys.executable).parent)) or shutil.which("pyright")
+    if pyright is None:
+        pytest.skip("pyright is not installed (pip install pyright)")
+    (tmp_path / "test_user.py").write_text(USER_MODULE)
+    package_root = Path(pytest_citecheck.__file__).resolve().parent.parent
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps({"extraPaths": [str(package_root)]}))
+    result = subprocess.run(
+        [pyright, "--pythonpath", sys.executable, "--outputjson", "test_user.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    diagnostics = json.loads(result.stdout)["generalDiagnostics"]
+    reported = {item["range"]["start"]["line"] + 1 for item in diagnostics if item["severity"] == "error"}
+    assert reported == set(_expected_errors(USER_MODULE)), result.stdout
