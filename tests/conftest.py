@@ -37,7 +37,7 @@ import truststore  # noqa: F401
 import typesafe_sdk  # noqa: F401
 import vcr  # noqa: F401
 import yaml  # noqa: F401
-from support import CANARY_KEY, CITATIONS, EXAMPLE, INNER_INI, NOT_A_USERS_PLUGINS, REPO, RFC7519  # noqa: F401  (re-exported for fixtures)
+from support import CANARY_KEY, CITATIONS, EXAMPLE, INNER_INI, NOT_A_USERS_PLUGINS, REPO, RFC7519, Offline  # noqa: F401  (re-exported for fixtures)
 from typesafe_sdk import TypeSafeClient
 
 from pytest_citecheck._check.checker import Checker
@@ -173,10 +173,15 @@ def direct_checker() -> Iterator[Callable[..., Checker]]:
 
 
 @pytest.fixture
-def no_typesafe_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No key, and a base URL where nothing listens: replay must not need either."""
-    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+def offline(monkeypatch: pytest.MonkeyPatch) -> Offline:
+    """``offline()``: from here on, replay as CI does (no key, nothing listening); see ``Offline``."""
+    return Offline(monkeypatch)
+
+
+@pytest.fixture
+def no_typesafe_env(offline: Offline) -> None:
+    """Offline from the start: no key, and a base URL where nothing listens; replay must not need either."""
+    offline()
 
 
 @pytest.fixture

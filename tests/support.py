@@ -7,7 +7,12 @@ and in the unpacked sdist). ``from conftest import ...`` is never used: conftest
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "rfc7519"
@@ -21,3 +26,27 @@ INNER_INI = "[pytest]\nfilterwarnings = default\nasyncio_default_fixture_loop_sc
 # every inner pytest run its start-up: Hypothesis's (its entry points make trio register a Random, and
 # Hypothesis then walks the whole heap with gc) and LangSmith's (it comes with langchain-core).
 NOT_A_USERS_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
+
+
+class Offline:
+    """Replay as CI does: no TypeSafe key, and a base URL where nothing listens (the discard port).
+
+    ``offline()`` takes this process's environment offline until the test ends (pytester's in-process
+    and subprocess runs both see it); ``Offline.env(base)`` is ``base``, a subprocess's environment,
+    offline. A request that escaped the cassette fails to connect instead of reaching a server.
+    """
+
+    URL = "http://127.0.0.1:9"
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self._monkeypatch = monkeypatch
+
+    def __call__(self) -> None:
+        self._monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+        self._monkeypatch.setenv("TYPESAFE_BASE_URL", self.URL)
+
+    @classmethod
+    def env(cls, base: Mapping[str, str]) -> dict[str, str]:
+        env = {name: value for name, value in base.items() if name != "TYPESAFE_API_KEY"}
+        env["TYPESAFE_BASE_URL"] = cls.URL
+        return env

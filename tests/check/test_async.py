@@ -95,14 +95,9 @@ def in_flight(monkeypatch, request, canary_key, cookbook_answer):
     server.stop()
 
 
-def offline(monkeypatch):
-    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
-
-
 @pytest.mark.parametrize("in_flight", [3], indirect=True)
 def test_acheck_records_concurrently_in_order_and_sync_replays_the_same_cassette(
-    suite, in_flight, monkeypatch, canary_key, files_containing
+    suite, in_flight, offline, canary_key, files_containing
 ):
     suite.makepyfile(test_async_check=ASYNCIO_TEST.replace("EXPECTED", repr(EXPECTED)))
     result = suite.runpytest("--citecheck-record-mode=once", "--citecheck-concurrency=3", "-W", "error")
@@ -113,7 +108,7 @@ def test_acheck_records_concurrently_in_order_and_sync_replays_the_same_cassette
     assert recorded.startswith(b"citecheck_format: 2\n") and recorded.count(b"- request:") == 7
     assert not files_containing(suite.path, canary_key)
 
-    offline(monkeypatch)
+    offline()
     suite.runpytest("-W", "error").assert_outcomes(passed=1)  # async replay
     suite.makepyfile(test_async_check=SYNC_TEST.replace("EXPECTED", repr(EXPECTED)))
     suite.runpytest("-W", "error").assert_outcomes(passed=1)  # the sync API replays the async recording
@@ -137,11 +132,11 @@ def test_a_sync_recording_replays_under_async_byte_for_byte(suite, jev_server, m
     assert cassette.read_bytes() == recorded  # re-recorded concurrently through the async client: no diff
 
 
-def test_anyio_on_asyncio_and_trio_records_replays_and_fails_like_the_sync_api(suite, jev_server, monkeypatch):
+def test_anyio_on_asyncio_and_trio_records_replays_and_fails_like_the_sync_api(suite, jev_server, offline):
     suite.makepyfile(test_anyio_check=ANYIO_TEST)
     recorded = suite.runpytest("--citecheck-record-mode=once", "-W", "error")
     recorded.assert_outcomes(passed=2, failed=2)
-    offline(monkeypatch)
+    offline()
     replayed = suite.runpytest("-W", "error", "-p", "no:randomly")
     replayed.assert_outcomes(passed=2, failed=2)
     replayed.stdout.fnmatch_lines(
@@ -159,9 +154,9 @@ def test_anyio_on_asyncio_and_trio_records_replays_and_fails_like_the_sync_api(s
     ]
 
 
-def test_an_async_miss_fails_closed_naming_the_citation(suite, jev_server, monkeypatch):
+def test_an_async_miss_fails_closed_naming_the_citation(suite, jev_server, offline):
     suite.makepyfile(test_async_check=ASYNCIO_TEST.replace("EXPECTED", repr(EXPECTED)))
-    offline(monkeypatch)
+    offline()
     result = suite.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*CassetteMissError: citation 'epoch_seconds': no recorded answer matches*"])

@@ -21,6 +21,7 @@ from copy import deepcopy
 from pathlib import Path
 
 import pytest
+from support import Offline
 
 from pytest_citecheck._recording.cassettes import read_interactions, write_interactions
 from pytest_citecheck.testing import JevServer
@@ -145,7 +146,7 @@ def replayed(
     (root / "conftest.py").write_text(PROBE)
     result = _run(
         root,
-        {**env, "TYPESAFE_BASE_URL": "http://127.0.0.1:9"},
+        Offline.env(env),
         "--citecheck-record-mode=none",
         "--citecheck-json=report.json",
     )

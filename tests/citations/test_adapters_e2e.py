@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support import INNER_INI
+from support import INNER_INI, Offline
 
 from pytest_citecheck import CitecheckError, Corpus
 from pytest_citecheck._check.checker import Checker
@@ -82,17 +82,14 @@ def app(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def record_then_replay(
-    app: pytest.Pytester, jev_server: JevServer, monkeypatch: pytest.MonkeyPatch, passed: int
-) -> list[dict]:
+def record_then_replay(app: pytest.Pytester, jev_server: JevServer, offline: Offline, passed: int) -> list[dict]:
     recorded = app.runpytest(
         "--citecheck-record-mode=once", "--citecheck-json=record.json", "--citecheck-model=jev-1.12"
     )
     recorded.assert_outcomes(passed=passed)
     assert jev_server.systemone_requests, "the suite asked Jev nothing"
     jev_server.stop()
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    offline()
     replayed = app.runpytest("--citecheck-json=replay.json", "--citecheck-model=jev-1.12")
     replayed.assert_outcomes(passed=passed)
     rows = json.loads((app.path / "record.json").read_text())["results"]
@@ -196,9 +193,9 @@ def test_claude_cites_three_documents():
 """
 
 
-def test_anthropic_message_single_document(app, jev_server, monkeypatch) -> None:
+def test_anthropic_message_single_document(app, jev_server, offline) -> None:
     app.makepyfile(app=ANTHROPIC_APP, test_claude=ANTHROPIC_SINGLE)
-    rows = record_then_replay(app, jev_server, monkeypatch, passed=3)
+    rows = record_then_replay(app, jev_server, offline, passed=3)
     assert [(row["id"], row["status"], row["section"]) for row in rows] == [
         ("#1.1", "found", "3"),
         ("#0.1", "found", "4"),
@@ -207,9 +204,9 @@ def test_anthropic_message_single_document(app, jev_server, monkeypatch) -> None
 
 
 @needs_corpus
-def test_anthropic_message_across_a_corpus(app, jev_server, monkeypatch) -> None:
+def test_anthropic_message_across_a_corpus(app, jev_server, offline) -> None:
     app.makepyfile(app=ANTHROPIC_APP, test_claude=ANTHROPIC_CORPUS)
-    record_then_replay(app, jev_server, monkeypatch, passed=1)
+    record_then_replay(app, jev_server, offline, passed=1)
 
 
 # --- OpenAI Responses -------------------------------------------------------------------------
@@ -282,16 +279,16 @@ def test_every_annotation_is_supported_by_its_document():
 """
 
 
-def test_openai_response_single_document(app, jev_server, monkeypatch) -> None:
+def test_openai_response_single_document(app, jev_server, offline) -> None:
     app.makepyfile(app=OPENAI_APP, test_openai=OPENAI_SINGLE)
-    rows = record_then_replay(app, jev_server, monkeypatch, passed=1)
+    rows = record_then_replay(app, jev_server, offline, passed=1)
     assert [(row["status"], row["section"]) for row in rows] == [("section-only", "3"), ("section-only", "3")]
 
 
 @needs_corpus
-def test_openai_response_across_a_corpus(app, jev_server, monkeypatch) -> None:
+def test_openai_response_across_a_corpus(app, jev_server, offline) -> None:
     app.makepyfile(app=OPENAI_APP, test_openai=OPENAI_CORPUS)
-    record_then_replay(app, jev_server, monkeypatch, passed=1)
+    record_then_replay(app, jev_server, offline, passed=1)
 
 
 # --- Inline markers -----------------------------------------------------------------------------
@@ -338,16 +335,16 @@ def test_every_marked_sentence_is_supported_by_its_documents():
 """
 
 
-def test_inline_markers_single_document(app, jev_server, monkeypatch) -> None:
+def test_inline_markers_single_document(app, jev_server, offline) -> None:
     app.makepyfile(test_markers=MARKERS_SINGLE)
-    rows = record_then_replay(app, jev_server, monkeypatch, passed=1)
+    rows = record_then_replay(app, jev_server, offline, passed=1)
     assert [row["section"] for row in rows] == ["3", "4", "8", "3", "4"]
 
 
 @needs_corpus
-def test_inline_markers_across_a_corpus(app, jev_server, monkeypatch) -> None:
+def test_inline_markers_across_a_corpus(app, jev_server, offline) -> None:
     app.makepyfile(test_markers=MARKERS_CORPUS)
-    record_then_replay(app, jev_server, monkeypatch, passed=1)
+    record_then_replay(app, jev_server, offline, passed=1)
 
 
 # --- LangChain ----------------------------------------------------------------------------------
@@ -420,16 +417,16 @@ def test_the_answer_is_supported_by_what_was_retrieved():
 """
 
 
-def test_langchain_documents_single_document(app, jev_server, monkeypatch) -> None:
+def test_langchain_documents_single_document(app, jev_server, offline) -> None:
     app.makepyfile(rag=LANGCHAIN_RAG, test_langchain=LANGCHAIN_SINGLE)
-    rows = record_then_replay(app, jev_server, monkeypatch, passed=1)
+    rows = record_then_replay(app, jev_server, offline, passed=1)
     assert [row["status"] for row in rows] == ["found", "found"]
 
 
 @needs_corpus
-def test_langchain_documents_across_a_corpus(app, jev_server, monkeypatch) -> None:
+def test_langchain_documents_across_a_corpus(app, jev_server, offline) -> None:
     app.makepyfile(rag=LANGCHAIN_RAG, test_langchain=LANGCHAIN_CORPUS)
-    record_then_replay(app, jev_server, monkeypatch, passed=2)
+    record_then_replay(app, jev_server, offline, passed=2)
 
 
 # --- LlamaIndex ---------------------------------------------------------------------------------
@@ -505,12 +502,12 @@ def test_the_answer_is_supported_by_the_retrieved_nodes():
 """
 
 
-def test_llamaindex_nodes_single_document(app, jev_server, monkeypatch) -> None:
+def test_llamaindex_nodes_single_document(app, jev_server, offline) -> None:
     app.makepyfile(rag=LLAMA_RAG, test_llama=LLAMA_SINGLE)
-    record_then_replay(app, jev_server, monkeypatch, passed=1)
+    record_then_replay(app, jev_server, offline, passed=1)
 
 
 @needs_corpus
-def test_llamaindex_nodes_across_a_corpus(app, jev_server, monkeypatch) -> None:
+def test_llamaindex_nodes_across_a_corpus(app, jev_server, offline) -> None:
     app.makepyfile(rag=LLAMA_RAG, test_llama=LLAMA_CORPUS)
-    record_then_replay(app, jev_server, monkeypatch, passed=1)
+    record_then_replay(app, jev_server, offline, passed=1)

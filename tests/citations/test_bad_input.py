@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support import NOT_A_USERS_PLUGINS
+from support import NOT_A_USERS_PLUGINS, Offline
 
 REPO = Path(__file__).resolve().parents[2]
 RFC7519 = REPO / "examples" / "rfc7519" / "rfc7519.txt"
@@ -197,8 +197,8 @@ def inner_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     shutil.copy(RFC7519, root / "rfc7519.txt")
     (root / "pytest.ini").write_text("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
     (root / "test_bad.py").write_text(_inner_module())
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TYPESAFE_")}
-    env["TYPESAFE_BASE_URL"] = "http://127.0.0.1:9"  # a request would fail as a connection error, not as bad input
+    # Offline: a request would fail as a connection error, not as bad input.
+    env = Offline.env({k: v for k, v in os.environ.items() if not k.startswith("TYPESAFE_")})
     completed = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *UNRELATED_PLUGINS, "-rf", "test_bad.py"],
         cwd=root,

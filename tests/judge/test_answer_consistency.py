@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 import pytest
-from support import EXAMPLE
+from support import EXAMPLE, Offline
 
 from pytest_citecheck._errors import JudgeError
 
@@ -77,7 +77,7 @@ def test_a_self_contradicting_answer_fails_a_live_check_naming_the_citation(
 
 
 def test_a_self_contradicting_answer_in_an_old_cassette_fails_on_replay(
-    suite: pytest.Pytester, jev_server: Any, monkeypatch: pytest.MonkeyPatch
+    suite: pytest.Pytester, jev_server: Any, offline: Offline
 ) -> None:
     """A cassette written before answers were checked (format 1, no digests) with only ``choice`` edited."""
     suite.makepyfile(test_app=CLAIM_ONLY_TEST)
@@ -86,8 +86,7 @@ def test_a_self_contradicting_answer_in_an_old_cassette_fails_on_replay(
     legacy = _as_format_1(cassette.read_text())
     assert legacy.count('"choice": "supports"') == 1
     cassette.write_text(legacy.replace('"choice": "supports"', '"choice": "contradicts"'))
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    offline()
     result = suite.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(

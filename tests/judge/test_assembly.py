@@ -24,6 +24,7 @@ import pytest
 import typesafe_sdk  # noqa: F401
 import vcr
 import vcr.stubs.httpx_stubs  # noqa: F401
+from support import Offline
 
 from pytest_citecheck.testing import JevServer
 
@@ -86,7 +87,7 @@ def hops(claim: str, section: str) -> tuple[str, float]:
 
 
 @pytest.fixture
-def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Any:
+def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, offline: Offline) -> Any:
     pytester.makeini("[pytest]\nfilterwarnings = default\nasyncio_default_fixture_loop_scope = function\n")
     pytester.makepyfile(test_policy=SUITE)
     monkeypatch.setenv("TYPESAFE_API_KEY", KEY)
@@ -94,8 +95,7 @@ def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Any:
     def go(*args: str, replay: bool = False) -> tuple[pytest.RunResult, JevServer | None, list[dict[str, Any]]]:
         common = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--citecheck-model=jev-1.12", "-s", *args)
         if replay:
-            monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
-            monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+            offline()
             result, server = pytester.runpytest(*common, "--citecheck-record-mode=none"), None
         else:
             with JevServer(hops, questions={"out_of_context": lambda claim, section: 0.03}) as server:

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # Imported once, at collection: pytester's in-process runs drop the modules a run imported, and an
 # httpcore2 imported afresh under an httpx2 that was not lets a refused connection or a timeout escape
@@ -34,6 +34,9 @@ import pytest
 import typesafe_sdk  # noqa: F401
 import vcr
 import vcr.stubs.httpx_stubs  # noqa: F401
+
+if TYPE_CHECKING:  # python tests/judge/test_faults.py runs without tests/ on sys.path
+    from support import Offline
 
 # The plugin's modules that a session imports lazily, imported here once: otherwise every in-process
 # run would import and compile them afresh (something no real session does): a quarter of its CPU.
@@ -481,10 +484,9 @@ def _record(
         return _run(inner, "--citecheck-record-mode=once"), server
 
 
-def _replay(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, *args: str) -> pytest.RunResult:
+def _replay(inner: pytest.Pytester, offline: Offline, *args: str) -> pytest.RunResult:
     """Replay as CI does: no key, nothing listening."""
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", _closed_port_url())
+    offline()
     return _run(inner, "--citecheck-record-mode=none", *args)
 
 
@@ -538,16 +540,16 @@ def test_a_server_fault_fails_the_test(inner: pytest.Pytester, monkeypatch: pyte
 
 @pytest.mark.parametrize("fault", [f for f in FAULTS if f.side == "cassette"], ids=lambda f: f.name)
 def test_a_cassette_fault_fails_the_replay(
-    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, undamaged_cassette: Path, fault: Fault
+    inner: pytest.Pytester, offline: Offline, undamaged_cassette: Path, fault: Fault
 ) -> None:
     if fault.damage is not None:
         fault.damage(undamaged_cassette)
-    result = _replay(inner, monkeypatch, *fault.replay_args)
+    result = _replay(inner, offline, *fault.replay_args)
     _assert_failed_closed(result, fault, inner.path)
 
 
 def test_without_a_fault_the_same_check_passes(
-    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, undamaged_cassette: Path
+    inner: pytest.Pytester, offline: Offline, undamaged_cassette: Path
 ) -> None:
     """The control for the matrix: the harness can see a pass, so the failures above are the faults'.
 
@@ -555,7 +557,7 @@ def test_without_a_fault_the_same_check_passes(
     passed, the first time it records each path), and replayed from the undamaged cassette as the
     cassette faults are, the same check passes, with its verdict in the report.
     """
-    _assert_verified(_replay(inner, monkeypatch), inner.path)
+    _assert_verified(_replay(inner, offline), inner.path)
 
 
 # --- the table in docs/reliability.md -------------------------------------------------------------

@@ -25,6 +25,7 @@ import pytest
 import typesafe_sdk  # noqa: F401
 import vcr
 import vcr.stubs.httpx_stubs  # noqa: F401
+from support import Offline
 
 from pytest_citecheck._judge.ask import SCREEN_QUESTION_NAME
 from pytest_citecheck.testing import JevServer
@@ -204,15 +205,14 @@ def test_a_missing_or_malformed_screen_answer_fails_closed(
 
 
 def test_the_screen_is_part_of_the_recorded_request(
-    run_inner: Any, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    run_inner: Any, pytester: pytest.Pytester, offline: Offline
 ) -> None:
     """Cassettes match on the body: a recording made with the screen replays only with it."""
     result, _, _ = run_inner("--citecheck-screen", claim=TRUE_CLAIM, hostile=False)
     result.assert_outcomes(passed=1)
     cassette = next(Path(pytester.path, "cassettes").rglob("*.yaml")).read_text()
     assert SCREEN_QUESTION_NAME in cassette
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    offline()
     common = (
         "-p",
         "no:cacheprovider",

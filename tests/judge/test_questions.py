@@ -23,6 +23,7 @@ import pytest
 import typesafe_sdk  # noqa: F401
 import vcr
 import vcr.stubs.httpx_stubs  # noqa: F401
+from support import Offline
 
 from pytest_citecheck.testing import JevServer
 
@@ -133,7 +134,7 @@ def refresh_relation(claim: str, section: str) -> tuple[str, float]:
 
 
 @pytest.fixture
-def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Any:
+def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, offline: Offline) -> Any:
     """Write the suite, run it (recording through a scripted JevServer, or replaying with no key and no network)."""
     monkeypatch.setenv("TYPESAFE_API_KEY", KEY)
 
@@ -169,8 +170,7 @@ def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Any:
         common = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--citecheck-model=jev-1.12")
         common += (f"--citecheck-json={report}", "-W", "default")
         if replay:
-            monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
-            monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+            offline()
             result = pytester.runpytest(*common, "--citecheck-record-mode=none", *args)
             server = None
         else:

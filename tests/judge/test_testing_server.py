@@ -115,7 +115,9 @@ def answers_table(tmp_path: Path, cookbook_citations: list[dict]) -> Path:
     return path
 
 
-def test_rehearsal_records_against_the_command_with_the_scripted_answers_exactly(suite, answers_table, monkeypatch):
+def test_rehearsal_records_against_the_command_with_the_scripted_answers_exactly(
+    suite, answers_table, monkeypatch, offline
+):
     port = free_port()
     with server_command("--answers", str(answers_table), "--port", str(port), "--require-real-key") as (server, url):
         assert url == f"http://127.0.0.1:{port}"
@@ -141,8 +143,7 @@ def test_rehearsal_records_against_the_command_with_the_scripted_answers_exactly
     assert "0.93" in cassette and "0.977" in cassette and "rehearsal-key" not in cassette
 
     # The rehearsal's cassette replays like any other: no server, no key.
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
-    monkeypatch.delenv("TYPESAFE_API_KEY")
+    offline()
     replayed = suite.runpytest("-s")
     replayed.assert_outcomes(passed=1)
     replayed.stdout.fnmatch_lines(["*ROW epoch_seconds verified 0.89 0.93"])

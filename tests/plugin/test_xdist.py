@@ -45,7 +45,7 @@ def cassettes(suite: pytest.Pytester) -> dict[str, bytes]:
 
 @pytest.mark.slow
 def test_forty_tests_recorded_on_four_workers_and_replayed_on_two_match_a_serial_run(
-    suite, jev_server, monkeypatch, canary_key, files_containing
+    suite, jev_server, offline, canary_key, files_containing
 ):
     write_forty_tests(suite)
     serial = suite.runpytest("--citecheck-record-mode=once", "--citecheck-json=serial-record.json")
@@ -66,8 +66,7 @@ def test_forty_tests_recorded_on_four_workers_and_replayed_on_two_match_a_serial
     assert cassettes(suite) == serial_cassettes  # same files, same bytes: no two workers wrote one file
     assert not files_containing(suite.path, canary_key)
 
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    offline()
     suite.runpytest("--citecheck-json=serial-replay.json", "--citecheck-unused=fail").assert_outcomes(passed=40)
     expected_replay = sorted_report(suite.path / "serial-replay.json")
     assert all(row["replayed"] for row in expected_replay["results"] if "replayed" in row)
@@ -79,7 +78,7 @@ def test_forty_tests_recorded_on_four_workers_and_replayed_on_two_match_a_serial
 
 
 @pytest.mark.slow
-def test_unused_recordings_and_orphans_found_on_workers_reach_the_controller(suite, jev_server, monkeypatch):
+def test_unused_recordings_and_orphans_found_on_workers_reach_the_controller(suite, jev_server, offline):
     write_forty_tests(suite)
     suite.runpytest("-n", "4", "--citecheck-record-mode=once").assert_outcomes(passed=40)
     folder = suite.path / "cassettes" / "test_spread_1"
@@ -90,8 +89,7 @@ def test_unused_recordings_and_orphans_found_on_workers_reach_the_controller(sui
             "def test_21(citecheck):\n    citecheck.check(", "def test_21(citecheck):\n    0 and citecheck.check("
         )
     )
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    offline()
     serial = suite.runpytest("--citecheck-json=serial.json")
     spread = suite.runpytest("-n", "4", "--citecheck-json=spread.json", "--citecheck-unused=fail")
     assert spread.ret == pytest.ExitCode.TESTS_FAILED

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import Offline
 
 from pytest_citecheck import _files
 from pytest_citecheck._files import atomic_write_text
@@ -281,7 +282,7 @@ def test_two_runs_recording_into_one_directory_at_once_do_not_corrupt_each_other
     replay = subprocess.run(
         _command("--citecheck-record-mode=none"),
         cwd=suite_dir,
-        env={**env, "TYPESAFE_BASE_URL": "http://127.0.0.1:9"},
+        env=Offline.env(env),
         capture_output=True,
         text=True,
         timeout=120,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support import Offline
 
 from pytest_citecheck._recording.cassettes import cassette_name
 
@@ -25,7 +26,7 @@ def test_p(citecheck, case):
 
 
 def test_ids_that_differ_only_in_separators_get_their_own_cassettes_and_replay(
-    suite: pytest.Pytester, jev_server: Any, monkeypatch: pytest.MonkeyPatch
+    suite: pytest.Pytester, jev_server: Any, offline: Offline
 ) -> None:
     suite.makepyfile(test_app=PARAMETRISED)
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=3)
@@ -37,8 +38,7 @@ def test_ids_that_differ_only_in_separators_get_their_own_cassettes_and_replay(
     assert odd.startswith("test_p[a__b]-") and ":" not in odd
     assert len(jev_server.systemone_requests) == 3
 
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    offline()
     suite.runpytest().assert_outcomes(passed=3)  # each test finds its own recording
 
 

@@ -50,7 +50,7 @@ def test_app_and_citations(citecheck):
 
 
 def test_each_cassette_holds_only_its_own_traffic_in_record_and_replay(
-    suite, jev_server, app_server, monkeypatch, canary_key, files_containing
+    suite, jev_server, app_server, offline, canary_key, files_containing
 ):
     suite.makepyfile(test_coexist=TEST_FILE)
     result = suite.runpytest("--record-mode=once", "--citecheck-record-mode=once")
@@ -69,8 +69,7 @@ def test_each_cassette_holds_only_its_own_traffic_in_record_and_replay(
     # the port) and TypeSafe are gone.
     app_server.shutdown()
     app_server.server_close()
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    offline()
     replay = suite.runpytest("--record-mode=none", "--citecheck-unused=fail")
     replay.assert_outcomes(passed=1)
     assert replay.ret == 0

@@ -31,11 +31,6 @@ def server_answering_as(monkeypatch):
         server.stop()
 
 
-def offline(monkeypatch):
-    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
-
-
 def test_the_cassette_keeps_the_requested_and_the_answering_model(suite, server_answering_as):
     server_answering_as("jev-1.12.4")
     suite.makepyfile(test_model=TEST_FILE)
@@ -59,19 +54,19 @@ def test_recording_with_an_alias_warns_that_thresholds_may_drift(suite, server_a
     )
 
 
-def test_a_pinned_recording_replays_quietly(suite, server_answering_as, monkeypatch):
+def test_a_pinned_recording_replays_quietly(suite, server_answering_as, offline):
     server_answering_as("jev-1.12")
     suite.makepyfile(test_model=TEST_FILE)
     suite.runpytest("--citecheck-record-mode=once", "--citecheck-model=jev-1.12").assert_outcomes(passed=1, warnings=0)
-    offline(monkeypatch)
+    offline()
     suite.runpytest("--citecheck-model=jev-1.12", "--citecheck-strict-model").assert_outcomes(passed=1, warnings=0)
 
 
-def test_an_answer_from_another_model_warns_or_fails_when_strict(suite, server_answering_as, monkeypatch):
+def test_an_answer_from_another_model_warns_or_fails_when_strict(suite, server_answering_as, offline):
     server_answering_as("jev-1.13.0")  # asked for jev-1.12, the server answered with another version
     suite.makepyfile(test_model=TEST_FILE)
     suite.runpytest("--citecheck-record-mode=once", "--citecheck-model=jev-1.12", "-W", "ignore::UserWarning")
-    offline(monkeypatch)
+    offline()
     result = suite.runpytest("--citecheck-model=jev-1.12")
     result.assert_outcomes(passed=1, warnings=1)
     result.stdout.fnmatch_lines(
@@ -87,11 +82,11 @@ def test_an_answer_from_another_model_warns_or_fails_when_strict(suite, server_a
     )
 
 
-def test_replaying_an_alias_recording_is_a_mismatch_under_strict(suite, server_answering_as, monkeypatch):
+def test_replaying_an_alias_recording_is_a_mismatch_under_strict(suite, server_answering_as, offline):
     server_answering_as("jev-1.13.0")
     suite.makepyfile(test_model=TEST_FILE)
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
-    offline(monkeypatch)
+    offline()
     suite.runpytest().assert_outcomes(passed=1, warnings=1)
     suite.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\ncitecheck_strict_model = true\n")
     result = suite.runpytest()

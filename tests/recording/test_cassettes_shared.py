@@ -40,13 +40,8 @@ def claims_in(path: Path) -> list[str]:
     return sorted(json.loads(i["request"]["body"])["state"]["claim"][:20] for i in read_interactions(path))
 
 
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
-
-
 def test_tests_naming_one_cassette_record_each_question_once_and_replay_it_for_all(
-    suite, jev_server, monkeypatch, files_containing
+    suite, jev_server, offline, files_containing
 ):
     suite.makepyfile(test_app=SHARED_SUITE)
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=3)
@@ -55,7 +50,7 @@ def test_tests_naming_one_cassette_record_each_question_once_and_replay_it_for_a
     assert [p.name for p in shared.parent.iterdir()] == ["jwt-answers.yaml"]
     assert claims_in(shared) == ["Expiration checks ar", "If a validator does "]
 
-    offline(monkeypatch)
+    offline()
     replay = suite.runpytest("--citecheck-unused=fail", "--citecheck-json=report.json")
     replay.assert_outcomes(passed=3)
     assert replay.ret == 0
@@ -66,7 +61,7 @@ def test_tests_naming_one_cassette_record_each_question_once_and_replay_it_for_a
 
 
 def test_a_new_question_is_added_to_the_shared_cassette_and_rewrite_keeps_one_answer_per_question(
-    suite, jev_server, monkeypatch
+    suite, jev_server, offline
 ):
     suite.makepyfile(test_app=SHARED_SUITE)
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=3)
@@ -88,12 +83,12 @@ def test_fourth(citecheck):
     suite.runpytest("--citecheck-record-mode=rewrite").assert_outcomes(passed=4)
     assert claims_in(shared) == ["Expiration checks ar", "If a validator does ", "JWT date fields are "]
 
-    offline(monkeypatch)
+    offline()
     suite.runpytest("--citecheck-unused=fail").assert_outcomes(passed=4)
 
 
 @pytest.mark.slow
-def test_a_shared_cassette_is_recorded_by_xdist_workers_at_once_and_replayed(suite, jev_server, monkeypatch):
+def test_a_shared_cassette_is_recorded_by_xdist_workers_at_once_and_replayed(suite, jev_server, offline):
     ids = ["epoch_seconds", "aud_reject", "clock_skew", "exp_required", "duplicate_names", "pii_encryption"]
     body = "import pytest\nfrom cookbook import SOURCE, pick\n"
     for number in range(12):
@@ -107,7 +102,7 @@ def test_a_shared_cassette_is_recorded_by_xdist_workers_at_once_and_replayed(sui
     assert len(read_interactions(shared)) == 6  # every question, once: nothing lost, nothing doubled
     assert 6 <= len(jev_server.systemone_requests) <= 12
 
-    offline(monkeypatch)
+    offline()
     for workers in (["-n", "2"], []):
         replay = suite.runpytest(*workers, "--citecheck-unused=fail")
         replay.assert_outcomes(passed=12)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from support import Offline
 
 TEST_FILE = """
 from cookbook import SOURCE
@@ -35,17 +36,16 @@ def recorded(suite: pytest.Pytester, jev_server: Any, recorded_once: Callable[..
     return suite
 
 
-def replay(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.RunResult:
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+def replay(suite: pytest.Pytester, offline: Offline) -> pytest.RunResult:
+    offline()
     return suite.runpytest()
 
 
 def test_an_edited_claim_names_the_citation_what_changed_and_the_command(
-    suite, recorded, monkeypatch, canary_key, files_containing
+    suite, recorded, offline, canary_key, files_containing
 ):
     write_test(suite, claim="A JWT must name exactly one audience.")
-    result = replay(suite, monkeypatch)
+    result = replay(suite, offline)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -57,12 +57,12 @@ def test_an_edited_claim_names_the_citation_what_changed_and_the_command(
     assert not files_containing(suite.path, canary_key)
 
 
-def test_a_changed_section_shows_where_the_text_differs(suite, recorded, monkeypatch):
+def test_a_changed_section_shows_where_the_text_differs(suite, recorded, offline):
     text = (suite.path / "rfc7519.txt").read_text()
     (suite.path / "rfc7519.txt").write_text(
         text.replace("intended for.  Each principal", "intended for.  Every principal")
     )
-    result = replay(suite, monkeypatch)
+    result = replay(suite, offline)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -73,9 +73,9 @@ def test_a_changed_section_shows_where_the_text_differs(suite, recorded, monkeyp
     )
 
 
-def test_a_changed_model_says_which_model_was_recorded_and_which_is_asked(suite, recorded, monkeypatch):
+def test_a_changed_model_says_which_model_was_recorded_and_which_is_asked(suite, recorded, offline):
     write_test(suite, model="jev-1.13")
-    result = replay(suite, monkeypatch)
+    result = replay(suite, offline)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -84,22 +84,22 @@ def test_a_changed_model_says_which_model_was_recorded_and_which_is_asked(suite,
     )
 
 
-def test_a_citation_never_recorded_keeps_the_plain_miss(suite, recorded, monkeypatch):
+def test_a_citation_never_recorded_keeps_the_plain_miss(suite, recorded, offline):
     write_test(suite, claim="Something else entirely.", section="4.1.4")
-    result = replay(suite, monkeypatch)
+    result = replay(suite, offline)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*citation 'aud': no recorded answer matches this citation's request*"])
     result.stdout.no_fnmatch_line("*its request changed*")
 
 
-def test_a_whitespace_only_change_of_the_section_is_shown_visibly(suite, recorded, monkeypatch):
+def test_a_whitespace_only_change_of_the_section_is_shown_visibly(suite, recorded, offline):
     """A recording is of the section's exact text: a whitespace edit is a change, and the excerpt shows it."""
     text = (suite.path / "rfc7519.txt").read_text()
     assert text.count("intended for.  Each principal") == 1
     (suite.path / "rfc7519.txt").write_text(
         text.replace("intended for.  Each principal", "intended for. Each principal")
     )
-    result = replay(suite, monkeypatch)
+    result = replay(suite, offline)
     result.assert_outcomes(failed=1)
     # Both spaces of the recording are visible, and the one the edit removed is missing from the new text.
     result.stdout.fnmatch_lines(

@@ -28,12 +28,11 @@ def test_other(citecheck):
 
 
 @pytest.fixture
-def recorded(suite, jev_server, monkeypatch, recorded_once):
+def recorded(suite, jev_server, offline, recorded_once):
     """Record TWO (once per module: later tests get a copy of that recording), then go offline."""
     suite.makepyfile(test_unused=TWO)
     recorded_once(suite, lambda: suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=2))
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    offline()
     return suite
 
 

@@ -29,7 +29,7 @@ def run_record(suite: pytest.Pytester, *args: str) -> pytest.RunResult:
     return suite.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json", *args)
 
 
-def test_record_then_replay_gives_the_same_results_without_key_or_network(suite, jev_server, monkeypatch):
+def test_record_then_replay_gives_the_same_results_without_key_or_network(suite, jev_server, offline):
     suite.makepyfile(test_app=SUITE)
     recorded = run_record(suite)
     recorded.assert_outcomes(passed=2)
@@ -39,8 +39,7 @@ def test_record_then_replay_gives_the_same_results_without_key_or_network(suite,
     assert cassettes == ["test_accurate.yaml", "test_fabricated_and_claim_only.yaml"]
 
     jev_server.stop()
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    offline()
     replayed = suite.runpytest("--citecheck-json=replay.json")
     replayed.assert_outcomes(passed=2)
     replay_rows = json.loads((suite.path / "replay.json").read_text())["results"]
@@ -123,7 +122,7 @@ def test_a_miss_names_the_citation_and_the_command_that_records_it(suite, no_typ
     assert "Traceback" not in result.stdout.str()
 
 
-def test_an_edited_claim_is_a_miss_not_another_verdict(suite, jev_server, monkeypatch):
+def test_an_edited_claim_is_a_miss_not_another_verdict(suite, jev_server, offline):
     suite.makepyfile(
         test_app="from cookbook import SOURCE, pick\ndef test_one(citecheck):\n    citecheck.check(pick('clock_skew'), SOURCE)\n"
     )
@@ -134,7 +133,7 @@ def test_an_edited_claim_is_a_miss_not_another_verdict(suite, jev_server, monkey
             citation["claim"] = "Expiration checks allow no clock skew at all."
     (suite.path / "citations.json").write_text(json.dumps(citations))
     jev_server.stop()
-    monkeypatch.delenv("TYPESAFE_API_KEY")
+    offline()
     result = suite.runpytest()
     result.assert_outcomes(failed=1)
     # The cassette holds this citation with the old claim: the miss says so (see test_cassettes_stale.py).

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
+from support import Offline
 
 from pytest_citecheck.testing import choice_answer
 
@@ -31,11 +32,6 @@ def test_claims(citecheck):
     )
 """
 CASSETTE = Path("cassettes") / "test_app" / "test_claims.yaml"
-
-
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
 
 
 def recorded_claims(path: Path) -> list[str]:
@@ -75,13 +71,13 @@ def test_a_refused_2xx_answer_is_not_recorded_and_is_asked_again(suite: pytest.P
 
 
 def test_a_refused_answer_alone_writes_no_cassette_and_ci_cannot_replay_it(
-    suite: pytest.Pytester, jev_server: Any, monkeypatch: pytest.MonkeyPatch
+    suite: pytest.Pytester, jev_server: Any, offline: Offline
 ) -> None:
     jev_server.answer = lambda claim, section: {**choice_answer("supports", 0.97), "choice": "maybe"}
     suite.makepyfile(test_app=TWO_CITATIONS.replace("concurrency=1", "concurrency=2"))
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(failed=1)
     assert not (suite.path / CASSETTE).exists()
-    offline(monkeypatch)
+    offline()
     replay = suite.runpytest()
     replay.assert_outcomes(failed=1)
     replay.stdout.fnmatch_lines(["*no recorded answer matches this citation's request*"])
@@ -126,7 +122,7 @@ def _edit_consistently_to_supports(path: Path) -> None:
 
 
 def test_a_consistent_hand_edit_of_an_answer_fails_the_replay_instead_of_passing(
-    suite: pytest.Pytester, jev_server: Any, monkeypatch: pytest.MonkeyPatch
+    suite: pytest.Pytester, jev_server: Any, offline: Offline
 ) -> None:
     jev_server.answer = lambda claim, section: ("contradicts", 0.97)
     suite.makepyfile(test_app=ONE_CITATION)
@@ -136,7 +132,7 @@ def test_a_consistent_hand_edit_of_an_answer_fails_the_replay_instead_of_passing
     assert re.search(r"\n  digest: sha256:[0-9a-f]{64}\n", cassette.read_text())
     _edit_consistently_to_supports(cassette)
 
-    offline(monkeypatch)
+    offline()
     result = suite.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
@@ -149,7 +145,7 @@ def test_a_consistent_hand_edit_of_an_answer_fails_the_replay_instead_of_passing
 
 
 def test_the_digest_ignores_layout_and_a_re_save_keeps_it(
-    suite: pytest.Pytester, jev_server: Any, monkeypatch: pytest.MonkeyPatch
+    suite: pytest.Pytester, jev_server: Any, offline: Offline
 ) -> None:
     """Re-indenting a body is not an edit of what replay depends on; removing the digest is."""
     suite.makepyfile(test_app=ONE_CITATION)
@@ -158,7 +154,7 @@ def test_the_digest_ignores_layout_and_a_re_save_keeps_it(
     cassette = suite.path / CASSETTE
     text = cassette.read_text()
     cassette.write_text(text.replace('"confidence": 0.94', '"confidence":     0.94'))
-    offline(monkeypatch)
+    offline()
     suite.runpytest().assert_outcomes(passed=1)
     cassette.write_text(re.sub(r"\n  digest: .*\n", "\n", text))
     result = suite.runpytest()

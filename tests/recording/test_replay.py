@@ -36,17 +36,12 @@ def record(suite: pytest.Pytester) -> None:
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
 
 
-def go_offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
-
-
-def test_replay_loads_neither_vcrpy_nor_an_http_stack(suite, jev_server, monkeypatch):
+def test_replay_loads_neither_vcrpy_nor_an_http_stack(suite, jev_server, offline):
     # What a fresh process imports is what is tested here: a subprocess, not an in-process run
     # (this process imported vcrpy long ago).
     record(suite)
     jev_server.stop()
-    go_offline(monkeypatch)
+    offline()
     suite.makeconftest(MODULES_CONFTEST)
     # pytest-recording (a test dependency here, not ours) imports vcrpy when it loads at its lowest
     # supported version: left out, so that what is counted is what pytest-citecheck imports.
@@ -69,7 +64,7 @@ def test_a_cassette_that_exists_is_replayed_in_record_mode_once_and_a_changed_ci
     assert len(jev_server.systemone_requests) == served  # a miss in a cassette that exists is not recorded
 
 
-def test_a_cassette_with_its_bodies_written_another_way_replays_the_same(suite, jev_server, monkeypatch):
+def test_a_cassette_with_its_bodies_written_another_way_replays_the_same(suite, jev_server, offline):
     # A cassette edited by hand, or by another tool: the same JSON, another layout and key order.
     record(suite)
     path = suite.path / "cassettes" / "test_app" / "test_cite.yaml"
@@ -79,7 +74,7 @@ def test_a_cassette_with_its_bodies_written_another_way_replays_the_same(suite, 
         interaction["request"]["body"] = json.dumps(dict(reversed(list(body.items()))), separators=(",", ":"))
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     jev_server.stop()
-    go_offline(monkeypatch)
+    offline()
     result = suite.runpytest("--citecheck-record-mode=none", "--citecheck-json=report.json")
     result.assert_outcomes(passed=1)
     rows = json.loads((suite.path / "report.json").read_text())["results"]

@@ -40,15 +40,14 @@ def merge(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_merged_shards_give_the_report_and_summary_of_one_run(suite, jev_server, monkeypatch):
+def test_merged_shards_give_the_report_and_summary_of_one_run(suite, jev_server, offline):
     write_suite(suite)
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=8)
     # One recording is no longer asked for: the merged summary must still report it.
     suite.makepyfile(
         test_shard_b=suite.path.joinpath("test_shard_b.py").read_text().replace("pick('exp_required')", "[]")
     )
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    offline()
 
     whole = suite.runpytest("--citecheck-json=whole.json")
     whole.assert_outcomes(passed=8)
@@ -80,11 +79,10 @@ def test_the_console_script_merges_too_and_bad_input_is_a_clear_error(suite, tmp
     assert "Traceback" not in bad.stderr
 
 
-def test_overlapping_reports_are_counted_once_with_a_warning(suite, jev_server, monkeypatch):
+def test_overlapping_reports_are_counted_once_with_a_warning(suite, jev_server, offline):
     write_suite(suite)
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=8)
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    offline()
     whole = suite.runpytest("--citecheck-json=whole.json")
     expected = citecheck_section(whole.outlines)
     suite.runpytest("test_shard_a.py", "--citecheck-json=shard-1.json").assert_outcomes(passed=3)

@@ -168,7 +168,7 @@ def test_step_1_looks_in_the_cited_document_first_then_every_other_one(licences,
     assert rows["other-document"]["section_text"] == gpl.sections["8"]
 
 
-def test_a_corpus_replays_with_no_key_and_acheck_takes_one_too(licences, jev_server, monkeypatch):
+def test_a_corpus_replays_with_no_key_and_acheck_takes_one_too(licences, jev_server, offline):
     citations = [c for c in CITATIONS if c["id"] in ("found", "other-document", "claim-only")]
     licences.makepyfile(
         test_app=f"""
@@ -188,8 +188,7 @@ def test_a_corpus_replays_with_no_key_and_acheck_takes_one_too(licences, jev_ser
         """
     )
     licences.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=2)
-    monkeypatch.delenv("TYPESAFE_API_KEY")
-    monkeypatch.setenv("TYPESAFE_BASE_URL", "http://127.0.0.1:9")
+    offline()
     licences.runpytest().assert_outcomes(passed=2)
 
 
