@@ -14,6 +14,7 @@ from pytest_citecheck._errors import docs_url
 from pytest_citecheck._locate.citations import Unfound
 from pytest_citecheck._options import Settings
 from pytest_citecheck._results import CitationResult, Status, Verdict
+from pytest_citecheck._text import format_confidence, render_table
 
 _NUMBERED = re.compile(r"^\d+(?:\.\d+)*$")
 _CLAIM_WIDTH = 60
@@ -82,10 +83,6 @@ def fails_on_a_flag(result: CitationResult, settings: Settings) -> bool:
     return result.decision is None and bool(result.confident_flags) and Verdict.UNSUPPORTED in settings.fail_on
 
 
-def _confidence(result: CitationResult) -> str:
-    return "-" if result.confidence is None else f"{result.confidence:.2f}"
-
-
 def _shorten(text: str, width: int = _CLAIM_WIDTH) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -114,18 +111,13 @@ def result_table(results: Sequence[CitationResult], *, marks: dict[str, str] | N
             *((r.document or "-",) if with_documents else ()),
             r.section or "-",
             r.verdict.value,
-            _confidence(r),
+            format_confidence(r.confidence),
             (marks or {}).get(r.id, "auto" if r.auto else "human" if r.decision else "review"),
             _shorten(r.claim),
         )
         for r in results
     ]
-    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header) - 1)]
-    lines = []
-    for row in (header, *rows):
-        cells = [cell.ljust(width) for cell, width in zip(row, widths)]
-        lines.append("  " + "  ".join([*cells, row[-1]]).rstrip())
-    return lines
+    return render_table([header, *rows])
 
 
 REVIEW_STEP = (

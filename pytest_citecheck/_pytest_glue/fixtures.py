@@ -18,6 +18,7 @@ import pytest
 from pytest_citecheck._errors import OptionError
 from pytest_citecheck._pytest_glue.stash import CHECKER, PENDING_ROWS, SETTINGS
 from pytest_citecheck._pytest_glue.trigger import session_plugins
+from pytest_citecheck._text import format_confidence
 
 if TYPE_CHECKING:
     from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
@@ -141,7 +142,7 @@ def _record_properties(item: pytest.Item, result: CitationResult, recorded: set[
     """
     values = {
         f"citecheck.{result.id}.verdict": result.verdict.value,
-        f"citecheck.{result.id}.confidence": "" if result.confidence is None else f"{result.confidence:.2f}",
+        f"citecheck.{result.id}.confidence": format_confidence(result.confidence),
         f"citecheck.{result.id}.section": result.section or "",
     }
     if result.document is not None:

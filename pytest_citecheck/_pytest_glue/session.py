@@ -419,7 +419,7 @@ class CassetteBookkeeping:
             return
         if self.run._report is None and not (self.orphans or orphans):
             return  # nothing was checked, recorded or left over
-        from pytest_citecheck._report.run_report import plural
+        from pytest_citecheck._text import plural
 
         report, settings = self.run.report, self.config.stash[SETTINGS]
         report.orphans = sorted(self.orphans.union(orphans))

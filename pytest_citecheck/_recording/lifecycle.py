@@ -26,6 +26,7 @@ from typing import Any
 
 from pytest_citecheck._errors import JudgeError
 from pytest_citecheck._results import RELATION_TO_VERDICT
+from pytest_citecheck._text import format_confidence, plural
 
 _CLAIM_WIDTH = 70
 _ALIAS = re.compile(r"^[^\d]*$")  # no version number at all: jev-latest, jev-preview
@@ -239,12 +240,12 @@ def drift_lines(rows: Sequence[Mapping[str, Any]], *, fail_on_flip: bool = False
     shifts = [row for row in rows if (row.get("previous") or {}).get("drift") == "shift"]
     if not flips and not shifts:
         return []
-    lines = [f"Drift since the previous recording: {_plural(len(flips), 'flip')}, {_plural(len(shifts), 'shift')}"]
+    lines = [f"Drift since the previous recording: {plural(len(flips), 'flip')}, {plural(len(shifts), 'shift')}"]
     for row in flips + shifts:
         before = row["previous"]
         lines.append(
-            f"  {before['drift']:5}  {row.get('test')} {row['id']!r}: {before['verdict']} {_conf(before.get('confidence'))}"
-            f" ({before.get('model') or '?'}) -> {row['verdict']} {_conf(row.get('confidence'))} ({row.get('model') or '?'})"
+            f"  {before['drift']:5}  {row.get('test')} {row['id']!r}: {before['verdict']} {format_confidence(before.get('confidence'))}"
+            f" ({before.get('model') or '?'}) -> {row['verdict']} {format_confidence(row.get('confidence'))} ({row.get('model') or '?'})"
         )
     if flips:
         lines.append(
@@ -253,14 +254,6 @@ def drift_lines(rows: Sequence[Mapping[str, Any]], *, fail_on_flip: bool = False
             + "."
         )
     return lines
-
-
-def _conf(value: Any) -> str:
-    return "-" if value is None else f"{float(value):.2f}"
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 # --- unused interactions and orphan cassettes ------------------------------------------------
@@ -355,11 +348,11 @@ def unused_lines(
     parts = []
     if unused:
         parts.append(
-            f"{_plural(len(unused), 'recorded interaction')} in {_plural(len(files), 'cassette')} not played by "
+            f"{plural(len(unused), 'recorded interaction')} in {plural(len(files), 'cassette')} not played by "
             "tests that ran to the end"
         )
     if orphans:
-        parts.append(f"{_plural(len(orphans), 'cassette')} of no collected test")
+        parts.append(f"{plural(len(orphans), 'cassette')} of no collected test")
     lines = [("Deleted " if done else "Unused recordings: ") + "; ".join(parts)]
     shown_unused = list(unused) if verbose else list(unused)[:10]
     for entry in shown_unused:

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_citecheck._report.run_report import VERDICT_ORDER, Report, label, needs_review, plural
+from pytest_citecheck._report.run_report import VERDICT_ORDER, Report, label, needs_review
+from pytest_citecheck._text import NO_CONFIDENCE, format_confidence, plural
 
 # GitHub shows at most 10 error annotations per step and 50 per job; more only fill the log.
 MAX_ANNOTATIONS = 50
@@ -90,7 +91,7 @@ def _why(row: dict[str, Any]) -> str:
     verdict = row["verdict"]
     if verdict == "fabricated":
         return "the quote is not in the source"
-    confidence = "" if row.get("confidence") is None else f" (confidence {row['confidence']:.2f})"
+    confidence = "" if row.get("confidence") is None else f" (confidence {format_confidence(row['confidence'])})"
     section = f"section {row['section']}" if row.get("section") else "its section"
     if row.get("decision"):
         return f"a human decided {verdict} for {section}"
@@ -133,10 +134,6 @@ def _cell(value: Any, width: int | None = None) -> str:
     return text
 
 
-def _confidence(row: dict[str, Any]) -> str:
-    return "–" if row.get("confidence") is None else f"{row['confidence']:.2f}"
-
-
 def _test_cell(test: str, outcomes: Outcomes) -> str:
     location = outcomes.locations.get(test)
     return _cell(test) + (f" (line {location[1]})" if location is not None and location[1] is not None else "")
@@ -176,8 +173,8 @@ def step_summary(report: Report, outcomes: Outcomes) -> str:
                     _test_cell(str(row.get("test")), outcomes),
                     _cell(row["id"]),
                     f"**{row['verdict']}**" + (" (human)" if row.get("decision") else ""),
-                    _confidence(row),
-                    _cell(row.get("section") or "–"),
+                    format_confidence(row.get("confidence")),
+                    _cell(row.get("section") or NO_CONFIDENCE),
                     _cell(row["claim"], _CLAIM_WIDTH),
                 ]
                 for row in failing
@@ -198,7 +195,7 @@ def step_summary(report: Report, outcomes: Outcomes) -> str:
                     _test_cell(str(row.get("test")), outcomes),
                     _cell(row["id"]),
                     row["verdict"],
-                    _confidence(row),
+                    format_confidence(row.get("confidence")),
                     f"{row.get('auto_accept', 0.8):g}",
                     _cell(row["claim"], _CLAIM_WIDTH),
                 ]

@@ -22,7 +22,8 @@ from typing import Any
 from pytest_citecheck._files import atomic_write_text
 from pytest_citecheck._report.page import escape as _e
 from pytest_citecheck._report.page import generated_at, html_page
-from pytest_citecheck._report.run_report import VERDICT_ORDER, Report, action, needs_review, plural
+from pytest_citecheck._report.run_report import VERDICT_ORDER, Report, action, needs_review
+from pytest_citecheck._text import format_confidence, plural
 
 _LINE_BREAK = re.compile(r"(\n[ \t]*)")
 
@@ -121,12 +122,12 @@ def _confidence(row: Mapping[str, Any]) -> str:
     threshold = float(row.get("auto_accept") or 0.8)
     below = confidence < threshold
     relation = "below" if below else "at or above"
-    label = f"confidence {confidence:.2f}, {relation} the auto_accept threshold {threshold:.2f}"
+    label = f"confidence {format_confidence(confidence)}, {relation} the auto_accept threshold {threshold:.2f}"
     return (
         f'<div class="conf"><div class="bar" role="img" aria-label="{_e(label)}">'
         f'<span class="fill{" below" if below else ""}" style="width:{confidence * 100:.1f}%"></span>'
         f'<span class="threshold" style="left:calc({threshold * 100:.1f}% - 1px)" title="auto_accept {threshold:.2f}"></span>'
-        f'</div><span aria-hidden="true">{confidence:.2f} (threshold {threshold:.2f})</span></div>'
+        f'</div><span aria-hidden="true">{format_confidence(confidence)} (threshold {threshold:.2f})</span></div>'
     )
 
 

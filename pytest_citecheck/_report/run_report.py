@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_citecheck._files import atomic_write_text
+from pytest_citecheck._text import format_confidence, plural, render_table
 
 REPORT_VERSION = 1
 SHORT_RUN_ROWS = 30
@@ -24,10 +25,6 @@ VERDICT_ORDER = ("verified", "unsupported", "contradicted", "fabricated")
 
 class ReportError(ValueError):
     """A report file that cannot be read as a pytest-citecheck report."""
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 class Report:
@@ -162,8 +159,7 @@ class Report:
             header = ["id", "verdict", "conf", "action", *(["document"] if with_documents else []), *extra]
             table = [header]
             for row in shown:
-                confidence = "-" if row["confidence"] is None else f"{row['confidence']:.2f}"
-                cells = [str(row["id"]), row["verdict"], confidence, action(row)]
+                cells = [str(row["id"]), row["verdict"], format_confidence(row["confidence"]), action(row)]
                 if with_documents:
                     cells.append(row.get("document") or "-")
                 if verbose:
@@ -171,8 +167,7 @@ class Report:
                 if extra:
                     cells.append(row.get("test") or "-")
                 table.append(cells)
-            widths = [max(len(cells[i]) for cells in table) for i in range(len(header))]
-            lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip() for cells in table]
+            lines += render_table(table)
         misattributed = [row for row in self.rows if row.get("status") == "found-elsewhere"]
         if misattributed:
             lines.append(misattributed_line(misattributed))

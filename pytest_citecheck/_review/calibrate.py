@@ -35,8 +35,9 @@ from typing import Any, TextIO
 
 from pytest_citecheck._errors import CitecheckError
 from pytest_citecheck._options import OPTIONS_BY_NAME
-from pytest_citecheck._report.run_report import Report, ReportError, plural
+from pytest_citecheck._report.run_report import Report, ReportError
 from pytest_citecheck._review.decisions import DECIDABLE_VERDICTS, DEFAULT_REVIEWS_FILE, Reviews, ReviewsFileError
+from pytest_citecheck._text import plural, render_table
 
 # Candidate thresholds 0.50, 0.51, ..., 0.99 (n / 100 is the double nearest the decimal, as a typed 0.7 is).
 THRESHOLDS: tuple[float, ...] = tuple(n / 100 for n in range(50, 100))
@@ -673,13 +674,7 @@ def table_lines(calibration: Calibration) -> list[str]:
                 str(row.to_review),
             ]
         )
-    widths = [max(len(cells[i]) for cells in lines) for i in range(len(header))]
-    rendered = []
-    for cells in lines:
-        text = cells[0].ljust(widths[0]) + "  " + cells[1].ljust(widths[1])
-        text += "".join("  " + cell.rjust(width) for cell, width in zip(cells[2:], widths[2:]))
-        rendered.append("  " + text.rstrip())
-    return rendered
+    return render_table(lines, right=range(2, len(header)))
 
 
 def text_lines(result: Result) -> list[str]:

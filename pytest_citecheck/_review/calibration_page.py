@@ -16,8 +16,8 @@ from pathlib import Path
 from pytest_citecheck._files import atomic_write_text
 from pytest_citecheck._report.page import escape as _e
 from pytest_citecheck._report.page import generated_at, html_page
-from pytest_citecheck._report.run_report import plural
 from pytest_citecheck._review.calibrate import CONFIDENCE_LEVEL, Calibration, Result, ThresholdRow
+from pytest_citecheck._text import plural
 
 STYLE = """
 :root { --ink:#1b1f24; --muted:#57606a; --line:#d0d7de; --panel:#f6f8fa; --rate:#0969da; --bound:#bc4c00;

@@ -24,6 +24,7 @@ from typing import Any, TextIO
 
 from pytest_citecheck._report.run_report import Report, ReportError, needs_review
 from pytest_citecheck._review.decisions import DECIDABLE_VERDICTS, Reviews, ReviewsFileError
+from pytest_citecheck._text import format_confidence
 
 # Where the plugin leaves the last run's report when no --citecheck-json was given (pytest's cache).
 LAST_REPORT = Path(".pytest_cache", "d", "citecheck", "last-report.json")
@@ -140,7 +141,7 @@ def highlight(text: str, span: Sequence[int] | None, color: bool) -> str:
 
 
 def describe(row: dict[str, Any], *, color: bool, position: str = "") -> str:
-    confidence = "-" if row.get("confidence") is None else f"{row['confidence']:.2f}"
+    confidence = format_confidence(row.get("confidence"))
     threshold = row.get("auto_accept", 0.8)
     state = (
         "decided by a human" if row.get("decision") else ("needs review" if needs_review(row) else "stands on its own")
@@ -262,7 +263,7 @@ def stood_on_its_own(row: dict[str, Any]) -> str | None:
     """For a citation whose verdict needed no human (at or above auto_accept): the words that say so."""
     if not row.get("auto"):
         return None
-    confidence = "-" if row.get("confidence") is None else f"{row['confidence']:.2f}"
+    confidence = format_confidence(row.get("confidence"))
     said = row.get("model_verdict") or row.get("verdict")
     return f"stood on its own ({said} at {confidence}, auto_accept {row.get('auto_accept', 0.8):g})"
 

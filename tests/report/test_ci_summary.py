@@ -97,11 +97,11 @@ def test_github_summary_and_annotations(suite, jev_server, github):
         assert row in added
     assert "| *needs review* | 1 |" in added
     failing = added.split("### Failing: 3 citations", 1)[1].split("###", 1)[0]
-    assert f"| test_gh.py::test_fails (line {fails}) | sig_reporting | **fabricated** | – | – |" in failing
+    assert f"| test_gh.py::test_fails (line {fails}) | sig_reporting | **fabricated** | - | - |" in failing
     assert f"| test_gh.py::test_fails (line {fails}) | exp_required | **contradicted** | 0.97 | 4.1.4 |" in failing
     # Escaped: no HTML, no table-breaking pipe, no GitHub math from two dollars, one line.
     assert (
-        "| pipe\\|id, with: colon | **fabricated** | – | – | A &lt;b&gt;bold&lt;/b&gt; \\| claim at 100% for \\$5 "
+        "| pipe\\|id, with: colon | **fabricated** | - | - | A &lt;b&gt;bold&lt;/b&gt; \\| claim at 100% for \\$5 "
         "and a second line |" in failing
     )
     assert "epoch_seconds" not in failing and "pii_encryption" not in failing

@@ -62,7 +62,7 @@ def test_junit_has_each_citations_verdict_confidence_and_section_once(
         "citecheck.pii_encryption.confidence": "0.28",
         "citecheck.pii_encryption.section": "3",
         "citecheck.sig_reporting.verdict": "fabricated",
-        "citecheck.sig_reporting.confidence": "",
+        "citecheck.sig_reporting.confidence": "-",
         "citecheck.sig_reporting.section": "",
     }
 
