@@ -32,7 +32,7 @@ MAX_MODULE_LINES = 450
 # The floors of the rooms (PROTOCOL.md, issue 21), by the first name under ``pytest_citecheck``
 # (a module ``_x.py`` or a package ``_x/``): a module imports only from its own floor or below.
 FLOORS = {
-    **dict.fromkeys(["_errors", "_verdicts", "_dependencies", "_hooks", "_files", "_text"], 0),
+    **dict.fromkeys(["_errors", "_verdicts", "_dependencies", "_hooks", "_files", "_secrets", "_text"], 0),
     # hookspecs.py declares the plugin's hooks and imports nothing of ours: any floor may name them.
     "hookspecs": 0,
     "_options": 1,
@@ -93,7 +93,7 @@ LONG_MODULES: dict[str, int] = {
     "_check/checker.py": 454,
     "_options.py": 509,
     "_pytest_glue/session.py": 459,
-    "_recording/cassettes.py": 901,
+    "_recording/cassettes.py": 844,
     "_review/calibrate.py": 858,
     "testing.py": 463,
 }
@@ -338,7 +338,9 @@ def floor_failures(graph: dict[str, set[str]], allowed: dict[str, tuple[int, int
 
 def unplaced(graph: dict[str, set[str]]) -> list[str]:
     return [
-        f"{module}: on no floor; add its room to FLOORS in {__file__}" for module in graph if floor_of(module) is None
+        f"{module}: on no floor; add its room to FLOORS in tests/project/test_structure.py"
+        for module in graph
+        if floor_of(module) is None
     ]
 
 
