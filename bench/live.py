@@ -52,7 +52,7 @@ def _check(
     from pytest_citecheck import Checker
     from pytest_citecheck._judge.retry import patient_retry_policy
     from pytest_citecheck._options import Settings
-    from pytest_citecheck._recording.cassettes import TestCassette
+    from pytest_citecheck._recording.cassette import TestCassette
 
     path = Path(tempfile.mkstemp(dir=directory, suffix=".yaml")[1])
     path.unlink()

@@ -41,8 +41,8 @@ _EXPORTS = {
     "JudgeError": "_errors",
     "OptionError": "_errors",
     "SourceError": "_errors",
-    "ModelMismatchError": "_recording.lifecycle",
-    "ModelPinWarning": "_recording.lifecycle",
+    "ModelMismatchError": "_recording.lifecycle.pinning",
+    "ModelPinWarning": "_recording.lifecycle.pinning",
     "CitationResult": "_results",
     "Judgement": "_results",
     "Status": "_results",
@@ -125,7 +125,7 @@ if TYPE_CHECKING:
     )
     from pytest_citecheck._locate.retrieval import RetrievalResult, check_retrieval
     from pytest_citecheck._options import CheckOptions
-    from pytest_citecheck._recording.lifecycle import ModelMismatchError, ModelPinWarning
+    from pytest_citecheck._recording.lifecycle.pinning import ModelMismatchError, ModelPinWarning
     from pytest_citecheck._results import CitationResult, Judgement, Status, Verdict
     from pytest_citecheck._sources.corpus import Corpus
     from pytest_citecheck._sources.source import Source

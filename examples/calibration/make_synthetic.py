@@ -19,7 +19,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from pytest_citecheck._recording.cassettes import atomic_write_text
+from pytest_citecheck._files import atomic_write_text
 from pytest_citecheck._report.run_report import REPORT_VERSION, Report
 from pytest_citecheck._review.decisions import Reviews, review_key
 

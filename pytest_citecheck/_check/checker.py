@@ -32,7 +32,9 @@ from pytest_citecheck._judge.sizes import check_sizes
 from pytest_citecheck._locate.citations import Assembly, Located, Unfound, as_source, locate_all, source_of
 from pytest_citecheck._locate.finders import Documents
 from pytest_citecheck._options import CheckOptions, Settings
-from pytest_citecheck._recording.cassettes import CassetteDigestError, PlayCount, TestCassette, counting_plays
+from pytest_citecheck._recording.cassette import TestCassette
+from pytest_citecheck._recording.cassette_file import CassetteDigestError
+from pytest_citecheck._recording.plays import PlayCount, counting_plays
 from pytest_citecheck._results import RELATION_TO_VERDICT, CitationResult, Judgement, Verdict
 from pytest_citecheck._review.decisions import Reviews, review_key
 from pytest_citecheck._sources.source import Format, Source
@@ -382,13 +384,8 @@ class Checker:
     ) -> dict[str, Any] | None:
         """Model pinning (warn, or fail when strict) and, after a rewrite, the drift from the replaced recording."""
         __tracebackhide__ = True
-        from pytest_citecheck._recording.lifecycle import (
-            ModelMismatchError,
-            ModelPinWarning,
-            drift,
-            model_problem,
-            previous_answer,
-        )
+        from pytest_citecheck._recording.lifecycle.drift import drift, previous_answer
+        from pytest_citecheck._recording.lifecycle.pinning import ModelMismatchError, ModelPinWarning, model_problem
 
         if self.cassette is None:
             return None

@@ -12,7 +12,6 @@ pays for them.
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -176,15 +175,11 @@ def _read_screen(citation_id: str, response: SystemOneResponse, remedy: str) -> 
 def translate_error(citation_id: str, error: BaseException, *, record_hint: str) -> JudgeError | None:
     """The ``JudgeError`` for an exception raised while asking Jev, or None if it is not ours to explain."""
     from pytest_citecheck._recording.replay import ReplayMiss
+    from pytest_citecheck._recording.vcr_seam import is_vcrpy_miss, vcrpy_stale_cause
 
-    # A miss comes from our replay, or from vcrpy while it records (never imported here for nothing:
-    # if vcrpy was not loaded, the error cannot be its).
-    vcr_errors = sys.modules.get("vcr.errors")
-    vcr_miss = vcr_errors is not None and isinstance(error, vcr_errors.CannotOverwriteExistingCassetteException)
-    if isinstance(error, ReplayMiss) or vcr_miss:
-        from pytest_citecheck._recording.lifecycle import stale_cause
-
-        stale = error.stale_cause() if isinstance(error, ReplayMiss) else stale_cause(error)
+    # A miss comes from our replay, or from vcrpy while it records.
+    if isinstance(error, ReplayMiss) or is_vcrpy_miss(error):
+        stale = error.stale_cause() if isinstance(error, ReplayMiss) else vcrpy_stale_cause(error)
         if stale is not None:  # the citation was recorded, and something in its request changed since
             return CassetteMissError(citation_id, stale, f"re-record just this test: {record_hint}")
         return CassetteMissError(

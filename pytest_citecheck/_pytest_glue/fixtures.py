@@ -156,7 +156,7 @@ def _record_properties(item: pytest.Item, result: CitationResult, recorded: set[
 def make_checker(request: pytest.FixtureRequest) -> Checker:
     from pytest_citecheck._check.checker import Checker
     from pytest_citecheck._pytest_glue.session import cassette_path
-    from pytest_citecheck._recording.cassettes import TestCassette
+    from pytest_citecheck._recording.cassette import TestCassette
 
     item = request.node
     existing: Checker | None = item.stash.get(CHECKER, None)

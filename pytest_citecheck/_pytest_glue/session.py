@@ -61,7 +61,7 @@ def cassette_path(item: pytest.Item, settings: Settings) -> Path:
     A test marked ``@pytest.mark.citecheck(cassette="name")`` uses ``<module>/<name>.yaml``, shared with
     every test of the module that names it (the name is made file-system-safe like a test's).
     """
-    from pytest_citecheck._recording.cassettes import cassette_name
+    from pytest_citecheck._recording.paths import cassette_name
 
     name = cassette_name(
         shared_cassette(item) or node_path_name(item),
@@ -160,8 +160,8 @@ class CitecheckRun:
 
     def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
         # Ctrl-C: open cassettes are still saved at teardown, but a half-done rewrite must not
-        # replace a whole recording (cassettes.interrupt_open).
-        from pytest_citecheck._recording.cassettes import interrupt_open
+        # replace a whole recording (_recording.cassette.interrupt_open).
+        from pytest_citecheck._recording.cassette import interrupt_open
 
         interrupt_open()
 
@@ -345,8 +345,8 @@ class CassetteBookkeeping:
         return report
 
     def _unused_of(self, item: pytest.Item) -> list[dict[str, Any]]:
-        from pytest_citecheck._recording.cassettes import is_citecheck_cassette, read_interactions
-        from pytest_citecheck._recording.lifecycle import unused_entry
+        from pytest_citecheck._recording.cassette_file import is_citecheck_cassette, read_interactions
+        from pytest_citecheck._recording.lifecycle.unused import unused_entry
 
         if shared_cassette(item) is not None:
             # A shared cassette holds other tests' answers too: what this test did not play is theirs.
@@ -392,7 +392,7 @@ class CassetteBookkeeping:
                 module = Path(self.config.invocation_params.dir, arg.split("::")[0]).resolve()
                 partial.add(str(module.parent / settings.cassette_dir / module.stem))
         complete = {folder: names for folder, names in expected.items() if str(Path(folder).resolve()) not in partial}
-        from pytest_citecheck._recording.lifecycle import find_orphans
+        from pytest_citecheck._recording.lifecycle.unused import find_orphans
 
         return orphans + [self.run.display_path(Path(orphan)) for orphan in find_orphans(complete)]
 
@@ -406,7 +406,7 @@ class CassetteBookkeeping:
             test_dirs.setdefault(str(module.parent), set()).add(module.stem)
         if not any((Path(directory) / settings.cassette_dir).is_dir() for directory in test_dirs):
             return []
-        from pytest_citecheck._recording.lifecycle import orphaned_module_cassettes
+        from pytest_citecheck._recording.lifecycle.unused import orphaned_module_cassettes
 
         found = orphaned_module_cassettes(test_dirs, settings.cassette_dir)
         return [self.run.display_path(Path(orphan)) for orphan in found]
@@ -424,7 +424,7 @@ class CassetteBookkeeping:
         report, settings = self.run.report, self.config.stash[SETTINGS]
         report.orphans = sorted(self.orphans.union(orphans))
         if settings.unused == "delete" and (report.unused or report.orphans):
-            from pytest_citecheck._recording.lifecycle import delete_unused
+            from pytest_citecheck._recording.lifecycle.unused import delete_unused
 
             here = Path(self.config.invocation_params.dir)
             delete_unused(

@@ -1,7 +1,7 @@
 """Keeping credentials out of what a run prints: the filter on the SDK's (and vcrpy's) loggers, and known secrets.
 
-Cassettes keep only ``Content-Type`` (see ``cassettes.scrub_request``); this module covers the other
-way a key can escape, the log. The SDK redacts the headers it knows to be secret
+Cassettes keep only ``Content-Type`` (``scrub_request``, ``scrub_response``); this module covers
+the other way a key can escape too, the log. The SDK redacts the headers it knows to be secret
 (``Authorization``, ``x-api-key``, names with "token" or "secret"), but a user can send a key in a
 header of any name (``TypeSafeClient(headers=...)``), and a careless server or proxy can echo a key
 back in an error body, which the SDK logs at debug level unredacted (and vcrpy at INFO, when it
@@ -9,7 +9,7 @@ records the response). So the plugin puts a filter in front of the SDK's own, on
 ``typesafe_sdk`` logger and on vcrpy's and the HTTP stack's (``REDACTED_LOGGERS``):
 
 - every header value is replaced by ``***`` unless the header is on a short list of harmless ones;
-- the values it hid, the request headers vcrpy is about to drop (``cassettes.scrub_request``), and
+- the values it hid, the request headers vcrpy is about to drop (``scrub_request``), and
   the ``TYPESAFE_API_KEY`` in the environment become *known secrets*, and every known secret is cut
   out of the whole formatted message (bodies included);
 - ``redact_known`` applies the same cut to any text we print ourselves (error details), and
@@ -26,7 +26,9 @@ import logging
 import os
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
+from pytest_citecheck._recording.matching import CANONICAL_HOST, TYPESAFE_PATH, canonical_json
 from pytest_citecheck._secrets import MASK, cut_secrets, known_secrets, redact_known, remember_secret
 
 __all__ = [
@@ -37,6 +39,8 @@ __all__ = [
     "redact_known",
     "remember_header_secrets",
     "remember_secret",
+    "scrub_request",
+    "scrub_response",
 ]
 
 SDK_LOGGER = "typesafe_sdk"
@@ -53,6 +57,8 @@ REDACTED_LOGGERS = (
     "httpcore2.connection",
     "httpcore2.http11",
 )
+# The only header a cassette keeps, of a request or a response.
+_KEPT_HEADERS = {"content-type"}
 # Headers that describe the request, never authenticate it.
 HARMLESS_HEADERS = frozenset(
     {
@@ -105,6 +111,50 @@ def _redact_value(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, dict):
         return {cut_secrets(str(key), secrets): _redact_value(item, secrets) for key, item in value.items()}
     return value
+
+
+def scrub_request(request: Any) -> Any:
+    """Keep only TypeSafe API requests, and only what replay needs of them (vcrpy hands us a copy).
+
+    Every recorded request keeps only its ``Content-Type`` header (the API key travels in
+    ``Authorization`` or whatever extra header a user adds; none is written), and the host is
+    replaced by TypeSafe's public one. This scrub is applied by pytest-citecheck itself, after any
+    user configuration, so it cannot be switched off by accident.
+    """
+    parts = urlsplit(request.uri)
+    endpoint = TYPESAFE_PATH.search(parts.path)
+    if endpoint is None:
+        return None  # not ours: pytest-recording or the app's own traffic passes by untouched
+    # Host and any base-URL prefix (a proxy's /base/v1/...) go: a cassette replays behind any base URL.
+    request.uri = urlunsplit((*CANONICAL_HOST, endpoint.group(0), "", ""))
+    # The headers dropped here carry the key: remember their values, so no log line prints them.
+    remember_header_secrets(request.headers)
+    request.headers = {name: value for name, value in request.headers.items() if name.lower() in _KEPT_HEADERS}
+    # A key the app put in a claim is not written either. vcrpy scrubs the live request the same way
+    # before matching it, so such a recording still replays while the key is known.
+    request.body = redact_body(request.body)
+    return request
+
+
+def scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
+    """Drop dates, request ids and every other header that churns or could carry a secret.
+
+    A fault is not an answer: an error status (401, 429, 5xx...) or a body that is not JSON is never
+    recorded (None), so a replay cannot repeat an outage forever and the next recording asks again.
+    """
+    status = response.get("status", {}).get("code")
+    if (
+        not isinstance(status, int)
+        or not 200 <= status < 300
+        or canonical_json(response.get("body", {}).get("string")) is None
+    ):
+        return None
+    response["headers"] = {
+        name: values for name, values in response["headers"].items() if name.lower() in _KEPT_HEADERS
+    }
+    # A server, proxy or debug build may echo the key back in the body (vcrpy hands us a copy).
+    response["body"]["string"] = redact_body(response["body"]["string"])
+    return response
 
 
 def remember_header_secrets(headers: Mapping[Any, Any]) -> None:

@@ -4,19 +4,19 @@ A test whose cassette can only be replayed (record mode ``none``, or ``once`` wh
 needs none of vcrpy's recording machinery, and pays for its matching: vcrpy compares each request
 with every recorded one, JSON bodies parsed for each comparison, twice per request, so a test with
 n citations costs O(n²) (2,000 citations took 48 s). Here a cassette file is read once, through the
-same reader and serializer that recording uses (``cassettes.read_cassette_text``: a directory or a
+same reader and serializer that recording uses (``cassette_file.read_cassette_text``: a directory or a
 file that is not UTF-8 is refused; format and digests are checked), and indexed by what vcrpy
-matched on: method, TypeSafe endpoint and the canonical JSON body (``cassettes.request_key``). Each request is then one dict lookup. Importing vcrpy (and every HTTP
+matched on: method, TypeSafe endpoint and the canonical JSON body (``matching.request_key``). Each request is then one dict lookup. Importing vcrpy (and every HTTP
 library it probes) is skipped as well.
 
 The rules are vcrpy's, so a file replays the same either way:
 
-- a request is matched after the same scrub a recording got (``cassettes.scrub_request``), as
+- a request is matched after the same scrub a recording got (``redaction.scrub_request``), as
   vcrpy matches it, so whatever the scrub keeps out of a cassette it keeps out of the match too;
 - each recorded interaction answers one request (identical requests take identical recordings in
   file order), and a request with none left is a miss (``ReplayMiss``, turned into the citation's
   ``CassetteMissError`` by ``_judge.ask``), never sent anywhere;
-- only TypeSafe API requests (``cassettes.TYPESAFE_PATH``) are ours: any other request passes
+- only TypeSafe API requests (``matching.TYPESAFE_PATH``) are ours: any other request passes
   through to whatever handled it before (the network, or pytest-recording's own cassette);
 - the patches are in place only while a Jev request of this test is in flight (``serving``), on the
   same httpx2 transport classes vcrpy patches, so a user's ``citecheck_client`` is served alike.
@@ -32,16 +32,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pytest_citecheck._recording.cassettes import (
-    _PLAYS_HERE,
+from pytest_citecheck._recording.cassette_file import CassetteFormatError, CassetteSerializer, read_cassette_text
+from pytest_citecheck._recording.lifecycle.stale import stale_message
+from pytest_citecheck._recording.matching import (
     TYPESAFE_PATH,
-    CassetteFormatError,
-    CassetteSerializer,
-    _canonical_json,
-    _parsed,
-    read_cassette_text,
+    canonical_json,
+    citation_of,
+    method_and_endpoint,
+    parsed_body,
     request_key,
 )
+from pytest_citecheck._recording.plays import count_play
+from pytest_citecheck._recording.redaction import scrub_request
 
 # The httpx2 transport methods vcrpy patches, and whether each is a coroutine function.
 _TRANSPORT_METHODS = (
@@ -59,7 +61,7 @@ def replays_only(record_mode: str, path: Path, *, shared: bool = False) -> bool:
     """True when this test's cassette can only be replayed: nothing it asks may be recorded.
 
     A shared cassette (``cassette=``) in mode ``once`` still records what it does not hold yet
-    (``cassettes.shared_record_mode``): only mode ``none`` makes it replay-only.
+    (``shared.shared_record_mode``): only mode ``none`` makes it replay-only.
     """
     if shared:
         return record_mode == "none"
@@ -76,13 +78,8 @@ class ReplayMiss(Exception):
         self.recorded = recorded  # every recorded request's parsed JSON body, in file order
 
     def stale_cause(self) -> str | None:
-        """What changed, when the cassette holds this citation with another request (see ``lifecycle``)."""
-        from pytest_citecheck._recording.lifecycle import describe_change
-
-        change = describe_change(self.failed, self.recorded)
-        if change is None:
-            return None
-        return f"the cassette holds a recording of this citation, but its request changed: {change}"
+        """What changed, when the cassette holds this citation with another request (see ``lifecycle.stale``)."""
+        return stale_message(self.failed, self.recorded)
 
 
 class _Recorded:
@@ -105,16 +102,6 @@ class _Recorded:
                 f"interaction {index} is not a recorded request and response ({error!r})"
             ) from None
         self.content = content.encode("utf-8") if isinstance(content, str) else bytes(content or b"")
-
-
-def _method_and_endpoint(method: str, uri_or_path: str) -> tuple[str, str]:
-    path = urlsplit(uri_or_path).path if "://" in uri_or_path else uri_or_path
-    endpoint = TYPESAFE_PATH.search(path)
-    return method.upper(), endpoint.group(0) if endpoint else path
-
-
-def _key(method: str, uri_or_path: str, body: Any) -> tuple[str, str, str]:
-    return (*_method_and_endpoint(method, uri_or_path), request_key(body))
 
 
 def _first_unplayed(waiting: deque[int] | None, plays: list[int], *, repeats: bool = False) -> int | None:
@@ -148,7 +135,7 @@ class Recording:
         self._methods_and_endpoints: list[tuple[str, str]] = []
         for index, interaction in enumerate(interactions):
             request = interaction["request"]
-            method, endpoint = _method_and_endpoint(str(request.get("method", "")), str(request.get("uri", "")))
+            method, endpoint = method_and_endpoint(str(request.get("method", "")), str(request.get("uri", "")))
             self._methods_and_endpoints.append((method, endpoint))
             body = self._recorded[index].body
             if isinstance(body, str):
@@ -178,8 +165,8 @@ class Recording:
 
     def take(self, method: str, path: str, body: bytes) -> _Recorded:
         """The next unplayed recording of this request; ``ReplayMiss`` when none is left."""
-        method, endpoint = _method_and_endpoint(method, path)
-        text = _canonical_json(body)
+        method, endpoint = method_and_endpoint(method, path)
+        text = canonical_json(body)
         with self._lock:
             repeats = self.repeats
             index = None
@@ -189,11 +176,9 @@ class Recording:
                 waiting = self._parsed_index().get((method, endpoint, request_key(body)))
                 index = _first_unplayed(waiting, self._plays, repeats=repeats)
             if index is None:
-                raise ReplayMiss(self.path, _parsed(body), [_parsed(r.body) for r in self._recorded])
+                raise ReplayMiss(self.path, parsed_body(body), [parsed_body(r.body) for r in self._recorded])
             self._plays[index] += 1
-        counter = _PLAYS_HERE.get()
-        if counter is not None:
-            counter.count += 1
+        count_play()
         return self._recorded[index]
 
     def _parsed_index(self) -> dict[tuple[str, str, str], deque[int]]:
@@ -270,21 +255,20 @@ class Recording:
         if self._by_citation is None:
             by_citation = {}
             for index, recorded in enumerate(self._recorded):
-                state = _state(_parsed(recorded.body))
-                claim_of, section_of = state.get("claim"), state.get("section")
-                if isinstance(claim_of, str) and isinstance(section_of, str):
-                    by_citation[(claim_of, section_of)] = index
+                citation = citation_of(parsed_body(recorded.body))
+                if citation is not None:
+                    by_citation[citation] = index
             self._by_citation = by_citation
         found = self._by_citation.get((claim, section))
         if found is None:
             return None
         recorded = self._recorded[found]
-        answer = _parsed(recorded.content.decode("utf-8", "replace"))
-        return _parsed(recorded.body), answer if isinstance(answer, dict) else {}
+        answer = parsed_body(recorded.content.decode("utf-8", "replace"))
+        return parsed_body(recorded.body), answer if isinstance(answer, dict) else {}
 
     def unplayed(self) -> list[Any]:
         """Request bodies of this file that no request played."""
-        return [_parsed(recorded.body) for recorded, plays in zip(self._recorded, self._plays) if not plays]
+        return [parsed_body(recorded.body) for recorded, plays in zip(self._recorded, self._plays) if not plays]
 
 
 class _Request:
@@ -298,17 +282,10 @@ class _Request:
 
 def _scrubbed(request: Any, body: bytes) -> tuple[str, str, bytes]:
     """(method, path, body) of an outgoing request after the same scrub a recording got
-    (``cassettes.scrub_request``): vcrpy matched requests only after it, so replay does too."""
-    from pytest_citecheck._recording.cassettes import scrub_request
-
+    (``redaction.scrub_request``): vcrpy matched requests only after it, so replay does too."""
     incoming = _Request(request.method, str(request.url), dict(request.headers), body)
     scrubbed = scrub_request(incoming) or incoming
     return scrubbed.method, urlsplit(scrubbed.uri).path, scrubbed.body
-
-
-def _state(body: Any) -> dict[str, Any]:
-    state = body.get("state") if isinstance(body, dict) else None
-    return state if isinstance(state, dict) else {}
 
 
 def _response(recorded: _Recorded) -> Any:
@@ -321,40 +298,6 @@ def _response(recorded: _Recorded) -> Any:
         stream=httpx2.ByteStream(recorded.content),
         extensions={"reason_phrase": recorded.reason} if recorded.reason else None,
     )
-
-
-def index_requests(cassette: Any) -> None:
-    """Give a vcrpy cassette that may record the same indexed lookup: vcrpy's own scan is quadratic.
-
-    vcrpy asks ``_responses(request)`` for the recorded interactions matching a request (before
-    playing one, and to decide whether it may record), and compares the request with every
-    interaction to answer. Here interactions are indexed as they arrive (vcrpy only appends to
-    ``data``), on the same key replay uses, so recording n citations in one test stays linear.
-    The matching rules are unchanged: method, TypeSafe endpoint, canonical JSON body.
-    """
-    index: dict[tuple[str, str, str], list[int]] = {}
-    indexed = 0
-    lock = threading.Lock()
-
-    def responses(request: Any) -> Iterator[tuple[int, Any]]:
-        nonlocal indexed
-        scrubbed = cassette._before_record_request(request)
-        if not scrubbed:
-            return  # not a TypeSafe request: never ours to answer
-        with lock:
-            data = cassette.data
-            if len(data) < indexed:  # answers recorded but not accepted were dropped: index afresh
-                index.clear()
-                indexed = 0
-            for position in range(indexed, len(data)):
-                stored = data[position][0]
-                index.setdefault(_key(stored.method, stored.uri, stored.body), []).append(position)
-            indexed = len(data)
-            found = list(index.get(_key(scrubbed.method, scrubbed.uri, scrubbed.body), ()))
-        for position in found:
-            yield position, data[position][1]
-
-    cassette._responses = responses
 
 
 class ReplayOnlyError(RuntimeError):

@@ -118,7 +118,8 @@ class Report:
         self, *, unused_policy: str = "warn", fail_on_flip: bool = False, verbose: bool = False
     ) -> list[str]:
         """The summary of what re-recording changed (drift) and of recordings no test used."""
-        from pytest_citecheck._recording.lifecycle import drift_lines, unused_lines
+        from pytest_citecheck._recording.lifecycle.drift import drift_lines
+        from pytest_citecheck._recording.lifecycle.unused import unused_lines
 
         return drift_lines(self.rows, fail_on_flip=fail_on_flip) + unused_lines(
             self.unused, self.orphans, policy=unused_policy, verbose=verbose

@@ -14,7 +14,7 @@ import pytest
 
 from pytest_citecheck import Checker, JudgeError, Source, Status, Verdict
 from pytest_citecheck._options import Settings
-from pytest_citecheck._recording.cassettes import TestCassette
+from pytest_citecheck._recording.cassette import TestCassette
 from pytest_citecheck.testing import JevServer, Reply
 
 SECTIONS = {

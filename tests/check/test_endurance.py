@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from support import Offline
 
-from pytest_citecheck._recording.cassettes import read_interactions, write_interactions
+from pytest_citecheck._recording.cassette_file import read_interactions, write_interactions
 from pytest_citecheck.testing import JevServer
 
 TESTS = 1_000

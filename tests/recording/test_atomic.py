@@ -25,7 +25,7 @@ from support import Offline
 
 from pytest_citecheck import _files
 from pytest_citecheck._files import atomic_write_text
-from pytest_citecheck._recording.cassettes import CassetteSerializer
+from pytest_citecheck._recording.cassette_file import CassetteSerializer
 from pytest_citecheck._report.run_report import Report
 from pytest_citecheck.testing import JevServer
 

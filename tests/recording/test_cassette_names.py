@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from support import Offline
 
-from pytest_citecheck._recording.cassettes import cassette_name
+from pytest_citecheck._recording.paths import cassette_name
 
 PARAMETRISED = """
 import pytest

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from support import CANARY_KEY, REPO
 
-from pytest_citecheck._recording.cassettes import read_interactions
+from pytest_citecheck._recording.cassette_file import read_interactions
 
 SHARED_SUITE = """
 import pytest
@@ -110,7 +110,7 @@ def test_a_shared_cassette_is_recorded_by_xdist_workers_at_once_and_replayed(sui
 
 
 def _merge_one(args: tuple[str, int]) -> None:
-    from pytest_citecheck._recording.cassettes import merge_into_shared
+    from pytest_citecheck._recording.shared import merge_into_shared
 
     path, number = args
     body = json.dumps({"model": "jev-1.12", "questions": {}, "state": {"claim": f"claim {number}", "section": "s"}})

@@ -111,7 +111,7 @@ def test_a_whitespace_only_change_of_the_section_is_shown_visibly(suite, recorde
 
 
 def test_the_excerpt_shows_line_breaks_and_tabs() -> None:
-    from pytest_citecheck._recording.lifecycle import describe_change
+    from pytest_citecheck._recording.lifecycle.stale import describe_change
 
     recorded = [{"state": {"claim": "c", "section": "A line\n   continued"}}]
     change = describe_change({"state": {"claim": "c", "section": "A line\n\tcontinued"}}, recorded)

@@ -165,7 +165,7 @@ def test_the_digest_ignores_layout_and_a_re_save_keeps_it(
 def test_the_committed_example_cassettes_carry_digests() -> None:
     from support import EXAMPLE
 
-    from pytest_citecheck._recording.cassettes import read_interactions
+    from pytest_citecheck._recording.cassette_file import read_interactions
 
     files = sorted((EXAMPLE / "cassettes" / "test_rfc7519").glob("*.yaml"))
     assert len(files) == 7
@@ -215,7 +215,7 @@ def _outcome(load: Any, text: str) -> tuple[str, Any]:
 
 @pytest.mark.parametrize("text", YAML_TEXTS)
 def test_reading_yaml_gives_what_pyyamls_safe_loader_gives(text: str) -> None:
-    from pytest_citecheck._recording.cassettes import safe_load
+    from pytest_citecheck._recording.yaml_reader import safe_load
 
     assert _outcome(safe_load, text) == _outcome(lambda t: yaml.load(t, Loader=yaml.CSafeLoader), text)
 
@@ -224,7 +224,7 @@ def test_reading_yaml_agrees_with_pyyaml_on_any_plain_data() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from pytest_citecheck._recording.cassettes import safe_load
+    from pytest_citecheck._recording.yaml_reader import safe_load
 
     scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30)
     keys = st.none() | st.booleans() | st.integers() | st.text(max_size=10)

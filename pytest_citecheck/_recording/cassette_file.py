@@ -1,0 +1,271 @@
+"""The cassette file: its format, its digests, reading and writing it.
+
+What this module guarantees about a cassette file:
+
+- **Readable, quiet diffs.** Bodies are stored as indented JSON with sorted keys; re-recording an
+  unchanged answer rewrites the same bytes.
+- **Deterministic.** Interactions are saved sorted by request, so a check that asks Jev
+  concurrently (threads or asyncio) writes the same file whatever order the answers came in.
+- **Atomic writes.** A cassette is written to a temporary file and renamed over the old one
+  (``_files.atomic_write_text``).
+- **Versioned.** The file says which cassette format wrote it; a newer one is refused clearly.
+- **Checked when read.** Each interaction carries a digest of its canonical request and response
+  (format 2); a file that is damaged (cut short, not UTF-8, a response pytest-citecheck never
+  records) or an interaction edited by hand is refused with what is wrong, not replayed. The digest
+  catches accidents (a hand edit, a merge-conflict resolution), not a forger, who can recompute it.
+
+The file is a vcrpy cassette (``version`` and ``interactions``), so vcrpy reads and writes it
+through this module's serializer (``_recording.vcr_seam``), and replay reads it without vcrpy.
+"""
+
+from __future__ import annotations
+
+import json
+from hashlib import sha256
+from pathlib import Path
+from typing import Any
+
+from pytest_citecheck._files import atomic_write_text
+from pytest_citecheck._recording.matching import canonical_json, parsed_body, request_key, state_of
+from pytest_citecheck._recording.yaml_reader import safe_load, yaml_module
+
+# 1: the first format; 2: each interaction carries a digest (format 1 files still replay, unchecked).
+CASSETTE_FORMAT = 2
+FORMAT_KEY = "citecheck_format"
+DIGEST_KEY = "digest"
+# vcrpy's own format number (``vcr.serialize.CASSETTE_FORMAT_VERSION``), written beside ours.
+VCRPY_FORMAT_VERSION = 1
+_REQUEST_KEYS = ("method", "uri", "body", "headers")
+_RESPONSE_KEYS = ("status", "headers", "body")
+_DAMAGED = "the file was cut short or damaged"
+
+
+class CassetteFormatError(ValueError):
+    """A cassette written by a newer pytest-citecheck, or not a cassette at all, or a damaged one.
+
+    ``remedy`` is what to do about it, when that is not the usual "restore it or re-record it".
+    """
+
+    def __init__(self, message: str, remedy: str | None = None) -> None:
+        super().__init__(message)
+        self.remedy = remedy
+
+
+class CassetteDigestError(CassetteFormatError):
+    """An interaction that no longer matches its digest: edited after it was recorded."""
+
+
+def is_citecheck_cassette(path: Path) -> bool:
+    """True for a file this plugin wrote (its first key is the format marker), not pytest-recording's."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(FORMAT_KEY) + 1) == f"{FORMAT_KEY}:".encode()
+    except OSError:
+        return False
+
+
+# --- digests ------------------------------------------------------------------------------------
+
+
+def interaction_digest(interaction: dict[str, Any]) -> str:
+    """A digest of an interaction's canonical request and response: what replay depends on, nothing else.
+
+    Bodies are compared as parsed JSON, so the file's layout (indentation, key order, YAML style)
+    does not count; the method, path, the bodies and the status do.
+    """
+    request, response = interaction.get("request") or {}, interaction.get("response") or {}
+    status = response.get("status")
+    body = response.get("body")
+    canonical = {
+        "request": {
+            "method": request.get("method"),
+            "uri": request.get("uri"),
+            "body": _canonical_body(request.get("body")),
+        },
+        "response": {
+            "status": status.get("code") if isinstance(status, dict) else None,
+            "body": _canonical_body(body.get("string") if isinstance(body, dict) else None),
+        },
+    }
+    text = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _canonical_body(body: Any) -> Any:
+    parsed = parsed_body(body)
+    if isinstance(parsed, bytes):
+        return {"bytes": parsed.hex()}
+    return parsed
+
+
+# --- checking what was read ---------------------------------------------------------------------
+
+
+def check_interaction(number: int, interaction: Any, *, digest_required: bool) -> None:
+    """Refuse an interaction that pytest-citecheck could not have written, saying what is wrong with it.
+
+    What vcrpy would otherwise do with such a file reads like something else: a response cut short
+    or not JSON becomes "TypeSafe's response is malformed", a stored 500 is retried into a cassette
+    miss, a request without headers is ``Request.__init__() missing ... 'headers'``.
+    """
+    where = _check_shape(number, interaction)
+    _check_contents(where, interaction["response"], interaction["request"])
+    recorded = interaction.get(DIGEST_KEY)
+    if recorded is None and not digest_required:
+        return  # written before digests existed (format 1)
+    if recorded != interaction_digest(interaction):
+        missing = "has no digest" if recorded is None else "does not match its digest"
+        raise CassetteDigestError(f"the recording of {where} {missing}: edited by hand?")
+
+
+def _check_shape(number: int, interaction: Any) -> str:
+    """The interaction's name for messages, once it has a request and a response with every key."""
+    if not isinstance(interaction, dict):
+        raise CassetteFormatError(f"interaction {number} is not a request and a response ({_DAMAGED})")
+    request, response = interaction.get("request"), interaction.get("response")
+    if not isinstance(request, dict):
+        raise CassetteFormatError(f"interaction {number} has no request ({_DAMAGED})")
+    where = f"interaction {number} ({claim_label(request)})"
+    missing = next((key for key in _REQUEST_KEYS if key not in request), None)
+    if missing is not None:
+        raise CassetteFormatError(f"{where} is incomplete: its request has no {missing!r} ({_DAMAGED})")
+    if not isinstance(response, dict):
+        raise CassetteFormatError(f"{where} is incomplete: it has no response ({_DAMAGED})")
+    missing = next((key for key in _RESPONSE_KEYS if key not in response), None)
+    if missing is not None:
+        raise CassetteFormatError(f"{where} is incomplete: its response has no {missing!r} ({_DAMAGED})")
+    return where
+
+
+def _check_contents(where: str, response: dict[str, Any], request: dict[str, Any]) -> None:
+    status = response["status"].get("code") if isinstance(response["status"], dict) else None
+    if not isinstance(status, int) or not 200 <= status < 300:
+        raise CassetteFormatError(
+            f"{where} holds an HTTP {status} response, which pytest-citecheck never records (the file was edited or damaged)"
+        )
+    body = response["body"].get("string") if isinstance(response["body"], dict) else None
+    if not isinstance(parsed_body(body), dict):
+        raise CassetteFormatError(f"{where}: its response body is not JSON ({_DAMAGED})")
+    if not isinstance(parsed_body(request["body"]), dict):
+        raise CassetteFormatError(f"{where}: its request body is not JSON ({_DAMAGED})")
+
+
+def claim_label(request: dict[str, Any]) -> str:
+    """``claim 'The fee is…'`` for a recorded request, to name an interaction in a message."""
+    claim = state_of(parsed_body(request.get("body"))).get("claim")
+    if not isinstance(claim, str):
+        return "no claim"
+    flat = " ".join(claim.split())
+    return "claim " + repr(flat if len(flat) <= 50 else flat[:49] + "…")
+
+
+# --- the serializer -----------------------------------------------------------------------------
+
+
+class CassetteSerializer:
+    """vcrpy serializer: safe YAML, JSON bodies as readable blocks, a format marker."""
+
+    @staticmethod
+    def serialize(cassette_dict: dict[str, Any]) -> str:
+        interactions = cassette_dict.get("interactions", [])
+        # Concurrent checks append in the order answers arrive; sorting by request (a stable sort,
+        # so repeated identical requests keep their order) makes the file independent of timing.
+        interactions.sort(key=_interaction_sort_key)
+        for interaction in interactions:
+            _prettify(interaction)
+            interaction[DIGEST_KEY] = interaction_digest(interaction)
+        data = {FORMAT_KEY: CASSETTE_FORMAT, **cassette_dict}
+        text: str = yaml_module().dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=120)
+        return text
+
+    @staticmethod
+    def deserialize(cassette_string: str) -> dict[str, Any]:
+        data = safe_load(cassette_string)
+        if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+            raise CassetteFormatError("the file is not a vcrpy cassette (no 'interactions' list)")
+        found = data.get(FORMAT_KEY, CASSETTE_FORMAT)
+        if not isinstance(found, int) or found > CASSETTE_FORMAT:
+            raise CassetteFormatError(
+                f"written in cassette format {found!r}, newer than this pytest-citecheck understands ({CASSETTE_FORMAT})",
+                "upgrade pytest-citecheck",
+            )
+        for number, interaction in enumerate(data["interactions"], start=1):
+            check_interaction(number, interaction, digest_required=found >= 2)
+        return data
+
+
+def _prettify(interaction: dict[str, Any]) -> None:
+    """JSON bodies as indented, key-sorted text (a literal block in the file)."""
+    request, body = interaction["request"], interaction["response"]["body"]
+    pretty = canonical_json(request["body"])
+    if pretty is not None:
+        request["body"] = pretty
+    if isinstance(body, dict):
+        pretty = canonical_json(body.get("string"))
+        if pretty is not None:
+            body["string"] = pretty
+
+
+def _interaction_sort_key(interaction: dict[str, Any]) -> tuple[str, str, str]:
+    request = interaction.get("request", {})
+    return (str(request.get("uri", "")), str(request.get("method", "")), request_key(request.get("body")))
+
+
+_DUMPER: Any = None
+
+
+def _dumper() -> Any:
+    global _DUMPER
+    if _DUMPER is None:
+        yaml = yaml_module()
+
+        class Dumper(yaml.SafeDumper):  # type: ignore[name-defined,misc]  # yaml comes untyped, lazily
+            pass
+
+        def represent_str(dumper: Any, value: str) -> Any:
+            # Multi-line text (JSON bodies) as a literal block, so a cassette reads like the request.
+            style = "|" if "\n" in value and not any(line != line.rstrip() for line in value.split("\n")) else None
+            return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+        Dumper.add_representer(str, represent_str)
+        _DUMPER = Dumper
+    return _DUMPER
+
+
+# --- reading and writing the file ---------------------------------------------------------------
+
+
+def read_cassette_text(path: Path) -> str | None:
+    """A cassette file's text; None when there is none yet (no file, or an empty one: recorded again).
+
+    vcrpy's own loader treats a directory as a missing cassette and a file that is not UTF-8 as an
+    empty one (and records over it): both are refused here, saying what the file is. Recording
+    (``vcr_seam.AtomicPersister``) and replay (``replay.Recording``) both read through this.
+    """
+    if path.is_dir():
+        raise CassetteFormatError("it is a directory, not a cassette file", "remove or rename that directory")
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise CassetteFormatError(f"the file is not UTF-8 text (byte {error.start}, line {line})") from None
+    return text if text.strip() else None
+
+
+def read_interactions(path: Path) -> list[dict[str, Any]]:
+    """The interactions of a citecheck cassette file, as plain dicts (request and response)."""
+    data = CassetteSerializer.deserialize(path.read_text(encoding="utf-8"))
+    return list(data["interactions"])
+
+
+def write_interactions(path: Path, interactions: list[dict[str, Any]]) -> None:
+    """Rewrite a cassette with these interactions (atomically); delete it when none remain."""
+    if not interactions:
+        path.unlink(missing_ok=True)
+        return
+    cassette = {"version": VCRPY_FORMAT_VERSION, "interactions": list(interactions)}
+    atomic_write_text(path, CassetteSerializer.serialize(cassette))

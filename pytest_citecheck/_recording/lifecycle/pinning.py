@@ -1,0 +1,66 @@
+"""Model pinning: the model that answered a recording against the model the test asks for."""
+
+from __future__ import annotations
+
+import re
+
+from pytest_citecheck._errors import JudgeError
+
+_ALIAS = re.compile(r"^[^\d]*$")  # no version number at all: jev-latest, jev-preview
+
+
+class ModelPinWarning(UserWarning):
+    """A recording made with, or replayed for, another model than the one the test asks for."""
+
+
+class ModelMismatchError(JudgeError):
+    """With ``--citecheck-strict-model``: the recorded answer came from another model than the one asked for."""
+
+
+def is_alias(model: str) -> bool:
+    """A model name without a version (``jev-latest``): what it means changes when TypeSafe moves it."""
+    return bool(_ALIAS.match(model))
+
+
+def answered_as_asked(requested: str, answered: str) -> bool:
+    """The answering model is the requested one (``jev-1.12`` is answered by ``jev-1.12`` or ``jev-1.12.3``)."""
+    return answered == requested or answered.startswith(requested + ".")
+
+
+def model_problem(requested: str | None, answered: str | None, *, replayed: bool) -> tuple[str, str, str] | None:
+    """(kind, cause, remedy) when this answer's model is not one the test can rely on, else None.
+
+    ``alias``: recorded just now with an alias (a warning, as TypeSafe advises pinning);
+    ``mismatch``: the answer came from another model than the one asked for, or is replayed for
+    an alias that may have moved since (what ``--citecheck-strict-model`` fails on).
+    """
+    if not requested or not answered:
+        return None
+    if is_alias(requested):
+        return _alias_problem(requested, answered, replayed=replayed)
+    if not answered_as_asked(requested, answered):
+        return (
+            "mismatch",
+            f"the answer came from model {answered!r}, but the test asks for {requested!r}",
+            "re-record with the model you mean, or pin the one that answered",
+        )
+    return None
+
+
+def _alias_problem(requested: str, answered: str, *, replayed: bool) -> tuple[str, str, str] | None:
+    pin = f"pin the model: --citecheck-model={answered} (or citecheck_model = {answered} in the ini file, or model= in the marker)"
+    if not replayed:
+        return (
+            "alias",
+            f"recorded with the alias {requested!r}, answered by {answered!r}: thresholds tuned on it may drift "
+            "when TypeSafe points the alias at another version",
+            pin,
+        )
+    if answered == requested:
+        return None  # the server named no version: nothing to compare
+    return (
+        "mismatch",
+        f"the recorded answer came from model {answered!r}, but the test asks for the alias {requested!r}, "
+        "which may now name another version",
+        f"{pin}, then re-record",
+    )

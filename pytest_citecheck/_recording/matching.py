@@ -1,0 +1,84 @@
+"""Which recorded interaction answers a request: the rule vcrpy was given, and replay keeps.
+
+Requests match on method, TypeSafe endpoint and the parsed JSON body (state, questions, model),
+never on host, so any base URL replays and a changed claim is a miss, not the wrong verdict.
+``request_key`` is the canonical text of a body that identifies an interaction across runs and
+files; ``lookup_key`` adds the method and endpoint.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+CANONICAL_HOST = ("https", "api.typesafe.ai")
+TYPESAFE_PATH = re.compile(r"/v1/(systemone|models)$")
+
+
+def parsed_body(body: Any) -> Any:
+    """A body as JSON when it is JSON text; otherwise the body itself (None, bytes, text)."""
+    if not isinstance(body, (bytes, str)):
+        return body  # None, or already parsed
+    return _parsed_text(body)
+
+
+# vcrpy compares an incoming request with every recorded one, more than once per request: parse
+# each distinct body once. The parsed values are only compared, never changed.
+@functools.lru_cache(maxsize=128)
+def _parsed_text(body: bytes | str) -> Any:
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError, RecursionError):  # nested too deep is not JSON we can use
+        return body
+
+
+def canonical_json(text: str | bytes | None) -> str | None:
+    """Indented, key-sorted JSON if the body is JSON; None if it is not (how a cassette stores a body)."""
+    if text is None:
+        return None
+    try:
+        return json.dumps(json.loads(text), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    except (ValueError, UnicodeDecodeError, RecursionError):  # nested too deep is not JSON we can use
+        return None
+
+
+def request_key(body: Any) -> str:
+    """A canonical text of a request body: what identifies an interaction across runs and files."""
+    parsed = parsed_body(body)
+    if isinstance(parsed, (dict, list)):
+        return json.dumps(parsed, sort_keys=True, ensure_ascii=False)
+    return parsed if isinstance(parsed, str) else ""
+
+
+def method_and_endpoint(method: str, uri_or_path: str) -> tuple[str, str]:
+    """The method and the TypeSafe endpoint (``/v1/systemone``) of a request, whatever its base URL."""
+    path = urlsplit(uri_or_path).path if "://" in uri_or_path else uri_or_path
+    endpoint = TYPESAFE_PATH.search(path)
+    return method.upper(), endpoint.group(0) if endpoint else path
+
+
+def lookup_key(method: str, uri_or_path: str, body: Any) -> tuple[str, str, str]:
+    """What a request is matched on: method, endpoint, canonical JSON body."""
+    return (*method_and_endpoint(method, uri_or_path), request_key(body))
+
+
+def match_json_body(r1: Any, r2: Any) -> None:
+    """vcrpy matcher: the two bodies are the same JSON value (raises AssertionError when not)."""
+    if parsed_body(r1.body) != parsed_body(r2.body):
+        raise AssertionError("request bodies differ")
+
+
+def state_of(body: Any) -> dict[str, Any]:
+    """The ``state`` (claim, section) of a parsed request body; empty when it has none."""
+    state = body.get("state") if isinstance(body, dict) else None
+    return state if isinstance(state, dict) else {}
+
+
+def citation_of(body: Any) -> tuple[str, str] | None:
+    """The (claim, section) a parsed request body asks about, or None."""
+    state = state_of(body)
+    claim, section = state.get("claim"), state.get("section")
+    return (claim, section) if isinstance(claim, str) and isinstance(section, str) else None
