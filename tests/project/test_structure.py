@@ -55,7 +55,6 @@ LONG_FUNCTIONS: dict[str, int] = {
     "_judge/ask.py::read_answer": 54,
     "_judge/ask.py::translate_error": 67,
     "_pytest_glue/fixtures.py::make_checker": 66,
-    "_recording/cassettes.py::_from_events": 60,
     "_report/github.py::step_summary": 64,
     "_report/html.py::_card": 56,
     "_report/run_report.py::Report.summary_lines": 68,
@@ -72,8 +71,6 @@ COMPLEX_FUNCTIONS: dict[str, int] = {
     "_judge/ask.py::read_answer": 20,
     "_judge/ask.py::translate_error": 19,
     "_pytest_glue/session.py::CassetteBookkeeping.pytest_sessionfinish": 22,
-    "_recording/cassettes.py::_check_interaction": 18,
-    "_recording/cassettes.py::_from_events": 23,
     "_report/github.py::step_summary": 17,
     "_report/html.py::_card": 27,
     "_report/run_report.py::Report.summary_lines": 54,
@@ -89,14 +86,12 @@ LONG_MODULES: dict[str, int] = {
     "_check/checker.py": 467,
     "_options.py": 509,
     "_pytest_glue/session.py": 459,
-    "_recording/cassettes.py": 844,
     "_review/calibrate.py": 858,
     "testing.py": 463,
 }
 # An import cycle: its modules -> how many. A smaller cycle among the same modules still counts as it.
 CYCLES: dict[str, int] = {
     "_judge.ask <-> _judge.questions": 2,
-    "_recording.cassettes <-> _recording.lifecycle <-> _recording.replay": 3,
     "_review.calibrate <-> _review.calibration_page": 2,
 }
 # "importer -> imported": (the importer's floor, the imported module's floor).
@@ -106,7 +101,6 @@ UPWARD_IMPORTS: dict[str, tuple[int, int]] = {
     "_judge.questions -> _results": (4, 5),
     "_locate.retrieval -> _results": (3, 5),
     "_options -> _judge.questions": (1, 4),
-    "_recording.lifecycle -> _results": (4, 5),
 }
 
 

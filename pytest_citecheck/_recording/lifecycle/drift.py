@@ -6,8 +6,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pytest_citecheck._recording.matching import parsed_body, state_of
-from pytest_citecheck._results import RELATION_TO_VERDICT
 from pytest_citecheck._text import format_confidence, plural
+from pytest_citecheck._verdicts import RELATION_TO_VERDICT
 
 
 def answer_of(response_body: Any) -> dict[str, Any] | None:
