@@ -36,13 +36,14 @@ class Decision:
 
 
 def fabricated_result(unfound: Unfound, auto_accept: float) -> CitationResult:
-    """The final result for a quote step 1 found in no section: fabricated, with the closest passage as a hint."""
+    """The final result for a quote the source does not say: fabricated (``missing``, with the closest
+    passage as a hint, or ``altered``, with the passage and the words its elisions removed)."""
     citation = unfound.citation
     return CitationResult(
         id=citation.id,
         claim=citation.claim,
         quote=citation.quote,
-        status=Status.MISSING,
+        status=unfound.status,
         section=None,
         verdict=Verdict.FABRICATED,
         confidence=None,
@@ -53,6 +54,7 @@ def fabricated_result(unfound: Unfound, auto_accept: float) -> CitationResult:
         cited_document=citation.document,
         sections=unfound.sections,
         quotes=unfound.quotes,
+        removed=unfound.removed or None,
     )
 
 
@@ -137,22 +139,33 @@ def _hint(decision: Decision) -> str:
         if decision.review:
             steps.append(REVIEW_STEP)
         return f"What next: {'; '.join(steps)}; see {docs_url('usage', 'misattributed-citations')}"
-    verdicts = {r.verdict for r in unsupported}
-    steps = []
-    if Verdict.FABRICATED in verdicts:
-        steps.append("a fabricated quote is not in the source: fix the citation (or the quote the app extracts)")
-    elif Verdict.CONTRADICTED in verdicts:
-        steps.append("a contradicted claim says the opposite of its section: fix the claim or cite the right section")
-    elif any(r.confident_flags for r in unsupported):
-        steps.append(
-            "an extra question flagged a citation: state the claim with the conditions its section sets, or cite "
-            "the section that deals with it (or record a human decision if the flag is wrong)"
-        )
-    elif verdicts:
-        steps.append("fix the app's citations, or record a human decision if Jev's verdict is wrong")
+    first = _first_step(unsupported)
+    steps = [] if first is None else [first]
     if decision.review:
         steps.append(REVIEW_STEP)
     return f"What next: {'; '.join(steps)}; see {docs_url('usage', 'reading-a-failure')}"
+
+
+def _first_step(unsupported: Sequence[CitationResult]) -> str | None:
+    """What to do first about the citations that fail on their verdict (the worst kind among them)."""
+    verdicts = {r.verdict for r in unsupported}
+    if any(r.status is Status.ALTERED for r in unsupported):
+        return (
+            "an altered quote leaves out a word that turns the meaning of its passage: quote the passage "
+            "whole, or elide only text that does not change what it says"
+        )
+    if Verdict.FABRICATED in verdicts:
+        return "a fabricated quote is not in the source: fix the citation (or the quote the app extracts)"
+    if Verdict.CONTRADICTED in verdicts:
+        return "a contradicted claim says the opposite of its section: fix the claim or cite the right section"
+    if any(r.confident_flags for r in unsupported):
+        return (
+            "an extra question flagged a citation: state the claim with the conditions its section sets, or cite "
+            "the section that deals with it (or record a human decision if the flag is wrong)"
+        )
+    if verdicts:
+        return "fix the app's citations, or record a human decision if Jev's verdict is wrong"
+    return None
 
 
 def _need(count: int) -> str:
@@ -203,6 +216,10 @@ def place(section: str | None, document: str | None) -> str:
     document is named; "'terms.md'" alone for a whole document."""
     if section is None:
         return repr(document)
+    if " + " in section:  # the sections of an assembly: "§4 + §9"
+        return " + ".join(place(part, None) for part in section.split(" + ")) + (
+            f" of {document!r}" if document is not None else ""
+        )
     where = f"\u00a7{section}" if _NUMBERED.match(section) else f"section {section!r}"
     return where + (f" of {document!r}" if document is not None else "")
 
@@ -222,7 +239,11 @@ def elsewhere_lines(result: CitationResult) -> list[str]:
     """For a misattributed citation: where it was cited and where its quote really is (what Jev judged)."""
     if result.status is not Status.FOUND_ELSEWHERE:
         return []
-    where = where_cited(result.cited_section, result.cited_document, result.section, result.document)
+    section = result.section
+    if result.sections and result.cited_section:  # an assembly: the sections its quotes are in beyond those cited
+        cited = result.cited_section.split(" + ")
+        section = " + ".join(part for part in result.sections if part not in cited) or section
+    where = where_cited(result.cited_section, result.cited_document, section, result.document)
     return [f"  {result.id}: {where} (which Jev judged)"]
 
 
@@ -247,6 +268,13 @@ def closest_passage_lines(result: CitationResult) -> list[str]:
     if closest is None:
         return []
     where = place(closest.section, closest.document)
+    if result.status is Status.ALTERED:
+        removed = "; ".join(repr(_shorten(words, 60)) for words in result.removed or ())
+        return [
+            f"  {result.id}: the quote is altered: its elision removes {removed}, which turns the meaning; "
+            f"the passage {where} [{closest.start}:{closest.end}] says:",
+            f'    "{_shorten(closest.text, 100)}"',
+        ]
     return [
         f"  {result.id}: the quote is not in the source; closest passage {where} "
         f"[{closest.start}:{closest.end}] (similarity {closest.similarity:.2f}):",

@@ -109,6 +109,8 @@ class CitationResult:
     document: str | None = None
     cited_section: str | None = None
     cited_document: str | None = None
+    # An ``altered`` quote: what its elisions removed that turns the meaning (``closest`` is where it was cut from).
+    removed: tuple[str, ...] | None = None
 
     @property
     def misattributed(self) -> bool:
@@ -165,6 +167,8 @@ class CitationResult:
             "cited_section": self.cited_section,
             "cited_document": self.cited_document,
         }
+        if self.removed:
+            row["removed"] = list(self.removed)
         if self.judgement is not None:
             judgement = asdict(self.judgement)
             row.update(

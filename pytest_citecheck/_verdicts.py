@@ -27,6 +27,9 @@ class Status(_Named):
     # Jev judges where the quote is; the ``misattributed`` option decides what it does to the test.
     FOUND_ELSEWHERE = "found-elsewhere"
     MISSING = "missing"
+    # Found only by an elision that removes a word turning the meaning ("must ... share" for "must not
+    # share"): the quote says what the source does not. Fails like a fabricated quote; nothing is sent.
+    ALTERED = "altered"
     SECTION_ONLY = "section-only"
     # A claim-only citation that names a document and no section: judged against the whole document.
     DOCUMENT_ONLY = "document-only"

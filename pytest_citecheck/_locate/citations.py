@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._locate.finders import CorpusFinder, Documents, Finder, Found, SourceFinder, finder_for
-from pytest_citecheck._locate.locator import QuoteLocator
+from pytest_citecheck._locate.locator import Match, QuoteLocator
 from pytest_citecheck._locate.normalize import quote_length
 from pytest_citecheck._locate.passages import Passage, window_around
+from pytest_citecheck._locate.rules import MIN_PIECE_WORDS, short_pieces, turning_words
 from pytest_citecheck._options import Settings
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
@@ -163,6 +164,15 @@ def validate_quote(citation: Citation, settings: Settings) -> None:
             citation=citation.id,
             field="quote",
         )
+    short = short_pieces(citation.quote, casefold=settings.casefold)
+    if short:
+        raise CitationInputError(
+            f"elides text, and its pieces {', '.join(map(repr, short))} are under {MIN_PIECE_WORDS} words: too short "
+            "to show that the passage says what the quote does; quote the passage whole, or keep at least "
+            f"{MIN_PIECE_WORDS} words on each side of every '...'",
+            citation=citation.id,
+            field="quote",
+        )
 
 
 def locate(citation: Citation, documents: Documents, finder: Finder, settings: Settings) -> Unfound | Located:
@@ -182,6 +192,8 @@ def locate(citation: Citation, documents: Documents, finder: Finder, settings: S
         casefold=settings.casefold,
     )
     status = Status.FOUND
+    if found is not None and found.match.turning_words:
+        return unfound(citation, finder, found)  # altered: the elision removed a word that turns the meaning
     if found is None:
         # Only quotes that are not found pay for the alignment: the closest passage is both the
         # fuzzy candidate and, below the tolerance, the diagnostic for a fabricated quote.
@@ -208,22 +220,24 @@ def is_elsewhere(citation: Citation, document: str | None, section: str) -> bool
 
 
 class Unfound(NamedTuple):
-    """Step 1's final word on a quote that is in no section: fabricated, and no model is asked.
+    """Step 1's final word on a quote the source does not say: fabricated, and no model is asked.
 
     ``citation`` is the one checked (for an assembly, with ``quote`` the first of its quotes not
     found); ``closest`` the passage of the source most like the quote, as a hint. An assembly's
-    ``sections`` and ``quotes`` are the citation's own. The gate makes the result
-    (``_gate.fabricated_result``).
+    ``sections`` and ``quotes`` are the citation's own. ``removed``: for an ``altered`` quote (found
+    only by eliding a word that turns the meaning), what its elisions left out, and ``closest`` is
+    the passage it was cut from. The gate makes the result (``_gate.fabricated_result``).
     """
 
     citation: Citation
     closest: Passage | None
     sections: tuple[str, ...] | None = None
     quotes: tuple[str, ...] | None = None
+    removed: tuple[str, ...] = ()
 
     @property
     def status(self) -> Status:
-        return Status.MISSING
+        return Status.ALTERED if self.removed else Status.MISSING
 
     @property
     def section(self) -> str | None:
@@ -231,13 +245,15 @@ class Unfound(NamedTuple):
 
 
 def unfound(citation: Citation, finder: Finder, closest: Found | None) -> Unfound:
-    """A quote that is not in the source, with the closest passage as a hint."""
-    passage = None
-    if closest is not None:
-        document, match = closest
-        text = finder.source_of(document).sections[match.section][match.start : match.end]
-        passage = Passage(match.section, match.start, match.end, text, match.similarity, document)
-    return Unfound(citation, passage)
+    """A quote that is not in the source, with the closest passage as a hint; or an altered one
+    (``closest`` is where it was found, its elisions removing a word that turns the meaning)."""
+    if closest is None:
+        return Unfound(citation, None)
+    document, match = closest
+    text = finder.source_of(document).sections[match.section][match.start : match.end]
+    passage = Passage(match.section, match.start, match.end, text, match.similarity, document)
+    removed = tuple(gap for gap in match.removed if turning_words(gap))
+    return Unfound(citation, passage, removed=removed)
 
 
 # --- claims that need several sections: one request over all of them -----------------------
@@ -258,6 +274,8 @@ class Assembly(NamedTuple):
     spans: tuple[tuple[int, int], ...] = ()
     similarity: float | None = None
     quotes: tuple[str, ...] = ()
+    # The sections the citation names (``found-elsewhere`` when a quote is in none of them).
+    cited: tuple[str, ...] = ()
 
     @property
     def section(self) -> str:
@@ -280,9 +298,16 @@ class Assembly(NamedTuple):
         return self.text
 
     def attach(self, result: CitationResult) -> CitationResult:
-        """``result`` with the assembly's sections, quotes and the labelled text that was judged."""
+        """``result`` with the assembly's sections, quotes and the labelled text that was judged; a
+        misattributed one names the sections it cited."""
+        cited = " + ".join(self.cited) if self.status is Status.FOUND_ELSEWHERE else result.cited_section
         return dataclasses.replace(
-            result, section_text=self.text, sections=self.sections, quotes=self.quotes, spans=self.spans
+            result,
+            section_text=self.text,
+            sections=self.sections,
+            quotes=self.quotes,
+            spans=self.spans,
+            cited_section=cited,
         )
 
 
@@ -340,24 +365,39 @@ def locate_assembly(citation: Citation, documents: Documents, settings: Settings
     matches = []
     status = Status.FOUND if citation.quotes else Status.SECTION_ONLY
     for quote in citation.quotes:
-        match = _find_in_sections(locator, quote, citation.sections, settings)
-        if match is None:
-            closest = locator.closest(quote, casefold=settings.casefold)
-            if closest is None or settings.fuzzy is None or closest.similarity < settings.fuzzy:
-                found = None if closest is None else Found(None, closest)
-                missing = unfound(dataclasses.replace(citation, quote=quote), finder, found)
-                return missing._replace(sections=citation.sections, quotes=citation.quotes)
-            match, status = closest, Status.FOUND_APPROX
+        match = _assembly_match(citation, quote, locator, finder, settings)
+        if isinstance(match, Unfound):
+            return match._replace(sections=citation.sections, quotes=citation.quotes)
+        if match.approximate:
+            status = Status.FOUND_APPROX
         matches.append(match)
     wanted = set(citation.sections) | {match.section for match in matches}
     sections = tuple(section for section in source.order if section in wanted)
     text, starts = assemble(source, sections)
     spans = tuple((starts[m.section] + m.start, starts[m.section] + m.end) for m in matches)
     similarity = min((m.similarity for m in matches), default=None)
-    return Assembly(status, sections, text, spans, similarity, citation.quotes)
+    if citation.sections and any(match.section not in citation.sections for match in matches):
+        status = Status.FOUND_ELSEWHERE  # a quote in none of the sections the citation names: misattributed
+    return Assembly(status, sections, text, spans, similarity, citation.quotes, citation.sections)
 
 
-def _find_in_sections(locator: QuoteLocator, quote: str, sections: tuple[str, ...], settings: Settings) -> Any:
+def _assembly_match(
+    citation: Citation, quote: str, locator: QuoteLocator, finder: Finder, settings: Settings
+) -> Match | Unfound:
+    """One quote of an assembly: its match (exact, or within ``fuzzy``), or ``Unfound`` (fabricated or altered)."""
+    match = _find_in_sections(locator, quote, citation.sections, settings)
+    if match is not None and match.turning_words:
+        return unfound(dataclasses.replace(citation, quote=quote), finder, Found(None, match))
+    if match is not None:
+        return match
+    closest = locator.closest(quote, casefold=settings.casefold)
+    if closest is None or settings.fuzzy is None or closest.similarity < settings.fuzzy:
+        found = None if closest is None else Found(None, closest)
+        return unfound(dataclasses.replace(citation, quote=quote), finder, found)
+    return closest
+
+
+def _find_in_sections(locator: QuoteLocator, quote: str, sections: tuple[str, ...], settings: Settings) -> Match | None:
     """The quote's match in the first named section that holds it, else wherever the source holds it."""
     for section in sections:
         match = locator.find(quote, casefold=settings.casefold, prefer_section=section)

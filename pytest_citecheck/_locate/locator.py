@@ -11,7 +11,9 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_citecheck._locate.normalize import ELISION, _trim_cut_hyphens, normalize, quote_fragments
+from pytest_citecheck._locate.normalize import quote_fragments
+from pytest_citecheck._locate.placing import Placed
+from pytest_citecheck._locate.rules import quote_pieces, turning_words
 from pytest_citecheck._locate.word_index import WordIndex
 from pytest_citecheck._sources.source import Source
 
@@ -29,6 +31,13 @@ class Match:
     end: int
     similarity: float = 1.0
     approximate: bool = False
+    # For an elided quote: what each elision left out (``rules.removed_words``).
+    removed: tuple[str, ...] = ()
+
+    @property
+    def turning_words(self) -> list[str]:
+        """The words an elision removed that turn the meaning: the quote is ``altered``."""
+        return [word for gap in self.removed for word in turning_words(gap)]
 
 
 # How many places the closest-passage search screens, and how many of them it aligns the quote with.
@@ -54,30 +63,31 @@ class QuoteLocator:
         indexed = self.word_index(casefold)
         return indexed.section_text(indexed.position[section_id])
 
-    def find(self, quote: str, *, casefold: bool = False, prefer_section: str | None = None) -> Match | None:
+    def find(
+        self, quote: str, *, casefold: bool = False, prefer_section: str | None = None, literal: bool = False
+    ) -> Match | None:
         """The first section (in the source's order) containing ``quote``, or None.
 
         ``prefer_section`` is looked in first (a citation that says where its passage is, such as
-        an Anthropic citation's character offsets); the rest of the source is the fallback.
+        an Anthropic citation's character offsets); the rest of the source is the fallback. The rule for
+        quotes applies (``rules``): numbers and hyphens kept, elisions within a paragraph.
+        ``literal``: an ellipsis in ``quote`` is text, never an elision (a retrieved chunk is verbatim).
         """
-        needle = normalize(quote, casefold=casefold)
-        fragments = [_trim_cut_hyphens(fragment) for fragment in ELISION.split(needle)]
-        fragments = [fragment for fragment in fragments if fragment]
-        if not fragments:
-            return None
         indexed = self.word_index(casefold)
-        attempts = [[needle], fragments] if fragments != [needle] else [fragments]
-        for attempt in attempts:  # a literal "..." in the source is matched as is before it is read as an elision
-            located = None
+        for attempt in quote_pieces(quote, casefold=casefold, literal=literal):
+            placed = None
             if prefer_section is not None and prefer_section in indexed.position:
-                located = indexed.locate(attempt, within=indexed.position[prefer_section])
-            if located is None:
-                located = indexed.locate(attempt)
-            if located is not None:
-                index, start, end = located
-                original_start, original_end = indexed.original_span(index, start, end)
-                return Match(indexed.ids[index], original_start, original_end)
+                placed = indexed.locate(attempt, within=indexed.position[prefer_section])
+            if placed is None:
+                placed = indexed.locate(attempt)
+            if placed is not None:
+                return self._match(indexed, placed)
         return None
+
+    @staticmethod
+    def _match(indexed: WordIndex, placed: Placed) -> Match:
+        start, end = indexed.original_span(placed.position, placed.start, placed.end)
+        return Match(indexed.ids[placed.position], start, end, removed=placed.removed)
 
     def closest(self, quote: str, *, casefold: bool = False, score_cutoff: float = 0.0) -> Match | None:
         """The passage most like ``quote`` (rapidfuzz alignment), or None when nothing reaches ``score_cutoff`` (0..1)."""
@@ -107,22 +117,18 @@ class QuoteLocator:
     def find_in_sections(self, quote: str, section_ids: Sequence[str], *, casefold: bool = False) -> Match | None:
         """The first of ``section_ids``, in the order given, that contains ``quote``; no other section is searched.
 
-        Matching is ``find``'s (normalisation, elisions, a literal "..." tried first).
+        Matching is ``find``'s (normalisation, the rule for quotes, a literal "..." tried first).
         """
-        needle = normalize(quote, casefold=casefold)
-        fragments = [fragment for fragment in ELISION.split(needle) if fragment]
-        if not fragments or not section_ids:
+        attempts = quote_pieces(quote, casefold=casefold)
+        if not attempts or not section_ids:
             return None
         indexed = self.word_index(casefold)
         positions = self._section_positions(indexed)
-        attempts = [[needle], fragments] if fragments != [needle] else [fragments]
         for attempt in attempts:
             for section_id in section_ids:
-                located = indexed.locate(attempt, within=positions[section_id])
-                if located is not None:
-                    index, start, end = located
-                    original_start, original_end = indexed.original_span(index, start, end)
-                    return Match(indexed.ids[index], original_start, original_end)
+                placed = indexed.locate(attempt, within=positions[section_id])
+                if placed is not None:
+                    return self._match(indexed, placed)
         return None
 
     @staticmethod

@@ -56,6 +56,12 @@ _REPLACEMENTS = {chr(code): text or "" for code, text in FOLD_TABLE.items()} | _
 _FOLDABLE = re.compile("[" + "".join(re.escape(ch) for ch in _REPLACEMENTS) + "]")
 _RESIZED = re.compile("[" + "".join(re.escape(ch) for ch, text in _REPLACEMENTS.items() if len(text) != 1) + "]")
 
+# Digits NFKC would turn into plain ones, kept as they are: "10⁶" is not "106", nor "③⓪" "30".
+# Superscripts and subscripts (with ¹ ² ³), enclosed and circled numbers, digits with a full stop or comma.
+KEPT_DIGITS = re.compile(
+    "[\u00b2\u00b3\u00b9\u2070-\u209f\u2460-\u24ff\u2776-\u2793\u3251-\u325f\u32b1-\u32bf\U0001f100-\U0001f10c]"
+)
+
 _LETTER = r"[^\W\d_]"
 # A soft hyphen between letters, with any line break and indentation after it: the word is joined.
 _SOFT_JOIN = re.compile(rf"\u00ad(?<={_LETTER}\u00ad)[\s\u00ad]*(?={_LETTER})")
@@ -64,6 +70,12 @@ _JOIN = re.compile(rf"-(?<={_LETTER}-)[-\s]*(?={_LETTER})")
 # A run of hyphens and whitespace that starts with a hyphen attached to what comes before it (and
 # has no letter on both sides: ``pre-⏎2000``, ``2000-⏎era``): its whitespace goes, as a line broken
 # at a hyphen is read, and its hyphens stay.
+# The same joins, told apart: where whitespace follows the hyphen (a line break, or a re-wrapped
+# one), and where the hyphen stood inside the word (``re-sign``, which is not ``resign``).
+_JOIN_AT_BREAK = re.compile(rf"-(?<={_LETTER}-)-*\s[-\s]*(?={_LETTER})")
+_JOIN_INLINE = re.compile(rf"-(?<={_LETTER}-)-*(?={_LETTER})")
+JOINED_AT_BREAK = "\x02"
+JOINED_INLINE = "\x01"
 _AFTER_HYPHEN = re.compile(r"-(?<=\S-)-*\s[-\s]*")
 _SOFT_HYPHENS = re.compile("\u00ad+")
 ELISION = re.compile(r"\s*\[?\s*\.\.\.\s*\]?\s*")
@@ -87,8 +99,18 @@ def _fold_rest(text: str, casefold: bool) -> str:
     if text.isascii():
         return text.lower() if casefold else text
     if not unicodedata.is_normalized("NFKC", text):
-        text = _replace_foldable(unicodedata.normalize("NFKC", text))
+        text = _replace_foldable(_nfkc(text))
     return text.casefold() if casefold else text
+
+
+def _nfkc(text: str) -> str:
+    """NFKC, except for the digits ``KEPT_DIGITS`` names: a number keeps every digit as written."""
+    if KEPT_DIGITS.search(text) is None:
+        return unicodedata.normalize("NFKC", text)
+    pieces = KEPT_DIGITS.split(text)
+    kept = KEPT_DIGITS.findall(text)
+    folded = [unicodedata.normalize("NFKC", piece) for piece in pieces]
+    return "".join(part for pair in zip(folded, [*kept, ""]) for part in pair)
 
 
 def _fold(text: str, casefold: bool) -> str:
@@ -109,6 +131,33 @@ def _hyphens(text: str) -> str:
     return text
 
 
+def hyphens_marked(text: str, soft: str = JOINED_AT_BREAK) -> str:
+    """``_hyphens`` with each joined hyphen left as a mark: ``JOINED_AT_BREAK`` where a line break cut
+    the word, ``JOINED_INLINE`` where the hyphen stood inside the word; ``soft`` for a soft hyphen."""
+    if SOFT_HYPHEN in text:
+        text = _SOFT_JOIN.sub(soft, text).replace(SOFT_HYPHEN, "")
+    if "-" in text:
+        text = _JOIN_INLINE.sub(JOINED_INLINE, _JOIN_AT_BREAK.sub(JOINED_AT_BREAK, text))
+        text = _AFTER_HYPHEN.sub(_hyphens_only, text)
+    return text
+
+
+def hyphens_in(text: str) -> int:
+    """2 when ``text`` (folded) has a hyphen inside a word, 1 when it has other hyphens, 0 when none."""
+    if "-" in text and _JOIN_INLINE.search(text) is not None:
+        return 2
+    return int("-" in text or SOFT_HYPHEN in text)
+
+
+def normalize_marked(text: str, *, casefold: bool = False, quote: bool = False) -> str:
+    """``normalize(text)`` with the joined hyphens marked (``hyphens_marked``); without the marks, the same text.
+
+    A soft hyphen is invisible: in a source it may have been shown as a hyphen at a line break, and
+    in a quote (``quote=True``) it joins nothing the source must have.
+    """
+    return " ".join(_collapsed(hyphens_marked(_fold(text, casefold), "" if quote else JOINED_AT_BREAK)))
+
+
 def _hyphens_only(run: re.Match[str]) -> str:
     return "-" * run.group().count("-")
 
@@ -124,11 +173,14 @@ def _collapsed(text: str) -> list[str]:
 
     A quote cut from the middle of a line can start or end inside a hyphenated word or next to a
     dash (``-user authorization``, ``corresponding machine-``, ``- see``); without those hyphens it
-    is still a piece of the text it was cut from, however that text joined or spaced them.
+    is still a piece of the text it was cut from, however that text joined or spaced them. A
+    hyphen right before a digit is a sign, and stays (``-40``).
     """
     words = text.split()
     while words and words[0].startswith("-"):
         first = words[0].lstrip("-")
+        if first[:1].isdigit():  # a sign: "-40" is not "40"
+            break
         if first:
             words[0] = first
             break
@@ -154,8 +206,8 @@ def quote_fragments(quote: str, *, casefold: bool = False) -> list[str]:
 
 
 def _trim_cut_hyphens(fragment: str) -> str:
-    """A fragment between elisions has ends too: its hyphens there go, as at the quote's ends."""
-    return fragment.strip("- ")
+    """A fragment between elisions has ends too: its hyphens there go, as at the quote's ends (a sign stays)."""
+    return " ".join(_collapsed(fragment))
 
 
 def quote_length(quote: str, *, casefold: bool = False) -> int:

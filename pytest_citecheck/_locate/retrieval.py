@@ -105,7 +105,7 @@ def _check_chunk(chunk: Chunk, cited: str | None, corpus: Corpus, casefold: bool
     order = ([cited] if cited is not None else []) + [name for name in corpus if name != cited]
     for name in order:
         source = corpus[name]
-        match = _locator(_whole(source)).find(chunk.text, casefold=casefold)
+        match = _locator(_whole(source)).find(chunk.text, casefold=casefold, literal=True)
         if match is None:
             continue
         section = source.section_at(match.start)
@@ -121,7 +121,7 @@ def _on_cited_page(chunk: Chunk, source: Source, casefold: bool) -> bool:
     page = chunk.section
     if page is None or page not in source.sections:
         return False
-    match = _locator(source).find(chunk.text, casefold=casefold, prefer_section=page)
+    match = _locator(source).find(chunk.text, casefold=casefold, prefer_section=page, literal=True)
     return match is not None and match.section == page
 
 

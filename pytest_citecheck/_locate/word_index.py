@@ -16,8 +16,10 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
 
-from pytest_citecheck._locate.normalize import _fold, _words
+from pytest_citecheck._locate.normalize import _fold, _words, hyphens_in, normalize_marked
 from pytest_citecheck._locate.offsets import Offsets, normalize_with_map
+from pytest_citecheck._locate.placing import Placed, place
+from pytest_citecheck._locate.rules import Piece, SectionJoins
 from pytest_citecheck._sources.source import Source
 
 BLOCK_SIZE = 1 << 14
@@ -93,6 +95,10 @@ class WordIndex:
         self.ids: list[str] = list(source.order)
         self.position = {section_id: index for index, section_id in enumerate(self.ids)}
         self._maps: dict[int, Offsets] = {}
+        self._joins: dict[int, SectionJoins] = {}
+        # Section index -> 2 when its text has a hyphen inside a word (a quote must keep it), 1 when it
+        # has other hyphens (at a line break: they may join words), 0 when it has none.
+        self.hyphenated = bytearray()
         self.blocks: list[str] = []
         self.section_block = array("i")  # section index -> its block
         self.section_start = array("i")  # section index -> where it starts in its block
@@ -106,7 +112,9 @@ class WordIndex:
         word_blocks = WordBlocks()
         words_here: set[str] = set()
         for index, section_id in enumerate(self.ids):
-            words = _words(_fold(sections[section_id], casefold))
+            folded = _fold(sections[section_id], casefold)
+            words = _words(folded)
+            self.hyphenated.append(hyphens_in(folded))
             text = " ".join(words)
             if pieces and size + len(text) > BLOCK_SIZE:
                 self._close_block(pieces, words_here, word_blocks)
@@ -149,7 +157,7 @@ class WordIndex:
             self._maps[index] = offsets
         return offsets.original_span(start, end)
 
-    def _section_in_block(self, block: int, position: int) -> int:
+    def section_in_block(self, block: int, position: int) -> int:
         first = self.block_first_section[block]
         last = self.block_first_section[block + 1] if block + 1 < len(self.blocks) else len(self.ids)
         return bisect_right(self.section_start, position, first, last) - 1
@@ -164,7 +172,7 @@ class WordIndex:
                 break
         return mask
 
-    def _candidate_blocks(self, needle: str) -> range | list[int]:
+    def candidate_blocks(self, needle: str) -> range | list[int]:
         """Blocks that may hold ``needle``, in order: those holding every interior word of it."""
         interior = needle.split(" ")[1:-1]
         if self.word_blocks is None or not interior:
@@ -172,44 +180,24 @@ class WordIndex:
         return _bits(self._blocks_with(set(interior)))
 
     def _blocks_may_hold(self, needle: str) -> int:
-        """``_candidate_blocks`` as bits."""
+        """``candidate_blocks`` as bits."""
         interior = needle.split(" ")[1:-1]
         if self.word_blocks is None or not interior:
             return (1 << len(self.blocks)) - 1
         return self._blocks_with(set(interior))
 
-    def locate(self, fragments: list[str], within: int | None = None) -> tuple[int, int, int] | None:
-        """(section index, start, end) in normalised section offsets of the first section holding
-        every fragment in order; ``within`` restricts the search to one section."""
-        first, rest = fragments[0], fragments[1:]
-        if within is not None:
-            blocks: range | list[int] = [self.section_block[within]]
-        else:
-            blocks = self._candidate_blocks(max(fragments, key=len))
-        for block in blocks:
-            text = self.blocks[block]
-            search_from, search_to = 0, len(text)
-            if within is not None:
-                search_from, search_to = self.section_start[within], self.section_end[within]
-            while True:
-                at = text.find(first, search_from, search_to)
-                if at < 0:
-                    break
-                index = self._section_in_block(block, at)
-                section_end = self.section_end[index]
-                cursor = at + len(first)
-                for fragment in rest:
-                    found = text.find(fragment, cursor, section_end)
-                    if found < 0:
-                        break
-                    cursor = found + len(fragment)
-                else:
-                    start = self.section_start[index]
-                    return index, at - start, cursor - start
-                # Earliest-first is optimal inside one section: if the fragments do not follow the
-                # first one's earliest occurrence, they follow none in this section.
-                search_from = section_end + 1
-        return None
+    def locate(self, pieces: list[Piece], within: int | None = None) -> Placed | None:
+        """Where ``pieces`` stand (``placing.place``): section index, ``[start, end)`` in its normalised
+        text and what any elision left out; ``within`` restricts the search to one section."""
+        return place(self, pieces, within)
+
+    def joins(self, index: int) -> SectionJoins:
+        """Where section ``index`` joined hyphenated words, and how (built the first time it is asked for)."""
+        found = self._joins.get(index)
+        if found is None:
+            marked = normalize_marked(self.source.sections[self.ids[index]], casefold=self.casefold)
+            found = self._joins[index] = SectionJoins(marked)
+        return found
 
     def passages_like(self, needle: str, limit: int) -> list[tuple[int, int]]:
         """Up to ``limit`` places, (section index, offset in its normalised text), where a passage like
@@ -279,7 +267,7 @@ class WordIndex:
             end = at + len(piece)
             if not whole_word or ((at == 0 or text[at - 1] in " \n") and (end == len(text) or text[end] in " \n")):
                 found += 1
-                index = self._section_in_block(block, at)
+                index = self.section_in_block(block, at)
                 start = max(0, at - self.section_start[index] - offset)
                 vote = votes.setdefault((index, start // 16), [0, start])
                 vote[0] += weight

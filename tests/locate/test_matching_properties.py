@@ -9,7 +9,8 @@ found. RFC 6749 is large enough (about 150,000 characters) that lookups go throu
 The contract of ``docs/matching.md`` on a corpus with non-ASCII text (the bench's generated
 documents: curly quotes, dashes, ligatures, non-breaking spaces, soft hyphens, seven scripts, RFC
 lines broken at hyphens): *any* substring of a section, cut at any character, re-wrapped, its
-spaces changed, its quotes curled and its dashes swapped, is found in the section it came from.
+spaces changed, its quotes curled and its dashes swapped, is found in the section it came from, so long
+as the cut is not inside a number (a quote that cuts a number short is another number).
 """
 
 from __future__ import annotations
@@ -141,11 +142,33 @@ def substrings(draw: st.DrawFn) -> tuple[str, str]:
     text = MIXED.sections[section_id]
     start = draw(st.integers(min_value=0, max_value=len(text) - 1))
     end = draw(st.integers(min_value=start + 1, max_value=min(len(text), start + 600)))
-    cut = text[start:end]
-    # Something to find: a cut of punctuation and spaces alone normalises to (almost) nothing.
-    if sum(ch.isalnum() for ch in cut) < 10:
-        cut = text[start : min(len(text), start + 600)]
-    return section_id, cut
+    if sum(ch.isalnum() for ch in text[start:end]) < 10:
+        # Something to find: a cut of punctuation and spaces alone normalises to (almost) nothing.
+        end = min(len(text), start + 600)
+    start, end = outside_numbers(text, start, end)
+    return section_id, text[start:end]
+
+
+NUMBER_CHARACTERS = set(".,+-" + DASHES)
+
+
+def outside_numbers(text: str, start: int, end: int) -> tuple[int, int]:
+    """The cut widened so that it neither starts nor ends inside a number (its digits, separators and
+    sign): a quote that does is another number (docs/matching.md, "Numbers")."""
+
+    def inside(at: int) -> bool:
+        if at <= 0 or at >= len(text):
+            return False
+        before, after = text[at - 1], text[at]
+        return (before.isdigit() or after.isdigit()) and all(
+            ch.isdigit() or ch in NUMBER_CHARACTERS for ch in (before, after)
+        )
+
+    while inside(start):
+        start -= 1
+    while inside(end):
+        end += 1
+    return start, end
 
 
 def rewrite(cut: str, data: st.DataObject) -> str:

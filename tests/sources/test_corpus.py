@@ -25,7 +25,7 @@ GPL_8 = "You may not propagate or modify a covered work except as expressly prov
 APACHE_3 = "irrevocable (except as stated in this section) patent license to make, have made, use, offer to sell"
 MPL_3_3 = "You may create and distribute a Larger Work under terms of Your choice"
 # In Apache-2.0 §3 and in GPL-3 §10.
-IN_TWO_DOCUMENTS = "including a crossclaim or counterclaim in a lawsuit"
+IN_TWO_DOCUMENTS = "including a cross-claim or counterclaim in a lawsuit"
 
 
 # --- Corpus.from_dir ------------------------------------------------------------------------

@@ -1,0 +1,122 @@
+"""Where in a ``WordIndex`` a quote's pieces stand, by the rule for quotes (``rules``).
+
+Each occurrence of the first piece, in the blocks the index says may hold the quote, is tried in
+turn: the piece must keep the numbers and hyphens of the section (``rules.cuts_a_number``,
+``SectionJoins.agree``); an elided quote's next pieces follow in the same section, in order, each
+within ``GAP_LIMIT`` characters and no paragraph break of the one before. A placement whose gaps
+remove no word that turns the meaning is preferred; failing one, a placement that does is returned
+with the words removed, and the quote is ``altered``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from pytest_citecheck._locate.rules import (
+    GAP_LIMIT,
+    PARAGRAPH_BREAK,
+    Piece,
+    cuts_a_number,
+    removed_words,
+    turning_words,
+)
+
+if TYPE_CHECKING:
+    from pytest_citecheck._locate.word_index import WordIndex
+
+
+class Placed(NamedTuple):
+    """Where a quote stands: the section's position in the index, ``[start, end)`` in its normalised text, and for an elided
+    quote what each elision left out."""
+
+    position: int
+    start: int
+    end: int
+    removed: tuple[str, ...] = ()
+
+
+def place(indexed: WordIndex, pieces: list[Piece], within: int | None = None) -> Placed | None:
+    """The first place (in the source's order) where ``pieces`` stand; ``within`` restricts it to one section."""
+    placed = _search(indexed, pieces, within, strict=True)
+    if placed is None and len(pieces) > 1:
+        placed = _search(indexed, pieces, within, strict=False)
+    return placed
+
+
+def _search(indexed: WordIndex, pieces: list[Piece], within: int | None, strict: bool) -> Placed | None:
+    first = pieces[0].text
+    if within is not None:
+        blocks: range | list[int] = [indexed.section_block[within]]
+    else:
+        blocks = indexed.candidate_blocks(max((piece.text for piece in pieces), key=len))
+    for block in blocks:
+        text = indexed.blocks[block]
+        low, high = 0, len(text)
+        if within is not None:
+            low, high = indexed.section_start[within], indexed.section_end[within]
+        at = text.find(first, low, high)
+        while at >= 0:
+            placed = _from(indexed, text, indexed.section_in_block(block, at), pieces, at, strict)
+            if placed is not None:
+                return placed
+            at = text.find(first, at + 1, high)
+    return None
+
+
+def _from(indexed: WordIndex, text: str, index: int, pieces: list[Piece], at: int, strict: bool) -> Placed | None:
+    """The placement whose first piece is at ``at`` (in section ``index`` of the block ``text``), or None."""
+    if not _fits(indexed, text, index, pieces[0], at):
+        return None
+    starts = [at]
+    if len(pieces) > 1:
+        rest = _rest(indexed, text, index, pieces, 1, at, strict)
+        if rest is None:
+            return None
+        starts += rest
+    base = indexed.section_start[index]
+    ends = [start + len(piece.text) for start, piece in zip(starts, pieces)]
+    removed = tuple(removed_words(text, end, start) for end, start in zip(ends, starts[1:]))
+    return Placed(index, at - base, ends[-1] - base, removed)
+
+
+def _rest(
+    indexed: WordIndex, text: str, index: int, pieces: list[Piece], k: int, previous: int, strict: bool
+) -> list[int] | None:
+    """Where pieces ``k`` on stand, after piece ``k - 1`` at ``previous``: each within the gap limit."""
+    piece = pieces[k]
+    cursor = previous + len(pieces[k - 1].text)
+    limit = min(indexed.section_end[index], cursor + GAP_LIMIT + len(piece.text))
+    at = text.find(piece.text, cursor, limit)
+    while at >= 0:
+        if _fits(indexed, text, index, piece, at) and _gap_fits(indexed, text, index, (previous, cursor, at), strict):
+            if k + 1 == len(pieces):
+                return [at]
+            rest = _rest(indexed, text, index, pieces, k + 1, at, strict)
+            if rest is not None:
+                return [at, *rest]
+        at = text.find(piece.text, at + 1, limit)
+    return None
+
+
+def _fits(indexed: WordIndex, text: str, index: int, piece: Piece, at: int) -> bool:
+    """The piece at ``at`` keeps the section's numbers whole and its hyphens as they are."""
+    if cuts_a_number(text, at, at + len(piece.text)):
+        return False
+    hyphens = indexed.hyphenated[index]
+    if hyphens == 2 or (hyphens and piece.inline):
+        return indexed.joins(index).agree(at - indexed.section_start[index], piece)
+    return not piece.inline  # no hyphen inside a word to keep; none to have but at a line break
+
+
+def _gap_fits(indexed: WordIndex, text: str, index: int, places: tuple[int, int, int], strict: bool) -> bool:
+    """The gap between the piece at ``previous`` (ending at ``cursor``) and the next at ``at``: no
+    paragraph break in the section's own text, and (``strict``) no word removed that turns the meaning."""
+    previous, cursor, at = places
+    if strict and turning_words(removed_words(text, cursor, at)):
+        return False
+    base = indexed.section_start[index]
+    # From the end of the piece before to the start of the next, in the original text (line breaks kept).
+    gap_from = indexed.original_span(index, previous - base, cursor - base)[1]
+    gap_to = indexed.original_span(index, at - base, at - base + 1)[0]
+    original = indexed.source.sections[indexed.ids[index]]
+    return PARAGRAPH_BREAK.search(original, gap_from, max(gap_from, gap_to)) is None

@@ -1,0 +1,177 @@
+"""The rule for quotes (``docs/matching.md``): what a place in a section must be for a quote to stand there.
+
+Normalisation (``normalize``) says which texts compare equal; these rules say which of the places a
+normalised quote occurs at are the quote's. Each is checked where a piece of a quote was found:
+
+- **numbers**: a piece never starts or ends inside a number (its digits, its decimal separator, its
+  sign): "The fee is 50" is not in "The fee is 500", nor "40 degrees" in "-40 degrees";
+- **hyphens**: a hyphen is dropped only at a line break. Normalisation joins every hyphenated
+  word (so that a word broken at a line is found); the joins are told apart here: where the
+  section's hyphen stood inside the word (``re-sign``), the quote must have it (``resign`` is
+  another word), and where the quote has one, so must the section;
+- **elisions**: a quote that leaves text out (``...``) has pieces of at least ``MIN_PIECE_WORDS``
+  words each, in one section, in order, each gap shorter than a paragraph (no blank line, at most
+  ``GAP_LIMIT`` characters). A gap that holds a word that turns the meaning (``NEGATIONS``,
+  ``n't``, RFC 2119's ``MUST NOT``) makes the quote ``altered``.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+
+from pytest_citecheck._locate.normalize import (
+    ELISION,
+    JOINED_AT_BREAK,
+    JOINED_INLINE,
+    _trim_cut_hyphens,
+    normalize_marked,
+)
+
+MIN_PIECE_WORDS = 3
+# A gap longer than this (normalised characters) is more than a paragraph's worth of text.
+GAP_LIMIT = 500
+PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
+
+# Words that turn the meaning of what they stand in, in the languages the contract covers (English,
+# French, German, Spanish, Italian, Portuguese, Dutch); with any word ending in n't (don't, can't)
+# or starting with n' (French: n'est). RFC 2119's MUST NOT, SHALL NOT and SHOULD NOT hold "not".
+NEGATIONS = frozenset(
+    """
+    not no never without except unless cannot nor neither none nothing nobody nowhere
+    ne pas jamais sans sauf aucun aucune ni rien
+    nicht kein keine keinen keinem keiner keines nie niemals ohne außer ausser weder
+    nunca jamás sin salvo excepto ningún ninguna ninguno nada tampoco
+    non mai senza tranne nessun nessuno nessuna niente
+    não sem exceto nenhum nenhuma
+    niet geen nooit zonder behalve
+    """.split()
+)
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_MARKS = re.compile(f"[{JOINED_AT_BREAK}{JOINED_INLINE}]")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A piece of a quote as it is searched for: its normalised text, and where it joined a hyphenated
+    word (offset in ``text`` -> ``JOINED_INLINE`` or ``JOINED_AT_BREAK``)."""
+
+    text: str
+    joins: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def words(self) -> int:
+        return self.text.count(" ") + 1
+
+    @property
+    def inline(self) -> bool:
+        """The piece has a hyphen inside a word, which the section must have too."""
+        return JOINED_INLINE in self.joins.values()
+
+
+def piece_of(marked: str) -> Piece:
+    """A ``Piece`` from normalised text with its joins marked (``normalize_marked``)."""
+    if JOINED_AT_BREAK not in marked and JOINED_INLINE not in marked:
+        return Piece(marked)
+    joins, _ = marks_of(marked)
+    return Piece(_MARKS.sub("", marked), joins)
+
+
+def marks_of(marked: str) -> tuple[dict[int, str], list[int]]:
+    """The joins of a marked text, by offset in the text without its marks; and those offsets, in order."""
+    joins: dict[int, str] = {}
+    removed = 0
+    for mark in _MARKS.finditer(marked):
+        joins[mark.start() - removed] = mark.group()
+        removed += 1
+    return joins, list(joins)
+
+
+def quote_pieces(quote: str, *, casefold: bool = False, literal: bool = False) -> list[list[Piece]]:
+    """The ways to search for a quote, in order: whole (a literal "..." in the source matches as is),
+    then, when it elides text and every piece is long enough, its pieces. Empty for a quote of nothing."""
+    marked = normalize_marked(quote, casefold=casefold, quote=True)
+    parts = [part for part in map(_trim_cut_hyphens, ELISION.split(marked)) if part]
+    if not parts:
+        return []
+    whole = [piece_of(marked)]
+    if literal or parts == [marked]:
+        return [whole]
+    pieces = [piece_of(part) for part in parts]
+    if len(pieces) > 1 and any(piece.words < MIN_PIECE_WORDS for piece in pieces):
+        return [whole]  # not an elision the rule allows: only the literal text can match
+    return [whole, pieces]
+
+
+def short_pieces(quote: str, *, casefold: bool = False) -> list[str]:
+    """The pieces of an elided quote shorter than ``MIN_PIECE_WORDS`` words (empty when none, or not elided)."""
+    parts = [_trim_cut_hyphens(part) for part in ELISION.split(normalize_marked(quote, casefold=casefold, quote=True))]
+    parts = [_MARKS.sub("", part) for part in parts if part]
+    if len(parts) < 2:
+        return []
+    return [part for part in parts if part.count(" ") + 1 < MIN_PIECE_WORDS]
+
+
+def _in_number(text: str, at: int) -> bool:
+    """Whether the boundary before ``text[at]`` is inside a number: between digits, at a decimal
+    separator between digits, or between a sign and its digits."""
+    if at <= 0 or at >= len(text):
+        return False
+    before, after = text[at - 1], text[at]
+    if before.isdigit():
+        return after.isdigit() or (after in ".," and at + 1 < len(text) and text[at + 1].isdigit())
+    if after.isdigit():
+        if before in ".,":
+            return at >= 2 and text[at - 2].isdigit()
+        return before in "-+" and (at < 2 or not text[at - 2].isalnum())
+    return False
+
+
+def cuts_a_number(text: str, start: int, end: int) -> bool:
+    """A passage ``text[start:end]`` that starts or ends inside a number is not the number."""
+    return _in_number(text, start) or _in_number(text, end)
+
+
+class SectionJoins:
+    """Where a section's normalised text joined a hyphenated word, and how (``marks_of``)."""
+
+    __slots__ = ("joins", "offsets")
+
+    def __init__(self, marked: str) -> None:
+        self.joins, self.offsets = marks_of(marked)
+
+    def agree(self, start: int, piece: Piece) -> bool:
+        """A piece at ``start`` keeps every hyphen the section has inside a word, and has none inside a
+        word that the section lacks. At a line break, on either side, both readings stand:
+        ``infor-⏎mation`` is "information", and ``end-⏎user`` is "end-user".
+        """
+        joins = self.joins
+        for offset, how in piece.joins.items():
+            if how == JOINED_INLINE and start + offset not in joins:
+                return False  # the quote's hyphen is not in the section ("re-sign" for "resign")
+        offsets = self.offsets
+        first, last = bisect_right(offsets, start), bisect_left(offsets, start + len(piece.text))
+        for offset in offsets[first:last]:
+            if joins[offset] == JOINED_INLINE and offset - start not in piece.joins:
+                return False  # the section's hyphen is not in the quote ("resign" for "re-sign")
+        return True
+
+
+def removed_words(text: str, start: int, end: int) -> str:
+    """What an elision left out of ``text`` between ``start`` and ``end``, widened to whole words."""
+    while start > 0 and text[start - 1].isalnum() and text[start].isalnum():
+        start -= 1
+    while end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
+        end += 1
+    return text[start:end].strip()
+
+
+def turning_words(removed: str) -> list[str]:
+    """The words of ``removed`` that turn the meaning of a sentence (``NEGATIONS``, ``n't``, ``n'``)."""
+    turning = []
+    for word in _WORD.findall(removed.replace("\u2019", "'")):
+        folded = word.casefold()
+        if folded in NEGATIONS or folded.endswith("n't") or folded.startswith("n'"):
+            turning.append(word)
+    return turning
