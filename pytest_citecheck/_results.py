@@ -167,8 +167,6 @@ class CitationResult:
             "cited_section": self.cited_section,
             "cited_document": self.cited_document,
         }
-        if self.removed:
-            row["removed"] = list(self.removed)
         if self.judgement is not None:
             judgement = asdict(self.judgement)
             row.update(

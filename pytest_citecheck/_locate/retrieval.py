@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pytest_citecheck._errors import SourceError
 from pytest_citecheck._locate.locator import QuoteLocator
-from pytest_citecheck._results import Passage
+from pytest_citecheck._locate.passages import Passage
 from pytest_citecheck._sources.chunks import Chunk, DocumentId, document_named, is_chunk, read_chunk
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source

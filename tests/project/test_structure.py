@@ -99,7 +99,6 @@ UPWARD_IMPORTS: dict[str, tuple[int, int]] = {
     "_check.checker -> _review.decisions": (6, 8),
     "_judge.ask -> _results": (4, 5),
     "_judge.questions -> _results": (4, 5),
-    "_locate.retrieval -> _results": (3, 5),
     "_options -> _judge.questions": (1, 4),
 }
 
