@@ -75,8 +75,7 @@ class TestCassette:
     def open(self) -> Any:
         if self.cassette is None:
             if replays_only(self.record_mode, self.path, shared=self.shared):
-                # A shared cassette is asked the same question by many tests, each as often as it likes.
-                self.cassette = Recording.load(self.path, repeats=self.shared)
+                self.cassette = Recording.load(self.path)
             else:
                 self.cassette = self._open_for_recording()
             self.loaded_count = len(self.cassette)

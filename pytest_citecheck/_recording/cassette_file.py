@@ -8,7 +8,10 @@ What this module guarantees about a cassette file:
   concurrently (threads or asyncio) writes the same file whatever order the answers came in.
 - **Atomic writes.** A cassette is written to a temporary file and renamed over the old one
   (``_files.atomic_write_text``).
-- **Versioned.** The file says which cassette format wrote it; a newer one is refused clearly.
+- **Versioned.** The file says which cassette format wrote it; only the current one is read (an
+  older one has no digests, a newer one asks for an upgrade).
+- **One answer per request.** Two recordings of one request (a union merge of two branches) are
+  refused, naming both; a test that asks the same question twice records it once.
 - **Checked when read.** Each interaction carries a digest of its canonical request and response
   (format 2); a file that is damaged (cut short, not UTF-8, a response pytest-citecheck never
   records) or an interaction edited by hand is refused with what is wrong, not replayed. The digest
@@ -26,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_citecheck._files import atomic_write_text
-from pytest_citecheck._recording.matching import canonical_json, parsed_body, request_key, state_of
+from pytest_citecheck._recording.matching import canonical_json, lookup_key, parsed_body, request_key, state_of
 from pytest_citecheck._recording.yaml_reader import safe_load, yaml_module
 
-# 1: the first format; 2: each interaction carries a digest (format 1 files still replay, unchecked).
+# 1: the first format; 2: each interaction carries a digest. Only the current format is read.
 CASSETTE_FORMAT = 2
 FORMAT_KEY = "citecheck_format"
 DIGEST_KEY = "digest"
@@ -52,7 +55,7 @@ class CassetteFormatError(ValueError):
 
 
 class CassetteDigestError(CassetteFormatError):
-    """An interaction that no longer matches its digest: edited after it was recorded."""
+    """An interaction that no longer matches its digest (edited after it was recorded), or a file that has none."""
 
 
 def is_citecheck_cassette(path: Path) -> bool:
@@ -101,7 +104,7 @@ def _canonical_body(body: Any) -> Any:
 # --- checking what was read ---------------------------------------------------------------------
 
 
-def check_interaction(number: int, interaction: Any, *, digest_required: bool) -> None:
+def check_interaction(number: int, interaction: Any) -> None:
     """Refuse an interaction that pytest-citecheck could not have written, saying what is wrong with it.
 
     What vcrpy would otherwise do with such a file reads like something else: a response cut short
@@ -111,8 +114,6 @@ def check_interaction(number: int, interaction: Any, *, digest_required: bool) -
     where = _check_shape(number, interaction)
     _check_contents(where, interaction["response"], interaction["request"])
     recorded = interaction.get(DIGEST_KEY)
-    if recorded is None and not digest_required:
-        return  # written before digests existed (format 1)
     if recorded != interaction_digest(interaction):
         missing = "has no digest" if recorded is None else "does not match its digest"
         raise CassetteDigestError(f"the recording of {where} {missing}: edited by hand?")
@@ -167,14 +168,14 @@ class CassetteSerializer:
 
     @staticmethod
     def serialize(cassette_dict: dict[str, Any]) -> str:
-        interactions = cassette_dict.get("interactions", [])
-        # Concurrent checks append in the order answers arrive; sorting by request (a stable sort,
-        # so repeated identical requests keep their order) makes the file independent of timing.
+        interactions = _keep_last_of_each_request(cassette_dict.get("interactions", []))
+        # Concurrent checks append in the order answers arrive; sorting by request makes the file
+        # independent of timing.
         interactions.sort(key=_interaction_sort_key)
         for interaction in interactions:
             _prettify(interaction)
             interaction[DIGEST_KEY] = interaction_digest(interaction)
-        data = {FORMAT_KEY: CASSETTE_FORMAT, **cassette_dict}
+        data = {FORMAT_KEY: CASSETTE_FORMAT, **cassette_dict, "interactions": interactions}
         text: str = yaml_module().dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=120)
         return text
 
@@ -183,15 +184,59 @@ class CassetteSerializer:
         data = safe_load(cassette_string)
         if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
             raise CassetteFormatError("the file is not a vcrpy cassette (no 'interactions' list)")
-        found = data.get(FORMAT_KEY, CASSETTE_FORMAT)
-        if not isinstance(found, int) or found > CASSETTE_FORMAT:
-            raise CassetteFormatError(
-                f"written in cassette format {found!r}, newer than this pytest-citecheck understands ({CASSETTE_FORMAT})",
-                "upgrade pytest-citecheck",
-            )
+        _check_format(data.get(FORMAT_KEY, _MISSING))
         for number, interaction in enumerate(data["interactions"], start=1):
-            check_interaction(number, interaction, digest_required=found >= 2)
+            check_interaction(number, interaction)
+        _refuse_repeated_requests(data["interactions"])
         return data
+
+
+_MISSING = object()
+
+
+def _check_format(found: Any) -> None:
+    """Only the current format is read: an older one carries no digests, so nothing in it could be checked."""
+    if type(found) is int and found == CASSETTE_FORMAT:
+        return
+    if type(found) is int and found > CASSETTE_FORMAT:
+        raise CassetteFormatError(
+            f"written in cassette format {found}, newer than this pytest-citecheck understands ({CASSETTE_FORMAT})",
+            "upgrade pytest-citecheck",
+        )
+    said = f"has no {FORMAT_KEY!r} line" if found is _MISSING else f"says {FORMAT_KEY}: {found!r}"
+    raise CassetteDigestError(
+        f"the file {said}; pytest-citecheck reads only format {CASSETTE_FORMAT}, whose interactions carry "
+        "the digests that show they were not edited"
+    )
+
+
+def _refuse_repeated_requests(interactions: list[dict[str, Any]]) -> None:
+    """Two recordings of one request (what a union merge of two branches leaves): which answer is meant?"""
+    first: dict[tuple[str, str, str], int] = {}
+    for number, interaction in enumerate(interactions, start=1):
+        request = interaction["request"]
+        key = lookup_key(str(request["method"]), str(request["uri"]), request["body"])
+        if key not in first:
+            first[key] = number
+            continue
+        earlier = first[key]
+        raise CassetteFormatError(
+            f"interactions {earlier} and {number} both record the request of {claim_label(request)}, "
+            "each with its own answer (a union merge of two branches leaves this)",
+            f"keep one of them: delete interaction {earlier} or {number} from the file, "
+            "or delete the file and re-record the test with --citecheck-record-mode=rewrite",
+        )
+
+
+def _keep_last_of_each_request(interactions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One interaction per request, the last recorded (a test that asks the same question twice records it once)."""
+    last: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for interaction in interactions:
+        request = interaction.get("request") or {}
+        key = lookup_key(str(request.get("method", "")), str(request.get("uri", "")), request.get("body"))
+        last.pop(key, None)
+        last[key] = interaction
+    return list(last.values())
 
 
 def _prettify(interaction: dict[str, Any]) -> None:

@@ -13,8 +13,8 @@ The rules are vcrpy's, so a file replays the same either way:
 
 - a request is matched after the same scrub a recording got (``redaction.scrub_request``), as
   vcrpy matches it, so whatever the scrub keeps out of a cassette it keeps out of the match too;
-- each recorded interaction answers one request (identical requests take identical recordings in
-  file order), and a request with none left is a miss (``ReplayMiss``, turned into the citation's
+- a file holds one recording per request, which answers it as often as it is asked (a test that
+  checks one citation twice asks twice), and a request with no recording is a miss (``ReplayMiss``, turned into the citation's
   ``CassetteMissError`` by ``_judge.ask``), never sent anywhere;
 - only TypeSafe API requests (``matching.TYPESAFE_PATH``) are ours: any other request passes
   through to whatever handled it before (the network, or pytest-recording's own cassette);
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -69,10 +68,10 @@ def replays_only(record_mode: str, path: Path, *, shared: bool = False) -> bool:
 
 
 class ReplayMiss(Exception):
-    """A request that no unplayed recording of this cassette answers (what vcrpy calls a cassette miss)."""
+    """A request that no recording of this cassette answers (what vcrpy calls a cassette miss)."""
 
     def __init__(self, path: Path, failed: Any, recorded: list[Any]) -> None:
-        super().__init__(f"cassette {path} holds no unplayed recording of this request")
+        super().__init__(f"cassette {path} holds no recording of this request")
         self.path = path
         self.failed = failed  # the request's parsed JSON body
         self.recorded = recorded  # every recorded request's parsed JSON body, in file order
@@ -104,34 +103,23 @@ class _Recorded:
         self.content = content.encode("utf-8") if isinstance(content, str) else bytes(content or b"")
 
 
-def _first_unplayed(waiting: deque[int] | None, plays: list[int], *, repeats: bool = False) -> int | None:
-    """The first interaction in ``waiting`` not played yet (played ones are dropped on the way).
-
-    With ``repeats`` (a shared cassette, vcrpy's ``allow_playback_repeats``): the first, played or not.
-    """
-    if repeats:
-        return waiting[0] if waiting else None
-    while waiting:
-        index = waiting.popleft()
-        if not plays[index]:
-            return index
-    return None
-
-
 class Recording:
-    """A cassette file's interactions for replay: indexed by request, each played at most once."""
+    """A cassette file's interactions for replay, indexed by request.
 
-    def __init__(self, path: Path, interactions: list[Any], *, repeats: bool = False) -> None:
+    A file holds one recording per request (``cassette_file`` refuses two), and it answers that
+    request as often as it is asked: a test that checks one citation twice asks the same question.
+    """
+
+    def __init__(self, path: Path, interactions: list[Any]) -> None:
         self.path = path
-        self.repeats = repeats
         self._recorded = [_Recorded(index, interaction) for index, interaction in enumerate(interactions)]
         self._plays = [0] * len(self._recorded)
-        # Two indexes of the same interactions, the plays above saying which are taken. By the body's
+        # Two indexes of the same interactions. By the body's
         # text as stored: the serializer writes a JSON body in one canonical form, so a request is
         # found by its own body in that form, without parsing a single stored body. By the parsed
         # body (``request_key``), built only if a request is not found the first way (a cassette
         # edited by hand, or written in another form): the rule is vcrpy's either way.
-        self._by_text: dict[tuple[str, str, str], deque[int]] = {}
+        self._by_text: dict[tuple[str, str, str], int] = {}
         self._methods_and_endpoints: list[tuple[str, str]] = []
         for index, interaction in enumerate(interactions):
             request = interaction["request"]
@@ -139,20 +127,20 @@ class Recording:
             self._methods_and_endpoints.append((method, endpoint))
             body = self._recorded[index].body
             if isinstance(body, str):
-                self._by_text.setdefault((method, endpoint, body), deque()).append(index)
-        self._by_key: dict[tuple[str, str, str], deque[int]] | None = None
+                self._by_text.setdefault((method, endpoint, body), index)
+        self._by_key: dict[tuple[str, str, str], int] | None = None
         self._by_citation: dict[tuple[str, str], int] | None = None
         self._lock = threading.Lock()
         self._in_flight = 0
         self._saved: list[tuple[type, str, Any]] = []
 
     @classmethod
-    def load(cls, path: Path, *, repeats: bool = False) -> Recording:
+    def load(cls, path: Path) -> Recording:
         """The recording in ``path``; a missing or empty file holds none (as vcrpy treats it)."""
         text = read_cassette_text(path)
         if text is None:
-            return cls(path, [], repeats=repeats)
-        return cls(path, list(CassetteSerializer.deserialize(text)["interactions"]), repeats=repeats)
+            return cls(path, [])
+        return cls(path, list(CassetteSerializer.deserialize(text)["interactions"]))
 
     def __len__(self) -> int:
         return len(self._recorded)
@@ -164,29 +152,25 @@ class Recording:
     # --- answering ------------------------------------------------------------------------------
 
     def take(self, method: str, path: str, body: bytes) -> _Recorded:
-        """The next unplayed recording of this request; ``ReplayMiss`` when none is left."""
+        """The recording of this request; ``ReplayMiss`` when there is none."""
         method, endpoint = method_and_endpoint(method, path)
         text = canonical_json(body)
         with self._lock:
-            repeats = self.repeats
-            index = None
-            if text:
-                index = _first_unplayed(self._by_text.get((method, endpoint, text)), self._plays, repeats=repeats)
+            index = self._by_text.get((method, endpoint, text)) if text else None
             if index is None:
-                waiting = self._parsed_index().get((method, endpoint, request_key(body)))
-                index = _first_unplayed(waiting, self._plays, repeats=repeats)
+                index = self._parsed_index().get((method, endpoint, request_key(body)))
             if index is None:
                 raise ReplayMiss(self.path, parsed_body(body), [parsed_body(r.body) for r in self._recorded])
             self._plays[index] += 1
         count_play()
         return self._recorded[index]
 
-    def _parsed_index(self) -> dict[tuple[str, str, str], deque[int]]:
+    def _parsed_index(self) -> dict[tuple[str, str, str], int]:
         if self._by_key is None:
             self._by_key = {}
             for index, recorded in enumerate(self._recorded):
                 method, endpoint = self._methods_and_endpoints[index]
-                self._by_key.setdefault((method, endpoint, request_key(recorded.body)), deque()).append(index)
+                self._by_key.setdefault((method, endpoint, request_key(recorded.body)), index)
         return self._by_key
 
     @contextlib.contextmanager

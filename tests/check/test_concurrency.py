@@ -15,6 +15,7 @@ import pytest
 from pytest_citecheck import Checker, JudgeError, Source, Status, Verdict
 from pytest_citecheck._options import Settings
 from pytest_citecheck._recording.cassette import TestCassette
+from pytest_citecheck._recording.cassette_file import read_interactions
 from pytest_citecheck.testing import JevServer, Reply
 
 SECTIONS = {
@@ -153,7 +154,7 @@ def test_concurrent_recording_then_replay_gives_the_same_verdicts(tmp_path: Path
     assert judged and all(r.judgement.replayed for r in judged)
 
 
-def test_identical_requests_replay_each_recorded_answer_once(tmp_path: Path) -> None:
+def test_identical_requests_are_recorded_once_and_that_answer_replays_for_each(tmp_path: Path) -> None:
     path = tmp_path / "cassette.yaml"
     same = [{"id": f"dup{n}", "claim": "claim 3", "quote": "value 3 is allowed", "section": None} for n in range(6)]
     with JevServer(lambda claim, section: ("supports", 0.97)) as server:
@@ -164,6 +165,7 @@ def test_identical_requests_replay_each_recorded_answer_once(tmp_path: Path) -> 
         )
         check(recorder, same)
         assert len(server.systemone_requests) == 6
+    assert len(read_interactions(path)) == 1  # one question, one recording (two would be refused when read)
     with JevServer(lambda claim, section: Reply(500, {"detail": "must not be asked"})) as offline:
         replayer = Checker(
             settings=Settings(concurrency=6, model="jev-1.13.0"),

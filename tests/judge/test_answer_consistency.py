@@ -16,6 +16,7 @@ import pytest
 from support import EXAMPLE, Offline
 
 from pytest_citecheck._errors import JudgeError
+from pytest_citecheck._recording.cassette_file import read_interactions, write_interactions
 
 CLAIM_ONLY_TEST = """
 from cookbook import SOURCE
@@ -76,16 +77,18 @@ def test_a_self_contradicting_answer_fails_a_live_check_naming_the_citation(
     assert not cassette.exists(), cassette.read_text()
 
 
-def test_a_self_contradicting_answer_in_an_old_cassette_fails_on_replay(
+def test_a_self_contradicting_answer_with_a_recomputed_digest_fails_on_replay(
     suite: pytest.Pytester, jev_server: Any, offline: Offline
 ) -> None:
-    """A cassette written before answers were checked (format 1, no digests) with only ``choice`` edited."""
+    """Only ``choice`` edited, and the digest recomputed (what a forger does): the answer itself is still checked."""
     suite.makepyfile(test_app=CLAIM_ONLY_TEST)
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
     cassette = suite.path / "cassettes" / "test_app" / "test_claim.yaml"
-    legacy = _as_format_1(cassette.read_text())
-    assert legacy.count('"choice": "supports"') == 1
-    cassette.write_text(legacy.replace('"choice": "supports"', '"choice": "contradicts"'))
+    [interaction] = read_interactions(cassette)
+    body = interaction["response"]["body"]["string"]
+    assert body.count('"choice": "supports"') == 1
+    interaction["response"]["body"]["string"] = body.replace('"choice": "supports"', '"choice": "contradicts"')
+    write_interactions(cassette, [interaction])  # digests recomputed as the file is written
     offline()
     result = suite.runpytest()
     result.assert_outcomes(failed=1)
@@ -96,12 +99,6 @@ def test_a_self_contradicting_answer_in_an_old_cassette_fails_on_replay(
             "*re-record the citation*",
         ]
     )
-
-
-def _as_format_1(text: str) -> str:
-    """A cassette as pytest-citecheck wrote it before digests: format 1, no digest lines."""
-    lines = [line for line in text.splitlines(keepends=True) if not line.lstrip().startswith("digest:")]
-    return "".join(lines).replace("citecheck_format: 2\n", "citecheck_format: 1\n", 1)
 
 
 def test_ties_and_rounding_are_not_contradictions() -> None:
