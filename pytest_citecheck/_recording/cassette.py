@@ -4,8 +4,8 @@ Which way it is served is chosen when it opens: a cassette that can only be repl
 ``none``, or ``once`` when the file exists) by ``replay.Recording``, without vcrpy; any other by
 ``vcr_seam.VcrRecording``. Both offer the same few calls, used here.
 
-Guarantees: what is saved is what the checker read and accepted (``accept``); an interrupted
-``rewrite`` keeps the old file whole; a file that cannot be written is reported once, by the test
+Guarantees: what is saved is what the checker read and accepted (``accept``); a ``rewrite`` that
+did not complete (interrupted, a request that failed, an answer refused) keeps the old file whole; a file that cannot be written is reported once, by the test
 that lost its recording.
 """
 
@@ -60,6 +60,9 @@ class TestCassette:
         self._closed = False
         self._save_failed = False
         self.interrupted = False  # Ctrl-C during the run: see ``interrupt_open``
+        # A request of this test failed (an error status, no answer, an answer refused): its
+        # recording is not complete, so a ``rewrite`` keeps the previous file whole.
+        self.incomplete = False
         # Recorded requests whose answer the checker read and accepted; no other recording is saved.
         self._accepted: dict[int, Any] = {}
 
@@ -101,6 +104,9 @@ class TestCassette:
         except KeyboardInterrupt:
             self.interrupted = True
             raise
+        except BaseException:
+            self.incomplete = True
+            raise
 
     @property
     def play_count(self) -> int:
@@ -133,9 +139,10 @@ class TestCassette:
         """
         if self.cassette is None or self._save_failed or self.replaying is not None:
             return  # nothing recorded (a replay-only cassette records nothing), or already reported
-        if self.interrupted and self.record_mode == "rewrite":
+        if self.record_mode == "rewrite" and (self.interrupted or self.incomplete):
             return  # half a rewrite would replace a whole recording: keep the old file
-        self.cassette.keep_recorded(self._accepted)
+        if not self.cassette.keep_recorded(self._accepted) and self.record_mode == "rewrite":
+            return  # an answer was refused: the rewrite is not complete either
         try:
             if self.shared:
                 self._save_shared()

@@ -267,16 +267,21 @@ class VcrRecording:
             if not played[index] and request_key(request.body) not in recorded
         ]
 
-    def keep_recorded(self, accepted: dict[int, Any]) -> None:
-        """Forget what was recorded but never accepted (a malformed 2xx answer): it must not replay forever."""
+    def keep_recorded(self, accepted: dict[int, Any]) -> bool:
+        """Forget what was recorded but never accepted (a malformed 2xx answer): it must not replay forever.
+
+        True when every recording was accepted.
+        """
         data = self.cassette.data
         recorded = data[self.loaded_count :]
         kept = [(request, response) for request, response in recorded if id(request) in accepted]
-        if len(kept) != len(recorded):
-            data[self.loaded_count :] = kept
-            self._by_citation, self._indexed = {}, 0  # indexed as appended: start again
-            if not kept:
-                self.cassette.dirty = False  # nothing new to write: an existing file stays as it is
+        if len(kept) == len(recorded):
+            return True
+        data[self.loaded_count :] = kept
+        self._by_citation, self._indexed = {}, 0  # indexed as appended: start again
+        if not kept:
+            self.cassette.dirty = False  # nothing new to write: an existing file stays as it is
+        return False
 
     def save(self) -> None:
         """Write the cassette, if vcrpy holds anything new."""
