@@ -14,9 +14,12 @@ import os
 import threading
 
 MASK = "***"
-# Shorter values are not remembered as secrets: cutting "1" or "true" out of every message would
-# garble the log without protecting anything.
-MIN_SECRET_LENGTH = 8
+# Shorter values are not cut out of text. A short key is also a word: "rehearsal", the docs' own
+# key for the rehearsal server, cut out of claims and answers garbled cassettes and reports, and made
+# their replay miss once the key was gone. Headers never reach a file or a log line, whatever their
+# length (``_recording.redaction``); only bodies and messages are cut, and only of secrets this long.
+MIN_SECRET_LENGTH = 16
+ENV_KEY = "TYPESAFE_API_KEY"
 
 _known: set[str] = set()
 _lock = threading.Lock()
@@ -31,7 +34,7 @@ def remember_secret(value: str | None) -> None:
 
 def known_secrets() -> list[str]:
     """Every known secret (the environment's API key included), longest first."""
-    remember_secret(os.environ.get("TYPESAFE_API_KEY"))
+    remember_secret(os.environ.get(ENV_KEY))
     with _lock:
         return sorted(_known, key=len, reverse=True)
 
@@ -47,3 +50,15 @@ def cut_secrets(text: str, secrets: list[str]) -> str:
 def redact_known(text: str) -> str:
     """``text`` with every known secret (and the environment's API key) replaced by ``***``."""
     return cut_secrets(text, known_secrets())
+
+
+def short_key_notice() -> str | None:
+    """What to say, once per run, when the environment's key is too short to be cut out of bodies."""
+    key = (os.environ.get(ENV_KEY) or "").strip()
+    if not key or len(key) >= MIN_SECRET_LENGTH:
+        return None
+    return (
+        f"citecheck: {ENV_KEY} is {len(key)} characters, too short to tell apart from ordinary words: it is kept "
+        f"out of every header, but not cut out of claims, answers, reports or logs (a real key has "
+        f"{MIN_SECRET_LENGTH} or more)"
+    )

@@ -161,12 +161,16 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         binding.leave_session(config.stash[PREVIOUS_BINDING])
 
 
-def pytest_report_header(config: pytest.Config) -> str | None:
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
     settings = config.stash.get(SETTINGS, None)
     if settings is None:
         return None
+    from pytest_citecheck._secrets import short_key_notice
+
     model = settings.model or "SDK default"
-    return f"citecheck: record mode {settings.record_mode}, auto_accept {settings.auto_accept:g}, model {model}"
+    lines = [f"citecheck: record mode {settings.record_mode}, auto_accept {settings.auto_accept:g}, model {model}"]
+    notice = short_key_notice()
+    return lines + ([notice] if notice else [])
 
 
 # --- fixtures -------------------------------------------------------------------------------
