@@ -96,3 +96,27 @@ def test_replaying_an_alias_recording_is_a_mismatch_under_strict(suite, server_a
             "*citation 'aud': the recorded answer came from model 'jev-1.13.0', but the test asks for the alias 'jev-latest'*"
         ]
     )
+
+
+@pytest.mark.parametrize("answered", ["jev-latest", "jev-preview"])
+def test_a_warning_never_advises_pinning_an_alias(suite, server_answering_as, answered):
+    """Issue 26 item 8: the advice names a versioned id, never the alias the response reported."""
+    server_answering_as(answered)
+    suite.makepyfile(test_model=TEST_FILE)
+    result = suite.runpytest("--citecheck-record-mode=once")  # no model set: the SDK asks for jev-latest
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"*ModelPinWarning: citation 'aud': recorded with the alias 'jev-latest', answered by {answered!r}*",
+            f"*pin a versioned model: --citecheck-model=jev-<version>*the response named only {answered!r}*",
+        ]
+    )
+    assert f"--citecheck-model={answered}" not in result.stdout.str()
+
+
+def test_a_mismatch_advises_the_versioned_id_that_answered(suite, server_answering_as):
+    server_answering_as("jev-1.13.0")
+    suite.makepyfile(test_model=TEST_FILE)
+    result = suite.runpytest("--citecheck-record-mode=once", "--citecheck-model=jev-1.12")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(["*re-record with the model you mean, or pin the model: --citecheck-model=jev-1.13.0*"])

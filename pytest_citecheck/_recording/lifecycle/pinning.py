@@ -42,13 +42,24 @@ def model_problem(requested: str | None, answered: str | None, *, replayed: bool
         return (
             "mismatch",
             f"the answer came from model {answered!r}, but the test asks for {requested!r}",
-            "re-record with the model you mean, or pin the one that answered",
+            f"re-record with the model you mean, or {pin_advice(answered)}",
         )
     return None
 
 
+def pin_advice(answered: str) -> str:
+    """How to pin the model: the versioned id the response reported, never an alias."""
+    where = "(or citecheck_model = {0} in the ini file, or model= in the marker)"
+    if is_alias(answered):
+        return (
+            f"pin a versioned model: --citecheck-model=jev-<version> {where.format('jev-<version>')}; the response "
+            f"named only {answered!r}, so take the version from TypeSafe's model list"
+        )
+    return f"pin the model: --citecheck-model={answered} {where.format(answered)}"
+
+
 def _alias_problem(requested: str, answered: str, *, replayed: bool) -> tuple[str, str, str] | None:
-    pin = f"pin the model: --citecheck-model={answered} (or citecheck_model = {answered} in the ini file, or model= in the marker)"
+    pin = pin_advice(answered)
     if not replayed:
         return (
             "alias",
