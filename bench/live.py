@@ -94,7 +94,7 @@ def run(count: int, latency: float, concurrency: int, runs: int, log: Any = prin
     source, citations = _source_and_citations(count)
     ids = [c["id"] for c in citations]
     rows: list[Row] = []
-    with tempfile.TemporaryDirectory() as tmp, _server("--latency", str(latency)) as (url, _):
+    with tempfile.TemporaryDirectory() as tmp, _server("--latency", f"{latency * 1000:g}") as (url, _):
         directory = Path(tmp)
         _check(url, source, citations[:4], concurrency, directory)  # warm up imports and the connection pool
         concurrent_times, sequential_times, in_order = [], [], True
@@ -149,7 +149,7 @@ def run(count: int, latency: float, concurrency: int, runs: int, log: Any = prin
     )
 
     limited, retry_after = concurrency * 2, 0.2
-    limits = ("--latency", str(latency), "--limit-first", str(limited), "--retry-after", str(retry_after))
+    limits = ("--latency", f"{latency * 1000:g}", "--limit-first", str(limited), "--retry-after", str(retry_after))
     with tempfile.TemporaryDirectory() as tmp, _server(*limits) as (url, served):
         try:
             elapsed, results = _check(url, source, citations, concurrency, Path(tmp))

@@ -28,6 +28,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "review the last run's citations below auto_accept and record human decisions",
     ),
     "calibrate": ("pytest_citecheck._review.calibrate:main", "recommend auto_accept from the human decisions recorded"),
+    "serve": (
+        "pytest_citecheck.testing.serve:main",
+        "run the Jev-compatible rehearsal server on 127.0.0.1 (record without a key)",
+    ),
 }
 
 

@@ -31,7 +31,9 @@ def test_each_recording_option_is_explained_with_its_flag(name):
         "citecheck_async_client",
         "ModelPinWarning",
         "`previous`",
-        "python -m pytest_citecheck.testing --answers answers.json --port 8765 --require-real-key",
+        "citecheck serve --answers answers.json --port 8765 --require-real-key",
+        "`python -m pytest_citecheck.testing` is the same command",
+        "`--latency MS`",
         "--citecheck-cassette-dir=rehearsal-cassettes",
     ],
 )
@@ -41,6 +43,7 @@ def test_the_commands_and_names_a_user_needs_are_there(usage):
 
 def test_the_merge_command_is_registered():
     assert COMMANDS["merge"][0] == "pytest_citecheck._report.shards:main"
+    assert COMMANDS["serve"][0] == "pytest_citecheck.testing.serve:main"
 
 
 def test_the_rehearsal_answers_table_in_the_docs_is_one_the_server_accepts(tmp_path):

@@ -53,41 +53,37 @@ FLOORS = {
 # Today's offenders (the only ones allowed): name -> current figure. Only ever remove entries.
 LONG_FUNCTIONS: dict[str, int] = {
     "_judge/ask.py::read_answer": 54,
-    "_judge/ask.py::translate_error": 67,
+    "_judge/ask.py::translate_error": 63,
     "_pytest_glue/fixtures.py::make_checker": 66,
     "_report/github.py::step_summary": 64,
     "_report/html.py::_card": 56,
-    "_report/run_report.py::Report.summary_lines": 68,
+    "_report/run_report.py::Report.summary_lines": 66,
     "_results.py::CitationResult.to_json": 60,
     "_review/calibrate.py::_parser": 56,
     "_review/calibrate.py::run": 54,
     "_review/calibration_page.py::risk_coverage_svg": 79,
     "_review/command.py::interactive": 55,
-    "testing.py::main": 90,
 }
 COMPLEX_FUNCTIONS: dict[str, int] = {
     "_gate.py::decide": 17,
     "_gate.py::failure_message": 17,
     "_judge/ask.py::read_answer": 20,
-    "_judge/ask.py::translate_error": 19,
+    "_judge/ask.py::translate_error": 18,
     "_pytest_glue/session.py::CassetteBookkeeping.pytest_sessionfinish": 22,
     "_report/github.py::step_summary": 17,
     "_report/html.py::_card": 27,
-    "_report/run_report.py::Report.summary_lines": 54,
+    "_report/run_report.py::Report.summary_lines": 49,
     "_review/calibrate.py::calibrate": 19,
     "_review/calibrate.py::run": 22,
     "_review/command.py::apply_flags": 16,
     "_review/command.py::interactive": 27,
     "_review/command.py::resolve": 16,
-    "testing.py::JevServer._handle": 17,
-    "testing.py::_answer_entry": 16,
 }
 LONG_MODULES: dict[str, int] = {
-    "_check/checker.py": 467,
+    "_check/checker.py": 464,
     "_options.py": 509,
     "_pytest_glue/session.py": 459,
-    "_review/calibrate.py": 858,
-    "testing.py": 463,
+    "_review/calibrate.py": 853,
 }
 # An import cycle: its modules -> how many. A smaller cycle among the same modules still counts as it.
 CYCLES: dict[str, int] = {
