@@ -107,11 +107,12 @@ def _check_unique_ids(adapted: list[Citation]) -> None:
 
 
 def _in_corpus(citation: Citation, corpus: Corpus) -> Citation:
-    """A citation naming its document by a path or file name the corpus knows under another id
-    (a loader's absolute path, an OpenAI file name) names it by the corpus's id; others are kept."""
+    """A citation naming its document by a name the corpus resolves (the id after the documented
+    normalisation, or an alias: ``Corpus.resolve``) names it by the corpus's id; others are kept,
+    and step 1 says the corpus has no such document."""
     if citation.document is None or citation.document in corpus:
         return citation
-    found = document_named(corpus, citation.document)
+    found = corpus.resolve(citation.document)
     return citation if found is None else replace(citation, document=found)
 
 

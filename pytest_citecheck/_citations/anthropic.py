@@ -28,7 +28,6 @@ from typing import Any
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
 from pytest_citecheck._citations.plain import adapt_citation
 from pytest_citecheck._errors import CitationInputError
-from pytest_citecheck._sources.chunks import document_named
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
 
@@ -135,7 +134,7 @@ def _cited_document(item: Any, source: Source | Corpus | None, citation_id: str)
             )
         return None
     for name in (title, field_of(item, "file_id")):
-        found = document_named(source, name) if isinstance(name, str) and name.strip() else None
+        found = source.resolve(name) if isinstance(name, str) and name.strip() else None
         if found is not None:
             return found
     ids = list(source)

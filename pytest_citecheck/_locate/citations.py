@@ -109,7 +109,9 @@ def validate_document(citation: Citation, documents: Documents, finder: Finder) 
         )
     if citation.document not in documents:
         raise CitationInputError(
-            f"names document {citation.document!r}, which the corpus does not have (it has {_sample(list(documents))})",
+            f"names document {citation.document!r}, which the corpus does not have (it has {_sample(list(documents))}); "
+            "document names match ids exactly, after POSIX separators, a leading './' and URL scheme and host case: "
+            "if it is another name of one of them, say so with Corpus(..., aliases={name: document_id})",
             citation=citation.id,
             field="document",
         )

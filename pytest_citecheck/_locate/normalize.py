@@ -173,13 +173,13 @@ def _collapsed(text: str) -> list[str]:
 
     A quote cut from the middle of a line can start or end inside a hyphenated word or next to a
     dash (``-user authorization``, ``corresponding machine-``, ``- see``); without those hyphens it
-    is still a piece of the text it was cut from, however that text joined or spaced them. A
-    hyphen right before a digit is a sign, and stays (``-40``).
+    is still a piece of the text it was cut from, however that text joined or spaced them. One
+    hyphen right before a digit is a sign, and stays (``-40``); a run of them is a rule, and goes.
     """
     words = text.split()
     while words and words[0].startswith("-"):
         first = words[0].lstrip("-")
-        if first[:1].isdigit():  # a sign: "-40" is not "40"
+        if first[:1].isdigit() and len(words[0]) == len(first) + 1:  # a sign: "-40" is not "40"
             break
         if first:
             words[0] = first

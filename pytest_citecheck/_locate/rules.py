@@ -124,7 +124,8 @@ def _in_number(text: str, at: int) -> bool:
     if after.isdigit():
         if before in ".,":
             return at >= 2 and text[at - 2].isdigit()
-        return before in "-+" and (at < 2 or not text[at - 2].isalnum())
+        # A sign starts its word: "-40", not "pre-40" nor the end of a rule of hyphens "----40".
+        return before in "-+" and (at < 2 or not (text[at - 2].isalnum() or text[at - 2] in "-+"))
     return False
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from pytest_citecheck._errors import SourceError
 from pytest_citecheck._sources.chunks import DocumentId, sources_from_chunks
+from pytest_citecheck._sources.names import DocumentNames
 from pytest_citecheck._sources.source import Source
 
 
@@ -21,9 +22,11 @@ class Corpus:
     """Documents by id: ``Corpus({"refund-policy": Source, "terms": Source, ...})``.
 
     A value may also be a document's text, which is split as ``Source.from_text(text, format="auto")``.
+    A citation names its document by id, matched exactly after a documented normalisation (``names``);
+    ``aliases={name: document_id}`` declares any other name a document goes by.
     """
 
-    def __init__(self, documents: Mapping[str, Source | str]) -> None:
+    def __init__(self, documents: Mapping[str, Source | str], *, aliases: Mapping[str, str] | None = None) -> None:
         if not isinstance(documents, Mapping):
             raise SourceError(
                 f"documents must be a mapping of document id to Source, not {type(documents).__name__}",
@@ -42,6 +45,18 @@ class Corpus:
                     f"document {key!r} must be a Source or its text, not {type(value).__name__}", field="documents"
                 )
             self.documents[key] = value
+        self._names = DocumentNames(list(self.documents), aliases)
+
+    @property
+    def aliases(self) -> dict[str, str]:
+        """The names declared for documents beside their ids: name -> document id."""
+        return dict(self._names.aliases)
+
+    def resolve(self, name: str) -> str | None:
+        """The id of the document ``name`` means: the id itself, or one equal to it after the
+        normalisation of ``names`` (separators, a leading ``./``, URL scheme and host case), or an
+        alias; None when no document is meant."""
+        return name if name in self.documents else self._names.resolve(name)
 
     @classmethod
     def from_dir(
@@ -51,6 +66,7 @@ class Corpus:
         *,
         format: str | None = None,
         encoding: str = "utf-8",
+        aliases: Mapping[str, str] | None = None,
     ) -> Corpus:
         """Every file under ``path`` matching ``pattern``, each split as ``Source.from_file`` splits it.
 
@@ -69,7 +85,7 @@ class Corpus:
                 documents[document_id] = Source.from_file(found, format, encoding=encoding)
             except SourceError as error:  # an empty or binary file: say which one
                 raise SourceError(f"document {document_id!r}: {error}", field="documents") from None
-        return cls(documents)
+        return cls(documents, aliases=aliases)
 
     def __getitem__(self, document_id: str) -> Source:
         return self.documents[document_id]
@@ -87,7 +103,9 @@ class Corpus:
         return f"Corpus({len(self.documents)} documents: {', '.join(list(self.documents)[:5])}{', …' if len(self) > 5 else ''})"
 
     @classmethod
-    def from_documents(cls, docs: Iterable[Any], *, document_id: DocumentId = None) -> Corpus:
+    def from_documents(
+        cls, docs: Iterable[Any], *, document_id: DocumentId = None, aliases: Mapping[str, str] | None = None
+    ) -> Corpus:
         """The corpus of a retriever's chunks: LangChain ``Document``s, LlamaIndex ``NodeWithScore``s or ``TextNode``s.
 
         Each chunk's document is its ``source`` metadata (else ``file_name``), or what ``document_id``
@@ -95,4 +113,4 @@ class Corpus:
         (``"page 3"``, a page's chunks in order); a chunk without a page is a ``"chunk N"`` section.
         Neither framework is imported: the objects are read by their attributes.
         """
-        return cls(sources_from_chunks(docs, document_id))
+        return cls(sources_from_chunks(docs, document_id), aliases=aliases)

@@ -86,12 +86,14 @@ def test_each_annotation_is_a_claim_only_citation_of_its_document() -> None:
     ]
 
 
-def test_the_corpus_knows_files_by_name_and_urls_without_tracking() -> None:
-    corpus = Corpus(
-        {"licences/apache-2.0.txt": "1. A\n\nText.\n\n2. B\n\nMore.", GPL_URL: "1. C\n\nText.\n\n2. D\n\nMore."}
-    )
+def test_the_corpus_knows_files_by_an_alias_and_urls_without_tracking() -> None:
+    documents = {"licences/apache-2.0.txt": "1. A\n\nText.\n\n2. B\n\nMore.", GPL_URL: "1. C\n\nText.\n\n2. D\n\nMore."}
+    corpus = Corpus(documents, aliases={"apache-2.0.txt": "licences/apache-2.0.txt"})
     adapted = adapt_citations(response(ANSWER, annotations_for(ANSWER)), source=corpus)
     assert [c.document for c in adapted] == ["licences/apache-2.0.txt", "licences/apache-2.0.txt", GPL_URL]
+    # Without the alias a file name is not stretched to the id that ends with it (issue 24, item 7).
+    adapted = adapt_citations(response(ANSWER, annotations_for(ANSWER)), source=Corpus(documents))
+    assert [c.document for c in adapted] == ["apache-2.0.txt", "apache-2.0.txt", GPL_URL]
 
 
 def test_files_and_urls_are_mapped_with_a_dict_or_a_function() -> None:
