@@ -5,8 +5,10 @@ It connects the pytest-free stages to pytest's life cycle and decides nothing it
 - ``stash``: what the plugin keeps on pytest's config and items (``pytest.StashKey``s);
 - ``trigger``: when the session's plugins load (``SessionTrigger``, ``session_plugins``), loaded
   with the plugin in every run;
-- ``session``: the session's plugins, the run's report and the bookkeeping of recordings, loaded
-  only by a run that checks citations, writes a report or has cassettes;
+- ``session`` and ``bookkeeping``: the session's plugins, the run's report (``CitecheckRun``) and
+  the bookkeeping of recordings (``CassetteBookkeeping``: unused recordings, orphan cassettes),
+  loaded only by a run that checks citations, writes a report or has cassettes;
+- ``paths``: where a test's cassette is, from pytest's nodes;
 - ``fixtures``: what the fixtures declared in ``plugin`` build (a test's ``Checker``, the SDK
   clients), loaded with the first fixture a test asks for.
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_citecheck._errors import OptionError
+from pytest_citecheck._pytest_glue.paths import cassette_path
 from pytest_citecheck._pytest_glue.stash import CHECKER, PENDING_ROWS, SETTINGS
 from pytest_citecheck._pytest_glue.trigger import session_plugins
 from pytest_citecheck._text import format_confidence
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
 
     from pytest_citecheck._check.checker import Checker
+    from pytest_citecheck._pytest_glue.bookkeeping import CassetteBookkeeping
+    from pytest_citecheck._pytest_glue.session import CitecheckRun
     from pytest_citecheck._results import CitationResult
     from pytest_citecheck._review.decisions import Reviews
 
@@ -153,40 +156,37 @@ def _record_properties(item: pytest.Item, result: CitationResult, recorded: set[
     item.user_properties.extend(values.items())
 
 
-def make_checker(request: pytest.FixtureRequest) -> Checker:
-    from pytest_citecheck._check.checker import Checker
-    from pytest_citecheck._pytest_glue.session import cassette_path
-    from pytest_citecheck._recording.cassette import TestCassette
+def _cassette_of(
+    item: pytest.Item, marker_options: dict[str, Any], run: CitecheckRun, bookkeeping: CassetteBookkeeping
+) -> tuple[Path, bool]:
+    """The test's cassette file, and whether it is shared on purpose (``citecheck(cassette=...)``).
 
-    item = request.node
-    existing: Checker | None = item.stash.get(CHECKER, None)
-    if existing is not None:
-        return existing
-    redact_logs()  # before this test's checker asks anything, through whatever client it is given
-    settings = request.config.stash[SETTINGS]
-    marker_options = _marker_options(item)
-    # Not a setting: which file the test's answers are kept in (see cassette_path).
+    Takes ``cassette`` out of ``marker_options`` (it is not a setting). Raises ``OptionError`` for a
+    cassette name that is not one, and ``CassetteCollisionError`` when another test would use the
+    same file by accident: both tests fail here, before either records over the other's answers.
+    """
     shared = marker_options.pop("cassette", None)
     if shared is not None and (not isinstance(shared, str) or not shared.strip()):
         raise OptionError(
             "@pytest.mark.citecheck(...)", f"cassette: expected a cassette name (a string), got {shared!r}"
         )
-    path = cassette_path(item, settings)
-    run, bookkeeping = session_plugins(request.config)
+    path = cassette_path(item, item.config.stash[SETTINGS])
     shared_with = bookkeeping.sharing(item, path)
     if shared_with:
         from pytest_citecheck._errors import CassetteCollisionError
 
-        # Both tests fail here, before either records: one's recording would silently replace the other's.
         raise CassetteCollisionError(
             run.display_path(path),
             f"would be shared by {' and '.join(sorted([item.nodeid, *shared_with]))}, and one's recording would be lost",
             "rename one test or module, or set citecheck_cassette_dir so that modules of the same name do not share a directory",
         )
-    mode = "rewrite" if path.exists() else "once"
-    hint = f"TYPESAFE_API_KEY=... pytest '{item.nodeid}' --citecheck-record-mode={mode}"
+    return path, shared is not None
+
+
+def _reporting(item: pytest.Item, run: CitecheckRun) -> tuple[Callable[[CitationResult], None], Callable[[], Reviews]]:
+    """What the checker calls with each result (a report row, JUnit properties), and this test's reviews."""
     rows = item.stash.setdefault(PENDING_ROWS, [])
-    reviews_path = Path(item.path).parent / settings.reviews
+    reviews_path = Path(item.path).parent / item.config.stash[SETTINGS].reviews
     scope = _auto_accept_scope(item)
     listed: set[str] = set()
 
@@ -203,18 +203,36 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
         rows.append({**result.to_json(test=item.nodeid), "reviews_file": reviews_file(), "auto_accept_scope": scope})
         _record_properties(item, result, listed)
 
+    return on_result, reviews_of_this_test
+
+
+def make_checker(request: pytest.FixtureRequest) -> Checker:
+    from pytest_citecheck._check.checker import Checker
+    from pytest_citecheck._recording.cassette import TestCassette
+
+    item = request.node
+    existing: Checker | None = item.stash.get(CHECKER, None)
+    if existing is not None:
+        return existing
+    redact_logs()  # before this test's checker asks anything, through whatever client it is given
+    settings = request.config.stash[SETTINGS]
+    marker_options = _marker_options(item)
+    run, bookkeeping = session_plugins(request.config)
+    path, shared = _cassette_of(item, marker_options, run, bookkeeping)
+    mode = "rewrite" if path.exists() else "once"
+    on_result, reviews = _reporting(item, run)
     checker = Checker(
         settings=settings,
         client_factory=lambda: request.getfixturevalue("citecheck_client"),
         async_client_factory=lambda: request.getfixturevalue("citecheck_async_client"),
-        cassette=TestCassette(path, settings.record_mode, shared=shared is not None),
+        cassette=TestCassette(path, settings.record_mode, shared=shared),
         test_id=item.nodeid,
-        record_hint=hint,
+        record_hint=f"TYPESAFE_API_KEY=... pytest '{item.nodeid}' --citecheck-record-mode={mode}",
         on_result=on_result,
         review_actions={"xfail": pytest.xfail, "skip": pytest.skip},
         marker_options=marker_options,
         hooks=request.config.hook,
-        reviews=reviews_of_this_test,
+        reviews=reviews,
     )
     item.stash[CHECKER] = checker
     request.addfinalizer(checker.close)

@@ -15,7 +15,8 @@ import pytest
 if TYPE_CHECKING:
     from pytest_citecheck._check.checker import Checker  # noqa: F401  (named in CHECKER's type)
     from pytest_citecheck._options import Settings  # noqa: F401  (named in SETTINGS' type)
-    from pytest_citecheck._pytest_glue.session import CassetteBookkeeping, CitecheckRun  # noqa: F401  (named in SESSION_PLUGINS' type)
+    from pytest_citecheck._pytest_glue.bookkeeping import CassetteBookkeeping  # noqa: F401  (named in SESSION_PLUGINS' type)
+    from pytest_citecheck._pytest_glue.session import CitecheckRun  # noqa: F401  (named in SESSION_PLUGINS' type)
 
 SETTINGS = pytest.StashKey["Settings"]()
 PENDING_ROWS = pytest.StashKey[list[dict[str, Any]]]()

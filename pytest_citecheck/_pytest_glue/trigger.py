@@ -1,8 +1,8 @@
 """When the session's plugins load: ``session_plugins`` registers them, ``SessionTrigger`` decides when.
 
-pytest loads this module with the plugin; ``session`` (the session's report and recording
-bookkeeping) only when the run has something for it to do, imported here inside ``session_plugins``.
-``session`` never imports this module, so the two make no cycle.
+pytest loads this module with the plugin; ``session`` (the session's report) and ``bookkeeping``
+(of recordings) only when the run has something for them to do, imported here inside
+``session_plugins``. Neither imports this module, so they make no cycle.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import pytest
 from pytest_citecheck._pytest_glue.stash import COLLECTED, SESSION_PLUGINS, SETTINGS, collected_modules
 
 if TYPE_CHECKING:
-    from pytest_citecheck._pytest_glue.session import CassetteBookkeeping, CitecheckRun
+    from pytest_citecheck._pytest_glue.bookkeeping import CassetteBookkeeping
+    from pytest_citecheck._pytest_glue.session import CitecheckRun
 
 
 def session_plugins(config: pytest.Config) -> tuple[CitecheckRun, CassetteBookkeeping]:
@@ -25,7 +26,8 @@ def session_plugins(config: pytest.Config) -> tuple[CitecheckRun, CassetteBookke
     the middle of a hook call, they miss that call: the caller hands it on.
     """
     if SESSION_PLUGINS not in config.stash:
-        from pytest_citecheck._pytest_glue.session import CassetteBookkeeping, CitecheckRun
+        from pytest_citecheck._pytest_glue.bookkeeping import CassetteBookkeeping
+        from pytest_citecheck._pytest_glue.session import CitecheckRun
 
         run = CitecheckRun(config)
         bookkeeping = CassetteBookkeeping(config, run)

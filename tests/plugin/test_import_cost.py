@@ -15,6 +15,7 @@ SDKS = ("anthropic", "openai", "langchain_core", "llama_index")
 # what the fixtures build, the functions a test calls, the log redaction, the checker.
 LOADED_WHEN_NEEDED = (
     "pytest_citecheck._pytest_glue.session",
+    "pytest_citecheck._pytest_glue.bookkeeping",
     "pytest_citecheck._pytest_glue.fixtures",
     "pytest_citecheck._check.api",
     "pytest_citecheck._check.checker",
@@ -48,8 +49,13 @@ def test_checking_no_citation_loads_nothing_heavy_and_the_session_plugins_only_f
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*PLUGIN-LOADED: True*", "*HEAVY: none*"])
     if cassettes:
-        # the session module alone: the bookkeeping of cassettes loads, nothing that checks a citation does.
-        result.stdout.fnmatch_lines(["*OURS: pytest_citecheck._pytest_glue.session", "*SESSION-PLUGINS: True"])
+        # The session's plugins alone: the bookkeeping of cassettes loads, nothing that checks a citation does.
+        result.stdout.fnmatch_lines(
+            [
+                "*OURS: pytest_citecheck._pytest_glue.bookkeeping,pytest_citecheck._pytest_glue.session",
+                "*SESSION-PLUGINS: True",
+            ]
+        )
     else:
         result.stdout.fnmatch_lines(["*OURS: none", "*SESSION-PLUGINS: False"])
 

@@ -1,0 +1,51 @@
+"""Where a test's cassette is: ``<test dir>/<cassette_dir>/<module>/<test>.yaml``, from pytest's nodes.
+
+Read by the fixtures (a test's checker) and the bookkeeping of recordings (which tests own which
+cassette files); the file names themselves are ``_recording.paths``'.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from pytest_citecheck._options import Settings
+
+
+def node_path_name(item: pytest.Item) -> str:
+    # "TestClass::test_name[param]" -> "TestClass.test_name[param]": class-based and parametrised
+    # tests get distinct cassette names. Joined from the nodes' own names, not by splitting the node
+    # id, so a "::" inside a parametrize id stays in the raw name (and makes it sanitised and digested).
+    names = []
+    for node in reversed(item.listchain()):
+        if isinstance(node, pytest.File):
+            break
+        names.append(node.name)
+    return ".".join(reversed(names)) or item.name
+
+
+def shared_cassette(item: pytest.Item) -> str | None:
+    """The cassette named by the closest ``@pytest.mark.citecheck(cassette=...)``, when it is a usable name."""
+    for marker in item.iter_markers("citecheck"):  # closest first
+        if "cassette" in marker.kwargs:
+            name = marker.kwargs["cassette"]
+            return name if isinstance(name, str) and name.strip() else None
+    return None
+
+
+def cassette_path(item: pytest.Item, settings: Settings) -> Path:
+    """``<test dir>/<cassette_dir>/<module>/<test>.yaml`` (``.citecheck.yaml`` beside pytest-recording's own).
+
+    A test marked ``@pytest.mark.citecheck(cassette="name")`` uses ``<module>/<name>.yaml``, shared with
+    every test of the module that names it (the name is made file-system-safe like a test's).
+    """
+    from pytest_citecheck._recording.paths import cassette_name
+
+    name = cassette_name(
+        shared_cassette(item) or node_path_name(item),
+        beside_pytest_recording=item.get_closest_marker("vcr") is not None,
+    )
+    return Path(item.path).parent / settings.cassette_dir / Path(item.path).stem / name
