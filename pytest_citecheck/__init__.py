@@ -36,6 +36,7 @@ _EXPORTS = {
     "CheckOptions": "_options",
     "CassetteError": "_errors",
     "CassetteMissError": "_errors",
+    "CheckerUnavailableError": "_errors",
     "CitationInputError": "_errors",
     "CitecheckError": "_errors",
     "JudgeError": "_errors",
@@ -60,6 +61,7 @@ __all__ = [
     "CassetteMissError",
     "CheckOptions",
     "Checker",
+    "CheckerUnavailableError",
     "Citation",
     "CitationDict",
     "CitationInputError",
@@ -117,6 +119,7 @@ if TYPE_CHECKING:
     from pytest_citecheck._errors import (
         CassetteError,
         CassetteMissError,
+        CheckerUnavailableError,
         CitationInputError,
         CitecheckError,
         JudgeError,

@@ -1,0 +1,39 @@
+"""The API reference (docs/api.md) covers the public API: every name in ``pytest_citecheck.__all__``."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from support import REPO
+
+import pytest_citecheck
+
+API = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
+DOCUMENTED = set(re.findall(r"^::: pytest_citecheck\.(\w+)$", API, flags=re.MULTILINE))
+
+
+@pytest.mark.parametrize("name", sorted(pytest_citecheck.__all__))
+def test_every_public_name_has_an_entry_in_the_api_reference(name):
+    if name == "__version__":  # a string: named in the page's introduction, there is no docstring to render
+        assert "`pytest_citecheck.__version__`" in API
+    else:
+        assert name in DOCUMENTED, f"docs/api.md has no `::: pytest_citecheck.{name}` entry"
+
+
+def test_the_api_reference_documents_only_public_names():
+    assert DOCUMENTED <= set(pytest_citecheck.__all__)
+
+
+@pytest.mark.parametrize("name", sorted(pytest_citecheck.__all__))
+def test_every_public_name_is_importable_from_the_package(name):
+    namespace: dict[str, object] = {}
+    exec(f"from pytest_citecheck import {name}", namespace)
+    assert namespace[name] is getattr(pytest_citecheck, name)
+
+
+def test_checker_unavailable_error_is_public():
+    from pytest_citecheck import CheckerUnavailableError, CitecheckError
+
+    assert issubclass(CheckerUnavailableError, CitecheckError)
+    assert "CheckerUnavailableError" in pytest_citecheck.__all__
