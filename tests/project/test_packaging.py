@@ -45,6 +45,41 @@ def source_files(root: Path, tree: str) -> set[str]:
     }
 
 
+def build_machine_paths() -> list[str]:
+    """Absolute paths of this machine a shipped file must not name: the checkout, the home directory,
+    and the top-level directory the checkout is in (the first part of its path: home or work directories)."""
+    return sorted({str(REPO), str(Path.home()), "/" + REPO.parts[1] + "/"} - {"/", "//"})
+
+
+def leaked_paths(files: list[Path], root: Path) -> list[str]:
+    """``file: path`` for each of ``files`` (relative to ``root``) that names one of ``build_machine_paths()``."""
+    found = []
+    for path in files:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        found += [
+            f"{path.relative_to(root).as_posix()}: {machine}" for machine in build_machine_paths() if machine in text
+        ]
+    return found
+
+
+def shipped_files(root: Path) -> list[Path]:
+    """The files of ``root`` (a checkout or an unpacked sdist) that the sdist ships (see MANIFEST.in)."""
+    files = [root / name for name in SDIST_FILES]
+    for tree in SDIST_TREES:
+        files += [root / name for name in sorted(source_files(root, tree))]
+    return files
+
+
+def test_the_sdist_would_name_no_path_of_this_machine(tmp_path: Path) -> None:
+    """What the sdist takes from the checkout names no absolute path of the machine it is built on
+    (the slow test checks the built sdist itself); a planted one is caught."""
+    assert leaked_paths(shipped_files(REPO), REPO) == []
+    planted = tmp_path / "docs" / "planted.md"
+    planted.parent.mkdir()
+    planted.write_text(f"copied from {REPO / 'notes.txt'} and {Path.home() / 'x'}\n", encoding="utf-8")
+    assert {line.split(": ")[0] for line in leaked_paths([planted], tmp_path)} == {"docs/planted.md"}
+
+
 @pytest.mark.slow
 def test_the_sdist_and_wheel_ship_what_they_should_pass_twine_check_and_the_sdist_collects_its_tests(
     tmp_path: Path,
@@ -82,6 +117,9 @@ def test_the_sdist_and_wheel_ship_what_they_should_pass_twine_check_and_the_sdis
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     required = {Requirement(line) for line in metadata.get_all("Requires-Dist")}
     assert {str(r) for r in required if r.marker is None} == {str(Requirement(d)) for d in project["dependencies"]}
+    # Extras hold only what a user installs: the development tools are dependency groups, never published.
+    assert metadata.get_all("Provides-Extra") == ["pdf"]
+    assert {r.name for r in required if r.marker is not None} == {"pypdf"}
 
     # The sdist: everything the suite, the benchmarks, the example and the docs build need.
     with tarfile.open(sdist) as archive:
@@ -99,6 +137,9 @@ def test_the_sdist_and_wheel_ship_what_they_should_pass_twine_check_and_the_sdis
         "examples/rfc7519/citations.json",
     ):
         assert needed in members
+
+    # No absolute path of the machine that built it: its checkout, its home, its top-level directory.
+    assert leaked_paths([path for path in unpacked.rglob("*") if path.is_file()], unpacked) == []
 
     # What PyPI would say about both: twine's checks (metadata, README rendering).
     checked = run(sys.executable, "-m", "twine", "check", "--strict", wheel, sdist, cwd=tmp_path)
