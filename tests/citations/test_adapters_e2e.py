@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import INNER_INI, Offline
@@ -193,22 +196,6 @@ def test_claude_cites_three_documents():
 """
 
 
-def test_anthropic_message_single_document(app, jev_server, offline) -> None:
-    app.makepyfile(app=ANTHROPIC_APP, test_claude=ANTHROPIC_SINGLE)
-    rows = record_then_replay(app, jev_server, offline, passed=3)
-    assert [(row["id"], row["status"], row["section"]) for row in rows] == [
-        ("#1.1", "found", "3"),
-        ("#0.1", "found", "4"),
-        ("#0.1", "missing", None),
-    ]
-
-
-@needs_corpus
-def test_anthropic_message_across_a_corpus(app, jev_server, offline) -> None:
-    app.makepyfile(app=ANTHROPIC_APP, test_claude=ANTHROPIC_CORPUS)
-    record_then_replay(app, jev_server, offline, passed=1)
-
-
 # --- OpenAI Responses -------------------------------------------------------------------------
 
 OPENAI_APP = '''
@@ -279,18 +266,6 @@ def test_every_annotation_is_supported_by_its_document():
 """
 
 
-def test_openai_response_single_document(app, jev_server, offline) -> None:
-    app.makepyfile(app=OPENAI_APP, test_openai=OPENAI_SINGLE)
-    rows = record_then_replay(app, jev_server, offline, passed=1)
-    assert [(row["status"], row["section"]) for row in rows] == [("section-only", "3"), ("section-only", "3")]
-
-
-@needs_corpus
-def test_openai_response_across_a_corpus(app, jev_server, offline) -> None:
-    app.makepyfile(app=OPENAI_APP, test_openai=OPENAI_CORPUS)
-    record_then_replay(app, jev_server, offline, passed=1)
-
-
 # --- Inline markers -----------------------------------------------------------------------------
 
 MARKERS_SINGLE = '''
@@ -333,18 +308,6 @@ def test_every_marked_sentence_is_supported_by_its_documents():
         ("s1[1]", "apache-2.0.txt"), ("s2[2]", "gpl-2.0.txt"), ("s2[3]", "gfdl-1.3.txt"),
     ]
 """
-
-
-def test_inline_markers_single_document(app, jev_server, offline) -> None:
-    app.makepyfile(test_markers=MARKERS_SINGLE)
-    rows = record_then_replay(app, jev_server, offline, passed=1)
-    assert [row["section"] for row in rows] == ["3", "4", "8", "3", "4"]
-
-
-@needs_corpus
-def test_inline_markers_across_a_corpus(app, jev_server, offline) -> None:
-    app.makepyfile(test_markers=MARKERS_CORPUS)
-    record_then_replay(app, jev_server, offline, passed=1)
 
 
 # --- LangChain ----------------------------------------------------------------------------------
@@ -415,18 +378,6 @@ def test_the_answer_is_supported_by_what_was_retrieved():
     results = assert_citations_supported(citations_from_markers(answer, docs), Corpus.from_documents(docs))
     assert {r.document for r in results} == {doc.metadata["source"] for doc in docs}
 """
-
-
-def test_langchain_documents_single_document(app, jev_server, offline) -> None:
-    app.makepyfile(rag=LANGCHAIN_RAG, test_langchain=LANGCHAIN_SINGLE)
-    rows = record_then_replay(app, jev_server, offline, passed=1)
-    assert [row["status"] for row in rows] == ["found", "found"]
-
-
-@needs_corpus
-def test_langchain_documents_across_a_corpus(app, jev_server, offline) -> None:
-    app.makepyfile(rag=LANGCHAIN_RAG, test_langchain=LANGCHAIN_CORPUS)
-    record_then_replay(app, jev_server, offline, passed=2)
 
 
 # --- LlamaIndex ---------------------------------------------------------------------------------
@@ -502,12 +453,90 @@ def test_the_answer_is_supported_by_the_retrieved_nodes():
 """
 
 
-def test_llamaindex_nodes_single_document(app, jev_server, offline) -> None:
-    app.makepyfile(rag=LLAMA_RAG, test_llama=LLAMA_SINGLE)
-    record_then_replay(app, jev_server, offline, passed=1)
+# --- each shape, recorded then replayed ---------------------------------------------------------
 
 
-@needs_corpus
-def test_llamaindex_nodes_across_a_corpus(app, jev_server, offline) -> None:
-    app.makepyfile(rag=LLAMA_RAG, test_llama=LLAMA_CORPUS)
-    record_then_replay(app, jev_server, offline, passed=1)
+@dataclass(frozen=True)
+class Shape:
+    """A user's suite (module name to source) and what its run must give."""
+
+    files: dict[str, str]
+    passed: int
+    # What the recorded report rows must show: a projection of them, and its expected value.
+    project: Callable[[list[dict[str, Any]]], object] = lambda rows: None
+    expected: object = None
+
+
+SHAPES = [
+    pytest.param(
+        Shape(
+            {"app": ANTHROPIC_APP, "test_claude": ANTHROPIC_SINGLE},
+            passed=3,
+            project=lambda rows: [(row["id"], row["status"], row["section"]) for row in rows],
+            expected=[("#1.1", "found", "3"), ("#0.1", "found", "4"), ("#0.1", "missing", None)],
+        ),
+        id="anthropic-message-single-document",
+    ),
+    pytest.param(
+        Shape({"app": ANTHROPIC_APP, "test_claude": ANTHROPIC_CORPUS}, passed=1),
+        id="anthropic-message-across-a-corpus",
+        marks=needs_corpus,
+    ),
+    pytest.param(
+        Shape(
+            {"app": OPENAI_APP, "test_openai": OPENAI_SINGLE},
+            passed=1,
+            project=lambda rows: [(row["status"], row["section"]) for row in rows],
+            expected=[("section-only", "3"), ("section-only", "3")],
+        ),
+        id="openai-response-single-document",
+    ),
+    pytest.param(
+        Shape({"app": OPENAI_APP, "test_openai": OPENAI_CORPUS}, passed=1),
+        id="openai-response-across-a-corpus",
+        marks=needs_corpus,
+    ),
+    pytest.param(
+        Shape(
+            {"test_markers": MARKERS_SINGLE},
+            passed=1,
+            project=lambda rows: [row["section"] for row in rows],
+            expected=["3", "4", "8", "3", "4"],
+        ),
+        id="inline-markers-single-document",
+    ),
+    pytest.param(
+        Shape({"test_markers": MARKERS_CORPUS}, passed=1), id="inline-markers-across-a-corpus", marks=needs_corpus
+    ),
+    pytest.param(
+        Shape(
+            {"rag": LANGCHAIN_RAG, "test_langchain": LANGCHAIN_SINGLE},
+            passed=1,
+            project=lambda rows: [row["status"] for row in rows],
+            expected=["found", "found"],
+        ),
+        id="langchain-documents-single-document",
+    ),
+    pytest.param(
+        Shape({"rag": LANGCHAIN_RAG, "test_langchain": LANGCHAIN_CORPUS}, passed=2),
+        id="langchain-documents-across-a-corpus",
+        marks=needs_corpus,
+    ),
+    pytest.param(
+        Shape({"rag": LLAMA_RAG, "test_llama": LLAMA_SINGLE}, passed=1), id="llamaindex-nodes-single-document"
+    ),
+    pytest.param(
+        Shape({"rag": LLAMA_RAG, "test_llama": LLAMA_CORPUS}, passed=1),
+        id="llamaindex-nodes-across-a-corpus",
+        marks=needs_corpus,
+    ),
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_each_sdk_shape_records_then_replays_the_same_results(
+    app: pytest.Pytester, jev_server: JevServer, offline: Offline, shape: Shape
+) -> None:
+    app.makepyfile(**shape.files)
+    rows = record_then_replay(app, jev_server, offline, passed=shape.passed)
+    assert shape.project(rows) == shape.expected

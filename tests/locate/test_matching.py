@@ -4,11 +4,14 @@ diagnostic, the minimum quote length, and Jev's size limits with the window opti
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -91,142 +94,201 @@ def test_cookbook_step_one_table(rfc7519: Source, locator: QuoteLocator) -> None
 # --- the contract, rule by rule, on real documents -------------------------------------------
 
 
-def found_passage(locator: QuoteLocator, quote: str, **kwargs) -> tuple[str, str]:
-    match = locator.find(quote, **kwargs)
-    assert match is not None, f"not found: {quote!r}"
-    return match.section, locator.source.sections[match.section][match.start : match.end]
-
-
-def test_whitespace_runs_and_line_breaks_collapse(locator: QuoteLocator) -> None:
-    section, passage = found_passage(locator, "If the principal processing the claim does not identify itself")
-    assert section == "4.1.3"
-    assert passage == "If the principal\n   processing the claim does not identify itself"
-
-
-def test_curly_quotes_fold_to_straight(locator: QuoteLocator) -> None:
-    section, passage = found_passage(
-        locator, "The \u201cexp\u201d (expiration time) claim identifies the expiration time"
-    )
-    assert section == "4.1.4"
-    assert passage.startswith('The "exp" (expiration time)')
-
-
-def test_dashes_fold_to_hyphen_minus(locator: QuoteLocator) -> None:
-    section, passage = found_passage(locator, "the number of seconds from 1970\u201301\u201301T00:00:00Z UTC")
-    assert section == "2"
-    assert "1970-01-01T00:00:00Z" in passage
-
-
-def test_primes_fold_to_apostrophes() -> None:
-    gpl = QuoteLocator(Source.from_file(DATA / "gpl-3.0.txt"))
-    section, passage = found_passage(gpl, "a work \u2033based on\u2033 the earlier work")
-    assert section == "0"
-    assert passage == 'a work "based on" the earlier work'
-
-
-def test_nfkc_expands_ligatures_and_full_width_forms(locator: QuoteLocator) -> None:
-    section, passage = found_passage(
-        locator, "a JSON object that is encoded in a \uff2a\uff37\uff33 and/or JWE structure"
-    )
-    assert section == "3" and passage == "a JSON object that is encoded in a\n   JWS and/or JWE structure"
-    apache = QuoteLocator(Source.from_file(DATA / "apache-2.0.txt"))
-    section, passage = found_passage(apache, "documentation source, and con\ufb01guration \ufb01les")
-    assert section == "1"
-    assert passage == "documentation\n      source, and configuration files"
-
-
-def test_ligatures_nfkc_leaves_alone_are_spelled_out() -> None:
-    oauth = QuoteLocator(Source.from_file(DATA / "rfc6749.txt"))
-    section, passage = found_passage(oauth, "The authorization server d\u0153s not support obtaining")
-    assert "does not support" in passage.replace("\n", " ")
-    assert normalize("\u00c6gis \u0152uvre") == "AEgis OEuvre"
-
-
-def test_soft_hyphens_and_zero_width_characters_are_removed_on_both_sides() -> None:
-    text = (DATA / "apache-2.0.txt").read_text()
+def _with_invisible_characters() -> Source:
     # The source itself carries invisible characters (as text copied from a web page does).
+    text = (DATA / "apache-2.0.txt").read_text()
     perturbed = text.replace("Contribution", "Contri\u00adbu\u200btion").replace("Licensor", "Li\u200dcensor\ufeff")
-    source = Source.from_text(perturbed, format="numbered")
-    locator = QuoteLocator(source)
-    section, passage = found_passage(locator, "any Contribution intentionally submitted for inclusion")
-    assert section == "5"
-    assert passage == "any Contri\u00adbu\u200btion intentionally submitted for inclusion"
-    section, passage = found_passage(
-        locator, "submitted to Licensor for inclusion in the Work by the copy\u00adright owner"
-    )
-    assert section == "1"
-    assert passage == "submitted to Li\u200dcensor\ufeff for inclusion in the Work by the copyright owner"
+    return Source.from_text(perturbed, format="numbered")
 
 
-def test_a_word_broken_across_a_line_with_a_hyphen_is_joined(locator: QuoteLocator) -> None:
-    # RFC 7519 breaks "case-sensitive" across a line at its hyphen.
-    section, passage = found_passage(locator, 'the "aud" value is an array of case-sensitive strings')
-    assert section == "4.1.3"
-    assert passage == 'the "aud" value is an array of case-\n   sensitive strings'
-    # A word hyphenated by a typesetter (as PDF extraction leaves it) is joined too.
+def _hyphenated_by_a_typesetter() -> Source:
+    # A word hyphenated by a typesetter, as PDF extraction leaves it.
     text = (DATA / "gpl-3.0.txt").read_text().replace("modification follow", "modi-\n    fication follow")
-    gpl = QuoteLocator(Source.from_text(text, format="numbered"))
-    section, passage = found_passage(gpl, "terms and conditions for copying, distribution and modification follow")
-    assert section == "preamble"
-    assert passage.endswith("modi-\n    fication follow")
+    return Source.from_text(text, format="numbered")
 
 
-def test_a_quote_that_starts_or_ends_inside_a_hyphenated_word_is_found() -> None:
-    # Cut from the middle of a line: "delegated end-user authentication" quoted from its hyphen on,
-    # "convey the machine-readable Corresponding Source" quoted up to its hyphen.
-    oauth = QuoteLocator(Source.from_file(DATA / "rfc6749.txt"))
-    section, passage = found_passage(oauth, "-user authentication by the client (e.g., third-party sign-in service)")
-    assert passage == "user authentication by the client (e.g., third-party\n   sign-in service)"
-    gpl = QuoteLocator(Source.from_file(DATA / "gpl-3.0.txt"))
-    section, passage = found_passage(gpl, "provided that you also convey the machine-")
-    assert passage == "provided that you also convey the\nmachine"
-    section, passage = found_passage(gpl, "\u2014 readable Corresponding Source under the terms of this License")
-    assert passage == "readable Corresponding Source under the terms of this License"
+# The documents the rules are checked on, by name: real ones, and real ones perturbed.
+DOCUMENTS: dict[str, Callable[[], Source]] = {
+    "rfc7519": lambda: Source.from_text(RFC7519.read_text(), format="rfc"),
+    "rfc6749": lambda: Source.from_file(DATA / "rfc6749.txt"),
+    "rfc6749 as rfc": lambda: Source.from_text((DATA / "rfc6749.txt").read_text(), format="rfc"),
+    "gpl-3.0": lambda: Source.from_file(DATA / "gpl-3.0.txt"),
+    "apache-2.0": lambda: Source.from_file(DATA / "apache-2.0.txt"),
+    "apache-2.0 with invisible characters": _with_invisible_characters,
+    "gpl-3.0 hyphenated by a typesetter": _hyphenated_by_a_typesetter,
+    # A line broken at a hyphen before a digit, or after one.
+    "hyphens at digits": lambda: Source.from_text(
+        "1.  Intro\n\n   The key words are as in RFC-\n   2119, and tokens of the 2000-\n   era are refused.\n",
+        format="rfc",
+    ),
+}
 
 
-def test_a_hyphen_followed_by_a_space_or_a_line_break_reads_as_the_hyphenated_word() -> None:
-    oauth = QuoteLocator(Source.from_file(DATA / "rfc6749.txt"))
-    for quote in ("delegated end- user authentication", "delegated end-\nuser authentication"):
-        section, passage = found_passage(oauth, quote)
-        assert passage == "delegated end-user authentication", quote
-    # A line broken at a hyphen before a digit, or after one, is read without the break too.
-    text = "1.  Intro\n\n   The key words are as in RFC-\n   2119, and tokens of the 2000-\n   era are refused.\n"
-    source = Source.from_text(text, format="rfc")
-    locator = QuoteLocator(source)
-    section, passage = found_passage(locator, "as in RFC\u20132119, and tokens of the 2000-era are refused")
-    assert passage == "as in RFC-\n   2119, and tokens of the 2000-\n   era are refused"
+@dataclass(frozen=True)
+class Rule:
+    """A quote, and the passage of ``document`` it must be found as (``section`` None: not found)."""
+
+    document: str
+    quote: str
+    section: str | None
+    passage: str | None = None
+    casefold: bool = False
 
 
-def test_case_folding_is_off_by_default_and_an_option(locator: QuoteLocator) -> None:
-    quote = "IMPLEMENTERS MAY PROVIDE FOR SOME SMALL LEEWAY"
-    assert locator.find(quote) is None
-    section, passage = found_passage(locator, quote, casefold=True)
-    assert section == "4.1.4"
-    assert passage == "Implementers MAY provide for some small leeway"
-
-
-def test_elisions_match_ordered_fragments_within_one_section(rfc7519: Source, locator: QuoteLocator) -> None:
-    quote = "The \u201cexp\u201d (expiration time) claim identifies \u2026 MUST NOT be accepted for processing"
-    section, passage = found_passage(locator, quote)
-    assert section == "4.1.4"
-    assert passage.startswith('The "exp" (expiration time) claim identifies') and passage.endswith(
-        "accepted for processing"
-    )
-    assert found_passage(locator, "The processing of the ... claim requires that the current date/time")[0] == "4.1.4"
-    # Out of order, or spread over two sections: not found.
-    assert locator.find('MUST NOT be accepted for processing ... The "exp" (expiration time) claim identifies') is None
-    assert (
-        locator.find('Implementers MAY provide for some small leeway ... The "nbf" (not before) claim identifies')
-        is None
-    )
-
-
-def test_a_literal_ellipsis_in_the_source_matches_as_is() -> None:
-    source = Source.from_text(DATA.joinpath("rfc6749.txt").read_text(), format="rfc")
-    locator = QuoteLocator(source)
+RULES = {
+    "whitespace runs and line breaks collapse": Rule(
+        "rfc7519",
+        "If the principal processing the claim does not identify itself",
+        "4.1.3",
+        "If the principal\n   processing the claim does not identify itself",
+    ),
+    "curly quotes fold to straight": Rule(
+        "rfc7519",
+        "The \u201cexp\u201d (expiration time) claim identifies the expiration time",
+        "4.1.4",
+        'The "exp" (expiration time) claim identifies the expiration time',
+    ),
+    "dashes fold to hyphen-minus": Rule(
+        "rfc7519",
+        "the number of seconds from 1970\u201301\u201301T00:00:00Z UTC",
+        "2",
+        "the number of seconds from\n      1970-01-01T00:00:00Z UTC",
+    ),
+    "primes fold to apostrophes": Rule(
+        "gpl-3.0", "a work \u2033based on\u2033 the earlier work", "0", 'a work "based on" the earlier work'
+    ),
+    "NFKC expands full-width forms": Rule(
+        "rfc7519",
+        "a JSON object that is encoded in a \uff2a\uff37\uff33 and/or JWE structure",
+        "3",
+        "a JSON object that is encoded in a\n   JWS and/or JWE structure",
+    ),
+    "NFKC expands ligatures": Rule(
+        "apache-2.0",
+        "documentation source, and con\ufb01guration \ufb01les",
+        "1",
+        "documentation\n      source, and configuration files",
+    ),
+    "ligatures NFKC leaves alone are spelled out": Rule(
+        "rfc6749",
+        "The authorization server d\u0153s not support obtaining",
+        "4.1.2.1",
+        "The authorization server does not support obtaining",
+    ),
+    "soft hyphens and zero-width characters are removed in the source": Rule(
+        "apache-2.0 with invisible characters",
+        "any Contribution intentionally submitted for inclusion",
+        "5",
+        "any Contri\u00adbu\u200btion intentionally submitted for inclusion",
+    ),
+    "soft hyphens and zero-width characters are removed on both sides": Rule(
+        "apache-2.0 with invisible characters",
+        "submitted to Licensor for inclusion in the Work by the copy\u00adright owner",
+        "1",
+        "submitted to Li\u200dcensor\ufeff for inclusion in the Work by the copyright owner",
+    ),
+    # RFC 7519 breaks "case-sensitive" across a line at its hyphen.
+    "a word broken across a line at its hyphen is joined": Rule(
+        "rfc7519",
+        'the "aud" value is an array of case-sensitive strings',
+        "4.1.3",
+        'the "aud" value is an array of case-\n   sensitive strings',
+    ),
+    "a word hyphenated by a typesetter is joined": Rule(
+        "gpl-3.0 hyphenated by a typesetter",
+        "terms and conditions for copying, distribution and modification follow",
+        "preamble",
+        "terms and conditions for copying, distribution and\nmodi-\n    fication follow",
+    ),
+    # Cut from the middle of a line: a hyphenated word quoted from its hyphen on, or up to it.
+    "a quote may start inside a hyphenated word": Rule(
+        "rfc6749",
+        "-user authentication by the client (e.g., third-party sign-in service)",
+        "3.1.2.1",
+        "user authentication by the client (e.g., third-party\n   sign-in service)",
+    ),
+    "a quote may end inside a hyphenated word": Rule(
+        "gpl-3.0", "provided that you also convey the machine-", "6", "provided that you also convey the\nmachine"
+    ),
+    "a quote may start with a dash": Rule(
+        "gpl-3.0",
+        "\u2014 readable Corresponding Source under the terms of this License",
+        "6",
+        "readable Corresponding Source under the terms of this License",
+    ),
+    "a hyphen and a space read as the hyphenated word": Rule(
+        "rfc6749", "delegated end- user authentication", "3.1.2.1", "delegated end-user authentication"
+    ),
+    "a hyphen and a line break read as the hyphenated word": Rule(
+        "rfc6749", "delegated end-\nuser authentication", "3.1.2.1", "delegated end-user authentication"
+    ),
+    "a line broken at a hyphen before or after a digit is read without the break": Rule(
+        "hyphens at digits",
+        "as in RFC\u20132119, and tokens of the 2000-era are refused",
+        "1",
+        "as in RFC-\n   2119, and tokens of the 2000-\n   era are refused",
+    ),
+    "case folding is off by default": Rule("rfc7519", "IMPLEMENTERS MAY PROVIDE FOR SOME SMALL LEEWAY", None),
+    "case folding is an option": Rule(
+        "rfc7519",
+        "IMPLEMENTERS MAY PROVIDE FOR SOME SMALL LEEWAY",
+        "4.1.4",
+        "Implementers MAY provide for some small leeway",
+        casefold=True,
+    ),
+    "an elision matches ordered fragments within one section": Rule(
+        "rfc7519",
+        "The \u201cexp\u201d (expiration time) claim identifies \u2026 MUST NOT be accepted for processing",
+        "4.1.4",
+        'The "exp" (expiration time) claim identifies the expiration time on\n   or after which the JWT MUST NOT be'
+        " accepted for processing",
+    ),
+    "an elision written as three dots": Rule(
+        "rfc7519",
+        "The processing of the ... claim requires that the current date/time",
+        "4.1.4",
+        'The\n   processing of the "exp" claim requires that the current date/time',
+    ),
+    "an elision's fragments out of order are not found": Rule(
+        "rfc7519", 'MUST NOT be accepted for processing ... The "exp" (expiration time) claim identifies', None
+    ),
+    "an elision's fragments in two sections are not found": Rule(
+        "rfc7519", 'Implementers MAY provide for some small leeway ... The "nbf" (not before) claim identifies', None
+    ),
     # RFC 6749 shortens an example with "[...omitted for brevity...]": that is text, not an elision.
-    section, passage = found_passage(locator, "[...omitted for brevity...]aG5TdGF0ZW1lbnQ")
-    assert passage == "[...omitted for brevity...]aG5TdGF0ZW1lbnQ"
+    "a literal ellipsis in the source matches as is": Rule(
+        "rfc6749 as rfc",
+        "[...omitted for brevity...]aG5TdGF0ZW1lbnQ",
+        "4.5",
+        "[...omitted for brevity...]aG5TdGF0ZW1lbnQ",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def locators() -> Callable[[str], QuoteLocator]:
+    """``locators(name)``: a locator over one of ``DOCUMENTS``, built once per module."""
+    return functools.cache(lambda name: QuoteLocator(DOCUMENTS[name]()))
+
+
+@pytest.mark.parametrize("rule", RULES.values(), ids=RULES.keys())
+def test_each_rule_of_the_contract_finds_the_passage_it_should(
+    rule: Rule, locators: Callable[[str], QuoteLocator]
+) -> None:
+    locator = locators(rule.document)
+    match = locator.find(rule.quote, casefold=rule.casefold)
+    if rule.section is None:
+        assert match is None, match
+        return
+    assert match is not None, f"not found: {rule.quote!r}"
+    assert (match.section, locator.source.sections[match.section][match.start : match.end]) == (
+        rule.section,
+        rule.passage,
+    )
+
+
+def test_ligatures_nfkc_leaves_alone_are_spelled_out_in_both_cases() -> None:
+    assert normalize("\u00c6gis \u0152uvre") == "AEgis OEuvre"
 
 
 def test_offsets_point_into_the_original_section_text(rfc7519: Source, locator: QuoteLocator) -> None:

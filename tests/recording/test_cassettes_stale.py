@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -36,78 +37,79 @@ def recorded(suite: pytest.Pytester, jev_server: Any, recorded_once: Callable[..
     return suite
 
 
-def replay(suite: pytest.Pytester, offline: Offline) -> pytest.RunResult:
-    offline()
-    return suite.runpytest()
+def edit_section(old: str, new: str) -> Callable[[pytest.Pytester], None]:
+    def edit(suite: pytest.Pytester) -> None:
+        text = (suite.path / "rfc7519.txt").read_text()
+        assert text.count(old) == 1
+        (suite.path / "rfc7519.txt").write_text(text.replace(old, new))
+
+    return edit
 
 
-def test_an_edited_claim_names_the_citation_what_changed_and_the_command(
-    suite, recorded, offline, canary_key, files_containing
-):
-    write_test(suite, claim="A JWT must name exactly one audience.")
-    result = replay(suite, offline)
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(
+@dataclass(frozen=True)
+class Edit:
+    """A change made after the recording, and the lines its replay's miss must print (and must not)."""
+
+    apply: Callable[[pytest.Pytester], None]
+    lines: list[str]
+    absent: str | None = None
+
+
+EDITS = {
+    "an edited claim names the citation, what changed and the command": Edit(
+        lambda suite: write_test(suite, claim="A JWT must name exactly one audience."),
         [
             "*CassetteMissError: citation 'aud': the cassette holds a recording of this citation, but its request changed: "
             "the claim changed: recorded 'A JWT can name its audience.', now 'A JWT must name exactly one audience.'*",
             "*re-record just this test: TYPESAFE_API_KEY=... pytest 'test_stale.py::test_claims' --citecheck-record-mode=rewrite*",
-        ]
-    )
-    assert not files_containing(suite.path, canary_key)
-
-
-def test_a_changed_section_shows_where_the_text_differs(suite, recorded, offline):
-    text = (suite.path / "rfc7519.txt").read_text()
-    (suite.path / "rfc7519.txt").write_text(
-        text.replace("intended for.  Each principal", "intended for.  Every principal")
-    )
-    result = replay(suite, offline)
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(
+        ],
+    ),
+    "a changed section shows where the text differs": Edit(
+        edit_section("intended for.  Each principal", "intended for.  Every principal"),
         [
             "*citation 'aud': the cassette holds a recording of this citation, but its request changed: the section text changed "
             "(first difference at character *: recorded *Each␠principal*, now *Every␠principal*",
             "*--citecheck-record-mode=rewrite*",
-        ]
-    )
-
-
-def test_a_changed_model_says_which_model_was_recorded_and_which_is_asked(suite, recorded, offline):
-    write_test(suite, model="jev-1.13")
-    result = replay(suite, offline)
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(
-        [
-            "*citation 'aud': * its request changed: recorded with model 'jev-1.12', the test now asks 'jev-1.13'*",
-        ]
-    )
-
-
-def test_a_citation_never_recorded_keeps_the_plain_miss(suite, recorded, offline):
-    write_test(suite, claim="Something else entirely.", section="4.1.4")
-    result = replay(suite, offline)
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*citation 'aud': no recorded answer matches this citation's request*"])
-    result.stdout.no_fnmatch_line("*its request changed*")
-
-
-def test_a_whitespace_only_change_of_the_section_is_shown_visibly(suite, recorded, offline):
-    """A recording is of the section's exact text: a whitespace edit is a change, and the excerpt shows it."""
-    text = (suite.path / "rfc7519.txt").read_text()
-    assert text.count("intended for.  Each principal") == 1
-    (suite.path / "rfc7519.txt").write_text(
-        text.replace("intended for.  Each principal", "intended for. Each principal")
-    )
-    result = replay(suite, offline)
-    result.assert_outcomes(failed=1)
-    # Both spaces of the recording are visible, and the one the edit removed is missing from the new text.
-    result.stdout.fnmatch_lines(
+        ],
+    ),
+    "a changed model says which model was recorded and which is asked": Edit(
+        lambda suite: write_test(suite, model="jev-1.13"),
+        ["*citation 'aud': * its request changed: recorded with model 'jev-1.12', the test now asks 'jev-1.13'*"],
+    ),
+    "a citation never recorded keeps the plain miss": Edit(
+        lambda suite: write_test(suite, claim="Something else entirely.", section="4.1.4"),
+        ["*citation 'aud': no recorded answer matches this citation's request*"],
+        absent="*its request changed*",
+    ),
+    # A recording is of the section's exact text: a whitespace edit is a change, and the excerpt shows
+    # it: both spaces of the recording are visible, and the one the edit removed is missing from the new text.
+    "a whitespace-only change of the section is shown visibly": Edit(
+        edit_section("intended for.  Each principal", "intended for. Each principal"),
         [
             "*the section text changed (first difference at character *: "
             "recorded '*intended␠for.␠␠Each␠principal*', now '*intended␠for.␠Each␠principal*'*",
-        ]
-    )
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", EDITS.values(), ids=EDITS.keys())
+def test_a_stale_recording_is_a_miss_that_says_what_changed(
+    suite: pytest.Pytester,
+    recorded: pytest.Pytester,
+    offline: Offline,
+    canary_key: str,
+    files_containing: Callable[..., list[Any]],
+    edit: Edit,
+) -> None:
+    edit.apply(suite)
+    offline()
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(edit.lines)
+    if edit.absent is not None:
+        result.stdout.no_fnmatch_line(edit.absent)
+    assert not files_containing(suite.path, canary_key)
 
 
 def test_the_excerpt_shows_line_breaks_and_tabs() -> None:
