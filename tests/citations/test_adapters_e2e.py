@@ -415,7 +415,10 @@ Settings.embed_model = HashedWords()
 
 def retriever(names, top_k=3):
     documents = SimpleDirectoryReader(input_files=[str(HERE / name) for name in names]).load_data()
-    nodes = TokenTextSplitter(chunk_size=200, chunk_overlap=20).get_nodes_from_documents(documents)
+    # Node ids by file and position, not llama-index's random ones: retrieval breaks ties in
+    # similarity by node id, so random ids retrieve different nodes from run to run.
+    splitter = TokenTextSplitter(chunk_size=200, chunk_overlap=20, id_func=lambda i, doc: f"{doc.metadata['file_name']}#{i:04d}")
+    nodes = splitter.get_nodes_from_documents(documents)
     return VectorStoreIndex(nodes).as_retriever(similarity_top_k=top_k)
 '''
 
