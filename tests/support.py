@@ -24,8 +24,10 @@ CANARY_KEY = "sk-citecheck-canary-7f3a9c2e41b8d6"
 INNER_INI = "[pytest]\nfilterwarnings = default\nasyncio_default_fixture_loop_scope = function\n"
 # Plugins installed for this repository's own tests that a user's suite does not have, and that cost
 # every inner pytest run its start-up: Hypothesis's (its entry points make trio register a Random, and
-# Hypothesis then walks the whole heap with gc) and LangSmith's (it comes with langchain-core).
-NOT_A_USERS_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
+# Hypothesis then walks the whole heap with gc) and LangSmith's (it comes with langchain-core). And
+# pytest-randomly, where a developer has it installed: the inner suites' assertions follow the order
+# their tests are written in, and it would shuffle them (blocking a plugin that is not there is a no-op).
+NOT_A_USERS_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin", "-p", "no:randomly")
 
 
 class Offline:
