@@ -52,9 +52,9 @@ _NFKC_SHORTCUTS = {
 }
 # The fold table as replacements: a handful of ``str.replace`` calls (for the characters a text
 # holds) cost far less than ``str.translate``, which looks every character of a non-ASCII text up.
-_REPLACEMENTS = {chr(code): text or "" for code, text in FOLD_TABLE.items()} | _NFKC_SHORTCUTS
-_FOLDABLE = re.compile("[" + "".join(re.escape(ch) for ch in _REPLACEMENTS) + "]")
-_RESIZED = re.compile("[" + "".join(re.escape(ch) for ch, text in _REPLACEMENTS.items() if len(text) != 1) + "]")
+REPLACEMENTS = {chr(code): text or "" for code, text in FOLD_TABLE.items()} | _NFKC_SHORTCUTS
+_FOLDABLE = re.compile("[" + "".join(re.escape(ch) for ch in REPLACEMENTS) + "]")
+RESIZED = re.compile("[" + "".join(re.escape(ch) for ch, text in REPLACEMENTS.items() if len(text) != 1) + "]")
 
 # Digits NFKC would turn into plain ones, kept as they are: "10⁶" is not "106", nor "③⓪" "30".
 # Superscripts and subscripts (with ¹ ² ³), enclosed and circled numbers, digits with a full stop or comma.
@@ -64,9 +64,9 @@ KEPT_DIGITS = re.compile(
 
 _LETTER = r"[^\W\d_]"
 # A soft hyphen between letters, with any line break and indentation after it: the word is joined.
-_SOFT_JOIN = re.compile(rf"\u00ad(?<={_LETTER}\u00ad)[\s\u00ad]*(?={_LETTER})")
+SOFT_JOIN = re.compile(rf"\u00ad(?<={_LETTER}\u00ad)[\s\u00ad]*(?={_LETTER})")
 # A hyphen after a letter, any run of hyphens and whitespace after it, and a letter: joined.
-_JOIN = re.compile(rf"-(?<={_LETTER}-)[-\s]*(?={_LETTER})")
+JOIN = re.compile(rf"-(?<={_LETTER}-)[-\s]*(?={_LETTER})")
 # A run of hyphens and whitespace that starts with a hyphen attached to what comes before it (and
 # has no letter on both sides: ``pre-⏎2000``, ``2000-⏎era``): its whitespace goes, as a line broken
 # at a hyphen is read, and its hyphens stay.
@@ -76,30 +76,30 @@ _JOIN_AT_BREAK = re.compile(rf"-(?<={_LETTER}-)-*\s[-\s]*(?={_LETTER})")
 _JOIN_INLINE = re.compile(rf"-(?<={_LETTER}-)-*(?={_LETTER})")
 JOINED_AT_BREAK = "\x02"
 JOINED_INLINE = "\x01"
-_AFTER_HYPHEN = re.compile(r"-(?<=\S-)-*\s[-\s]*")
-_SOFT_HYPHENS = re.compile("\u00ad+")
+AFTER_HYPHEN = re.compile(r"-(?<=\S-)-*\s[-\s]*")
+SOFT_HYPHENS = re.compile("\u00ad+")
 ELISION = re.compile(r"\s*\[?\s*\.\.\.\s*\]?\s*")
 # What NFKC may compose with what comes before it never starts with an ASCII character, so a text
 # can be folded piece by piece at any ASCII character: a run of non-ASCII text with the character
 # before it (``e`` + U+0301 is one ``é``), and the ASCII text between such runs.
-_NON_ASCII_RUN = re.compile(r"[\x00-\x7f]?[^\x00-\x7f]+")
+NON_ASCII_RUN = re.compile(r"[\x00-\x7f]?[^\x00-\x7f]+")
 _COMBINING = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u3099\u309a"
-_CLUSTER = re.compile(rf"(?s).[{_COMBINING}]*")
+CLUSTER = re.compile(rf"(?s).[{_COMBINING}]*")
 
 
-def _replace_foldable(text: str) -> str:
+def replace_foldable(text: str) -> str:
     """``text.translate(FOLD_TABLE)``, plus the NFKC shortcuts, as replacements of the characters present."""
     for ch in set(_FOLDABLE.findall(text)):
-        text = text.replace(ch, _REPLACEMENTS[ch])
+        text = text.replace(ch, REPLACEMENTS[ch])
     return text
 
 
-def _fold_rest(text: str, casefold: bool) -> str:
+def fold_rest(text: str, casefold: bool) -> str:
     """NFKC (and the fold table again: NFKC can make foldable characters) where still needed, then case."""
     if text.isascii():
         return text.lower() if casefold else text
     if not unicodedata.is_normalized("NFKC", text):
-        text = _replace_foldable(_nfkc(text))
+        text = replace_foldable(_nfkc(text))
     return text.casefold() if casefold else text
 
 
@@ -113,21 +113,21 @@ def _nfkc(text: str) -> str:
     return "".join(part for pair in zip(folded, [*kept, ""]) for part in pair)
 
 
-def _fold(text: str, casefold: bool) -> str:
+def fold(text: str, casefold: bool) -> str:
     """The character stage: the fold table, NFKC, and case folding when asked."""
     if text.isascii():
         if "`" in text:  # the one ASCII character the fold table changes
             text = text.replace("`", "'")
         return text.lower() if casefold else text
-    return _fold_rest(_replace_foldable(text), casefold)
+    return fold_rest(replace_foldable(text), casefold)
 
 
 def _hyphens(text: str) -> str:
     """Soft hyphens, and word-internal hyphens with the whitespace after them."""
     if SOFT_HYPHEN in text:
-        text = _SOFT_JOIN.sub("", text).replace(SOFT_HYPHEN, "")
+        text = SOFT_JOIN.sub("", text).replace(SOFT_HYPHEN, "")
     if "-" in text:
-        text = _AFTER_HYPHEN.sub(_hyphens_only, _JOIN.sub("", text))
+        text = AFTER_HYPHEN.sub(hyphens_only, JOIN.sub("", text))
     return text
 
 
@@ -135,10 +135,10 @@ def hyphens_marked(text: str, soft: str = JOINED_AT_BREAK) -> str:
     """``_hyphens`` with each joined hyphen left as a mark: ``JOINED_AT_BREAK`` where a line break cut
     the word, ``JOINED_INLINE`` where the hyphen stood inside the word; ``soft`` for a soft hyphen."""
     if SOFT_HYPHEN in text:
-        text = _SOFT_JOIN.sub(soft, text).replace(SOFT_HYPHEN, "")
+        text = SOFT_JOIN.sub(soft, text).replace(SOFT_HYPHEN, "")
     if "-" in text:
         text = _JOIN_INLINE.sub(JOINED_INLINE, _JOIN_AT_BREAK.sub(JOINED_AT_BREAK, text))
-        text = _AFTER_HYPHEN.sub(_hyphens_only, text)
+        text = AFTER_HYPHEN.sub(hyphens_only, text)
     return text
 
 
@@ -155,20 +155,20 @@ def normalize_marked(text: str, *, casefold: bool = False, quote: bool = False) 
     A soft hyphen is invisible: in a source it may have been shown as a hyphen at a line break, and
     in a quote (``quote=True``) it joins nothing the source must have.
     """
-    return " ".join(_collapsed(hyphens_marked(_fold(text, casefold), "" if quote else JOINED_AT_BREAK)))
+    return " ".join(collapsed(hyphens_marked(fold(text, casefold), "" if quote else JOINED_AT_BREAK)))
 
 
-def _hyphens_only(run: re.Match[str]) -> str:
+def hyphens_only(run: re.Match[str]) -> str:
     return "-" * run.group().count("-")
 
 
-def _words(text: str) -> list[str]:
+def words_of(text: str) -> list[str]:
     """The second stage, as the normalised text's words: hyphens (``_hyphens``), whitespace collapsed,
     and a hyphen at either end that only cut a word."""
-    return _collapsed(_hyphens(text))
+    return collapsed(_hyphens(text))
 
 
-def _collapsed(text: str) -> list[str]:
+def collapsed(text: str) -> list[str]:
     """The words of a text, without the hyphens at either end: ``" ".join(text.split()).strip("- ")``.
 
     A quote cut from the middle of a line can start or end inside a hyphenated word or next to a
@@ -196,18 +196,18 @@ def _collapsed(text: str) -> list[str]:
 
 def normalize(text: str, *, casefold: bool = False) -> str:
     """The normalised form both sides of a match are compared in."""
-    return " ".join(_words(_fold(text, casefold)))
+    return " ".join(words_of(fold(text, casefold)))
 
 
 def quote_fragments(quote: str, *, casefold: bool = False) -> list[str]:
     """The normalised pieces of a quote: one, or several when it elides text with ``...`` or ``…``."""
     needle = normalize(quote, casefold=casefold)
-    return [_trim_cut_hyphens(fragment) for fragment in ELISION.split(needle) if _trim_cut_hyphens(fragment)]
+    return [trim_cut_hyphens(fragment) for fragment in ELISION.split(needle) if trim_cut_hyphens(fragment)]
 
 
-def _trim_cut_hyphens(fragment: str) -> str:
+def trim_cut_hyphens(fragment: str) -> str:
     """A fragment between elisions has ends too: its hyphens there go, as at the quote's ends (a sign stays)."""
-    return " ".join(_collapsed(fragment))
+    return " ".join(collapsed(fragment))
 
 
 def quote_length(quote: str, *, casefold: bool = False) -> int:

@@ -18,20 +18,20 @@ from collections.abc import Callable
 from itertools import accumulate
 
 from pytest_citecheck._locate.normalize import (
-    _AFTER_HYPHEN,
-    _CLUSTER,
-    _JOIN,
-    _NON_ASCII_RUN,
-    _REPLACEMENTS,
-    _RESIZED,
-    _SOFT_HYPHENS,
-    _SOFT_JOIN,
+    AFTER_HYPHEN,
+    CLUSTER,
+    JOIN,
+    NON_ASCII_RUN,
+    REPLACEMENTS,
+    RESIZED,
     SOFT_HYPHEN,
-    _collapsed,
-    _fold,
-    _fold_rest,
-    _hyphens_only,
-    _replace_foldable,
+    SOFT_HYPHENS,
+    SOFT_JOIN,
+    collapsed,
+    fold,
+    fold_rest,
+    hyphens_only,
+    replace_foldable,
 )
 
 
@@ -111,21 +111,21 @@ def _sub_with_map(
 
 
 def _fold_with_map(text: str, casefold: bool, steps: list[OffsetMap]) -> str:
-    """``_fold(text)`` in two steps, each anchoring the characters whose length it changes."""
+    """``fold(text)`` in two steps, each anchoring the characters whose length it changes."""
     if text.isascii():
-        return _fold(text, casefold)  # one for one: nothing to anchor
-    resized = list(_RESIZED.finditer(text))
+        return fold(text, casefold)  # one for one: nothing to anchor
+    resized = list(RESIZED.finditer(text))
     if resized:
         step = OffsetMap()
         step.anchors(
             list(map(re.Match.start, resized)),
             list(map(re.Match.end, resized)),
-            [len(_REPLACEMENTS[match.group()]) for match in resized],
+            [len(REPLACEMENTS[match.group()]) for match in resized],
         )
         steps.append(step)
-    text = _replace_foldable(text)
+    text = replace_foldable(text)
     if text.isascii() or (not casefold and unicodedata.is_normalized("NFKC", text)):
-        return _fold_rest(text, casefold)
+        return fold_rest(text, casefold)
     return _fold_runs_with_map(text, casefold, steps)
 
 
@@ -134,14 +134,14 @@ def _fold_runs_with_map(text: str, casefold: bool, steps: list[OffsetMap]) -> st
     step = OffsetMap()
     pieces = []
     position = 0
-    for run in _NON_ASCII_RUN.finditer(text):
+    for run in NON_ASCII_RUN.finditer(text):
         start, end = run.span()
         if start > position:
-            pieces.append(_fold_rest(text[position:start], casefold))
+            pieces.append(fold_rest(text[position:start], casefold))
         pieces.append(_fold_run_with_map(run.group(), start, casefold, step))
         position = end
     if position < len(text):
-        pieces.append(_fold_rest(text[position:], casefold))
+        pieces.append(fold_rest(text[position:], casefold))
     if step.norm_starts:
         steps.append(step)
     return "".join(pieces)
@@ -149,11 +149,11 @@ def _fold_runs_with_map(text: str, casefold: bool, steps: list[OffsetMap]) -> st
 
 def _fold_run_with_map(segment: str, start: int, casefold: bool, step: OffsetMap) -> str:
     """One run of non-ASCII text (at ``start``) folded; ``step`` anchors what changed length."""
-    whole = _fold_rest(segment, casefold)
+    whole = fold_rest(segment, casefold)
     if len(whole) == len(segment):
         return whole
-    clusters = [(cluster.start(), cluster.group()) for cluster in _CLUSTER.finditer(segment)]
-    folded = [_fold_rest(cluster, casefold) for _, cluster in clusters]
+    clusters = [(cluster.start(), cluster.group()) for cluster in CLUSTER.finditer(segment)]
+    folded = [fold_rest(cluster, casefold) for _, cluster in clusters]
     if "".join(folded) != whole:  # characters that only fold together: one anchor for them all
         step.anchor(start, start + len(segment), len(whole))
         return whole
@@ -235,12 +235,12 @@ def normalize_with_map(original: str, *, casefold: bool = False) -> tuple[str, O
     steps: list[OffsetMap] = []
     text = _fold_with_map(original, casefold, steps)
     if SOFT_HYPHEN in text:
-        text = _sub_with_map(_SOFT_JOIN, "", text, steps)
-        text = _sub_with_map(_SOFT_HYPHENS, "", text, steps)
+        text = _sub_with_map(SOFT_JOIN, "", text, steps)
+        text = _sub_with_map(SOFT_HYPHENS, "", text, steps)
     if "-" in text:
-        text = _sub_with_map(_JOIN, "", text, steps)
-        text = _sub_with_map(_AFTER_HYPHEN, _hyphens_only, text, steps)
-    normalized = " ".join(_collapsed(text))
+        text = _sub_with_map(JOIN, "", text, steps)
+        text = _sub_with_map(AFTER_HYPHEN, hyphens_only, text, steps)
+    normalized = " ".join(collapsed(text))
     return normalized, Offsets(normalized, text, steps)
 
 

@@ -16,7 +16,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
 
-from pytest_citecheck._locate.normalize import _fold, _words, hyphens_in, normalize_marked
+from pytest_citecheck._locate.normalize import fold, hyphens_in, normalize_marked, words_of
 from pytest_citecheck._locate.offsets import Offsets, normalize_with_map
 from pytest_citecheck._locate.placing import Placed, place
 from pytest_citecheck._locate.rules import Piece, SectionJoins
@@ -112,8 +112,8 @@ class WordIndex:
         word_blocks = WordBlocks()
         words_here: set[str] = set()
         for index, section_id in enumerate(self.ids):
-            folded = _fold(sections[section_id], casefold)
-            words = _words(folded)
+            folded = fold(sections[section_id], casefold)
+            words = words_of(folded)
             self.hyphenated.append(hyphens_in(folded))
             text = " ".join(words)
             if pieces and size + len(text) > BLOCK_SIZE:
