@@ -135,7 +135,7 @@ def main() -> int:
     data = json.loads(reviews.to_text())
     atomic_write_text(reviews.path, json.dumps({"synthetic": LABEL, **data}, indent=2, sort_keys=True) + "\n")
     # The report keeps the fields calibration reads, one citation per line, to stay small.
-    rows = [{name: row[name] for name in REPORT_FIELDS} for row in report.rows]
+    rows = [{name: row.data[name] for name in REPORT_FIELDS} for row in report.rows]
     lines = ",\n".join(json.dumps(row, ensure_ascii=False) for row in rows)
     text = f'{{"synthetic": {json.dumps(LABEL)}, "version": {REPORT_VERSION}, "results": [\n{lines}\n]}}\n'
     atomic_write_text(HERE / "report.json", text)

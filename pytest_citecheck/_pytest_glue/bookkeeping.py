@@ -215,12 +215,11 @@ class CassetteBookkeeping:
         """``citecheck_fail_on_flip``: fail the run when a re-recorded verdict flipped."""
         from pytest_citecheck._text import plural
 
-        flipped = [row for row in report.rows if (row.get("previous") or {}).get("drift") == "flip"]
+        flipped = [row for row in report.rows if row.flip]
         if not (self.config.stash[SETTINGS].fail_on_flip and flipped):
             return
         listed = ", ".join(
-            f"{row.get('test')} {row.get('id')!r} {row['previous'].get('verdict')} -> {row.get('verdict')}"
-            for row in flipped[:5]
+            f"{row.test} {row.id!r} {(row.previous or {}).get('verdict')} -> {row.verdict}" for row in flipped[:5]
         ) + (", …" if len(flipped) > 5 else "")
         self._fail_run(
             session, "fail_on_flip", None, f"{plural(len(flipped), 're-recorded verdict')} flipped: {listed}"

@@ -12,13 +12,14 @@ citations or with which error, and where each test is, and calls this on the xdi
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_citecheck._report.run_report import VERDICT_ORDER, Report, label, needs_review
-from pytest_citecheck._text import NO_CONFIDENCE, format_confidence, plural
+from pytest_citecheck._report.row import ReportRow
+from pytest_citecheck._report.run_report import VERDICT_ORDER, Report
+from pytest_citecheck._text import NO_CONFIDENCE, plural
 
 # GitHub shows at most 10 error annotations per step and 50 per job; more only fill the log.
 MAX_ANNOTATIONS = 50
@@ -52,16 +53,15 @@ def workspace_path(path: Path, environ: Mapping[str, str], here: Path) -> str:
         return path.as_posix()
 
 
-def failing_rows(report: Report, outcomes: Outcomes) -> list[dict[str, Any]]:
+def failing_rows(report: Report, outcomes: Outcomes) -> list[ReportRow]:
     """The rows of the citations that failed their test, in the order checked (one per test and id).
 
     A test may check a citation more than once; the row that failed it is the last one checked.
     """
-    last: dict[tuple[str, str], dict[str, Any]] = {}
+    last: dict[tuple[str, str], ReportRow] = {}
     for row in report.rows:
-        test, citation_id = str(row.get("test")), str(row["id"])
-        if citation_id in outcomes.failing.get(test, ()):
-            last[(test, citation_id)] = row
+        if row.id in outcomes.failing.get(str(row.test), ()):
+            last[(str(row.test), row.id)] = row
     chosen = {id(row) for row in last.values()}
     return [row for row in report.rows if id(row) in chosen]
 
@@ -87,13 +87,13 @@ def _error_command(location: tuple[str, int | None] | None, title: str, message:
     return f"::error {','.join(properties)}::{_escape_data(message)}"
 
 
-def _why(row: dict[str, Any]) -> str:
-    verdict = row["verdict"]
+def _why(row: ReportRow) -> str:
+    verdict = row.verdict
     if verdict == "fabricated":
         return "the quote is not in the source"
-    confidence = "" if row.get("confidence") is None else f" (confidence {format_confidence(row['confidence'])})"
-    section = f"section {row['section']}" if row.get("section") else "its section"
-    if row.get("decision"):
+    confidence = "" if row.confidence is None else f" (confidence {row.confidence_cell})"
+    section = f"section {row.section}" if row.section else "its section"
+    if row.decided:
         return f"a human decided {verdict} for {section}"
     words = {"contradicted": "contradicts the claim", "unsupported": "does not support the claim"}
     return f"{section} {words.get(verdict, 'was judged ' + verdict)}{confidence}"
@@ -104,11 +104,11 @@ def error_commands(report: Report, outcomes: Outcomes) -> list[str]:
     shared = report.shared_ids()
     lines = []
     for row in failing_rows(report, outcomes):
-        test = str(row.get("test"))
-        title = f"citecheck: {row['verdict']} citation {label(row, shared)!r}"
-        message = f"{test}: {row['id']!r} is {row['verdict']}: {_why(row)}.\nClaim: {row['claim']}"
-        if row.get("quote"):
-            message += f"\nQuote: {row['quote']}"
+        test = str(row.test)
+        title = f"citecheck: {row.verdict} citation {row.label(shared)!r}"
+        message = f"{test}: {row.id!r} is {row.verdict}: {_why(row)}.\nClaim: {row.claim}"
+        if row.quote:
+            message += f"\nQuote: {row.quote}"
         lines.append(_error_command(outcomes.locations.get(test), title, message))
     for test, error in outcomes.errors.items():
         lines.append(
@@ -149,36 +149,12 @@ def _table(header: Sequence[str], rows: list[list[str]]) -> list[str]:
 
 def step_summary(report: Report, outcomes: Outcomes) -> str:
     """The run's summary as GitHub-flavoured Markdown."""
-    counts = report.counts()
-    tests = len({row.get("test") for row in report.rows})
-    review = [row for row in report.rows if needs_review(row)]
+    lines = _count_lines(report)
     failing = failing_rows(report, outcomes)
-    lines = [
-        f"## pytest-citecheck: {plural(len(report.rows), 'citation')} checked in {plural(tests, 'test')}",
-        "",
-        "| verdict | citations |",
-        "|---|---:|",
-        *(f"| {verdict} | {counts[verdict]} |" for verdict in VERDICT_ORDER),
-        f"| *needs review* | {len(review)} |",
-    ]
-    decided = len([row for row in report.rows if row.get("decision")])
-    if decided:
-        lines.append(f"| *decided by a human* | {decided} |")
     if failing:
         lines += ["", f"### Failing: {plural(len(failing), 'citation')}", ""]
         lines += _table(
-            ["test", "citation", "verdict", "confidence", "section", "claim"],
-            [
-                [
-                    _test_cell(str(row.get("test")), outcomes),
-                    _cell(row["id"]),
-                    f"**{row['verdict']}**" + (" (human)" if row.get("decision") else ""),
-                    format_confidence(row.get("confidence")),
-                    _cell(row.get("section") or NO_CONFIDENCE),
-                    _cell(row["claim"], _CLAIM_WIDTH),
-                ]
-                for row in failing
-            ],
+            list(FAILING_COLUMNS), [[cell(row, outcomes) for cell in FAILING_COLUMNS.values()] for row in failing]
         )
     if outcomes.errors:
         lines += ["", f"### Not checked: {plural(len(outcomes.errors), 'test')} with an error", ""]
@@ -186,21 +162,11 @@ def step_summary(report: Report, outcomes: Outcomes) -> str:
             ["test", "error"],
             [[_test_cell(test, outcomes), _cell(error, 300)] for test, error in outcomes.errors.items()],
         )
+    review = [row for row in report.rows if row.needs_review]
     if review:
         lines += ["", f"### Needs a human review: {plural(len(review), 'citation')} below auto_accept", ""]
         lines += _table(
-            ["test", "citation", "verdict", "confidence", "auto_accept", "claim"],
-            [
-                [
-                    _test_cell(str(row.get("test")), outcomes),
-                    _cell(row["id"]),
-                    row["verdict"],
-                    format_confidence(row.get("confidence")),
-                    f"{row.get('auto_accept', 0.8):g}",
-                    _cell(row["claim"], _CLAIM_WIDTH),
-                ]
-                for row in review
-            ],
+            list(REVIEW_COLUMNS), [[cell(row, outcomes) for cell in REVIEW_COLUMNS.values()] for row in review]
         )
         lines += [
             "",
@@ -211,6 +177,40 @@ def step_summary(report: Report, outcomes: Outcomes) -> str:
     if cost:
         lines += ["", _cell(cost)]
     return "\n".join(lines) + "\n\n"
+
+
+def _count_lines(report: Report) -> list[str]:
+    counts = report.counts()
+    review = sum(1 for row in report.rows if row.needs_review)
+    decided = sum(1 for row in report.rows if row.decided)
+    return [
+        f"## pytest-citecheck: {plural(len(report.rows), 'citation')} checked in {plural(report.tests, 'test')}",
+        "",
+        "| verdict | citations |",
+        "|---|---:|",
+        *(f"| {verdict} | {counts[verdict]} |" for verdict in VERDICT_ORDER),
+        f"| *needs review* | {review} |",
+        *([f"| *decided by a human* | {decided} |"] if decided else []),
+    ]
+
+
+Cell = Callable[[ReportRow, Outcomes], str]
+FAILING_COLUMNS: dict[str, Cell] = {
+    "test": lambda row, outcomes: _test_cell(str(row.test), outcomes),
+    "citation": lambda row, _: _cell(row.id),
+    "verdict": lambda row, _: f"**{row.verdict}**" + (" (human)" if row.decided else ""),
+    "confidence": lambda row, _: row.confidence_cell,
+    "section": lambda row, _: _cell(row.section or NO_CONFIDENCE),
+    "claim": lambda row, _: _cell(row.claim, _CLAIM_WIDTH),
+}
+REVIEW_COLUMNS: dict[str, Cell] = {
+    "test": FAILING_COLUMNS["test"],
+    "citation": FAILING_COLUMNS["citation"],
+    "verdict": lambda row, _: row.verdict,
+    "confidence": FAILING_COLUMNS["confidence"],
+    "auto_accept": lambda row, _: f"{row.auto_accept:g}",
+    "claim": FAILING_COLUMNS["claim"],
+}
 
 
 def append_step_summary(path: str, markdown: str) -> None:

@@ -15,14 +15,15 @@ over report rows; the plugin calls ``write_html`` on the controller at the end o
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pytest_citecheck._files import atomic_write_text
 from pytest_citecheck._report.page import escape as _e
 from pytest_citecheck._report.page import generated_at, html_page
-from pytest_citecheck._report.run_report import VERDICT_ORDER, Report, action, needs_review
+from pytest_citecheck._report.row import ReportRow
+from pytest_citecheck._report.run_report import VERDICT_ORDER, Report
 from pytest_citecheck._text import format_confidence, plural
 
 _LINE_BREAK = re.compile(r"(\n[ \t]*)")
@@ -115,11 +116,11 @@ def _badge(verdict: str) -> str:
     return f'<span class="badge {_e(verdict)}">{_e(verdict)}</span>'
 
 
-def _confidence(row: Mapping[str, Any]) -> str:
-    confidence = row.get("confidence")
+def _confidence(row: ReportRow) -> str:
+    confidence = row.confidence
     if confidence is None:
         return "not judged (no model was asked)"
-    threshold = float(row.get("auto_accept") or 0.8)
+    threshold = row.auto_accept
     below = confidence < threshold
     relation = "below" if below else "at or above"
     label = f"confidence {format_confidence(confidence)}, {relation} the auto_accept threshold {threshold:.2f}"
@@ -131,18 +132,18 @@ def _confidence(row: Mapping[str, Any]) -> str:
     )
 
 
-def _section_text(row: Mapping[str, Any]) -> str:
-    text = row.get("section_text")
+def _section_text(row: ReportRow) -> str:
+    text = row.section_text
     if not text:
         return ""
-    span = row.get("span")
-    label = f"Text of section {row.get('section')}" if row.get("section") else "Text of the whole document"
-    if row.get("document"):
-        label += f" of {row.get('document')}"
-    if row.get("spans"):
-        return _assembled_text(text, row["spans"], f"Text of sections {row.get('section')}, judged together")
-    if isinstance(span, Sequence) and len(span) == 2 and 0 <= span[0] <= span[1] <= len(text):
-        start, end = int(span[0]), int(span[1])
+    if row.spans:
+        return _assembled_text(text, row.spans, f"Text of sections {row.section}, judged together")
+    label = f"Text of section {row.section}" if row.section else "Text of the whole document"
+    if row.document:
+        label += f" of {row.document}"
+    span = row.span
+    if span is not None and 0 <= span[0] <= span[1] <= len(text):
+        start, end = span
         body = f"{_e(text[:start])}<mark>{_passage(text[start:end])}</mark>{_e(text[end:])}"
         label += " (the quoted passage is highlighted)"
     else:
@@ -150,13 +151,9 @@ def _section_text(row: Mapping[str, Any]) -> str:
     return f'<pre class="section-text" tabindex="0" role="region" aria-label="{_e(label)}">{body}</pre>'
 
 
-def _assembled_text(text: str, spans: Any, label: str) -> str:
+def _assembled_text(text: str, spans: Sequence[tuple[int, int]], label: str) -> str:
     """An assembly's labelled text (several sections) with each quote's passage in a ``<mark>``."""
-    valid = sorted(
-        (int(span[0]), int(span[1]))
-        for span in spans
-        if isinstance(span, Sequence) and len(span) == 2 and 0 <= span[0] <= span[1] <= len(text)
-    )
+    valid = sorted((start, end) for start, end in spans if 0 <= start <= end <= len(text))
     pieces, position = [], 0
     for start, end in valid:
         if start < position:  # overlapping quotes: the first mark already covers this one
@@ -169,32 +166,30 @@ def _assembled_text(text: str, spans: Any, label: str) -> str:
     return f'<pre class="section-text" tabindex="0" role="region" aria-label="{_e(label)}">{"".join(pieces)}</pre>'
 
 
-def _questions(row: Mapping[str, Any]) -> str:
+def _questions(row: ReportRow) -> str:
     """Jev's answers to the extra questions (option ``questions``) asked of this citation."""
+    if not row.questions:
+        return ""
+    items = [_question(str(name), answer, row.auto_accept) for name, answer in row.questions.items()]
+    return f'<dt>Questions</dt><dd><ul class="questions">{"".join(items)}</ul></dd>'
+
+
+def _question(name: str, answer: Mapping[str, Any], threshold: float) -> str:
     from pytest_citecheck._judge.questions import EXTRA_QUESTIONS
 
-    answers = row.get("questions")
-    if not isinstance(answers, Mapping) or not answers:
-        return ""
-    threshold = float(row.get("auto_accept") or 0.8)
-    items = []
-    for name, answer in answers.items():
-        if not isinstance(answer, Mapping):
-            continue
-        concern = answer.get("concern")
-        detail = f"concern {float(concern):.2f}" if isinstance(concern, (int, float)) else "concern unknown"
-        if isinstance(answer.get("yes"), (int, float)):
-            detail += f", Jev's probability of yes {float(answer['yes']):.2f}"
-        question = EXTRA_QUESTIONS.get(str(name))
-        if answer.get("confident"):
-            state = f"<strong>flagged, confident</strong> (at or above auto_accept {threshold:.2f}): fails the test"
-        elif answer.get("flagged"):
-            state = f"<strong>flagged</strong> (below auto_accept {threshold:.2f}): needs review"
-        else:
-            state = "not flagged"
-        meaning = f": {_e(question.concern)}" if question is not None and answer.get("flagged") else ""
-        items.append(f"<li><code>{_e(name)}</code>: {state} ({_e(detail)}){meaning}</li>")
-    return f'<dt>Questions</dt><dd><ul class="questions">{"".join(items)}</ul></dd>'
+    concern = answer.get("concern")
+    detail = f"concern {float(concern):.2f}" if concern is not None else "concern unknown"
+    if answer.get("yes") is not None:
+        detail += f", Jev's probability of yes {float(answer['yes']):.2f}"
+    question = EXTRA_QUESTIONS.get(name)
+    if answer.get("confident"):
+        state = f"<strong>flagged, confident</strong> (at or above auto_accept {threshold:.2f}): fails the test"
+    elif answer.get("flagged"):
+        state = f"<strong>flagged</strong> (below auto_accept {threshold:.2f}): needs review"
+    else:
+        state = "not flagged"
+    meaning = f": {_e(question.concern)}" if question is not None and answer.get("flagged") else ""
+    return f"<li><code>{_e(name)}</code>: {state} ({_e(detail)}){meaning}</li>"
 
 
 def _passage(passage: str) -> str:
@@ -206,44 +201,39 @@ def _passage(passage: str) -> str:
     )
 
 
-def _closest(row: Mapping[str, Any]) -> str:
-    closest = row.get("closest")
+def _closest(row: ReportRow) -> str:
+    closest = row.closest
     if not closest:
         return ""
-    if isinstance(closest, Mapping):
-        passage = closest.get("text") or closest.get("passage") or closest.get("quote") or ""
-        where = f"section {closest['section']}" if closest.get("section") else "the source"
-        if closest.get("document"):
-            where += f" of {closest['document']}"
-        similarity = closest.get("similarity") if closest.get("similarity") is not None else closest.get("score")
-        detail = f" (similarity {float(similarity):.2f})" if isinstance(similarity, (int, float)) else ""
-    else:
-        passage, where, detail = str(closest), "the source", ""
+    passage = closest.get("text") or closest.get("passage") or closest.get("quote") or ""
+    where = f"section {closest['section']}" if closest.get("section") else "the source"
+    if closest.get("document"):
+        where += f" of {closest['document']}"
+    similarity = closest.get("similarity") if closest.get("similarity") is not None else closest.get("score")
+    detail = f" (similarity {float(similarity):.2f})" if isinstance(similarity, int | float) else ""
     return f"<dt>Closest passage</dt><dd>In {_e(where)}{_e(detail)}: <q>{_e(passage)}</q></dd>"
 
 
-def _cited(row: Mapping[str, Any]) -> str:
+def _cited(row: ReportRow) -> str:
     """Where a misattributed citation said its quote is (the card's Section and Document say where it is)."""
-    if row.get("status") != "found-elsewhere":
+    if not row.misattributed:
         return ""
-    section, document = row.get("cited_section"), row.get("cited_document")
-    cited = f"§ {section}" if section else "the document"
-    if document:
-        cited += f" of {document}"
+    cited = f"§ {row.cited_section}" if row.cited_section else "the document"
+    if row.cited_document:
+        cited += f" of {row.cited_document}"
     return f"<dt>Cited</dt><dd>{_e(cited)}: the quote is not there</dd>"
 
 
-def _is_approximate(row: Mapping[str, Any]) -> bool:
-    if row.get("approximate") or row.get("status") in ("found-approx", "approximate"):
+def _is_approximate(row: ReportRow) -> bool:
+    if row.approximate or row.status == "approximate" or row.data.get("approximate"):
         return True
-    similarity = row.get("similarity")
-    return isinstance(similarity, (int, float)) and similarity < 1.0 and row.get("span") is not None
+    return row.similarity is not None and row.similarity < 1.0 and row.span is not None
 
 
-def _decision(row: Mapping[str, Any]) -> str:
-    decision, stale = row.get("decision"), row.get("stale_decision")
+def _decision(row: ReportRow) -> str:
+    decision, stale = row.decision, row.stale_decision
     if decision:
-        said = row.get("model_verdict") or decision.get("model_verdict")
+        said = row.model_verdict or decision.get("model_verdict")
         how = "confirmed" if decision.get("action") == "confirm" else f"overrode Jev's {_e(said)} with"
         note = f" Note: “{_e(decision['note'])}”" if decision.get("note") else ""
         return (
@@ -259,52 +249,56 @@ def _decision(row: Mapping[str, Any]) -> str:
     return ""
 
 
-def _card(index: int, row: Mapping[str, Any]) -> str:
-    verdict = str(row.get("verdict"))
-    heading_id = f"citation-{index}"
-    tags = []
-    act = action(dict(row))
-    if act == "review":
-        tags.append('<span class="tag review">needs review</span>')
-    elif act == "human":
-        tags.append('<span class="tag human">decided by a human</span>')
-    if row.get("stale_decision") and not row.get("decision"):
-        tags.append('<span class="tag stale">stale decision</span>')
-    if row.get("status") == "found-elsewhere":
-        tags.append('<span class="tag elsewhere">found elsewhere than cited</span>')
-    flagged = [str(name) for name, answer in (row.get("questions") or {}).items() if (answer or {}).get("flagged")]
-    if flagged:
-        tags.append(f'<span class="tag flagged">flagged: {_e(", ".join(flagged))}</span>')
+# (predicate, tag) for the tags a card's heading carries, in order.
+_TAGS: tuple[tuple[Callable[[ReportRow], bool], str], ...] = (
+    (lambda row: row.action == "review", '<span class="tag review">needs review</span>'),
+    (lambda row: row.action == "human", '<span class="tag human">decided by a human</span>'),
+    (lambda row: row.stale, '<span class="tag stale">stale decision</span>'),
+    (lambda row: row.misattributed, '<span class="tag elsewhere">found elsewhere than cited</span>'),
+)
+
+
+def _tags(row: ReportRow) -> str:
+    tags = [tag for applies, tag in _TAGS if applies(row)]
+    if row.flagged_questions:
+        tags.append(f'<span class="tag flagged">flagged: {_e(", ".join(row.flagged_questions))}</span>')
     if _is_approximate(row):
-        similarity = row.get("similarity")
-        detail = f" ({float(similarity):.2f})" if isinstance(similarity, (int, float)) else ""
+        detail = f" ({row.similarity:.2f})" if row.similarity is not None else ""
         tags.append(f'<span class="tag approx">approximate match{_e(detail)}</span>')
-    quote = row.get("quote")
-    if row.get("status") == "missing" or verdict == "fabricated":
-        where = "<dd>not found in the source</dd>"
-    elif row.get("sections"):
-        where = f"<dd>{_e(', '.join('§ ' + str(s) for s in row['sections']))} (judged together)</dd>"
-    elif row.get("section") is None:
-        where = "<dd>none: the claim is judged against the whole document</dd>"
-    else:
-        where = f"<dd>§ {_e(row.get('section'))}</dd>"
-    if row.get("quotes") and len(row["quotes"]) > 1:
-        quoted = "".join(f"<q>{_e(q)}</q> " for q in row["quotes"]).rstrip()
-    elif row.get("quotes"):
-        quoted = f"<q>{_e(row['quotes'][0])}</q>"
-    else:
-        quoted = "<q>" + _e(quote) + "</q>" if quote else "none (claim-only citation)"
+    return " ".join(tags)
+
+
+def _where(row: ReportRow) -> str:
+    """The card's Section: where the quote is (none for a fabricated one)."""
+    if row.status == "missing" or row.verdict == "fabricated":
+        return "<dd>not found in the source</dd>"
+    if row.sections:
+        return f"<dd>{_e(', '.join('§ ' + section for section in row.sections))} (judged together)</dd>"
+    if row.section is None:
+        return "<dd>none: the claim is judged against the whole document</dd>"
+    return f"<dd>§ {_e(row.section)}</dd>"
+
+
+def _quoted(row: ReportRow) -> str:
+    if row.quotes:
+        return " ".join(f"<q>{_e(quote)}</q>" for quote in row.quotes)
+    return f"<q>{_e(row.quote)}</q>" if row.quote else "none (claim-only citation)"
+
+
+def _card(index: int, row: ReportRow) -> str:
+    verdict = row.verdict
+    heading_id = f"citation-{index}"
     parts = [
-        f'<article class="citation {_e(verdict)}" aria-labelledby="{heading_id}" data-needs-review="{str(act == "review").lower()}">',
-        f'<h3 id="{heading_id}">Citation {_e(row.get("id"))} {_badge(verdict)} {" ".join(tags)}</h3>',
-        f'<div class="test">{_e(row.get("test"))}</div>',
+        f'<article class="citation {_e(verdict)}" aria-labelledby="{heading_id}" data-needs-review="{str(row.action == "review").lower()}">',
+        f'<h3 id="{heading_id}">Citation {_e(row.id)} {_badge(verdict)} {_tags(row)}</h3>',
+        f'<div class="test">{_e(row.test)}</div>',
         "<dl>",
         f"<dt>Verdict</dt><dd>{_e(verdict)}: {_e(VERDICT_TEXT.get(verdict, ''))}</dd>",
         f"<dt>Confidence</dt><dd>{_confidence(row)}</dd>",
-        f"<dt>Claim</dt><dd>{_e(row.get('claim'))}</dd>",
-        f"<dt>Quote</dt><dd>{quoted}</dd>",
-        f"<dt>Document</dt><dd>{_e(row.get('document'))}</dd>" if row.get("document") else "",
-        f"<dt>Section</dt>{where}",
+        f"<dt>Claim</dt><dd>{_e(row.claim)}</dd>",
+        f"<dt>Quote</dt><dd>{_quoted(row)}</dd>",
+        f"<dt>Document</dt><dd>{_e(row.document)}</dd>" if row.document else "",
+        f"<dt>Section</dt>{_where(row)}",
         _cited(row),
         _closest(row),
         _questions(row),
@@ -320,31 +314,17 @@ def _card(index: int, row: Mapping[str, Any]) -> str:
 def render_html(report: Report, *, generated: str | None = None) -> str:
     """The report page as one string."""
     rows = report.rows
-    counts = report.counts()
-    review = sum(1 for row in rows if needs_review(row))
-    decided = sum(1 for row in rows if row.get("decision"))
-    tests = len({row.get("test") for row in rows})
-    count_items = [
-        f'<li>{_badge(verdict)}<span class="n">{counts[verdict]}</span>{_e(VERDICT_TEXT[verdict])}</li>'
-        for verdict in VERDICT_ORDER
-    ]
-    count_items.append(
-        f'<li><span class="tag review">needs review</span><span class="n">{review}</span>below auto_accept, undecided</li>'
-    )
-    count_items.append(
-        f'<li><span class="tag human">human</span><span class="n">{decided}</span>decided by a reviewer</li>'
-    )
     cards = "\n".join(_card(index, row) for index, row in enumerate(rows, start=1)) or "<p>No citation was checked.</p>"
     body = f"""<a class="skip" href="#citations-heading">Skip to the citations</a>
 <header>
 <h1>Citation check</h1>
-<p class="meta">{_e(plural(len(rows), "citation"))} checked in {_e(plural(tests, "test"))} · generated {_e(generated_at(generated))} by pytest-citecheck</p>
+<p class="meta">{_e(plural(len(rows), "citation"))} checked in {_e(plural(report.tests, "test"))} · generated {_e(generated_at(generated))} by pytest-citecheck</p>
 </header>
 <main>
 <section aria-labelledby="counts-heading">
 <h2 id="counts-heading">Verdicts</h2>
 <ul class="counts">
-{chr(10).join(count_items)}
+{chr(10).join(_count_items(report))}
 </ul>
 </section>
 <section aria-labelledby="citations-heading">
@@ -357,6 +337,21 @@ def render_html(report: Report, *, generated: str | None = None) -> str:
 <footer>Verdicts at or above auto_accept stand on their own; the rest need a human. Record decisions with <code>citecheck review</code>.</footer>
 <script>{SCRIPT}</script>"""
     return html_page(f"Citation check: {plural(len(rows), 'citation')}", STYLE, body)
+
+
+def _count_items(report: Report) -> list[str]:
+    counts = report.counts()
+    review = sum(1 for row in report.rows if row.needs_review)
+    decided = sum(1 for row in report.rows if row.decided)
+    items = [
+        f'<li>{_badge(verdict)}<span class="n">{counts[verdict]}</span>{_e(VERDICT_TEXT[verdict])}</li>'
+        for verdict in VERDICT_ORDER
+    ]
+    items.append(
+        f'<li><span class="tag review">needs review</span><span class="n">{review}</span>below auto_accept, undecided</li>'
+    )
+    items.append(f'<li><span class="tag human">human</span><span class="n">{decided}</span>decided by a reviewer</li>')
+    return items
 
 
 def write_html(report: Report, path: str | Path) -> None:

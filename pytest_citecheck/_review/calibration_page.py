@@ -16,7 +16,7 @@ from pathlib import Path
 from pytest_citecheck._files import atomic_write_text
 from pytest_citecheck._report.page import escape as _e
 from pytest_citecheck._report.page import generated_at, html_page
-from pytest_citecheck._review.calibrate import CONFIDENCE_LEVEL, Calibration, Result, ThresholdRow
+from pytest_citecheck._review.calibration import CONFIDENCE_LEVEL, Calibration, Result, ThresholdRow
 from pytest_citecheck._text import plural
 
 STYLE = """
@@ -98,15 +98,29 @@ def risk_coverage_svg(calibration: Calibration, plot_id: str) -> str:
     """The risk–coverage plot of one calibration as an inline SVG."""
     limit = y_limit(calibration)
     clip = f"{plot_id}-clip"
-    population = calibration.rows[0].population
     parts = [
         f'<svg viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-labelledby="{plot_id}-title {plot_id}-desc" '
         f'id="{plot_id}" xmlns="http://www.w3.org/2000/svg">',
         f'<title id="{plot_id}-title">Risk–coverage of auto_accept thresholds 0.50 to 0.99</title>',
         f'<desc id="{plot_id}-desc">{_e(_description(calibration))}</desc>',
         f'<defs><clipPath id="{clip}"><rect x="{LEFT}" y="{TOP}" width="{PLOT_W}" height="{PLOT_H}"/></clipPath></defs>',
+        *_axes(limit, calibration.rows[0].population),
+        *_markers(calibration, limit),
+        # The curves and their points, clipped to the plot (an upper bound of 100% on a handful of
+        # decisions would squash the part that matters).
+        f'<g clip-path="url(#{clip})">',
+        *_curves(calibration, limit),
+        "</g>",
+        *_threshold_axis(_points(calibration.rows, "rate", limit)),
+        *_legend(),
+        "</svg>",
     ]
-    # Grid and axes: coverage 0–100% across, risk 0–limit up.
+    return "\n".join(parts)
+
+
+def _axes(limit: float, population: int) -> list[str]:
+    """Grid and axes: coverage 0–100% across, risk 0–limit up."""
+    parts = []
     for step in range(6):
         x = _x(step / 5)
         parts.append(f'<line class="grid" x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{TOP + PLOT_H}"/>')
@@ -116,7 +130,7 @@ def risk_coverage_svg(calibration: Calibration, plot_id: str) -> str:
         y = _y(risk, limit)
         parts.append(f'<line class="grid" x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + PLOT_W}" y2="{y:.1f}"/>')
         parts.append(f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end">{_pct(risk)}</text>')
-    parts += [
+    return parts + [
         f'<line class="axis" x1="{LEFT}" y1="{TOP + PLOT_H}" x2="{LEFT + PLOT_W}" y2="{TOP + PLOT_H}"/>',
         f'<line class="axis" x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{TOP + PLOT_H}"/>',
         f'<text x="{LEFT + PLOT_W / 2:.1f}" y="{HEIGHT - 14}" text-anchor="middle">'
@@ -124,15 +138,18 @@ def risk_coverage_svg(calibration: Calibration, plot_id: str) -> str:
         f'<text transform="translate(16 {TOP + PLOT_H / 2:.1f}) rotate(-90)" text-anchor="middle">'
         "risk: decided citations a human overturned</text>",
     ]
-    # The max-error line.
+
+
+def _markers(calibration: Calibration, limit: float) -> list[str]:
+    """The max-error line; today's setting and the recommendation as vertical lines at their coverage."""
+    parts = []
     if calibration.max_error <= limit:
         y = _y(calibration.max_error, limit)
         parts.append(f'<line class="limit" x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + PLOT_W}" y2="{y:.1f}"/>')
         parts.append(f'<text x="{LEFT + PLOT_W + 6}" y="{y + 4:.1f}">max error {_pct(calibration.max_error)}</text>')
-    # Today's setting and the recommendation, as vertical lines at their coverage.
+    population = calibration.rows[0].population
     if population:
-        today = 1 - calibration.review_now / population
-        x = _x(today)
+        x = _x(1 - calibration.review_now / population)
         parts.append(f'<line class="today" x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{TOP + PLOT_H}"/>')
         label = "today (mixed)" if calibration.mixed_settings else f"today {calibration.current:g}"
         parts.append(f'<text x="{x + 4:.1f}" y="{TOP + 12}" class="label-today">{label}</text>')
@@ -143,9 +160,11 @@ def risk_coverage_svg(calibration: Calibration, plot_id: str) -> str:
         parts.append(
             f'<text x="{x + 4:.1f}" y="{TOP + 28}" class="label-recommended">recommended {chosen.threshold:g}</text>'
         )
-    # The curves and their points, clipped to the plot (an upper bound of 100% on a handful of
-    # decisions would squash the part that matters).
-    parts.append(f'<g clip-path="url(#{clip})">')
+    return parts
+
+
+def _curves(calibration: Calibration, limit: float) -> list[str]:
+    parts = []
     for value, css in (("bound", "bound"), ("rate", "rate")):
         points = _points(calibration.rows, value, limit)
         if points:
@@ -156,23 +175,24 @@ def risk_coverage_svg(calibration: Calibration, plot_id: str) -> str:
                 f'<circle class="dot-{css}" cx="{x:.1f}" cy="{y:.1f}" r="2.6" data-threshold="{row.threshold:.2f}">'
                 f"<title>{_e(_point_title(row))}</title></circle>"
             )
+    chosen = calibration.recommended_row
     if chosen is not None and chosen.coverage is not None:
         parts.append(
             f'<circle class="pick" cx="{_x(chosen.coverage):.1f}" cy="{_y(chosen.upper_bound, limit):.1f}" r="7">'
             f"<title>{_e('recommended: ' + _point_title(chosen))}</title></circle>"
         )
-    parts.append("</g>")
-    parts += _threshold_axis(_points(calibration.rows, "rate", limit))
-    # The legend, right of the plot.
+    return parts
+
+
+def _legend() -> list[str]:
+    """The legend, right of the plot."""
     legend_x = LEFT + PLOT_W + 10
-    parts += [
+    return [
         f'<line class="rate" x1="{legend_x}" y1="{TOP + 60}" x2="{legend_x + 24}" y2="{TOP + 60}"/>',
         f'<text x="{legend_x + 30}" y="{TOP + 64}">overturn rate</text>',
         f'<line class="bound" x1="{legend_x}" y1="{TOP + 82}" x2="{legend_x + 24}" y2="{TOP + 82}"/>',
         f'<text x="{legend_x + 30}" y="{TOP + 86}">{CONFIDENCE_LEVEL:.0%} upper bound</text>',
-        "</svg>",
     ]
-    return "\n".join(parts)
 
 
 def _threshold_axis(points: Sequence[tuple[float, float, ThresholdRow]]) -> list[str]:

@@ -18,13 +18,13 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from pytest_citecheck._report.run_report import Report, ReportError, needs_review
+from pytest_citecheck._report.row import ReportRow
+from pytest_citecheck._report.run_report import Report, ReportError
 from pytest_citecheck._review.decisions import DECIDABLE_VERDICTS, Reviews, ReviewsFileError
-from pytest_citecheck._text import format_confidence
 
 # Where the plugin leaves the last run's report when no --citecheck-json was given (pytest's cache).
 LAST_REPORT = Path(".pytest_cache", "d", "citecheck", "last-report.json")
@@ -75,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
 # --- reading the report ---------------------------------------------------------------------
 
 
-def load_rows(path: Path) -> list[dict[str, Any]]:
+def load_rows(path: Path) -> list[ReportRow]:
     try:
         report = Report.load(path)
     except ReportError as error:
@@ -84,37 +84,38 @@ def load_rows(path: Path) -> list[dict[str, Any]]:
                 f"no report of a previous run at {path}: run pytest first (from this directory), or pass --report PATH"
             ) from None
         raise ReviewInputError(str(error)) from None
-    judged = [row for row in report.rows if row.get("confidence") is not None]
-    if judged and any("review_key" not in row or "section_text" not in row for row in judged):
+    judged = [row for row in report.rows if row.judged]
+    if judged and any("review_key" not in row.data or "section_text" not in row.data for row in judged):
         raise ReviewInputError(
             f"{path} was written by a pytest-citecheck without review support (no review keys); rerun pytest to write a new one"
         )
     return report.rows
 
 
-def qualified_id(row: dict[str, Any]) -> str:
-    return f"{row.get('test')}::{row.get('id')}"
-
-
-def resolve(rows: Sequence[dict[str, Any]], wanted: str) -> dict[str, Any]:
-    """The report row an id names: a citation id, or ``TEST_NODE_ID::CITATION_ID`` when ids repeat."""
-    matches = [row for row in rows if str(row.get("id")) == wanted]
+def _matches(rows: Sequence[ReportRow], wanted: str) -> list[ReportRow]:
+    matches = [row for row in rows if row.id == wanted]
     if not matches and "::" in wanted:
         test, citation = wanted.rsplit("::", 1)
-        matches = [row for row in rows if row.get("test") == test and str(row.get("id")) == citation]
+        matches = [row for row in rows if row.test == test and row.id == citation]
+    return matches
+
+
+def resolve(rows: Sequence[ReportRow], wanted: str) -> ReportRow:
+    """The report row an id names: a citation id, or ``TEST_NODE_ID::CITATION_ID`` when ids repeat."""
+    matches = _matches(rows, wanted)
     if not matches:
-        pending = sorted({str(row.get("id")) for row in rows if needs_review(row)})
+        pending = sorted({row.id for row in rows if row.needs_review})
         known = f"citations that need review: {', '.join(pending)}" if pending else "no citation in it needs review"
         raise ReviewInputError(f"unknown citation id {wanted!r}: it is not in the report ({known})")
-    if len({(row.get("review_key"), row.get("reviews_file")) for row in matches}) > 1:
-        options = ", ".join(qualified_id(row) for row in matches)
+    if len({(row.review_key, row.reviews_file) for row in matches}) > 1:
+        options = ", ".join(row.qualified_id for row in matches)
         raise ReviewInputError(
             f"citation id {wanted!r} is ambiguous (checked in several tests); name one of: {options}"
         )
     row = matches[0]
-    if not row.get("review_key"):
+    if not row.review_key:
         raise ReviewInputError(
-            f"citation {wanted!r} is {row.get('verdict')}: its quote is not in the source, so there is no verdict to review; "
+            f"citation {wanted!r} is {row.verdict}: its quote is not in the source, so there is no verdict to review; "
             "fix the citation instead"
         )
     return row
@@ -140,43 +141,45 @@ def highlight(text: str, span: Sequence[int] | None, color: bool) -> str:
     return before + "»" + passage + "«" + after
 
 
-def describe(row: dict[str, Any], *, color: bool, position: str = "") -> str:
-    confidence = format_confidence(row.get("confidence"))
-    threshold = row.get("auto_accept", 0.8)
-    state = (
-        "decided by a human" if row.get("decision") else ("needs review" if needs_review(row) else "stands on its own")
-    )
+def _state(row: ReportRow) -> str:
+    if row.decided:
+        return "decided by a human"
+    return "needs review" if row.needs_review else "stands on its own"
+
+
+def describe(row: ReportRow, *, color: bool, position: str = "") -> str:
     lines = [
-        f"{position}{row.get('id')}: Jev says {row.get('model_verdict') or row.get('verdict')} "
-        f"(confidence {confidence}, auto_accept {threshold:g}), {state}",
-        f"  test:    {row.get('test')}",
-        f"  claim:   {row.get('claim')}",
-        f"  quote:   {row.get('quote') if row.get('quote') else '(none: claim-only citation)'}",
+        f"{position}{row.id}: Jev says {row.said} "
+        f"(confidence {row.confidence_cell}, auto_accept {row.auto_accept:g}), {_state(row)}",
+        f"  test:    {row.test}",
+        f"  claim:   {row.claim}",
+        f"  quote:   {row.quote if row.quote else '(none: claim-only citation)'}",
     ]
     lines += flag_lines(row)
-    if row.get("decision"):
-        decision = row["decision"]
+    if row.decision:
+        decision = row.decision
         lines.append(f"  decided: {decision.get('verdict')} by {decision.get('by')} on {decision.get('at')}")
-    if row.get("stale_decision") and not row.get("decision"):
-        stale = row["stale_decision"]
+    if row.stale and row.stale_decision:
+        stale = row.stale_decision
         lines.append(
             f"  stale:   {stale.get('by')} decided {stale.get('verdict')} on {stale.get('at')}, "
             "but the claim, section or model changed since"
         )
-    text = row.get("section_text") or ""
-    lines.append(f"  section {row.get('section')}:")
-    shown = highlight(text.strip("\n"), _shifted_span(text, row.get("span")), color)
+    text = row.section_text or ""
+    lines.append(f"  section {row.section}:")
+    shown = highlight(text.strip("\n"), _shifted_span(text, row.span), color)
     lines.append(textwrap.indent(shown, "    | ", predicate=lambda line: True).replace("| \n", "|\n"))
     return "\n".join(lines)
 
 
-def flag_lines(row: dict[str, Any]) -> list[str]:
+def flag_lines(row: ReportRow) -> list[str]:
     """What the extra questions flagged (option ``questions``), and the quotes of a citation of several sections."""
     from pytest_citecheck._judge.questions import EXTRA_QUESTIONS
 
-    lines = [f"  quotes:  {quote}" for quote in row.get("quotes") or [] if len(row["quotes"]) > 1]
-    for name, answer in (row.get("questions") or {}).items():
-        if isinstance(answer, dict) and answer.get("flagged") and name in EXTRA_QUESTIONS:
+    quotes = row.quotes or ()
+    lines = [f"  quotes:  {quote}" for quote in quotes if len(quotes) > 1]
+    for name, answer in row.questions.items():
+        if answer.get("flagged") and name in EXTRA_QUESTIONS:
             strength = "confident, fails the test" if answer.get("confident") else "needs review"
             lines.append(
                 f"  flagged: {name} (concern {float(answer.get('concern') or 0):.2f}, {strength}): "
@@ -208,15 +211,14 @@ def reviewer_name(explicit: str | None) -> str:
     return name or getpass.getuser()
 
 
-def reviews_path(row: dict[str, Any], override: str | None) -> Path:
+def reviews_path(row: ReportRow, override: str | None) -> Path:
     if override:
         return Path(override)
-    named = row.get("reviews_file")
-    if not named:
+    if not row.reviews_file:
         raise ReviewInputError(
-            f"the report does not say which reviews file citation {row.get('id')!r} uses; pass --reviews PATH"
+            f"the report does not say which reviews file citation {row.id!r} uses; pass --reviews PATH"
         )
-    return Path(named)
+    return Path(row.reviews_file)
 
 
 class Session:
@@ -226,13 +228,13 @@ class Session:
         self.override = override
         self.files: dict[Path, Reviews] = {}
 
-    def file_for(self, row: dict[str, Any]) -> Reviews:
+    def file_for(self, row: ReportRow) -> Reviews:
         path = reviews_path(row, self.override)
         if path not in self.files:
             self.files[path] = Reviews.load(path)
         return self.files[path]
 
-    def record(self, row: dict[str, Any], verdict: str | None, *, by: str, note: str | None) -> dict[str, Any]:
+    def record(self, row: ReportRow, verdict: str | None, *, by: str, note: str | None) -> dict[str, Any]:
         return self.file_for(row).record(row, verdict, by=by, note=note)
 
     def save(self) -> list[Path]:
@@ -253,23 +255,21 @@ def parse_set(value: str) -> tuple[str, str]:
     return citation.strip(), verdict
 
 
-def decision_text(entry: dict[str, Any]) -> str:
+def decision_text(entry: Mapping[str, Any]) -> str:
     """A recorded decision in a few words: its verdict, who, when, and the note."""
     note = f", note: {entry['note']!r}" if entry.get("note") else ""
     return f"{entry.get('verdict')} by {entry.get('by')} on {entry.get('at')}{note}"
 
 
-def stood_on_its_own(row: dict[str, Any]) -> str | None:
+def stood_on_its_own(row: ReportRow) -> str | None:
     """For a citation whose verdict needed no human (at or above auto_accept): the words that say so."""
-    if not row.get("auto"):
+    if not row.auto:
         return None
-    confidence = format_confidence(row.get("confidence"))
-    said = row.get("model_verdict") or row.get("verdict")
-    return f"stood on its own ({said} at {confidence}, auto_accept {row.get('auto_accept', 0.8):g})"
+    return f"stood on its own ({row.said} at {row.confidence_cell}, auto_accept {row.auto_accept:g})"
 
 
 def apply_flags(
-    rows: list[dict[str, Any]],
+    rows: list[ReportRow],
     args: argparse.Namespace,
     out: TextIO,
     ask: Callable[[str], str] = input,
@@ -289,38 +289,53 @@ def apply_flags(
     decided = []
     for citation, verdict in wanted:
         row = resolve(rows, citation)
-        own = stood_on_its_own(row)
-        if own is not None and not args.note:
-            raise ReviewInputError(
-                f"citation {row.get('id')!r} {own}: it needs no review, so a decision on it must say "
-                "why: pass --note TEXT (the decision then takes the place of Jev's verdict on every run)"
-            )
-        existing = session.file_for(row).decisions.get(str(row.get("review_key")))
+        own = _own_needs_note(row, args.note)
+        existing = session.file_for(row).decisions.get(str(row.review_key))
         if existing is not None and not args.replace:
-            shown = f"citation {row.get('id')!r} already has a decision: {decision_text(existing)}"
-            if not (on_terminal and ask(f"{shown}. Replace it? [y/N] ").strip().lower() in {"y", "yes"}):
-                raise ReviewInputError(f"{shown}; the decision was kept (pass --replace to replace it)")
+            _confirm_replace(row, existing, ask if on_terminal else None)
         entry = session.record(row, verdict, by=by, note=args.note)
         decided.append((row, entry, existing, own))
     paths = session.save()
     for row, entry, existing, own in decided:
-        how = "confirmed" if entry["action"] == "confirm" else f"set (Jev said {entry['model_verdict']})"
-        line = f"{row.get('id')}: {entry['verdict']} {how} by {entry['by']}"
-        if existing is not None:
-            line += f"; replaces {existing.get('by')}'s decision ({decision_text(existing)})"
-        print(line, file=out)
-        if own is not None:
-            print(f"  {row.get('id')} {own}: this documented decision now takes the place of Jev's verdict", file=out)
+        _print_recorded(row, entry, existing, own, out)
     print(f"Wrote {', '.join(str(p) for p in paths)}; rerun pytest to apply.", file=out)
     return EXIT_OK
 
 
-def list_rows(rows: list[dict[str, Any]], *, every: bool, color: bool, out: TextIO) -> list[dict[str, Any]]:
-    shown = [row for row in rows if row.get("review_key") and (every or needs_review(row))]
+def _own_needs_note(row: ReportRow, note: str | None) -> str | None:
+    own = stood_on_its_own(row)
+    if own is not None and not note:
+        raise ReviewInputError(
+            f"citation {row.id!r} {own}: it needs no review, so a decision on it must say "
+            "why: pass --note TEXT (the decision then takes the place of Jev's verdict on every run)"
+        )
+    return own
+
+
+def _confirm_replace(row: ReportRow, existing: Mapping[str, Any], ask: Callable[[str], str] | None) -> None:
+    shown = f"citation {row.id!r} already has a decision: {decision_text(existing)}"
+    if not (ask is not None and ask(f"{shown}. Replace it? [y/N] ").strip().lower() in {"y", "yes"}):
+        raise ReviewInputError(f"{shown}; the decision was kept (pass --replace to replace it)")
+
+
+def _print_recorded(
+    row: ReportRow, entry: Mapping[str, Any], existing: Mapping[str, Any] | None, own: str | None, out: TextIO
+) -> None:
+    how = "confirmed" if entry["action"] == "confirm" else f"set (Jev said {entry['model_verdict']})"
+    line = f"{row.id}: {entry['verdict']} {how} by {entry['by']}"
+    if existing is not None:
+        line += f"; replaces {existing.get('by')}'s decision ({decision_text(existing)})"
+    print(line, file=out)
+    if own is not None:
+        print(f"  {row.id} {own}: this documented decision now takes the place of Jev's verdict", file=out)
+
+
+def list_rows(rows: list[ReportRow], *, every: bool, color: bool, out: TextIO) -> list[ReportRow]:
+    shown = [row for row in rows if row.review_key and (every or row.needs_review)]
     if not shown:
         print("Nothing needs review: every judged citation stands on its own or has a human decision.", file=out)
         return shown
-    pending = sum(1 for row in shown if needs_review(row))
+    pending = sum(1 for row in shown if row.needs_review)
     print(f"{pending} citation{'s' if pending != 1 else ''} need{'s' if pending == 1 else ''} review.\n", file=out)
     for index, row in enumerate(shown, start=1):
         print(describe(row, color=color, position=f"[{index}/{len(shown)}] "), file=out)
@@ -331,11 +346,49 @@ def list_rows(rows: list[dict[str, Any]], *, every: bool, color: bool, out: Text
 PROMPT_KEYS = {"v": "verified", "u": "unsupported", "c": "contradicted"}
 
 
-def interactive(
-    rows: list[dict[str, Any]], args: argparse.Namespace, out: TextIO, ask: Callable[[str], str] = input
-) -> int:
+def _ask(ask: Callable[[str], str], question: str, on_eof: str) -> str:
+    try:
+        return ask(question).strip()
+    except EOFError:
+        return on_eof
+
+
+def _choose(row: ReportRow, ask: Callable[[str], str], out: TextIO) -> str:
+    """The reviewer's answer to one citation: a, v, u, c, s or q (q at the end of input)."""
+    question = f"Decision? [a]ccept {row.said}, [v]erified, [u]nsupported, [c]ontradicted, [s]kip, [q]uit: "
+    while True:
+        answer = _ask(ask, question, "q").lower()
+        if answer in {"a", "s", "q"} or answer in PROMPT_KEYS:
+            return answer
+        print("  please answer a, v, u, c, s or q", file=out)
+
+
+def _decide_one(
+    row: ReportRow, answer: str, args: argparse.Namespace, by: str, io: tuple[Callable[[str], str], TextIO]
+) -> bool:
+    """Record ``answer`` for ``row`` in its reviews file (written at once); False when nothing was recorded."""
+    ask, out = io
+    session = Session(args.reviews)  # one file write per answer: quitting later loses nothing
+    existing = session.file_for(row).decisions.get(str(row.review_key))
+    if existing is not None and not args.replace:
+        if _ask(ask, f"Replace the decision {decision_text(existing)}? [y/N] ", "").lower() not in {"y", "yes"}:
+            print("  kept the existing decision\n", file=out)
+            return False
+    own = stood_on_its_own(row)
+    wording = "required: it " + own + ", so say why" if own else "optional, Enter to skip"
+    note = args.note if args.note is not None else _ask(ask, f"Note ({wording}): ", "") or None
+    if own and not note:
+        print(f"  not recorded: {row.id} {own}; a decision on it needs a note\n", file=out)
+        return False
+    entry = session.record(row, None if answer == "a" else PROMPT_KEYS[answer], by=by, note=note)
+    session.save()
+    print(f"  recorded {entry['verdict']} ({entry['action']}) in {reviews_path(row, args.reviews)}\n", file=out)
+    return True
+
+
+def interactive(rows: list[ReportRow], args: argparse.Namespace, out: TextIO, ask: Callable[[str], str] = input) -> int:
     """Prompt for a decision on each citation that needs review; each answer is saved as it is given."""
-    pending = [row for row in rows if row.get("review_key") and (args.all or needs_review(row))]
+    pending = [row for row in rows if row.review_key and (args.all or row.needs_review)]
     if not pending:
         print("Nothing needs review: every judged citation stands on its own or has a human decision.", file=out)
         return EXIT_OK
@@ -346,44 +399,13 @@ def interactive(
     recorded = 0
     for index, row in enumerate(pending, start=1):
         print(describe(row, color=color, position=f"[{index}/{len(pending)}] "), file=out)
-        said = row.get("model_verdict") or row.get("verdict")
-        question = f"Decision? [a]ccept {said}, [v]erified, [u]nsupported, [c]ontradicted, [s]kip, [q]uit: "
-        while True:
-            try:
-                answer = ask(question).strip().lower()
-            except EOFError:
-                answer = "q"
-            if answer in {"a", "s", "q"} or answer in PROMPT_KEYS:
-                break
-            print("  please answer a, v, u, c, s or q", file=out)
+        answer = _choose(row, ask, out)
         if answer == "q":
             break
         if answer == "s":
             print(file=out)
             continue
-        session = Session(args.reviews)  # one file write per answer: quitting later loses nothing
-        existing = session.file_for(row).decisions.get(str(row.get("review_key")))
-        if existing is not None and not args.replace:
-            try:
-                replace = ask(f"Replace the decision {decision_text(existing)}? [y/N] ").strip().lower()
-            except EOFError:
-                replace = ""
-            if replace not in {"y", "yes"}:
-                print("  kept the existing decision\n", file=out)
-                continue
-        own = stood_on_its_own(row)
-        wording = "required: it " + own + ", so say why" if own else "optional, Enter to skip"
-        try:
-            note = args.note if args.note is not None else ask(f"Note ({wording}): ").strip() or None
-        except EOFError:
-            note = None
-        if own and not note:
-            print(f"  not recorded: {row.get('id')} {own}; a decision on it needs a note\n", file=out)
-            continue
-        entry = session.record(row, None if answer == "a" else PROMPT_KEYS[answer], by=by, note=note)
-        session.save()
-        recorded += 1
-        print(f"  recorded {entry['verdict']} ({entry['action']}) in {reviews_path(row, args.reviews)}\n", file=out)
+        recorded += _decide_one(row, answer, args, by, (ask, out))
     print(f"{recorded} decision{'s' if recorded != 1 else ''} recorded; rerun pytest to apply.", file=out)
     return EXIT_OK
 

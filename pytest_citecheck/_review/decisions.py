@@ -23,6 +23,7 @@ from typing import Any
 
 from pytest_citecheck._errors import CitecheckError
 from pytest_citecheck._files import atomic_write_text
+from pytest_citecheck._report.row import ReportRow, as_row
 
 REVIEWS_FORMAT = 1
 DEFAULT_REVIEWS_FILE = "citecheck-reviews.json"
@@ -130,46 +131,29 @@ class Reviews:
     # --- writing ----------------------------------------------------------------------------
 
     def record(
-        self, row: Mapping[str, Any], verdict: str | None, *, by: str, note: str | None = None, at: str | None = None
+        self,
+        row: ReportRow | Mapping[str, Any],
+        verdict: str | None,
+        *,
+        by: str,
+        note: str | None = None,
+        at: str | None = None,
     ) -> dict[str, Any]:
         """Record a decision for a report row: ``verdict`` None confirms the model's verdict.
 
         A decision recorded for the same test and citation under an older key is replaced, so the
         file keeps one decision per citation.
         """
-        key = row.get("review_key")
+        row = as_row(row)
+        key = row.review_key
         if not key:
-            raise ReviewsFileError(
-                f"citation {row.get('id')!r} has no review key: only a judged citation can be reviewed"
-            )
-        model_verdict = row.get("model_verdict") or row.get("verdict")
-        chosen = model_verdict if verdict is None else verdict
+            raise ReviewsFileError(f"citation {row.id!r} has no review key: only a judged citation can be reviewed")
+        chosen = row.said if verdict is None else verdict
         if chosen not in DECIDABLE_VERDICTS:
             raise ReviewsFileError(
-                f"citation {row.get('id')!r}: cannot set the verdict to {chosen!r}; choose one of {', '.join(DECIDABLE_VERDICTS)}"
+                f"citation {row.id!r}: cannot set the verdict to {chosen!r}; choose one of {', '.join(DECIDABLE_VERDICTS)}"
             )
-        entry: dict[str, Any] = {
-            "test": row.get("test"),
-            "citation": row.get("id"),
-            "claim": row.get("claim"),
-            "section": row.get("section"),
-            "model": row.get("model"),
-            "model_verdict": model_verdict,
-            "confidence": row.get("confidence"),
-            "verdict": chosen,
-            "action": "confirm" if chosen == model_verdict else "override",
-            "by": by,
-            "at": at or now_utc(),
-        }
-        if note:
-            entry["note"] = note
-        # What `citecheck calibrate` needs beyond Jev's verdict and confidence: the threshold the
-        # citation was gated at and where it was set (absent in files written before calibration).
-        entry["auto_accept"] = row.get("auto_accept")
-        if "auto_accept_scope" in row:  # absent from older reports: unknown, which is not "the ini file"
-            entry["auto_accept_scope"] = row["auto_accept_scope"]
-        if row.get("flagged"):  # a screened "supports" that never stands on its own, whatever the confidence
-            entry["flagged"] = True
+        entry = _entry(row, chosen, by=by, note=note, at=at)
         for other in [
             k
             for k, e in self.decisions.items()
@@ -181,3 +165,30 @@ class Reviews:
 
     def keys(self) -> Iterable[str]:
         return self.decisions.keys()
+
+
+def _entry(row: ReportRow, chosen: str, *, by: str, note: str | None, at: str | None) -> dict[str, Any]:
+    """The reviews file's entry for a decision on ``row``."""
+    entry: dict[str, Any] = {
+        "test": row.test,
+        "citation": row.id,
+        "claim": row.claim,
+        "section": row.section,
+        "model": row.model,
+        "model_verdict": row.said,
+        "confidence": row.confidence,
+        "verdict": chosen,
+        "action": "confirm" if chosen == row.said else "override",
+        "by": by,
+        "at": at or now_utc(),
+    }
+    if note:
+        entry["note"] = note
+    # What `citecheck calibrate` needs beyond Jev's verdict and confidence: the threshold the
+    # citation was gated at and where it was set (absent in files written before calibration).
+    entry["auto_accept"] = row.data.get("auto_accept")
+    if row.has_scope:  # absent from older reports: unknown, which is not "the ini file"
+        entry["auto_accept_scope"] = row.auto_accept_scope
+    if row.flagged:  # a screened "supports" that never stands on its own, whatever the confidence
+        entry["flagged"] = True
+    return entry

@@ -369,6 +369,7 @@ def test_a_human_decision_overrides_a_confident_flag() -> None:
 
 
 def test_citecheck_review_says_why_a_citation_was_flagged() -> None:
+    from pytest_citecheck._report.row import ReportRow
     from pytest_citecheck._review.command import describe
 
     row = {
@@ -385,6 +386,6 @@ def test_citecheck_review_says_why_a_citation_was_flagged() -> None:
         "span": [LIFETIME.index(QUOTE), LIFETIME.index(QUOTE) + len(QUOTE)],
         "questions": {"out_of_context": {"yes": 0.68, "concern": 0.68, "flagged": True, "confident": False}},
     }
-    shown = describe(row, color=False)
+    shown = describe(ReportRow.from_json(row), color=False)
     assert "needs review" in shown
     assert "  flagged: out_of_context (concern 0.68, needs review): the section qualifies the quoted passage" in shown

@@ -69,7 +69,7 @@ def test_a_keyboard_interrupt_at_the_rename_leaves_the_old_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     target = tmp_path / "report.json"
-    Report([{"id": "old"}]).write(target)
+    Report([{"id": "old", "verdict": "verified", "auto": True}]).write(target)
     before = target.read_bytes()
 
     def interrupted(*args: Any) -> None:
@@ -77,7 +77,7 @@ def test_a_keyboard_interrupt_at_the_rename_leaves_the_old_file(
 
     monkeypatch.setattr(_files.os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        Report([{"id": "new"}]).write(target)
+        Report([{"id": "new", "verdict": "verified", "auto": True}]).write(target)
     assert target.read_bytes() == before
     assert leftovers(tmp_path) == []
 

@@ -1,0 +1,329 @@
+"""One checked citation as every report reads it: a typed, frozen row.
+
+A row is built from a ``CitationResult`` (``ReportRow.from_result``) in the test's process, crosses
+to the xdist controller and into the JSON report as the JSON object ``CitationResult.to_json`` wrote
+(``ReportRow.to_json`` gives it back unchanged, unknown fields included), and is read back from a
+report file with ``ReportRow.from_json``, which checks every field it reads against ``SCHEMA``: a
+field of the wrong type is a ``RowError`` naming it, never a traceback in a report.
+
+The terminal summary, the JSON and HTML reports, the GitHub summary, ``citecheck merge``,
+``citecheck review`` and ``citecheck calibrate`` read these attributes and predicates, not the
+JSON by string key.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pytest_citecheck._text import format_confidence
+
+if TYPE_CHECKING:
+    from pytest_citecheck._results import CitationResult
+
+VERDICT_ORDER = ("verified", "unsupported", "contradicted", "fabricated")
+DEFAULT_AUTO_ACCEPT = 0.8
+
+
+class RowError(ValueError):
+    """A report row with a field of the wrong type or value (the message names the field)."""
+
+
+# --- the schema: one check per field --------------------------------------------------------
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_fraction(value: Any) -> bool:
+    return _is_number(value) and 0.0 <= value <= 1.0
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
+
+
+def _is_span(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(_is_count(end) for end in value)
+
+
+def _is_plain(value: Any) -> bool:
+    return isinstance(value, str | bool | None) or _is_number(value) or _is_span(value)
+
+
+def _is_text_map(value: Any) -> bool:
+    """A decision, a stale decision, a previous answer, a closest passage: an object of plain values.
+
+    One level of nesting is allowed (a previous answer's probabilities), no more.
+    """
+    return isinstance(value, dict) and all(
+        _is_plain(item) or (isinstance(item, dict) and all(_is_plain(inner) for inner in item.values()))
+        for item in value.values()
+    )
+
+
+def _is_question(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        _is_fraction(item) if name in ("yes", "concern") else isinstance(item, bool) for name, item in value.items()
+    )
+
+
+def _optional(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda value: value is None or check(value)
+
+
+def _list_of(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda value: value is None or (isinstance(value, list) and all(check(item) for item in value))
+
+
+def _map_of(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda value: value is None or (isinstance(value, dict) and all(check(item) for item in value.values()))
+
+
+_STRING = (lambda value: isinstance(value, str), "a string")
+_OPTIONAL_STRING = (_optional(lambda value: isinstance(value, str)), "a string or null")
+_OPTIONAL_FRACTION = (_optional(_is_fraction), "a number from 0 to 1 or null")
+_OPTIONAL_MAP = (_optional(_is_text_map), "an object of plain values or null")
+_VERDICT = (lambda value: value in VERDICT_ORDER, f"one of {', '.join(VERDICT_ORDER)}")
+
+# Field -> (check, what is expected). ``REQUIRED`` fields must be present; the rest may be absent
+# (reports of earlier versions, rows written by hand) and read as None, or their default.
+SCHEMA: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "test": _OPTIONAL_STRING,
+    "id": _STRING,
+    "status": _OPTIONAL_STRING,
+    "section": _OPTIONAL_STRING,
+    "verdict": _VERDICT,
+    "confidence": _OPTIONAL_FRACTION,
+    "auto": (lambda value: isinstance(value, bool), "true or false"),
+    "model": _OPTIONAL_STRING,
+    "claim": _OPTIONAL_STRING,
+    "quote": _OPTIONAL_STRING,
+    "span": (_optional(_is_span), "[start, end] or null"),
+    "auto_accept": _OPTIONAL_FRACTION,
+    "document": _OPTIONAL_STRING,
+    "cited_section": _OPTIONAL_STRING,
+    "cited_document": _OPTIONAL_STRING,
+    "choice": _OPTIONAL_STRING,
+    "probabilities": (_map_of(_is_fraction), "an object of numbers from 0 to 1"),
+    "input_tokens": (_optional(_is_count), "a count"),
+    "output_tokens": (_optional(_is_count), "a count"),
+    "replayed": (_optional(lambda value: isinstance(value, bool)), "true or false"),
+    "screen": _OPTIONAL_FRACTION,
+    "flagged": (_optional(lambda value: isinstance(value, bool)), "true or false"),
+    "questions": (_map_of(_is_question), "an object of question answers"),
+    "section_text": _OPTIONAL_STRING,
+    "review_key": _OPTIONAL_STRING,
+    "model_verdict": (_optional(lambda value: value in VERDICT_ORDER), f"one of {', '.join(VERDICT_ORDER)} or null"),
+    "decision": _OPTIONAL_MAP,
+    "stale_decision": _OPTIONAL_MAP,
+    "similarity": _OPTIONAL_FRACTION,
+    "closest": _OPTIONAL_MAP,
+    "window": (_optional(_is_span), "[start, end] or null"),
+    "previous": _OPTIONAL_MAP,
+    "sections": (_list_of(lambda value: isinstance(value, str)), "a list of strings"),
+    "quotes": (_list_of(lambda value: isinstance(value, str)), "a list of strings"),
+    "spans": (_list_of(_is_span), "a list of [start, end]"),
+    "reviews_file": _OPTIONAL_STRING,
+    "auto_accept_scope": _OPTIONAL_STRING,
+}
+REQUIRED = ("id", "verdict", "auto")
+
+
+def validate(data: Any) -> None:
+    """Raise ``RowError`` naming the first field of ``data`` that ``SCHEMA`` does not allow."""
+    if not isinstance(data, dict):
+        raise RowError(f"is {type(data).__name__}, expected an object")
+    where = f"(citation {data['id']!r}): " if isinstance(data.get("id"), str) else ""
+    for name in REQUIRED:
+        if name not in data:
+            raise RowError(f"{where}no field {name!r}")
+    for name, (check, expected) in SCHEMA.items():
+        if name in data and not check(data[name]):
+            shown = repr(data[name])
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            raise RowError(f"{where}field {name!r} is {shown}, expected {expected}")
+
+
+def _span(value: Any) -> tuple[int, int] | None:
+    return None if value is None else (int(value[0]), int(value[1]))
+
+
+@dataclass(frozen=True)
+class ReportRow:
+    """One checked citation of a report (fields as in the JSON report; see ``CitationResult.to_json``)."""
+
+    id: str
+    verdict: str
+    auto: bool
+    test: str | None = None
+    status: str | None = None
+    section: str | None = None
+    confidence: float | None = None
+    model: str | None = None
+    claim: str = ""
+    quote: str | None = None
+    span: tuple[int, int] | None = None
+    auto_accept: float = DEFAULT_AUTO_ACCEPT
+    document: str | None = None
+    cited_section: str | None = None
+    cited_document: str | None = None
+    input_tokens: int | None = None
+    replayed: bool = False
+    flagged: bool = False
+    questions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    section_text: str | None = None
+    review_key: str | None = None
+    model_verdict: str | None = None
+    decision: Mapping[str, Any] | None = None
+    stale_decision: Mapping[str, Any] | None = None
+    similarity: float | None = None
+    closest: Mapping[str, Any] | None = None
+    previous: Mapping[str, Any] | None = None
+    sections: tuple[str, ...] | None = None
+    quotes: tuple[str, ...] | None = None
+    spans: tuple[tuple[int, int], ...] | None = None
+    reviews_file: str | None = None
+    auto_accept_scope: str | None = None
+    has_scope: bool = False  # the row says where its auto_accept was set (absent before that was recorded)
+    # The JSON object the row was read from or built as: what the JSON report writes back.
+    data: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    # --- building ---------------------------------------------------------------------------
+
+    @classmethod
+    def from_json(cls, data: Any) -> ReportRow:
+        """A row from a report's JSON object; ``RowError`` names a field ``SCHEMA`` does not allow."""
+        validate(data)
+        get = data.get
+        spans = get("spans")
+        return cls(
+            **{name: get(name) for name in _PLAIN if get(name) is not None},
+            span=_span(get("span")),
+            questions=dict(get("questions") or {}),
+            replayed=get("replayed") is True,
+            flagged=get("flagged") is True,
+            auto_accept=DEFAULT_AUTO_ACCEPT if get("auto_accept") is None else float(get("auto_accept")),
+            sections=None if get("sections") is None else tuple(get("sections")),
+            quotes=None if get("quotes") is None else tuple(get("quotes")),
+            spans=None if spans is None else tuple((int(a), int(b)) for a, b in spans),
+            has_scope="auto_accept_scope" in data,
+            data=data,
+        )
+
+    @classmethod
+    def from_result(
+        cls, result: CitationResult, test: str | None, *, reviews_file: str | None = None, scope: str | None = None
+    ) -> ReportRow:
+        """The row of a checked citation, with the reviews file its test uses and where its auto_accept was set."""
+        return cls.from_json({**result.to_json(test=test), "reviews_file": reviews_file, "auto_accept_scope": scope})
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON report's object for this row (as read, or as ``CitationResult.to_json`` wrote it)."""
+        return dict(self.data)
+
+    # --- predicates -------------------------------------------------------------------------
+
+    @property
+    def needs_review(self) -> bool:
+        """Below auto_accept (or flagged) and no human has decided it."""
+        return not self.auto and not self.decision
+
+    @property
+    def decided(self) -> bool:
+        return bool(self.decision)
+
+    @property
+    def stale(self) -> bool:
+        """A human decision that no longer applies (the claim, section or model changed)."""
+        return bool(self.stale_decision) and not self.decision
+
+    @property
+    def judged(self) -> bool:
+        """Jev was asked (a fabricated quote has no confidence: no model was asked)."""
+        return self.confidence is not None
+
+    @property
+    def requested(self) -> bool:
+        """The row carries the cost of a Jev request (its input tokens)."""
+        return "input_tokens" in self.data or self.input_tokens is not None
+
+    @property
+    def misattributed(self) -> bool:
+        return self.status == "found-elsewhere"
+
+    @property
+    def approximate(self) -> bool:
+        return self.status == "found-approx"
+
+    @property
+    def flip(self) -> bool:
+        return (self.previous or {}).get("drift") == "flip"
+
+    @property
+    def said(self) -> str:
+        """What Jev said (the verdict before any human decision)."""
+        return self.model_verdict or self.verdict
+
+    @property
+    def flagged_questions(self) -> tuple[str, ...]:
+        return tuple(name for name, answer in self.questions.items() if answer.get("flagged"))
+
+    # --- formatting -------------------------------------------------------------------------
+
+    @property
+    def action(self) -> str:
+        """What stands behind the verdict: the model alone, a human, or nobody yet."""
+        if self.decision:
+            return "human"
+        return "auto" if self.auto else "review"
+
+    @property
+    def confidence_cell(self) -> str:
+        return format_confidence(self.confidence)
+
+    @property
+    def qualified_id(self) -> str:
+        """``TEST_NODE_ID::CITATION_ID``: the citation's id wherever ids repeat across tests."""
+        return f"{self.test}::{self.id}"
+
+    def label(self, shared: set[str]) -> str:
+        """The citation id, as ``test::id`` when its id is one of ``shared`` (``Report.shared_ids``)."""
+        return self.qualified_id if self.test and self.id in shared else self.id
+
+
+def as_row(row: ReportRow | Mapping[str, Any]) -> ReportRow:
+    """``row`` as a ``ReportRow`` (a JSON object is checked against ``SCHEMA``)."""
+    return row if isinstance(row, ReportRow) else ReportRow.from_json(dict(row))
+
+
+# Fields copied as they are (the others are converted in ``from_json``).
+_PLAIN = (
+    "id",
+    "verdict",
+    "auto",
+    "test",
+    "status",
+    "section",
+    "confidence",
+    "model",
+    "claim",
+    "quote",
+    "document",
+    "cited_section",
+    "cited_document",
+    "input_tokens",
+    "section_text",
+    "review_key",
+    "model_verdict",
+    "decision",
+    "stale_decision",
+    "similarity",
+    "closest",
+    "previous",
+    "reviews_file",
+    "auto_accept_scope",
+)
