@@ -25,7 +25,7 @@ from pytest_citecheck._pytest_glue.stash import (
 if TYPE_CHECKING:
     from pytest_citecheck._report.github import Outcomes
     from pytest_citecheck._report.run_report import Report
-    from pytest_citecheck._review.decisions import Reviews
+    from pytest_citecheck._review.decisions import Reviews, ReviewsFileError
 
 
 class CitecheckRun:
@@ -34,7 +34,7 @@ class CitecheckRun:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self._report: Report | None = None
-        self._reviews: dict[Path, Reviews] = {}
+        self._reviews: dict[Path, Reviews | ReviewsFileError] = {}
         # Why the run fails although every test passed (a flip, unused recordings): the summary's last words.
         self.failed_because: list[str] = []
         # Under GitHub Actions: which tests failed on which citations, and where the tests are
@@ -55,13 +55,22 @@ class CitecheckRun:
         return self._report
 
     def reviews_for(self, path: Path) -> Reviews:
-        """The reviews file at ``path``, read once per session (a damaged file fails the checking test)."""
-        from pytest_citecheck._review.decisions import Reviews
+        """The reviews file at ``path``, read once per session (a damaged file fails the checking test).
+
+        A damaged file is read once too: each test that uses it fails with the same one-line error.
+        """
+        from pytest_citecheck._review.decisions import Reviews, ReviewsFileError
 
         path = path.resolve()
         if path not in self._reviews:
-            self._reviews[path] = Reviews.load(path)
-        return self._reviews[path]
+            try:
+                self._reviews[path] = Reviews.load(path)
+            except ReviewsFileError as error:
+                self._reviews[path] = error
+        found = self._reviews[path]
+        if isinstance(found, ReviewsFileError):
+            raise ReviewsFileError(str(found))
+        return found
 
     def display_path(self, path: Path) -> str:
         """``path`` relative to where pytest was run (where ``citecheck review`` is run), if inside it."""

@@ -65,6 +65,16 @@ def _is_text_map(value: Any) -> bool:
     )
 
 
+def _is_previous(value: Any) -> bool:
+    """What a re-recorded citation's previous answer was: its drift and verdict named, its confidence a fraction."""
+    return (
+        _is_text_map(value)
+        and isinstance(value.get("drift"), str)
+        and isinstance(value.get("verdict"), str)
+        and (value.get("confidence") is None or _is_fraction(value["confidence"]))
+    )
+
+
 def _is_question(value: Any) -> bool:
     return isinstance(value, dict) and all(
         _is_fraction(item) if name in ("yes", "concern") else isinstance(item, bool) for name, item in value.items()
@@ -123,7 +133,7 @@ SCHEMA: dict[str, tuple[Callable[[Any], bool], str]] = {
     "similarity": _OPTIONAL_FRACTION,
     "closest": _OPTIONAL_MAP,
     "window": (_optional(_is_span), "[start, end] or null"),
-    "previous": _OPTIONAL_MAP,
+    "previous": (_optional(_is_previous), "an object with drift, verdict and confidence, or null"),
     "sections": (_list_of(lambda value: isinstance(value, str)), "a list of strings"),
     "quotes": (_list_of(lambda value: isinstance(value, str)), "a list of strings"),
     "spans": (_list_of(_is_span), "a list of [start, end]"),

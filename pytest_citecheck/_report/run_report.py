@@ -79,7 +79,7 @@ class Report:
                 report.rows.append(ReportRow.from_json(row))
             except RowError as error:
                 raise ReportError(f"{path}: result {index} {error}") from None
-        report.unused = _list_of_objects(path, data, "unused")
+        report.unused = _unused_entries(path, data)
         orphans = data.get("orphans") or []
         if not isinstance(orphans, list) or not all(isinstance(orphan, str) for orphan in orphans):
             raise ReportError(f"{path}: field 'orphans' is {_shown(orphans)}, expected a list of paths")
@@ -244,11 +244,23 @@ def read_json(path: str | Path, *, missing: str) -> Any:
         raise ReportError(f"{path}: not a JSON report ({error})") from None
 
 
-def _list_of_objects(path: str | Path, data: Mapping[str, Any], name: str) -> list[dict[str, Any]]:
-    value = data.get(name) or []
-    if not isinstance(value, list) or not all(isinstance(entry, dict) for entry in value):
-        raise ReportError(f"{path}: field {name!r} is {_shown(value)}, expected a list of objects")
+def _unused_entries(path: str | Path, data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The report's unused recordings: objects naming their test and cassette, every value plain text."""
+    value = data.get("unused") or []
+    if not isinstance(value, list) or not all(_is_unused_entry(entry) for entry in value):
+        raise ReportError(
+            f"{path}: field 'unused' is {_shown(value)}, expected a list of objects with a test and a cassette"
+        )
     return list(value)
+
+
+def _is_unused_entry(entry: Any) -> bool:
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("test"), str)
+        and isinstance(entry.get("cassette"), str)
+        and all(isinstance(item, str | int | float | bool | None) for item in entry.values())
+    )
 
 
 def _shown(value: Any) -> str:

@@ -40,7 +40,11 @@ def main(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
     if args.output is not None:
-        merged.write(args.output)
+        try:
+            merged.write(args.output)
+        except OSError as error:
+            print(f"citecheck merge: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
+            return 2
     lines = merged.summary_lines(verbose=args.verbose) + merged.recording_lines(verbose=args.verbose)
     print("\n".join(lines) if lines else "no citation was checked")
     if args.output is not None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_citecheck._errors import CitecheckError
-from pytest_citecheck._files import atomic_write_text
+from pytest_citecheck._files import UnreadableFileError, atomic_write_text, interprocess_lock, read_regular_file
 from pytest_citecheck._report.row import ReportRow, as_row
 
 REVIEWS_FORMAT = 1
@@ -30,6 +30,8 @@ DEFAULT_REVIEWS_FILE = "citecheck-reviews.json"
 # What a human may set a citation to. "fabricated" is not among them: a quote that is not in the
 # source is a fact found in code, not an opinion a reviewer can overturn.
 DECIDABLE_VERDICTS = ("verified", "unsupported", "contradicted")
+# The largest reviews file read: far above any real one (a file of a million decisions is ~500 MB).
+READ_LIMIT = 1 << 30
 
 
 class ReviewsFileError(CitecheckError, ValueError):
@@ -71,6 +73,8 @@ class Reviews:
     def __init__(self, path: Path, decisions: Mapping[str, dict[str, Any]] | None = None) -> None:
         self.path = path
         self.decisions: dict[str, dict[str, Any]] = dict(decisions or {})
+        # Decisions recorded since the file was read, written over the file's current content by ``save``.
+        self._changes: dict[str, dict[str, Any] | None] = {}
 
     # --- files ------------------------------------------------------------------------------
 
@@ -79,29 +83,29 @@ class Reviews:
         """The decisions in ``path``; an absent file holds none. A damaged file is an error, never ignored."""
         path = Path(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            data = json.loads(read_regular_file(path, READ_LIMIT).decode("utf-8"))
         except FileNotFoundError:
             return cls(path)
+        except UnreadableFileError as error:
+            raise ReviewsFileError(f"cannot read the reviews file {path}: {error}") from None
         except (OSError, UnicodeDecodeError) as error:
             raise ReviewsFileError(f"cannot read the reviews file {path}: {error}") from None
-        try:
-            data = json.loads(text)
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:
+            cause = "nested too deeply" if isinstance(error, RecursionError) else str(error)
             raise ReviewsFileError(
-                f"the reviews file {path} is not valid JSON ({error}); restore it from version control"
+                f"the reviews file {path} is not valid JSON ({cause}); restore it from version control"
             ) from None
         if not isinstance(data, dict) or not isinstance(data.get("decisions"), dict):
             raise ReviewsFileError(f"{path} is not a pytest-citecheck reviews file (no 'decisions' object)")
         found = data.get("format")
         if found != REVIEWS_FORMAT:
             raise ReviewsFileError(
-                f"{path} is reviews format {found!r}; this pytest-citecheck reads format {REVIEWS_FORMAT} (upgrade it)"
+                f"{path} is reviews format {found!r:.40}; this pytest-citecheck reads format {REVIEWS_FORMAT} (upgrade it)"
             )
         for key, entry in data["decisions"].items():
-            if not isinstance(entry, dict) or entry.get("verdict") not in DECIDABLE_VERDICTS:
-                raise ReviewsFileError(
-                    f"{path}: decision {key[:12]} has no valid verdict (expected one of {', '.join(DECIDABLE_VERDICTS)})"
-                )
+            problem = _entry_problem(entry)
+            if problem:
+                raise ReviewsFileError(f"{path}: decision {key[:12]!r} {problem}")
         return cls(path, data["decisions"])
 
     def to_text(self) -> str:
@@ -109,7 +113,33 @@ class Reviews:
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     def save(self) -> None:
-        atomic_write_text(self.path, self.to_text())
+        """Write the decisions recorded since the file was read, on top of what the file holds now.
+
+        Under the file's inter-process lock the file is read again and this object's changes are
+        applied to it, so parallel ``citecheck review`` runs each keep their decisions.
+        """
+        try:
+            with interprocess_lock(self.path):
+                current = Reviews.load(self.path)
+                for key, entry in self._changes.items():
+                    current._put(key, entry)
+                atomic_write_text(self.path, current.to_text())
+        except OSError as error:
+            raise ReviewsFileError(f"cannot write the reviews file {self.path}: {error.strerror or error}") from None
+        self.decisions, self._changes = current.decisions, {}
+
+    def _put(self, key: str, entry: dict[str, Any] | None) -> None:
+        """Set (or with None, remove) the decision under ``key``; one decision per test and citation."""
+        if entry is None:
+            self.decisions.pop(key, None)
+            return
+        for other in [
+            k
+            for k, e in self.decisions.items()
+            if k != key and e.get("test") == entry["test"] and e.get("citation") == entry["citation"]
+        ]:
+            del self.decisions[other]
+        self.decisions[key] = entry
 
     # --- reading ----------------------------------------------------------------------------
 
@@ -154,13 +184,8 @@ class Reviews:
                 f"citation {row.id!r}: cannot set the verdict to {chosen!r}; choose one of {', '.join(DECIDABLE_VERDICTS)}"
             )
         entry = _entry(row, chosen, by=by, note=note, at=at)
-        for other in [
-            k
-            for k, e in self.decisions.items()
-            if k != key and e.get("test") == entry["test"] and e.get("citation") == entry["citation"]
-        ]:
-            del self.decisions[other]
-        self.decisions[key] = entry
+        self._put(key, entry)
+        self._changes[key] = entry
         return entry
 
     def keys(self) -> Iterable[str]:
@@ -192,3 +217,35 @@ def _entry(row: ReportRow, chosen: str, *, by: str, note: str | None, at: str | 
     if row.flagged:  # a screened "supports" that never stands on its own, whatever the confidence
         entry["flagged"] = True
     return entry
+
+
+# Fields of a decision and what each must be (absent is allowed for all but the verdict).
+_ENTRY_TEXT = (
+    "test",
+    "citation",
+    "claim",
+    "section",
+    "model",
+    "model_verdict",
+    "action",
+    "by",
+    "at",
+    "note",
+    "auto_accept_scope",
+)
+
+
+def _entry_problem(entry: Any) -> str | None:
+    """What is wrong with one decision of a reviews file, or None."""
+    if not isinstance(entry, dict) or entry.get("verdict") not in DECIDABLE_VERDICTS:
+        return f"has no valid verdict (expected one of {', '.join(DECIDABLE_VERDICTS)})"
+    for name in _ENTRY_TEXT:
+        if name in entry and not isinstance(entry[name], str | None):
+            return f"field {name!r} is {entry[name]!r:.40}, expected a string or null"
+    for name in ("confidence", "auto_accept"):
+        value = entry.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            return f"field {name!r} is {value!r:.40}, expected a number or null"
+    if not isinstance(entry.get("flagged", False), bool):
+        return f"field 'flagged' is {entry['flagged']!r:.40}, expected true or false"
+    return None

@@ -196,6 +196,17 @@ def test_a_damaged_reviews_file_fails_the_checking_test_and_is_left_alone(
     assert reviews_file.read_text() == "{not json"
 
 
+def test_a_reviews_file_nested_too_deeply_is_one_clear_error_not_a_recursion_error(
+    recorded_suite: pytest.Pytester, no_typesafe_env: None
+) -> None:
+    reviews_file = recorded_suite.path / "citecheck-reviews.json"
+    reviews_file.write_text("[" * 200_000 + "]" * 200_000)
+    result = recorded_suite.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*ReviewsFileError*citecheck-reviews.json is not valid JSON (nested too deeply)*"])
+    assert "RecursionError" not in result.stdout.str()
+
+
 def test_interactive_review_records_each_answer(
     recorded_suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
