@@ -87,17 +87,26 @@ class CitecheckRun:
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
         report = yield
         rows = item.stash.get(PENDING_ROWS, None)
+        failing = self._failing_ids(call, report, item)
         if rows:
+            from pytest_citecheck._report.row import mark_failed
+
+            mark_failed(rows, failing)
             # Rows ride on the report so they reach the xdist controller; each is sent exactly once.
             report.citecheck_rows = list(rows)
             rows.clear()
-        if self._github and call.excinfo is not None and report.failed and CHECKER in item.stash:
-            from pytest_citecheck._check.checker import CitationsNotSupported
-
-            if isinstance(call.excinfo.value, CitationsNotSupported):
-                # Which citations failed the test: they ride on the report to the controller, like the rows.
-                report.citecheck_failing = call.excinfo.value.failing_ids
+        if self._github and failing:
+            # Which citations failed the test: they ride on the report to the controller, like the rows.
+            report.citecheck_failing = failing
         return report
+
+    def _failing_ids(self, call: pytest.CallInfo[None], report: pytest.TestReport, item: pytest.Item) -> list[str]:
+        if call.excinfo is None or not report.failed or CHECKER not in item.stash:
+            return []
+        from pytest_citecheck._check.checker import CitationsNotSupported
+
+        error = call.excinfo.value
+        return list(error.failing_ids) if isinstance(error, CitationsNotSupported) else []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         rows = getattr(report, "citecheck_rows", None)
@@ -142,9 +151,14 @@ class CitecheckRun:
     def _summary(self, terminalreporter: Any) -> None:
         if self._report is None:
             return  # no citation checked and no recording left over: nothing to say
+        from pytest_citecheck._report.run_report import review_hint
+
         settings = self.config.stash[SETTINGS]
         verbose = self.config.get_verbosity() > 0
-        lines = self.report.summary_lines(verbose=verbose) + self.report.recording_lines(
+        lines = self.report.summary_lines(
+            verbose=verbose,
+            review_hint=review_hint(settings.json, cached=getattr(self.config, "cache", None) is not None),
+        ) + self.report.recording_lines(
             unused_policy=settings.unused, fail_on_flip=settings.fail_on_flip, verbose=verbose
         )
         if not lines:

@@ -162,7 +162,7 @@ def step_summary(report: Report, outcomes: Outcomes) -> str:
             ["test", "error"],
             [[_test_cell(test, outcomes), _cell(error, 300)] for test, error in outcomes.errors.items()],
         )
-    review = [row for row in report.rows if row.needs_review]
+    review = [row for row in report.distinct if row.needs_review]
     if review:
         lines += ["", f"### Needs a human review: {plural(len(review), 'citation')} below auto_accept", ""]
         lines += _table(
@@ -181,10 +181,11 @@ def step_summary(report: Report, outcomes: Outcomes) -> str:
 
 def _count_lines(report: Report) -> list[str]:
     counts = report.counts()
-    review = sum(1 for row in report.rows if row.needs_review)
-    decided = sum(1 for row in report.rows if row.decided)
+    distinct = report.distinct
+    review = sum(1 for row in distinct if row.needs_review)
+    decided = sum(1 for row in distinct if row.decided)
     return [
-        f"## pytest-citecheck: {plural(len(report.rows), 'citation')} checked in {plural(report.tests, 'test')}",
+        f"## pytest-citecheck: {plural(len(distinct), 'citation')} checked in {plural(report.tests, 'test')}",
         "",
         "| verdict | citations |",
         "|---|---:|",
@@ -198,7 +199,11 @@ Cell = Callable[[ReportRow, Outcomes], str]
 FAILING_COLUMNS: dict[str, Cell] = {
     "test": lambda row, outcomes: _test_cell(str(row.test), outcomes),
     "citation": lambda row, _: _cell(row.id),
-    "verdict": lambda row, _: f"**{row.verdict}**" + (" (human)" if row.decided else ""),
+    "verdict": lambda row, _: (
+        f"**{row.verdict}**"
+        + (" (human)" if row.decided else "")
+        + (" (misattributed: FAIL)" if row.misattributed else "")
+    ),
     "confidence": lambda row, _: row.confidence_cell,
     "section": lambda row, _: _cell(row.section or NO_CONFIDENCE),
     "claim": lambda row, _: _cell(row.claim, _CLAIM_WIDTH),

@@ -67,6 +67,11 @@ ul.questions { margin:0; padding-left:1.1rem; }
 .citation { border:1px solid var(--line); border-left:6px solid var(--line); border-radius:.5rem; padding:1rem 1.1rem; margin:0 0 1rem; }
 .citation.verified { border-left-color:var(--verified); } .citation.unsupported { border-left-color:var(--unsupported); }
 .citation.contradicted { border-left-color:var(--contradicted); } .citation.fabricated { border-left-color:var(--fabricated); }
+.citation.action-fail { border-left-color:var(--contradicted); border-color:var(--contradicted); }
+.citation.action-warn { border-left-color:var(--unsupported); }
+.citation.action-fail .fill { background:var(--contradicted); } .citation.action-warn .fill { background:var(--unsupported); }
+.tag.action-fail { border-color:var(--contradicted); background:var(--contradicted); color:#fff; font-weight:700; }
+.tag.action-warn { border-color:var(--unsupported); background:#fff8c5; font-weight:700; }
 .citation dl { display:grid; grid-template-columns:9rem 1fr; gap:.35rem 1rem; margin:.75rem 0 0; }
 .citation dt { color:var(--muted); font-weight:600; }
 .citation dd { margin:0; min-width:0; }
@@ -74,7 +79,10 @@ ul.questions { margin:0; padding-left:1.1rem; }
 .conf { display:flex; align-items:center; gap:.6rem; }
 .bar { position:relative; width:14rem; max-width:60%; height:.8rem; background:#eaeef2; border-radius:.4rem; }
 .fill { position:absolute; left:0; top:0; bottom:0; border-radius:.4rem; background:var(--verified); }
-.fill.below { background:var(--unsupported); }
+.fill.unsupported { background:var(--unsupported); } .fill.contradicted { background:var(--contradicted); }
+.fill.below { background:repeating-linear-gradient(135deg, currentColor 0 4px, transparent 4px 7px); opacity:.7; }
+.fill.verified.below { color:var(--verified); } .fill.unsupported.below { color:var(--unsupported); }
+.fill.contradicted.below { color:var(--contradicted); }
 .threshold { position:absolute; top:-.25rem; bottom:-.25rem; width:2px; background:var(--ink); }
 .section-text { white-space:pre-wrap; font-family:ui-monospace,SFMono-Regular,Menlo,monospace; font-size:.85rem;
   background:var(--panel); border:1px solid var(--line); border-radius:.4rem; padding:.6rem .75rem; max-height:14rem; overflow:auto; margin:0; }
@@ -126,7 +134,7 @@ def _confidence(row: ReportRow) -> str:
     label = f"confidence {format_confidence(confidence)}, {relation} the auto_accept threshold {threshold:.2f}"
     return (
         f'<div class="conf"><div class="bar" role="img" aria-label="{_e(label)}">'
-        f'<span class="fill{" below" if below else ""}" style="width:{confidence * 100:.1f}%"></span>'
+        f'<span class="fill {_e(row.verdict)}{" below" if below else ""}" style="width:{confidence * 100:.1f}%"></span>'
         f'<span class="threshold" style="left:calc({threshold * 100:.1f}% - 1px)" title="auto_accept {threshold:.2f}"></span>'
         f'</div><span aria-hidden="true">{format_confidence(confidence)} (threshold {threshold:.2f})</span></div>'
     )
@@ -255,6 +263,8 @@ _TAGS: tuple[tuple[Callable[[ReportRow], bool], str], ...] = (
     (lambda row: row.action == "human", '<span class="tag human">decided by a human</span>'),
     (lambda row: row.stale, '<span class="tag stale">stale decision</span>'),
     (lambda row: row.misattributed, '<span class="tag elsewhere">found elsewhere than cited</span>'),
+    (lambda row: row.misattributed and row.failed, '<span class="tag action-fail">FAIL: misattributed</span>'),
+    (lambda row: row.misattributed and not row.failed, '<span class="tag action-warn">warn: misattributed</span>'),
 )
 
 
@@ -285,12 +295,18 @@ def _quoted(row: ReportRow) -> str:
     return f"<q>{_e(row.quote)}</q>" if row.quote else "none (claim-only citation)"
 
 
-def _card(index: int, row: ReportRow) -> str:
+def _action_class(row: ReportRow) -> str:
+    """A misattributed card takes the colour of what it got: FAIL red, warn amber (not its verdict's green)."""
+    return f" action-{row.action.lower()}" if row.misattributed else ""
+
+
+def _card(index: int, row: ReportRow, checks: int = 1) -> str:
     verdict = row.verdict
     heading_id = f"citation-{index}"
+    repeated = f' <span class="tag">checked {checks} times: the last check is shown</span>' if checks > 1 else ""
     parts = [
-        f'<article class="citation {_e(verdict)}" aria-labelledby="{heading_id}" data-needs-review="{str(row.action == "review").lower()}">',
-        f'<h3 id="{heading_id}">Citation {_e(row.id)} {_badge(verdict)} {_tags(row)}</h3>',
+        f'<article class="citation {_e(verdict)}{_action_class(row)}" aria-labelledby="{heading_id}" data-needs-review="{str(row.action == "review").lower()}">',
+        f'<h3 id="{heading_id}">Citation {_e(row.id)} {_badge(verdict)} {_tags(row)}{repeated}</h3>',
         f'<div class="test">{_e(row.test)}</div>',
         "<dl>",
         f"<dt>Verdict</dt><dd>{_e(verdict)}: {_e(VERDICT_TEXT.get(verdict, ''))}</dd>",
@@ -313,8 +329,12 @@ def _card(index: int, row: ReportRow) -> str:
 
 def render_html(report: Report, *, generated: str | None = None) -> str:
     """The report page as one string."""
-    rows = report.rows
-    cards = "\n".join(_card(index, row) for index, row in enumerate(rows, start=1)) or "<p>No citation was checked.</p>"
+    rows = report.distinct
+    repeats = report.repeats()
+    cards = (
+        "\n".join(_card(index, row, repeats.get(row.qualified_id, 1)) for index, row in enumerate(rows, start=1))
+        or "<p>No citation was checked.</p>"
+    )
     body = f"""<a class="skip" href="#citations-heading">Skip to the citations</a>
 <header>
 <h1>Citation check</h1>
@@ -341,8 +361,8 @@ def render_html(report: Report, *, generated: str | None = None) -> str:
 
 def _count_items(report: Report) -> list[str]:
     counts = report.counts()
-    review = sum(1 for row in report.rows if row.needs_review)
-    decided = sum(1 for row in report.rows if row.decided)
+    review = sum(1 for row in report.distinct if row.needs_review)
+    decided = sum(1 for row in report.distinct if row.decided)
     items = [
         f'<li>{_badge(verdict)}<span class="n">{counts[verdict]}</span>{_e(VERDICT_TEXT[verdict])}</li>'
         for verdict in VERDICT_ORDER

@@ -14,7 +14,7 @@ JSON by string key.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -139,6 +139,7 @@ SCHEMA: dict[str, tuple[Callable[[Any], bool], str]] = {
     "spans": (_list_of(_is_span), "a list of [start, end]"),
     "reviews_file": _OPTIONAL_STRING,
     "auto_accept_scope": _OPTIONAL_STRING,
+    "outcome": (_optional(lambda value: value == "fail"), '"fail" or null'),
 }
 REQUIRED = ("id", "verdict", "auto")
 
@@ -198,6 +199,8 @@ class ReportRow:
     spans: tuple[tuple[int, int], ...] | None = None
     reviews_file: str | None = None
     auto_accept_scope: str | None = None
+    # "fail" when this check failed its test (``CitationsNotSupported``; absent otherwise).
+    outcome: str | None = None
     has_scope: bool = False  # the row says where its auto_accept was set (absent before that was recorded)
     # The JSON object the row was read from or built as: what the JSON report writes back.
     data: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -285,8 +288,16 @@ class ReportRow:
     # --- formatting -------------------------------------------------------------------------
 
     @property
+    def failed(self) -> bool:
+        """This check failed its test."""
+        return self.outcome == "fail"
+
+    @property
     def action(self) -> str:
-        """What stands behind the verdict: the model alone, a human, or nobody yet."""
+        """What the citation got: for a misattributed one, FAIL or warn; else what stands behind its
+        verdict: the model alone, a human, or nobody yet."""
+        if self.misattributed:
+            return "FAIL" if self.failed else "warn"
         if self.decision:
             return "human"
         return "auto" if self.auto else "review"
@@ -308,6 +319,15 @@ class ReportRow:
 def as_row(row: ReportRow | Mapping[str, Any]) -> ReportRow:
     """``row`` as a ``ReportRow`` (a JSON object is checked against ``SCHEMA``)."""
     return row if isinstance(row, ReportRow) else ReportRow.from_json(dict(row))
+
+
+def mark_failed(rows: list[dict[str, Any]], failing: Collection[str]) -> None:
+    """Mark the JSON row of each citation that failed its test (its last check) with ``"outcome": "fail"``."""
+    remaining = set(failing)
+    for row in reversed(rows):
+        if row.get("id") in remaining:
+            row["outcome"] = "fail"
+            remaining.discard(row["id"])
 
 
 # Fields copied as they are (the others are converted in ``from_json``).
@@ -336,4 +356,5 @@ _PLAIN = (
     "previous",
     "reviews_file",
     "auto_accept_scope",
+    "outcome",
 )

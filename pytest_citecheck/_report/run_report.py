@@ -8,6 +8,7 @@ checked against the row schema. Pure code: the plugin feeds rows in and prints t
 from __future__ import annotations
 
 import json
+import shlex
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -140,37 +141,55 @@ class Report:
 
     # --- terminal ---------------------------------------------------------------------------
 
+    @property
+    def distinct(self) -> list[ReportRow]:
+        """One row per test and citation id: its last check (a citation checked twice in a test, or a
+        test rerun by pytest-rerunfailures, counts once), in the order first checked."""
+        last: dict[tuple[str | None, str], ReportRow] = {}
+        for row in self.rows:
+            last[(row.test, row.id)] = row
+        return list(last.values())
+
+    def repeats(self) -> dict[str, int]:
+        """``test::id`` -> how many times it was checked, for the citations checked more than once."""
+        counted = Counter(row.qualified_id for row in self.rows)
+        return {name: count for name, count in counted.items() if count > 1}
+
     def counts(self) -> Counter[str]:
-        return Counter(row.verdict for row in self.rows)
+        """Citations per verdict, each citation (test and id) once."""
+        return Counter(row.verdict for row in self.distinct)
 
     @property
     def tests(self) -> int:
         """How many tests checked citations."""
         return len({row.test for row in self.rows})
 
-    def summary_lines(self, *, verbose: bool = False) -> list[str]:
+    def summary_lines(self, *, verbose: bool = False, review_hint: str = "run `citecheck review`.") -> list[str]:
         """The terminal summary: counts, the citations that need a human (every one under ``-v``), decisions, cost.
 
-        Empty when nothing was checked.
+        ``review_hint``: what to do about the citations that need review (``review_hint()``). Empty when
+        nothing was checked.
         """
         if not self.rows:
             return []
+        distinct = self.distinct
         counts = self.counts()
         parts = [f"{counts[v]} {v}" for v in VERDICT_ORDER if counts[v]]
-        lines = [f"{plural(len(self.rows), 'citation')} checked in {plural(self.tests, 'test')}: {', '.join(parts)}"]
+        lines = [f"{plural(len(distinct), 'citation')} checked in {plural(self.tests, 'test')}: {', '.join(parts)}"]
         shown = self.shown_rows(verbose)
         lines += self.table_lines(shown, verbose)
-        lines += self.note_lines()
-        if not verbose and len(shown) < len(self.rows):
+        lines += self.note_lines(review_hint)
+        if not verbose and len(shown) < len(distinct):
             lines.append("(-v lists every citation)")
         return lines
 
     def shown_rows(self, verbose: bool) -> list[ReportRow]:
         """Every citation while the list stays short; in a long run, the ones that are not plainly
         verified (failures, reviews, stale decisions), with -v for the rest."""
-        if verbose or len(self.rows) <= SHORT_RUN_ROWS:
-            return self.rows
-        return [row for row in self.rows if row.verdict != "verified" or row.needs_review or row.stale]
+        distinct = self.distinct
+        if verbose or len(distinct) <= SHORT_RUN_ROWS:
+            return distinct
+        return [row for row in distinct if row.verdict != "verified" or row.needs_review or row.stale]
 
     def table_lines(self, shown: Sequence[ReportRow], verbose: bool) -> list[str]:
         """The table of ``shown``: id, verdict, confidence, action, and the columns the rows need."""
@@ -189,19 +208,20 @@ class Report:
             table.append([row.id, row.verdict, row.confidence_cell, row.action, *extra])
         return render_table(table)
 
-    def note_lines(self) -> list[str]:
-        """The lines under the table: misattributed and approximate quotes, flags, decisions, reviews, cost."""
+    def note_lines(self, review_hint: str = "run `citecheck review`.") -> list[str]:
+        """The lines under the table: repeats, misattributed and approximate quotes, flags, decisions, reviews, cost."""
         shared = self.shared_ids()
-        lines = []
-        misattributed = [row for row in self.rows if row.misattributed]
+        distinct = self.distinct
+        lines = repeat_lines(self.repeats())
+        misattributed = [row for row in distinct if row.misattributed]
         if misattributed:
             lines.append(misattributed_line(misattributed))
-        approximate = [row for row in self.rows if row.approximate]
+        approximate = [row for row in distinct if row.approximate]
         if approximate:
             listed = ", ".join(f"{row.label(shared)} ({row.similarity or 0:.2f})" for row in approximate)
             lines.append(f"{plural(len(approximate), 'quote')} matched approximately (fuzzy): {listed}.")
-        lines += question_summary(self.rows)
-        lines += decision_lines(self.rows)
+        lines += question_summary(distinct)
+        lines += decision_lines(distinct, review_hint)
         cost = self.cost_line()
         return lines + ([cost] if cost else [])
 
@@ -268,7 +288,17 @@ def _shown(value: Any) -> str:
     return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
-def decision_lines(rows: Sequence[ReportRow]) -> list[str]:
+def repeat_lines(repeats: Mapping[str, int]) -> list[str]:
+    """The citations checked more than once (counted once above): which, and how many times."""
+    if not repeats:
+        return []
+    listed = ", ".join(f"{name} ({count} times)" for name, count in list(repeats.items())[:5])
+    more = f" and {len(repeats) - 5} more" if len(repeats) > 5 else ""
+    checks = sum(repeats.values()) - len(repeats)
+    return [f"{plural(checks, 'repeated check')} counted once (the last check stands): {listed}{more}."]
+
+
+def decision_lines(rows: Sequence[ReportRow], review_hint: str = "run `citecheck review`.") -> list[str]:
     """Human decisions that apply, ones gone stale, and the citations that still need a human."""
     lines = []
     decided = [row for row in rows if row.decided]
@@ -285,9 +315,28 @@ def decision_lines(rows: Sequence[ReportRow]) -> list[str]:
         why = "below auto_accept or flagged" if any(row.flagged for row in review) else "below auto_accept"
         lines.append(
             f"{plural(len(review), 'citation')} {why} need{'s' if len(review) == 1 else ''} a human review: "
-            "run `citecheck review`."
+            + review_hint
         )
     return lines
+
+
+def review_hint(json_path: str | Path | None, *, cached: bool) -> str:
+    """What the summary tells a reviewer to run: a command that finds this run's report.
+
+    ``json_path``: the run's JSON report, if it wrote one; ``cached``: pytest's cache (where
+    ``citecheck review`` looks by default) is on.
+    """
+    if json_path:
+        return f"run `citecheck review --report {shlex.quote(str(json_path))}`."
+    if cached:
+        return DEFAULT_REVIEW_HINT
+    return (
+        "this run keeps no report for `citecheck review` (pytest's cache is off: -p no:cacheprovider); "
+        "rerun with --citecheck-json=PATH, then run `citecheck review --report PATH`."
+    )
+
+
+DEFAULT_REVIEW_HINT = "run `citecheck review`."
 
 
 def misattributed_line(rows: Sequence[ReportRow]) -> str:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_citecheck._report.run_report import Report, ReportError
+from pytest_citecheck._report.run_report import Report, ReportError, review_hint
 
 
 def main(argv: Sequence[str]) -> int:
@@ -45,7 +45,12 @@ def main(argv: Sequence[str]) -> int:
         except OSError as error:
             print(f"citecheck merge: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
             return 2
-    lines = merged.summary_lines(verbose=args.verbose) + merged.recording_lines(verbose=args.verbose)
+    hint = (
+        review_hint(args.output, cached=False)
+        if args.output is not None
+        else "write the merged report with -o PATH, then run `citecheck review --report PATH`."
+    )
+    lines = merged.summary_lines(verbose=args.verbose, review_hint=hint) + merged.recording_lines(verbose=args.verbose)
     print("\n".join(lines) if lines else "no citation was checked")
     if args.output is not None:
         print(f"JSON report: {args.output}")

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import os
 import subprocess
 import sys
-import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -25,6 +23,7 @@ from typing import Any, TextIO
 from pytest_citecheck._report.row import ReportRow
 from pytest_citecheck._report.run_report import Report, ReportError
 from pytest_citecheck._review.decisions import DECIDABLE_VERDICTS, Reviews, ReviewsFileError
+from pytest_citecheck._review.display import _use_color, describe
 
 # Where the plugin leaves the last run's report when no --citecheck-json was given (pytest's cache).
 LAST_REPORT = Path(".pytest_cache", "d", "citecheck", "last-report.json")
@@ -89,7 +88,13 @@ def load_rows(path: Path) -> list[ReportRow]:
         raise ReviewInputError(
             f"{path} was written by a pytest-citecheck without review support (no review keys); rerun pytest to write a new one"
         )
-    return report.rows
+    return report.distinct
+
+
+def accept_form(row: ReportRow, rows: Sequence[ReportRow]) -> str:
+    """The id ``--accept`` takes for ``row``: its citation id, or ``TEST::ID`` when that id names several."""
+    others = {(other.review_key, other.reviews_file) for other in rows if other.id == row.id}
+    return row.qualified_id if len(others) > 1 else row.id
 
 
 def _matches(rows: Sequence[ReportRow], wanted: str) -> list[ReportRow]:
@@ -108,7 +113,7 @@ def resolve(rows: Sequence[ReportRow], wanted: str) -> ReportRow:
         known = f"citations that need review: {', '.join(pending)}" if pending else "no citation in it needs review"
         raise ReviewInputError(f"unknown citation id {wanted!r}: it is not in the report ({known})")
     if len({(row.review_key, row.reviews_file) for row in matches}) > 1:
-        options = ", ".join(row.qualified_id for row in matches)
+        options = ", ".join(sorted({row.qualified_id for row in matches}))
         raise ReviewInputError(
             f"citation id {wanted!r} is ambiguous (checked in several tests); name one of: {options}"
         )
@@ -119,81 +124,6 @@ def resolve(rows: Sequence[ReportRow], wanted: str) -> ReportRow:
             "fix the citation instead"
         )
     return row
-
-
-# --- showing a citation ---------------------------------------------------------------------
-
-
-def _use_color(choice: str, stream: TextIO) -> bool:
-    if choice != "auto":
-        return choice == "always"
-    return stream.isatty() and not os.environ.get("NO_COLOR")
-
-
-def highlight(text: str, span: Sequence[int] | None, color: bool) -> str:
-    """The section text with the quoted passage marked: reverse video on a terminal, »…« otherwise."""
-    if not span or len(span) != 2 or not 0 <= span[0] <= span[1] <= len(text):
-        return text
-    start, end = int(span[0]), int(span[1])
-    before, passage, after = text[:start], text[start:end], text[end:]
-    if color:
-        return before + "\x1b[1;7m" + passage + "\x1b[0m" + after
-    return before + "»" + passage + "«" + after
-
-
-def _state(row: ReportRow) -> str:
-    if row.decided:
-        return "decided by a human"
-    return "needs review" if row.needs_review else "stands on its own"
-
-
-def describe(row: ReportRow, *, color: bool, position: str = "") -> str:
-    lines = [
-        f"{position}{row.id}: Jev says {row.said} "
-        f"(confidence {row.confidence_cell}, auto_accept {row.auto_accept:g}), {_state(row)}",
-        f"  test:    {row.test}",
-        f"  claim:   {row.claim}",
-        f"  quote:   {row.quote if row.quote else '(none: claim-only citation)'}",
-    ]
-    lines += flag_lines(row)
-    if row.decision:
-        decision = row.decision
-        lines.append(f"  decided: {decision.get('verdict')} by {decision.get('by')} on {decision.get('at')}")
-    if row.stale and row.stale_decision:
-        stale = row.stale_decision
-        lines.append(
-            f"  stale:   {stale.get('by')} decided {stale.get('verdict')} on {stale.get('at')}, "
-            "but the claim, section or model changed since"
-        )
-    text = row.section_text or ""
-    lines.append(f"  section {row.section}:")
-    shown = highlight(text.strip("\n"), _shifted_span(text, row.span), color)
-    lines.append(textwrap.indent(shown, "    | ", predicate=lambda line: True).replace("| \n", "|\n"))
-    return "\n".join(lines)
-
-
-def flag_lines(row: ReportRow) -> list[str]:
-    """What the extra questions flagged (option ``questions``), and the quotes of a citation of several sections."""
-    from pytest_citecheck._judge.questions import EXTRA_QUESTIONS
-
-    quotes = row.quotes or ()
-    lines = [f"  quotes:  {quote}" for quote in quotes if len(quotes) > 1]
-    for name, answer in row.questions.items():
-        if answer.get("flagged") and name in EXTRA_QUESTIONS:
-            strength = "confident, fails the test" if answer.get("confident") else "needs review"
-            lines.append(
-                f"  flagged: {name} (concern {float(answer.get('concern') or 0):.2f}, {strength}): "
-                f"{EXTRA_QUESTIONS[name].concern}"
-            )
-    return lines
-
-
-def _shifted_span(text: str, span: Sequence[int] | None) -> list[int] | None:
-    # The displayed text drops leading newlines; move the span with it.
-    if not span:
-        return None
-    cut = len(text) - len(text.lstrip("\n"))
-    return [max(0, span[0] - cut), max(0, span[1] - cut)]
 
 
 # --- recording --------------------------------------------------------------------------------
@@ -338,11 +268,17 @@ def list_rows(rows: list[ReportRow], *, every: bool, color: bool, out: TextIO) -
     pending = sum(1 for row in shown if row.needs_review)
     print(f"{pending} citation{'s' if pending != 1 else ''} need{'s' if pending == 1 else ''} review.\n", file=out)
     for index, row in enumerate(shown, start=1):
-        print(describe(row, color=color, position=f"[{index}/{len(shown)}] "), file=out)
+        name = accept_form(row, rows)
+        print(describe(row, color=color, position=f"[{index}/{len(shown)}] ", name=name), file=out)
         print(file=out)
     return shown
 
 
+# Said when answers were piped in: the prompts read a terminal, never a pipe.
+NEEDS_A_TERMINAL = (
+    "No decision was recorded: answering the prompts needs a terminal, and this input is not one. "
+    "From a script, decide with --accept ID or --set ID=VERDICT, using the ids listed above."
+)
 PROMPT_KEYS = {"v": "verified", "u": "unsupported", "c": "contradicted"}
 
 
@@ -386,6 +322,16 @@ def _decide_one(
     return True
 
 
+def _decided_since(row: ReportRow, override: str | None, out: TextIO) -> bool:
+    """The reviews file already holds a decision for ``row`` (made after the report was written, or
+    earlier in this review): say so and skip it."""
+    existing = Reviews.load(reviews_path(row, override)).decisions.get(str(row.review_key))
+    if existing is None:
+        return False
+    print(f"{row.id}: already decided ({decision_text(existing)}); skipped (--all shows it again)\n", file=out)
+    return True
+
+
 def interactive(rows: list[ReportRow], args: argparse.Namespace, out: TextIO, ask: Callable[[str], str] = input) -> int:
     """Prompt for a decision on each citation that needs review; each answer is saved as it is given."""
     pending = [row for row in rows if row.review_key and (args.all or row.needs_review)]
@@ -398,7 +344,9 @@ def interactive(rows: list[ReportRow], args: argparse.Namespace, out: TextIO, as
     by = reviewer_name(args.by)
     recorded = 0
     for index, row in enumerate(pending, start=1):
-        print(describe(row, color=color, position=f"[{index}/{len(pending)}] "), file=out)
+        if not args.all and _decided_since(row, args.reviews, out):
+            continue
+        print(describe(row, color=color, position=f"[{index}/{len(pending)}] ", name=accept_form(row, rows)), file=out)
         answer = _choose(row, ask, out)
         if answer == "q":
             break
@@ -418,7 +366,9 @@ def main(argv: Sequence[str]) -> int:
         if args.accept or args.set_:
             return apply_flags(rows, args, out)
         if args.list or not (sys.stdin.isatty() and out.isatty()):
-            list_rows(rows, every=args.all, color=_use_color(args.color, out), out=out)
+            shown = list_rows(rows, every=args.all, color=_use_color(args.color, out), out=out)
+            if shown and not args.list and not sys.stdin.isatty():
+                print(NEEDS_A_TERMINAL, file=out)
             return EXIT_OK
         return interactive(rows, args, out)
     except (ReviewInputError, ReviewsFileError) as error:

@@ -76,8 +76,13 @@ def test_terminal_summary_counts_with_plurals_and_prices_what_was_sent(recording
     price = f"${tokens * 0.042 / 1e6:.6f}"
     first.stdout.fnmatch_lines(
         [
-            "7 citations checked in 2 tests: 3 verified, 2 unsupported, 2 fabricated",
-            "2 citations below auto_accept need a human review: run `citecheck review`.",
+            # Checked twice in one test, counted once (issue 26 item 5): 4 distinct of 7 checks.
+            "4 citations checked in 2 tests: 2 verified, 1 unsupported, 1 fabricated",
+            "*",
+            "3 repeated checks counted once (the last check stands): "
+            "test_it.py::test_three_checked_twice::aud_reject (2 times), *",
+            # The hint names the report this run wrote (issue 26 item 7).
+            "1 citation below auto_accept needs a human review: run `citecheck review --report report.json`.",
             f"Jev: 5 requests, {tokens:,} input tokens = {price} at $0.042 per million; 0 replayed, 5 sent ({price} spent by this run)",
         ]
     )
@@ -111,8 +116,9 @@ def test_under_xdist_the_controller_writes_one_html_report_with_every_row(record
     page = (recording.path / "report.html").read_text()
     assert (
         page.count('<article class="citation')
-        == 7
-        == len(json.loads((recording.path / "r.json").read_text())["results"])
+        == 4  # one card per citation; the three checked twice say so
+        == len(json.loads((recording.path / "r.json").read_text())["results"]) - 3
     )
+    assert page.count("checked 2 times: the last check is shown") == 3
     assert not list(recording.path.glob(".report.html.*.tmp"))  # written atomically, nothing left behind
     result.stdout.fnmatch_lines(["HTML report: report.html"])

@@ -58,6 +58,8 @@ def test_merged_shards_give_the_report_and_summary_of_one_run(suite, jev_server,
     suite.runpytest("test_shard_b.py", "test_shard_c.py", "--citecheck-json=shard-2.json").assert_outcomes(passed=5)
     merged = merge("shard-1.json", "shard-2.json", "-o", "all.json", cwd=suite.path)
     assert merged.returncode == 0, merged.stderr
+    # The review hint names the report that holds every citation: the merged one.
+    expected = [line.replace("--report whole.json", "--report all.json") for line in expected]
     assert merged.stdout.splitlines() == [*expected, "JSON report: all.json"]
 
     def normalised(name: str) -> dict:
@@ -84,7 +86,7 @@ def test_overlapping_reports_are_counted_once_with_a_warning(suite, jev_server, 
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=8)
     offline()
     whole = suite.runpytest("--citecheck-json=whole.json")
-    expected = citecheck_section(whole.outlines)
+    expected = [line.replace("--report whole.json", "--report all.json") for line in citecheck_section(whole.outlines)]
     suite.runpytest("test_shard_a.py", "--citecheck-json=shard-1.json").assert_outcomes(passed=3)
 
     # The same shard twice, and a shard that overlaps the whole run: each row counts once.

@@ -1,0 +1,84 @@
+"""How ``citecheck review`` shows a citation: its verdict, claim, quote, flags, decisions, and its section
+with the quoted passage highlighted."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Sequence
+from typing import TextIO
+
+from pytest_citecheck._report.row import ReportRow
+
+
+def _use_color(choice: str, stream: TextIO) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    return stream.isatty() and not os.environ.get("NO_COLOR")
+
+
+def highlight(text: str, span: Sequence[int] | None, color: bool) -> str:
+    """The section text with the quoted passage marked: reverse video on a terminal, »…« otherwise."""
+    if not span or len(span) != 2 or not 0 <= span[0] <= span[1] <= len(text):
+        return text
+    start, end = int(span[0]), int(span[1])
+    before, passage, after = text[:start], text[start:end], text[end:]
+    if color:
+        return before + "\x1b[1;7m" + passage + "\x1b[0m" + after
+    return before + "»" + passage + "«" + after
+
+
+def _state(row: ReportRow) -> str:
+    if row.decided:
+        return "decided by a human"
+    return "needs review" if row.needs_review else "stands on its own"
+
+
+def describe(row: ReportRow, *, color: bool, position: str = "", name: str | None = None) -> str:
+    """The citation as a reviewer reads it; ``name`` is the id ``--accept`` takes (the citation id by default)."""
+    lines = [
+        f"{position}{name or row.id}: Jev says {row.said} "
+        f"(confidence {row.confidence_cell}, auto_accept {row.auto_accept:g}), {_state(row)}",
+        f"  test:    {row.test}",
+        f"  claim:   {row.claim}",
+        f"  quote:   {row.quote if row.quote else '(none: claim-only citation)'}",
+    ]
+    lines += flag_lines(row)
+    if row.decision:
+        decision = row.decision
+        lines.append(f"  decided: {decision.get('verdict')} by {decision.get('by')} on {decision.get('at')}")
+    if row.stale and row.stale_decision:
+        stale = row.stale_decision
+        lines.append(
+            f"  stale:   {stale.get('by')} decided {stale.get('verdict')} on {stale.get('at')}, "
+            "but the claim, section or model changed since"
+        )
+    text = row.section_text or ""
+    lines.append(f"  section {row.section}:")
+    shown = highlight(text.strip("\n"), _shifted_span(text, row.span), color)
+    lines.append(textwrap.indent(shown, "    | ", predicate=lambda line: True).replace("| \n", "|\n"))
+    return "\n".join(lines)
+
+
+def flag_lines(row: ReportRow) -> list[str]:
+    """What the extra questions flagged (option ``questions``), and the quotes of a citation of several sections."""
+    from pytest_citecheck._judge.questions import EXTRA_QUESTIONS
+
+    quotes = row.quotes or ()
+    lines = [f"  quotes:  {quote}" for quote in quotes if len(quotes) > 1]
+    for name, answer in row.questions.items():
+        if answer.get("flagged") and name in EXTRA_QUESTIONS:
+            strength = "confident, fails the test" if answer.get("confident") else "needs review"
+            lines.append(
+                f"  flagged: {name} (concern {float(answer.get('concern') or 0):.2f}, {strength}): "
+                f"{EXTRA_QUESTIONS[name].concern}"
+            )
+    return lines
+
+
+def _shifted_span(text: str, span: Sequence[int] | None) -> list[int] | None:
+    # The displayed text drops leading newlines; move the span with it.
+    if not span:
+        return None
+    cut = len(text) - len(text.lstrip("\n"))
+    return [max(0, span[0] - cut), max(0, span[1] - cut)]

@@ -1,0 +1,86 @@
+"""`citecheck review` from a script (issue 26 item 2): ids in the form --accept takes, no citation
+walked twice, and piped answers told that the prompts need a terminal."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_citecheck._cli import main as citecheck
+from pytest_citecheck._review import command as review_cmd
+
+
+def _row(test: str, citation: str, key: str, **fields: Any) -> dict[str, Any]:
+    row = {"test": test, "id": citation, "status": "found", "section": "1", "verdict": "unsupported"}
+    row |= {"confidence": 0.6, "auto": False, "model": "jev-1.12", "claim": f"claim {key}", "quote": "q"}
+    row |= {"span": [0, 1], "auto_accept": 0.8, "section_text": "q", "review_key": key}
+    return {**row, "reviews_file": "citecheck-reviews.json", **fields}
+
+
+@pytest.fixture
+def report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    rows = [
+        _row("test_a.py::test_one", "#2.1", "k-old"),  # checked twice in one test: the last check stands
+        _row("test_a.py::test_one", "#2.1", "k1"),
+        _row("test_b.py::test_two", "#2.1", "k2"),  # the same id in another test
+        _row("test_b.py::test_two", "c9", "k9"),
+    ]
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps({"version": 1, "results": rows}))
+    return path
+
+
+def test_the_list_prints_the_id_that_accept_takes(report: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert citecheck(["review", "--report", str(report), "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "3 citations need review." in out  # the repeated check counts once
+    assert "[1/3] test_a.py::test_one::#2.1: Jev says" in out
+    assert "[2/3] test_b.py::test_two::#2.1: Jev says" in out
+    assert "[3/3] c9: Jev says" in out
+    # Each listed form works with --accept, and a bare ambiguous id names each test once.
+    assert citecheck(["review", "--report", str(report), "--accept", "#2.1", "--by", "Ada"]) == 2
+    err = capsys.readouterr().err
+    assert "name one of: test_a.py::test_one::#2.1, test_b.py::test_two::#2.1" in err
+    accept = ["--accept", "test_a.py::test_one::#2.1", "--accept", "c9"]
+    assert citecheck(["review", "--report", str(report), *accept, "--by", "Ada"]) == 0
+    decisions = json.loads((report.parent / "citecheck-reviews.json").read_text())["decisions"]
+    assert sorted(decisions) == ["k1", "k9"]  # the last check's key, not the repeated one's
+
+
+def test_interactive_review_skips_what_is_decided_already(report: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert citecheck(["review", "--report", str(report), "--accept", "c9", "--by", "Ada"]) == 0
+    capsys.readouterr()
+    args = review_cmd._parser().parse_args(["--report", str(report), "--by", "Bo", "--note", "n"])
+    answers = iter(["a", "a"])
+    asked: list[str] = []
+
+    def ask(question: str) -> str:
+        asked.append(question)
+        return next(answers)
+
+    assert review_cmd.interactive(review_cmd.load_rows(report), args, sys.stdout, ask) == 0
+    out = capsys.readouterr().out
+    assert "c9: already decided (unsupported by Ada on " in out
+    assert len([q for q in asked if q.startswith("Decision?")]) == 2  # the two #2.1, never c9
+    assert "2 decisions recorded" in out
+
+
+def test_piped_answers_are_told_that_the_prompts_need_a_terminal(report: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_citecheck", "review", "--report", str(report)],
+        input="a\na\na\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=report.parent,
+    )
+    assert done.returncode == 0
+    assert "No decision was recorded: answering the prompts needs a terminal" in done.stdout
+    assert "--accept ID or --set ID=VERDICT" in done.stdout
+    assert not (report.parent / "citecheck-reviews.json").exists()
