@@ -14,7 +14,7 @@ from pytest_citecheck._errors import docs_url
 from pytest_citecheck._locate.citations import Unfound
 from pytest_citecheck._options import Settings
 from pytest_citecheck._results import CitationResult, Status, Verdict
-from pytest_citecheck._text import format_confidence, render_table
+from pytest_citecheck._text import format_confidence, render_table, visible_lines
 
 _NUMBERED = re.compile(r"^\d+(?:\.\d+)*$")
 _CLAIM_WIDTH = 60
@@ -198,16 +198,19 @@ def failure_message(decision: Decision) -> str:
     shown = [r for r in decision.results if r in decision.failing or r in decision.review]
     marks = {r.id: ("FAIL (human)" if r.decision else "FAIL") if r in unsupported else "needs review" for r in shown}
     diagnostics = [line for r in decision.failing for line in closest_passage_lines(r) + elsewhere_lines(r)]
-    return "\n".join(
-        [
-            headline + ":",
-            *result_table(shown, marks=marks),
-            *diagnostics,
-            *screen_lines(shown),
-            *question_lines(shown),
-            *missing_quote_lines(decision.failing),
-            _hint(decision),
-        ]
+    # Ids, claims and quotes are untrusted: shown harmlessly (controls visible, no workflow command).
+    return visible_lines(
+        "\n".join(
+            [
+                headline + ":",
+                *result_table(shown, marks=marks),
+                *diagnostics,
+                *screen_lines(shown),
+                *question_lines(shown),
+                *missing_quote_lines(decision.failing),
+                _hint(decision),
+            ]
+        )
     )
 
 
@@ -253,13 +256,13 @@ def misattributed_message(decision: Decision) -> str:
     lines = [
         f"{n} citation{'s' if n != 1 else ''} quote{'s' if n == 1 else ''} another place than {'it names' if n == 1 else 'they name'} (misattributed='warn'):"
     ]
-    lines += result_table(decision.misattributed)
+    lines += result_table(decision.misattributed, marks={r.id: "warn" for r in decision.misattributed})
     lines += [line for r in decision.misattributed for line in elsewhere_lines(r)]
     lines.append(
         "What next: make the app cite the section (and document) that holds the quote; "
         f"misattributed='fail' makes this fail (see {docs_url('usage', 'misattributed-citations')})."
     )
-    return "\n".join(lines)
+    return visible_lines("\n".join(lines))
 
 
 def closest_passage_lines(result: CitationResult) -> list[str]:
@@ -339,4 +342,4 @@ def review_message(decision: Decision) -> str:
         f"What next: confirm or correct each verdict with `citecheck review` (see {docs_url('usage', 'review')}), "
         "or set review='fail' to make this fail."
     )
-    return "\n".join(lines)
+    return visible_lines("\n".join(lines))

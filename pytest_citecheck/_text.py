@@ -7,7 +7,10 @@ everywhere and a missing one shows the same placeholder.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import re
+import secrets
+import shlex
+from collections.abc import Collection, Mapping, Sequence
 
 # What a confidence cell shows when no model was asked (a fabricated or misattributed quote).
 NO_CONFIDENCE = "-"
@@ -27,10 +30,11 @@ def render_table(rows: Sequence[Sequence[str]], *, right: Collection[int] = (), 
     """Fixed-width lines: columns two spaces apart, each line indented and stripped on the right.
 
     ``rows`` includes the header. Columns whose index is in ``right`` are right-aligned (numbers);
-    the others are left-aligned.
+    the others are left-aligned. Every cell is shown ``visible``: cells hold ids and claims.
     """
     if not rows:
         return []
+    rows = [[visible(cell) for cell in cells] for cells in rows]
     widths = [max(len(cells[i]) for cells in rows) for i in range(len(rows[0]))]
     lines = []
     for cells in rows:
@@ -40,3 +44,53 @@ def render_table(rows: Sequence[Sequence[str]], *, right: Collection[int] = (), 
         ]
         lines.append((indent + "  ".join(padded)).rstrip())
     return lines
+
+
+# --- untrusted text (claims, quotes, ids, section titles, server bodies, file names) ------------
+
+# Every C0/C1 control but tab (escape sequences start with one), and the bidirectional overrides.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r"}
+# A workflow command: the runner ignores leading white space before "::".
+_COMMAND_START = re.compile(r"^(\s*):(?=:)", re.M)
+
+
+def _escaped(char: str) -> str:
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: object) -> str:
+    """``text`` made harmless on a terminal, shown as it is: every escape sequence and control
+    character (line breaks included: one field stays one line) written visibly, ``\\x1b]52;...``,
+    ``\\n``; bidirectional overrides likewise; and no line of it can start a GitHub workflow command.
+    """
+    return no_command(_CONTROL.sub(lambda match: _escaped(match[0]), str(text)))
+
+
+def visible_lines(text: object) -> str:
+    """Like ``visible``, keeping line breaks (a server's error body, a section's text)."""
+    return "\n".join(visible(line) for line in str(text).split("\n"))
+
+
+def no_command(text: str) -> str:
+    """``text`` with no line that starts a GitHub workflow command: a leading ``::`` is shown as ``\\x3a:``."""
+    return _COMMAND_START.sub(lambda match: match[1] + "\\x3a", text)
+
+
+def shell_quote(word: object) -> str:
+    """``word`` as one shell word, safe to paste: always in single quotes, each ``'`` closed, escaped
+    and reopened (what ``shlex.quote`` does to a word that needs quoting)."""
+    quoted = shlex.quote(str(word))
+    return quoted if quoted.startswith("'") else f"'{quoted}'"
+
+
+def stop_commands(lines: Sequence[str], environ: Mapping[str, str]) -> list[str]:
+    """Under GitHub Actions, ``lines`` between ``::stop-commands::<random token>`` and ``::<token>::``:
+    the runner executes no workflow command in between, whatever the lines hold."""
+    if environ.get("GITHUB_ACTIONS") != "true" or not lines:
+        return list(lines)
+    token = secrets.token_hex(16)
+    return [f"::stop-commands::{token}", *lines, f"::{token}::"]

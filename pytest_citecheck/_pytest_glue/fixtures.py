@@ -19,7 +19,7 @@ from pytest_citecheck._errors import OptionError
 from pytest_citecheck._pytest_glue.paths import cassette_path
 from pytest_citecheck._pytest_glue.stash import CHECKER, PENDING_ROWS, SETTINGS
 from pytest_citecheck._pytest_glue.trigger import session_plugins
-from pytest_citecheck._text import format_confidence
+from pytest_citecheck._text import format_confidence, shell_quote
 
 if TYPE_CHECKING:
     from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
@@ -227,7 +227,7 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
         async_client_factory=lambda: request.getfixturevalue("citecheck_async_client"),
         cassette=TestCassette(path, settings.record_mode, shared=shared),
         test_id=item.nodeid,
-        record_hint=f"TYPESAFE_API_KEY=... pytest '{item.nodeid}' --citecheck-record-mode={mode}",
+        record_hint=f"TYPESAFE_API_KEY=... pytest {shell_quote(item.nodeid)} --citecheck-record-mode={mode}",
         on_result=on_result,
         review_actions={"xfail": pytest.xfail, "skip": pytest.skip},
         marker_options=marker_options,

@@ -152,6 +152,7 @@ class CitecheckRun:
         if self._report is None:
             return  # no citation checked and no recording left over: nothing to say
         from pytest_citecheck._report.run_report import review_hint
+        from pytest_citecheck._text import stop_commands, visible
 
         settings = self.config.stash[SETTINGS]
         verbose = self.config.get_verbosity() > 0
@@ -164,7 +165,7 @@ class CitecheckRun:
         if not lines:
             return
         terminalreporter.write_sep("=", "citecheck")
-        for line in lines:
+        for line in stop_commands([visible(line) for line in lines], os.environ):
             terminalreporter.write_line(line)
         for line in self.failed_because:
             terminalreporter.write_line(line, red=True, bold=True)

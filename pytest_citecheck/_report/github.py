@@ -12,6 +12,7 @@ citations or with which error, and where each test is, and calls this on the xdi
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 
 from pytest_citecheck._report.row import ReportRow
 from pytest_citecheck._report.run_report import VERDICT_ORDER, Report
-from pytest_citecheck._text import NO_CONFIDENCE, plural
+from pytest_citecheck._text import NO_CONFIDENCE, plural, visible, visible_lines
 
 # GitHub shows at most 10 error annotations per step and 50 per job; more only fill the log.
 MAX_ANNOTATIONS = 50
@@ -70,10 +71,12 @@ def failing_rows(report: Report, outcomes: Outcomes) -> list[ReportRow]:
 
 
 def _escape_data(text: str) -> str:
+    """A workflow command's message, escaped as GitHub's runner unescapes it (``%``, CR, LF)."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(text: str) -> str:
+    """A workflow command's property value (``file=``, ``title=``): also ``:`` and ``,``."""
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
@@ -104,15 +107,20 @@ def error_commands(report: Report, outcomes: Outcomes) -> list[str]:
     shared = report.shared_ids()
     lines = []
     for row in failing_rows(report, outcomes):
-        test = str(row.test)
-        title = f"citecheck: {row.verdict} citation {row.label(shared)!r}"
-        message = f"{test}: {row.id!r} is {row.verdict}: {_why(row)}.\nClaim: {row.claim}"
+        # Every piece that came from outside is shown harmlessly (controls and escape sequences visible).
+        test = visible(row.test)
+        title = f"citecheck: {row.verdict} citation {visible(row.label(shared))!r}"
+        message = (
+            f"{test}: {visible(row.id)!r} is {row.verdict}: {visible(_why(row))}.\nClaim: {visible_lines(row.claim)}"
+        )
         if row.quote:
-            message += f"\nQuote: {row.quote}"
+            message += f"\nQuote: {visible_lines(row.quote)}"
         lines.append(_error_command(outcomes.locations.get(test), title, message))
     for test, error in outcomes.errors.items():
         lines.append(
-            _error_command(outcomes.locations.get(test), "citecheck: citation not checked", f"{test}: {error}")
+            _error_command(
+                outcomes.locations.get(test), "citecheck: citation not checked", visible_lines(f"{test}: {error}")
+            )
         )
     if len(lines) > MAX_ANNOTATIONS:
         more = len(lines) - MAX_ANNOTATIONS
@@ -123,15 +131,19 @@ def error_commands(report: Report, outcomes: Outcomes) -> list[str]:
 # --- the step summary -----------------------------------------------------------------------
 
 
+# Markdown that user text must not make: links and images (``[``, ``]``, ``!``, ``(``, ``)``),
+# emphasis (``*``, ``~``), code, table cells, GitHub's math (``$``); each is backslash-escaped.
+_MARKDOWN = re.compile(r"([\\`|$\[\]!()*~])")
+
+
 def _cell(value: Any, width: int | None = None) -> str:
-    """Text safe in a Markdown table cell: one line, no HTML; pipes, backticks and dollars (GitHub's math) escaped."""
-    text = " ".join(str(value).split())
+    """Text safe in a Markdown table cell: one line, controls visible, no HTML, no Markdown, no autolink."""
+    text = " ".join(visible(" ".join(str(value).split())).split())
     if width is not None and len(text) > width:
         text = text[: width - 1] + "…"
-    text = html.escape(text, quote=False)
-    for special in ("\\", "|", "`", "$"):
-        text = text.replace(special, "\\" + special)
-    return text
+    text = html.escape(_MARKDOWN.sub(r"\\\1", text), quote=False)
+    # GitHub links bare URLs: "https\://" and "www\." render as typed, but are not links.
+    return text.replace("://", "\\://").replace("www.", "www\\.")
 
 
 def _test_cell(test: str, outcomes: Outcomes) -> str:

@@ -9,49 +9,64 @@ twice) is counted once, with a warning; reports that disagree on its verdict are
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_citecheck._report.run_report import Report, ReportError, review_hint
+from pytest_citecheck._text import stop_commands, visible
 
 
-def main(argv: Sequence[str]) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="citecheck merge", description="Merge the JSON reports of CI shards into one."
     )
     parser.add_argument("reports", nargs="+", type=Path, help="the shards' reports (pytest --citecheck-json=...)")
     parser.add_argument("-o", "--output", type=Path, help="write the merged report here")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every citation, like pytest -v")
-    args = parser.parse_args(list(argv))
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    args = _parser().parse_args(list(argv))
     try:
         reports = [Report.load(path) for path in args.reports]
         merged = Report.merge(reports, [str(path) for path in args.reports])
+        if args.output is not None:
+            _write(merged, args.output)
     except ReportError as error:
-        print(f"citecheck merge: {error}", file=sys.stderr)
+        print(f"citecheck merge: {visible(error)}", file=sys.stderr)
         return 2
     if merged.duplicates:
-        count = len(merged.duplicates)
-        listed = ", ".join(merged.duplicates[:5]) + (", …" if count > 5 else "")
-        print(
-            f"citecheck merge: warning: {count} citation{'s' if count != 1 else ''} (test and citation id) "
-            f"{'are' if count != 1 else 'is'} in more than one report: counted once ({listed}). "
-            "Do the shards overlap, or was a report given twice?",
-            file=sys.stderr,
-        )
-    if args.output is not None:
-        try:
-            merged.write(args.output)
-        except OSError as error:
-            print(f"citecheck merge: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
-            return 2
+        print(visible(duplicates_warning(merged.duplicates)), file=sys.stderr)
     hint = (
         review_hint(args.output, cached=False)
         if args.output is not None
         else "write the merged report with -o PATH, then run `citecheck review --report PATH`."
     )
     lines = merged.summary_lines(verbose=args.verbose, review_hint=hint) + merged.recording_lines(verbose=args.verbose)
-    print("\n".join(lines) if lines else "no citation was checked")
+    # Claims and ids from the reports: shown harmlessly, inside a ::stop-commands:: block under GitHub Actions.
+    print(
+        "\n".join(stop_commands([visible(line) for line in lines], os.environ)) if lines else "no citation was checked"
+    )
     if args.output is not None:
         print(f"JSON report: {args.output}")
     return 0
+
+
+def _write(merged: Report, output: Path) -> None:
+    try:
+        merged.write(output)
+    except OSError as error:
+        raise ReportError(f"cannot write {output}: {error.strerror or error}") from None
+
+
+def duplicates_warning(duplicates: Sequence[str]) -> str:
+    count = len(duplicates)
+    listed = ", ".join(duplicates[:5]) + (", …" if count > 5 else "")
+    return (
+        f"citecheck merge: warning: {count} citation{'s' if count != 1 else ''} (test and citation id) "
+        f"{'are' if count != 1 else 'is'} in more than one report: counted once ({listed}). "
+        "Do the shards overlap, or was a report given twice?"
+    )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -24,6 +25,7 @@ from pytest_citecheck._report.row import ReportRow
 from pytest_citecheck._report.run_report import Report, ReportError
 from pytest_citecheck._review.decisions import DECIDABLE_VERDICTS, Reviews, ReviewsFileError
 from pytest_citecheck._review.display import _use_color, describe
+from pytest_citecheck._text import stop_commands, visible
 
 # Where the plugin leaves the last run's report when no --citecheck-json was given (pytest's cache).
 LAST_REPORT = Path(".pytest_cache", "d", "citecheck", "last-report.json")
@@ -188,7 +190,7 @@ def parse_set(value: str) -> tuple[str, str]:
 def decision_text(entry: Mapping[str, Any]) -> str:
     """A recorded decision in a few words: its verdict, who, when, and the note."""
     note = f", note: {entry['note']!r}" if entry.get("note") else ""
-    return f"{entry.get('verdict')} by {entry.get('by')} on {entry.get('at')}{note}"
+    return visible(f"{entry.get('verdict')} by {entry.get('by')} on {entry.get('at')}{note}")
 
 
 def stood_on_its_own(row: ReportRow) -> str | None:
@@ -252,12 +254,12 @@ def _print_recorded(
     row: ReportRow, entry: Mapping[str, Any], existing: Mapping[str, Any] | None, own: str | None, out: TextIO
 ) -> None:
     how = "confirmed" if entry["action"] == "confirm" else f"set (Jev said {entry['model_verdict']})"
-    line = f"{row.id}: {entry['verdict']} {how} by {entry['by']}"
+    line = visible(f"{row.id}: {entry['verdict']} {how} by {entry['by']}")
     if existing is not None:
         line += f"; replaces {existing.get('by')}'s decision ({decision_text(existing)})"
     print(line, file=out)
     if own is not None:
-        print(f"  {row.id} {own}: this documented decision now takes the place of Jev's verdict", file=out)
+        print(f"  {visible(row.id)} {own}: this documented decision now takes the place of Jev's verdict", file=out)
 
 
 def list_rows(rows: list[ReportRow], *, every: bool, color: bool, out: TextIO) -> list[ReportRow]:
@@ -314,7 +316,7 @@ def _decide_one(
     wording = "required: it " + own + ", so say why" if own else "optional, Enter to skip"
     note = args.note if args.note is not None else _ask(ask, f"Note ({wording}): ", "") or None
     if own and not note:
-        print(f"  not recorded: {row.id} {own}; a decision on it needs a note\n", file=out)
+        print(f"  not recorded: {visible(row.id)} {own}; a decision on it needs a note\n", file=out)
         return False
     entry = session.record(row, None if answer == "a" else PROMPT_KEYS[answer], by=by, note=note)
     session.save()
@@ -328,7 +330,7 @@ def _decided_since(row: ReportRow, override: str | None, out: TextIO) -> bool:
     existing = Reviews.load(reviews_path(row, override)).decisions.get(str(row.review_key))
     if existing is None:
         return False
-    print(f"{row.id}: already decided ({decision_text(existing)}); skipped (--all shows it again)\n", file=out)
+    print(f"{visible(row.id)}: already decided ({decision_text(existing)}); skipped (--all shows it again)\n", file=out)
     return True
 
 
@@ -360,17 +362,28 @@ def interactive(rows: list[ReportRow], args: argparse.Namespace, out: TextIO, as
 
 def main(argv: Sequence[str]) -> int:
     args = _parser().parse_args(list(argv))
-    out = sys.stdout
+    # Under GitHub Actions the output (claims, ids, names from the report) runs inside a
+    # ::stop-commands:: block: no line of it is a workflow command.
+    opening, *closing = stop_commands(["-"], os.environ)
+    if closing:
+        print(opening, flush=True)
     try:
-        rows = load_rows(Path(args.report) if args.report else LAST_REPORT)
-        if args.accept or args.set_:
-            return apply_flags(rows, args, out)
-        if args.list or not (sys.stdin.isatty() and out.isatty()):
-            shown = list_rows(rows, every=args.all, color=_use_color(args.color, out), out=out)
-            if shown and not args.list and not sys.stdin.isatty():
-                print(NEEDS_A_TERMINAL, file=out)
-            return EXIT_OK
-        return interactive(rows, args, out)
+        return _run(args, sys.stdout)
     except (ReviewInputError, ReviewsFileError) as error:
-        print(f"citecheck review: {error}\nNothing was changed.", file=sys.stderr)
+        print(f"citecheck review: {visible(error)}\nNothing was changed.", file=sys.stderr)
         return EXIT_USAGE
+    finally:
+        if closing:
+            print(closing[-1], flush=True)
+
+
+def _run(args: argparse.Namespace, out: TextIO) -> int:
+    rows = load_rows(Path(args.report) if args.report else LAST_REPORT)
+    if args.accept or args.set_:
+        return apply_flags(rows, args, out)
+    if args.list or not (sys.stdin.isatty() and out.isatty()):
+        shown = list_rows(rows, every=args.all, color=_use_color(args.color, out), out=out)
+        if shown and not args.list and not sys.stdin.isatty():
+            print(NEEDS_A_TERMINAL, file=out)
+        return EXIT_OK
+    return interactive(rows, args, out)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from pytest_citecheck._report.row import ReportRow
+from pytest_citecheck._text import visible, visible_lines
 
 
 def _use_color(choice: str, stream: TextIO) -> bool:
@@ -20,9 +21,10 @@ def _use_color(choice: str, stream: TextIO) -> bool:
 def highlight(text: str, span: Sequence[int] | None, color: bool) -> str:
     """The section text with the quoted passage marked: reverse video on a terminal, »…« otherwise."""
     if not span or len(span) != 2 or not 0 <= span[0] <= span[1] <= len(text):
-        return text
+        return visible_lines(text)
     start, end = int(span[0]), int(span[1])
-    before, passage, after = text[:start], text[start:end], text[end:]
+    # Each piece shown harmlessly first: the marks are the only escape sequences that reach the terminal.
+    before, passage, after = (visible_lines(piece) for piece in (text[:start], text[start:end], text[end:]))
     if color:
         return before + "\x1b[1;7m" + passage + "\x1b[0m" + after
     return before + "»" + passage + "«" + after
@@ -37,24 +39,24 @@ def _state(row: ReportRow) -> str:
 def describe(row: ReportRow, *, color: bool, position: str = "", name: str | None = None) -> str:
     """The citation as a reviewer reads it; ``name`` is the id ``--accept`` takes (the citation id by default)."""
     lines = [
-        f"{position}{name or row.id}: Jev says {row.said} "
+        f"{position}{visible(name or row.id)}: Jev says {row.said} "
         f"(confidence {row.confidence_cell}, auto_accept {row.auto_accept:g}), {_state(row)}",
-        f"  test:    {row.test}",
-        f"  claim:   {row.claim}",
-        f"  quote:   {row.quote if row.quote else '(none: claim-only citation)'}",
+        f"  test:    {visible(row.test)}",
+        f"  claim:   {visible(row.claim)}",
+        f"  quote:   {visible(row.quote) if row.quote else '(none: claim-only citation)'}",
     ]
     lines += flag_lines(row)
     if row.decision:
         decision = row.decision
-        lines.append(f"  decided: {decision.get('verdict')} by {decision.get('by')} on {decision.get('at')}")
+        lines.append(visible(f"  decided: {decision.get('verdict')} by {decision.get('by')} on {decision.get('at')}"))
     if row.stale and row.stale_decision:
         stale = row.stale_decision
         lines.append(
-            f"  stale:   {stale.get('by')} decided {stale.get('verdict')} on {stale.get('at')}, "
-            "but the claim, section or model changed since"
+            visible(f"  stale:   {stale.get('by')} decided {stale.get('verdict')} on {stale.get('at')}, ")
+            + "but the claim, section or model changed since"
         )
     text = row.section_text or ""
-    lines.append(f"  section {row.section}:")
+    lines.append(f"  section {visible(row.section)}:")
     shown = highlight(text.strip("\n"), _shifted_span(text, row.span), color)
     lines.append(textwrap.indent(shown, "    | ", predicate=lambda line: True).replace("| \n", "|\n"))
     return "\n".join(lines)
@@ -65,7 +67,7 @@ def flag_lines(row: ReportRow) -> list[str]:
     from pytest_citecheck._judge.questions import EXTRA_QUESTIONS
 
     quotes = row.quotes or ()
-    lines = [f"  quotes:  {quote}" for quote in quotes if len(quotes) > 1]
+    lines = [f"  quotes:  {visible(quote)}" for quote in quotes if len(quotes) > 1]
     for name, answer in row.questions.items():
         if answer.get("flagged") and name in EXTRA_QUESTIONS:
             strength = "confident, fails the test" if answer.get("confident") else "needs review"

@@ -1,0 +1,131 @@
+"""Text from users and servers is harmless on every channel (issue 25 item 7).
+
+Citation ids, claims and quotes carry GitHub workflow commands (``::stop-commands::``, a line break
+then ``::warning``), terminal escape sequences (OSC 52 clipboard writes, clear-screen), Markdown
+images and links; a test id carries a shell command. Under ``GITHUB_ACTIONS=true`` no line printed
+may be a command the runner would run, except the plugin's own annotations and ``stop-commands``
+blocks; no escape sequence reaches the terminal; the step summary renders no image or link; and the
+re-record hint pasted into a shell runs nothing but pytest.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from pytest_citecheck._cli import main as citecheck
+from pytest_citecheck._text import no_command, shell_quote, stop_commands, visible, visible_lines
+
+HOSTILE_SUITE = """
+import pytest
+from cookbook import SOURCE, pick
+from pytest_citecheck import assert_citations_supported
+
+HOSTILE = [
+    {
+        "id": "::stop-commands::tok",
+        "claim": "x\\n::warning file=a.py::injected\\n  ::add-mask::secret",
+        "quote": "this sentence is in no RFC at all",
+        "section": "4.1",
+    },
+    {
+        "id": "osc\\x1b]52;c;cHduZWQ=\\x07",
+        "claim": "![x](https://evil.example/p.png) [approve](https://evil.example/a) www.evil.example \\x1b[2J",
+        "quote": "another sentence that no RFC holds",
+        "section": "4.1",
+    },
+]
+
+def test_hostile():
+    assert_citations_supported(HOSTILE, SOURCE)
+
+@pytest.mark.parametrize("n", [1], ids=["'; touch PWNED; echo '"])
+def test_hint(n):
+    assert_citations_supported(pick("aud_reject"), SOURCE)
+"""
+
+# The plugin's own workflow commands: annotations, and stop-commands blocks (opened and closed).
+OURS = re.compile(r"^(::error |::stop-commands::[0-9a-f]{32}$|::[0-9a-f]{32}::$)")
+
+
+def commands_in(text: str) -> list[str]:
+    """The lines GitHub's runner would take for workflow commands (it ignores leading white space)."""
+    return [line for line in text.splitlines() if line.strip().startswith("::") and not OURS.match(line)]
+
+
+def test_no_hostile_text_becomes_a_command_an_escape_sequence_a_link_or_a_shell_command(
+    suite: pytest.Pytester, jev_server: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary = suite.path / "step-summary.md"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    suite.makepyfile(test_gh=HOSTILE_SUITE)
+    result = suite.runpytest("--citecheck-record-mode=none", "--citecheck-json=report.json", "-rA")
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    assert commands_in(out) == []
+    assert "\x1b" not in out and "\x07" not in out
+    assert "osc\\x1b]52;c;cHduZWQ=\\x07" in out  # shown, visibly
+    section = out.split("= citecheck =", 1)[1]
+    token = re.search(r"^::stop-commands::([0-9a-f]{32})$", section, re.M)
+    assert token is not None and f"\n::{token[1]}::" in section  # the summary is inside one block
+    assert "\\x3a:stop-commands::tok" in section
+    markdown = summary.read_text()
+    assert commands_in(markdown) == []
+    assert "![" not in markdown and "](" not in markdown and "https://" not in markdown and "www.e" not in markdown
+    assert "\\!\\[x\\]\\(https\\://evil.example/p.png\\)" in markdown
+    hint = re.search(r"TYPESAFE_API_KEY=\.\.\. (pytest .*--citecheck-record-mode=once)", out)
+    assert hint is not None
+    assert shlex.split(hint[1]) == [
+        "pytest",
+        "test_gh.py::test_hint['; touch PWNED; echo ']",
+        "--citecheck-record-mode=once",
+    ]
+
+
+def test_citecheck_review_and_merge_show_hostile_text_harmlessly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    row = {
+        "test": "t.py::test",
+        "id": "::add-mask::x",
+        "status": "found",
+        "section": "1\x1b[2J",
+        "verdict": "verified",
+        "confidence": 0.6,
+        "auto": False,
+        "claim": "a\n::warning::b \x1b]52;c;cHduZWQ=\x07 \u202eevil",
+        "quote": "q",
+        "span": [0, 1],
+        "auto_accept": 0.8,
+        "section_text": "q\n  ::error::c\x1b[31m",
+        "review_key": "k",
+        "reviews_file": "r.json",
+    }
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"version": 1, "results": [row]}))
+    for argv in (["review", "--report", str(report), "--list", "--color", "always"], ["merge", str(report)]):
+        assert citecheck(argv) == 0
+        out = capsys.readouterr().out
+        assert commands_in(out) == [], argv
+        assert "\x07" not in out and "\x1b]" not in out and "\x1b[2J" not in out and "\u202e" not in out
+        assert "\\x3a:add-mask::x" in out
+    assert citecheck(["review", "--report", str(report), "--list"]) == 0
+    assert "\\x1b]52;c;cHduZWQ=\\x07 \\u202eevil" in capsys.readouterr().out
+
+
+def test_the_safe_display_functions() -> None:
+    assert visible("a\x1b[2Jb\nc\u202ed") == "a\\x1b[2Jb\\nc\\u202ed"
+    assert visible("  ::set-output name=x::y") == "  \\x3a:set-output name=x::y"
+    assert visible_lines("ok\n\u00a0::warning::x") == "ok\n\u00a0\\x3a:warning::x"
+    assert visible("tests/test_a.py::test_b") == "tests/test_a.py::test_b"  # only a line's start matters
+    assert no_command("a\n::b\n c") == "a\n\\x3a:b\n c"
+    assert shlex.split(shell_quote("x'; touch PWNED; echo '")) == ["x'; touch PWNED; echo '"]
+    assert stop_commands(["a"], {}) == ["a"]
+    opened, line, closed = stop_commands(["a"], {"GITHUB_ACTIONS": "true"})
+    assert opened == f"::stop-commands::{closed[2:-2]}" and line == "a" and len(closed) == 36
