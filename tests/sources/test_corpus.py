@@ -387,7 +387,7 @@ def test_the_terminal_summary_json_and_html_reports_show_the_document_and_where_
             "3 citations checked in 1 test: 2 verified, 1 fabricated",
             "  id              verdict     conf  action  document     section  test",
             "  found           verified    0.94  auto    gpl-3.0.txt  6        test_app.py::test_answer",
-            "  other-document  verified    0.94  auto    gpl-3.0.txt  8        test_app.py::test_answer",
+            "  other-document  verified    0.94  warn    gpl-3.0.txt  8        test_app.py::test_answer",
             "  invented        fabricated  -     auto    -            -        test_app.py::test_answer",
             "1 citation quotes another place than it names: other-document (cited §4 of 'apache-2.0.txt', "
             "the quote is in §8 of 'gpl-3.0.txt').",
