@@ -168,28 +168,7 @@ class CitationResult:
             "cited_document": self.cited_document,
         }
         if self.judgement is not None:
-            judgement = asdict(self.judgement)
-            row.update(
-                choice=judgement["choice"],
-                probabilities=judgement["probabilities"],
-                input_tokens=judgement["input_tokens"],
-                output_tokens=judgement["output_tokens"],
-                replayed=judgement["replayed"],
-            )
-            if self.judgement.screen is not None:  # only screened rows carry the screen's answer
-                row.update(screen=judgement["screen"], flagged=judgement["flagged"])
-            if self.judgement.questions:  # only rows asked extra questions carry their answers
-                row["questions"] = {
-                    name: {
-                        "yes": answer.yes,
-                        "concern": answer.concern,
-                        "flagged": answer.flagged,
-                        "confident": answer.confident_at(self.auto_accept),
-                    }
-                    for name, answer in self.judgement.questions.items()
-                }
-                # "flagged": a "supports" that does not stand on its own (what review and calibrate read).
-                row["flagged"] = bool(row.get("flagged")) or bool(self.flagged_questions)
+            row.update(self._judgement_json(self.judgement))
         row.update(
             section_text=self.section_text,
             review_key=self.review_key,
@@ -208,3 +187,25 @@ class CitationResult:
                 spans=[list(span) for span in self.spans or ()],
             )
         return row
+
+    def _judgement_json(self, judgement: Judgement) -> dict[str, Any]:
+        """The report row's fields from Jev's answer (the screen's and the extra questions' only when asked)."""
+        answer = asdict(judgement)
+        fields = {
+            name: answer[name] for name in ("choice", "probabilities", "input_tokens", "output_tokens", "replayed")
+        }
+        if judgement.screen is not None:  # only screened rows carry the screen's answer
+            fields.update(screen=answer["screen"], flagged=answer["flagged"])
+        if judgement.questions:  # only rows asked extra questions carry their answers
+            fields["questions"] = {
+                name: {
+                    "yes": question.yes,
+                    "concern": question.concern,
+                    "flagged": question.flagged,
+                    "confident": question.confident_at(self.auto_accept),
+                }
+                for name, question in judgement.questions.items()
+            }
+            # "flagged": a "supports" that does not stand on its own (what review and calibrate read).
+            fields["flagged"] = bool(fields.get("flagged")) or bool(self.flagged_questions)
+        return fields

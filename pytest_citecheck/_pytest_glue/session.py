@@ -55,22 +55,10 @@ class CitecheckRun:
         return self._report
 
     def reviews_for(self, path: Path) -> Reviews:
-        """The reviews file at ``path``, read once per session (a damaged file fails the checking test).
+        """The reviews file at ``path``, read once per session (a damaged file fails each checking test)."""
+        from pytest_citecheck._review.decisions import load_once
 
-        A damaged file is read once too: each test that uses it fails with the same one-line error.
-        """
-        from pytest_citecheck._review.decisions import Reviews, ReviewsFileError
-
-        path = path.resolve()
-        if path not in self._reviews:
-            try:
-                self._reviews[path] = Reviews.load(path)
-            except ReviewsFileError as error:
-                self._reviews[path] = error
-        found = self._reviews[path]
-        if isinstance(found, ReviewsFileError):
-            raise ReviewsFileError(str(found))
-        return found
+        return load_once(self._reviews, path.resolve())
 
     def display_path(self, path: Path) -> str:
         """``path`` relative to where pytest was run (where ``citecheck review`` is run), if inside it."""
@@ -87,26 +75,18 @@ class CitecheckRun:
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
         report = yield
         rows = item.stash.get(PENDING_ROWS, None)
-        failing = self._failing_ids(call, report, item)
-        if rows:
-            from pytest_citecheck._report.row import mark_failed
+        failing: list[str] = []
+        if call.excinfo is not None and report.failed and CHECKER in item.stash:
+            from pytest_citecheck._report.row import failed_ids
 
-            mark_failed(rows, failing)
+            failing = failed_ids(call.excinfo.value, rows or [])  # the citations that failed it, their rows marked
+        if rows:
             # Rows ride on the report so they reach the xdist controller; each is sent exactly once.
             report.citecheck_rows = list(rows)
             rows.clear()
         if self._github and failing:
-            # Which citations failed the test: they ride on the report to the controller, like the rows.
-            report.citecheck_failing = failing
+            report.citecheck_failing = failing  # for the annotations, like the rows
         return report
-
-    def _failing_ids(self, call: pytest.CallInfo[None], report: pytest.TestReport, item: pytest.Item) -> list[str]:
-        if call.excinfo is None or not report.failed or CHECKER not in item.stash:
-            return []
-        from pytest_citecheck._check.checker import CitationsNotSupported
-
-        error = call.excinfo.value
-        return list(error.failing_ids) if isinstance(error, CitationsNotSupported) else []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         rows = getattr(report, "citecheck_rows", None)
@@ -151,21 +131,13 @@ class CitecheckRun:
     def _summary(self, terminalreporter: Any) -> None:
         if self._report is None:
             return  # no citation checked and no recording left over: nothing to say
-        from pytest_citecheck._report.run_report import review_hint
-        from pytest_citecheck._text import stop_commands, visible
-
         settings = self.config.stash[SETTINGS]
-        verbose = self.config.get_verbosity() > 0
-        lines = self.report.summary_lines(
-            verbose=verbose,
-            review_hint=review_hint(settings.json, cached=getattr(self.config, "cache", None) is not None),
-        ) + self.report.recording_lines(
-            unused_policy=settings.unused, fail_on_flip=settings.fail_on_flip, verbose=verbose
-        )
+        verbose, cached = self.config.get_verbosity() > 0, getattr(self.config, "cache", None) is not None
+        lines = self.report.section_lines(settings, verbose=verbose, cached=cached, environ=os.environ)
         if not lines:
             return
         terminalreporter.write_sep("=", "citecheck")
-        for line in stop_commands([visible(line) for line in lines], os.environ):
+        for line in lines:
             terminalreporter.write_line(line)
         for line in self.failed_because:
             terminalreporter.write_line(line, red=True, bold=True)

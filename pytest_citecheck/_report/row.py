@@ -321,6 +321,16 @@ def as_row(row: ReportRow | Mapping[str, Any]) -> ReportRow:
     return row if isinstance(row, ReportRow) else ReportRow.from_json(dict(row))
 
 
+def failed_ids(error: BaseException, rows: list[dict[str, Any]]) -> list[str]:
+    """The ids of the citations that ``error`` says failed the test (``CitationsNotSupported.failing_ids``;
+    none for another error), their JSON rows in ``rows`` marked. Read by name: the report's floor sits
+    above the checker's, which reads the reviews file, which reads rows."""
+    named = getattr(error, "failing_ids", None)
+    failing = [str(citation) for citation in named] if isinstance(named, list | tuple) else []
+    mark_failed(rows, failing)
+    return failing
+
+
 def mark_failed(rows: list[dict[str, Any]], failing: Collection[str]) -> None:
     """Mark the JSON row of each citation that failed its test (its last check) with ``"outcome": "fail"``."""
     remaining = set(failing)

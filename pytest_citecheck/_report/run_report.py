@@ -17,7 +17,7 @@ from typing import Any
 from pytest_citecheck._files import UnreadableFileError, atomic_write_text, read_regular_file
 from pytest_citecheck._report.row import VERDICT_ORDER as VERDICT_ORDER
 from pytest_citecheck._report.row import ReportRow, RowError, as_row
-from pytest_citecheck._text import plural, render_table
+from pytest_citecheck._text import plural, render_table, stop_commands, visible
 
 REPORT_VERSION = 1
 SHORT_RUN_ROWS = 30
@@ -163,6 +163,18 @@ class Report:
     def tests(self) -> int:
         """How many tests checked citations."""
         return len({row.test for row in self.rows})
+
+    def section_lines(self, settings: Any, *, verbose: bool, cached: bool, environ: Mapping[str, str]) -> list[str]:
+        """The terminal summary's citecheck section: the summary and the recording lines, shown
+        harmlessly (``visible``), inside a ``::stop-commands::`` block under GitHub Actions.
+
+        ``settings``: the run's (its JSON report, unused policy, fail_on_flip); ``cached``: pytest's cache is on.
+        """
+        lines = self.summary_lines(verbose=verbose, review_hint=review_hint(settings.json, cached=cached))
+        lines += self.recording_lines(
+            unused_policy=settings.unused, fail_on_flip=settings.fail_on_flip, verbose=verbose
+        )
+        return stop_commands([visible(line) for line in lines], environ)
 
     def summary_lines(self, *, verbose: bool = False, review_hint: str = "run `citecheck review`.") -> list[str]:
         """The terminal summary: counts, the citations that need a human (every one under ``-v``), decisions, cost.

@@ -249,3 +249,17 @@ def _entry_problem(entry: Any) -> str | None:
     if not isinstance(entry.get("flagged", False), bool):
         return f"field 'flagged' is {entry['flagged']!r:.40}, expected true or false"
     return None
+
+
+def load_once(cache: dict[Path, Reviews | ReviewsFileError], path: Path) -> Reviews:
+    """The reviews file at ``path``, read once into ``cache``; a damaged file is read once too, and
+    each call raises its one-line error again (every test that uses it fails with it)."""
+    if path not in cache:
+        try:
+            cache[path] = Reviews.load(path)
+        except ReviewsFileError as error:
+            cache[path] = error
+    found = cache[path]
+    if isinstance(found, ReviewsFileError):
+        raise ReviewsFileError(str(found))
+    return found
