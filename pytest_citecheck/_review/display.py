@@ -31,6 +31,8 @@ def highlight(text: str, span: Sequence[int] | None, color: bool) -> str:
 
 
 def _state(row: ReportRow) -> str:
+    if row.misattributed:
+        return f"misattributed: {row.action}"
     if row.decided:
         return "decided by a human"
     return "needs review" if row.needs_review else "stands on its own"
