@@ -60,7 +60,9 @@ def write_suite(root: Path, tests: int) -> None:
 ENTRY_POINT = "citecheck"  # our pytest11 entry point's name (pyproject.toml)
 ENABLED: tuple[str, ...] = ()  # installed: autoload finds it
 DISABLED = ("-p", f"no:{ENTRY_POINT}")
-GOAL, GUARD = 0.03, 0.10  # slower than bare pytest, as a fraction
+# Slower than bare pytest, as a fraction: the goal, and --quick's guard, generous for a loaded 2-core CI
+# machine (interleaved CPU times of two short runs move by several percent from one run to the next).
+GOAL, GUARD = 0.03, 0.20
 # What pytest still reads of the plugin when it is blocked: its distribution's entry points and file
 # list (``_mark_plugins_for_rewrite``). Finding it is not: pytest walks every distribution either way.
 FIND_DISTRIBUTION = "import importlib.metadata as m; d = m.distribution('pytest-citecheck')"

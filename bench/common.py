@@ -10,7 +10,6 @@ moves CPU time. Wall time is reported next to it. Peak memory is reported by the
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import re
 import shutil
@@ -20,8 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
-from functools import cache
+from dataclasses import dataclass
 from pathlib import Path
 
 # Python's compiled bytecode, kept for the whole bench run outside the repository: a user's
@@ -39,99 +37,6 @@ def median_seconds(action: Callable[[], object], runs: int) -> float:
         action()
         timings.append(time.perf_counter() - started)
     return statistics.median(timings)
-
-
-# --- how fast this machine runs Python, for the goals and guards that are absolute times ---------
-
-# The calibration workload's CPU time on the reference machine (the one whose run set the goals in
-# seconds). A goal or guard in seconds ("≤ 1 ms per citation") is multiplied by how much slower this
-# machine ran the same workload while the figure was measured (never by less than 1): a machine
-# half as fast must not miss it for being slow, only for a regression of ours. Ratios between two
-# measurements of one run need no scaling.
-REFERENCE_SPEED_SECONDS = 0.026
-
-
-@dataclass
-class _Point:
-    id: str
-    claim: str
-    confidence: float
-
-
-def _speed_workload() -> int:
-    """Plain Python of the kind replay runs: objects built, dicts, JSON, strings split and sorted."""
-    points = [_Point(f"c{i}", f"Claim {i} holds in section {i % 97}.", i / 20_000) for i in range(20_000)]
-    back = json.loads(json.dumps([asdict(point) for point in points[:2_000]]))
-    index = {point.id: point for point in points}
-    total = sum(index[f"c{i}"].confidence for i in range(0, 20_000, 3))
-    words = " ".join(point.claim for point in points[:5_000]).split()
-    return len(back) + len(sorted(set(words), key=str.lower)) + int(total)
-
-
-@cache
-def machine_slowdown() -> float:
-    """How many times slower than the reference machine this one runs the workload (at least 1).
-
-    The fastest of 15 runs: a neighbour's load only ever adds time, so the minimum is the machine.
-    """
-    return max(1.0, _workload_seconds(15) / REFERENCE_SPEED_SECONDS)
-
-
-def _workload_seconds(runs: int) -> float:
-    """The fastest of ``runs`` runs of the workload: a neighbour's load only ever adds time."""
-    timings = []
-    for _ in range(runs):
-        started = time.process_time()
-        _speed_workload()
-        timings.append(time.process_time() - started)
-    return min(timings)
-
-
-_REPO = Path(__file__).resolve().parent.parent
-_SAMPLE = "from bench.common import _workload_seconds; print(_workload_seconds(3))"
-
-
-class Pace:
-    """How much slower than the reference machine this one ran Python while one figure was measured.
-
-    A shared virtual machine's speed changes from minute to minute: on the 2-CPU machine that wrote
-    docs/performance.md, the workload's best of 15 read anywhere from 1.6x to 3.0x the reference time
-    within ten minutes, with nothing else running. One reading at the start of a run says little
-    about a figure measured five minutes later, so the measurements that are judged in absolute time
-    take a sample between their runs (the fastest of 3 runs of the workload in a fresh process, a
-    fraction of a second), and the figure is judged against its own samples' median.
-    """
-
-    def __init__(self) -> None:
-        self.samples: list[float] = []
-
-    def sample(self) -> None:
-        # In a fresh process: the bench's own process may hold a 20 MB corpus and its index, and the
-        # workload's allocations would have the garbage collector walk them (up to 1.3x slower).
-        done = subprocess.run(
-            [sys.executable, "-c", _SAMPLE], cwd=_REPO, env=clean_env(), capture_output=True, text=True, check=True
-        )
-        self.samples.append(float(done.stdout.split()[-1]) / REFERENCE_SPEED_SECONDS)
-
-    @property
-    def slowdown(self) -> float:
-        """The median of the samples (at least 1); the start-of-run reading when none was taken."""
-        return max(1.0, statistics.median(self.samples)) if self.samples else machine_slowdown()
-
-    def allows(self, seconds: float) -> float:
-        """What a goal or guard of ``seconds`` on the reference machine allows at this pace."""
-        return seconds * self.slowdown
-
-    def bound(self, seconds: float, unit: Callable[[float], str], per: str = "") -> str:
-        """``≤ 1.00 ms per citation × 2.21 pace = 2.21 ms``: the bound as written, and what it allows here."""
-        written = f"≤ {unit(seconds)}{per}"
-        return (
-            written if self.slowdown == 1.0 else f"{written} × {self.slowdown:.2f} pace = {unit(self.allows(seconds))}"
-        )
-
-    def at_reference(self, seconds: float, unit: Callable[[float], str]) -> str:
-        """A figure measured here, brought to the reference machine's pace."""
-        return "" if self.slowdown == 1.0 else f"; {unit(seconds / self.slowdown)} at the reference pace"
 
 
 # Code for a child process to print its own peak resident memory when it ends (VmHWM on Linux).

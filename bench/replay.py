@@ -1,48 +1,48 @@
-"""Replay against a no-op check: what checking recorded citations adds to a pytest run.
+"""Replay against floors measured in the same run: what checking recorded citations adds to a pytest run.
 
 Generated suites (quotes drawn from RFC 7519's sections, which the repository holds) are recorded
-once against the Jev-compatible loopback server, then run by pytest in a subprocess, two ways, the
-runs interleaved so that drift in the machine's load hits both alike:
+once against the Jev-compatible loopback server, then run by pytest in a subprocess four ways, the
+runs interleaved so that drift in the machine's load hits all alike, each in a directory of its own:
 
-- **replay**: ``--citecheck-record-mode=none``, no key, a base URL where nothing listens;
-- **no-op**: the same suite, the same plugin, with ``assert_citations_supported`` replaced by a
-  function that does nothing: everything a user pays for that is not checking citations
-  (pytest, the plugin, the tests, building the ``Source``) is in both.
+- **replay**: ours, ``--citecheck-record-mode=none``, no key, a base URL where nothing listens;
+- **no-op**: the same tests with ``assert_citations_supported`` replaced by a function that does
+  nothing, in a directory with no cassettes in reach (so nothing reads them at teardown either):
+  pytest, the plugin loaded, the tests and building the ``Source`` are in every run; each figure
+  below is a run's CPU time minus this one's;
+- **dict floor** (replay's floor): the same SDK requests (the cookbook's, one ``system_one`` per
+  citation, its section looked up by a dict) sent through typesafe-sdk to an ``httpx2`` transport
+  that answers from a dict keyed by the digest of the request body, built from the recorded answers:
+  what any replay must pay (the SDK building the request and parsing the answer), and nothing else;
+- **plain vcrpy**: the same SDK requests in a ``vcr.use_cassette`` per test, vcrpy's defaults
+  (YAML cassettes, matching on method, path and body), recorded once: what a user would write
+  without us. Only at the fewest citations per test: vcrpy scans a cassette's interactions for
+  each request, so at hundreds per test a single run takes minutes (35 s of CPU for 500).
 
-The same number of citations is replayed at 5, 200 and 2,000 (``--quick``: 5, 100, 1,000)
-citations per test: the cost of a citation must not grow with how many share a test. A one-test,
-five-citation suite gives the fixed cost (imports, the client). Peak memory is read for one test
-of 1,000 citations. Other installed plugins are kept out of both runs
-(``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 -p pytest_citecheck.plugin``): they cost both the same and only
-add noise. A separate, untimed run counts cassette loads: one per test, not one per citation.
+The same number of citations is replayed at three numbers per test (5, 200, 2,000; ``--quick``: 5,
+100, 500): the cost of a citation must not grow with how many share a test. Other installed plugins
+are kept out of every run (``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 -p pytest_citecheck.plugin``): they
+cost all alike and only add noise. A separate, untimed run counts cassette loads. Goals are ratios
+of those costs; absolute times (per citation, per test) are printed as information.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import shutil
 import statistics
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.common import (
-    PEAK_RSS,
-    Measured,
-    Pace,
-    Row,
-    at_most_row,
-    clean_env,
-    megabytes,
-    ms,
-    run_measured,
-    secs,
-)
+from bench.common import PEAK_RSS, Measured, Row, at_most_row, clean_env, megabytes, ms, run_measured, secs
 
 REPO = Path(__file__).resolve().parent.parent
 RFC7519 = REPO / "examples" / "rfc7519" / "rfc7519.txt"
+MODEL = "jev-1.13.0"
 
 CONFTEST = (
     """
@@ -54,7 +54,9 @@ import json, os
 def pytest_unconfigure(config):
     _print_peak_rss()
 
-if os.environ.get("BENCH_NOOP"):
+MODE = os.environ.get("BENCH_MODE", "replay")
+
+if MODE == "noop":
     import pytest_citecheck
 
     def _no_check(citations, source, **options):
@@ -62,6 +64,61 @@ if os.environ.get("BENCH_NOOP"):
 
     # The test modules import it from the package after this conftest: they get the no-op.
     pytest_citecheck.assert_citations_supported = _no_check
+
+if MODE in ("floor", "vcrpy-record", "vcrpy"):
+    import hashlib, pathlib
+    import pytest
+    import pytest_citecheck
+    from typesafe_sdk import Choice, TypeSafeClient
+
+    HERE = pathlib.Path(__file__).parent
+    SECTIONS = json.loads((HERE / "sections.json").read_text())
+    # The cookbook's request, word for word (pytest_citecheck._judge.ask sends the same).
+    QUESTIONS = {"relation": Choice(instructions="How does the section relate to the claim?", criteria={
+        "supports": "The section states the claim or directly implies that it is true",
+        "contradicts": "The section states the opposite of the claim or implies it is false",
+        "says_nothing": "The section does not address what the claim asserts, either way",
+    })}
+    _clients = []
+
+    def _client():
+        if not _clients:
+            if MODE == "floor":
+                import httpx2
+
+                answers = json.loads((HERE / "answers.json").read_text())
+
+                def answer(request):
+                    key = json.dumps(json.loads(request.content), sort_keys=True, separators=(",", ":"))
+                    body = answers[hashlib.sha256(key.encode()).hexdigest()]
+                    return httpx2.Response(200, content=body.encode(), headers={"content-type": "application/json"})
+
+                transport = httpx2.MockTransport(answer)
+                _clients.append(TypeSafeClient(api_key="sk-floor", base_url="http://floor.invalid", transport=transport, compression=False))
+            else:
+                # A placeholder key on replay, as a user's CI has no key; vcrpy answers before it is sent.
+                _clients.append(TypeSafeClient(api_key=os.environ.get("TYPESAFE_API_KEY", "sk-placeholder"), compression=False))
+        return _clients[0]
+
+    def _sdk_check(citations, source, **options):
+        client = _client()
+        answers = []
+        for citation in citations:
+            state = {"claim": citation["claim"], "section": SECTIONS[citation["claim"]]}
+            answers.append(client.system_one(state=state, questions=QUESTIONS, model=BENCH_MODEL))
+        return answers
+
+    pytest_citecheck.assert_citations_supported = _sdk_check
+
+if MODE in ("vcrpy-record", "vcrpy"):
+    import vcr
+
+    RECORDER = vcr.VCR(record_mode="once" if MODE == "vcrpy-record" else "none", match_on=("method", "path", "body"))
+
+    @pytest.fixture(autouse=True)
+    def _vcr_cassette(request):
+        with RECORDER.use_cassette(str(HERE / "vcr" / f"{request.node.name}.yaml")):
+            yield
 
 if os.environ.get("BENCH_COUNT_LOADS"):
     from pytest_citecheck._recording import replay
@@ -80,7 +137,7 @@ if os.environ.get("BENCH_COUNT_LOADS"):
         with open(os.environ["BENCH_COUNT_LOADS"], "w") as handle:
             json.dump(loads, handle)
 """
-)
+).replace("BENCH_MODEL", repr(MODEL))
 
 
 def _sentences(section: str) -> list[str]:
@@ -94,8 +151,9 @@ def write_suite(root: Path, tests: int, per_test: int) -> int:
 
     source = Source.from_file(RFC7519)
     quotes = [(number, s) for number in source.order for s in _sentences(source.sections[number])]
+    root.mkdir(parents=True)
     (root / "rfc7519.txt").write_text(RFC7519.read_text())
-    (root / "pytest.ini").write_text("[pytest]\ncitecheck_model = jev-1.13.0\nfilterwarnings =\n    ignore\n")
+    (root / "pytest.ini").write_text(f"[pytest]\ncitecheck_model = {MODEL}\nfilterwarnings =\n    ignore\n")
     (root / "conftest.py").write_text(CONFTEST)
     per_file = max(1, min(tests, 20))
     total = 0
@@ -109,14 +167,8 @@ def write_suite(root: Path, tests: int, per_test: int) -> int:
             citations = []
             for k in range(per_test):
                 section, quote = quotes[(test_number * per_test + k) % len(quotes)]
-                citations.append(
-                    {
-                        "id": f"t{test_number}c{k}",
-                        "claim": f"Claim {k} of test {test_number}: section {section} holds.",
-                        "quote": quote,
-                        "section": None,
-                    }
-                )
+                claim = f"Claim {k} of test {test_number}: section {section} holds."
+                citations.append({"id": f"t{test_number}c{k}", "claim": claim, "quote": quote, "section": None})
                 total += 1
             lines += ["", f"def test_{test_number}():", f"    assert_citations_supported({citations!r}, SOURCE)"]
         (root / f"test_suite_{file_number // per_file}.py").write_text("\n".join(lines) + "\n")
@@ -124,6 +176,14 @@ def write_suite(root: Path, tests: int, per_test: int) -> int:
 
 
 PLUGIN_ONLY = ("-p", "pytest_citecheck.plugin")
+OFFLINE = {"TYPESAFE_BASE_URL": "http://127.0.0.1:9"}
+# Each way of running a suite: its directory's name, its conftest mode, and pytest's arguments.
+WAYS = {
+    "replay": ("replay", ("--citecheck-record-mode=none",)),
+    "noop": ("noop", ()),
+    "floor": ("floor", ()),
+    "vcrpy": ("vcrpy", ()),
+}
 
 
 def _pytest(root: Path, *args: str, **env: str) -> Measured:
@@ -140,115 +200,106 @@ class Suite:
     name: str
     tests: int
     per_test: int
-    root: Path
+    base: Path
     citations: int = 0
+    # The ways (``WAYS``) this suite is run; plain vcrpy only at the fewest citations per test: it scans
+    # a cassette's interactions for each request, and at hundreds per test one run takes minutes.
+    ways: tuple[str, ...] = tuple(WAYS)
+    # The median CPU and wall seconds, and the peak RSS, of each way (``WAYS``) of running it.
+    cpu: dict[str, float] = field(default_factory=dict)
+    wall: dict[str, float] = field(default_factory=dict)
+    rss: dict[str, int] = field(default_factory=dict)
+    ok: bool = True
+
+    def root(self, way: str) -> Path:
+        return self.base / way
+
+    def cost(self, way: str) -> float:
+        """CPU seconds a way adds to the true no-op."""
+        return self.cpu[way] - self.cpu["noop"]
 
 
-@dataclass
-class Timing:
-    """Medians of the replay and no-op runs of one suite."""
-
-    replay_cpu: float
-    noop_cpu: float
-    replay_wall: float
-    noop_wall: float
-    replay_rss: int
-    noop_rss: int
-    ok: bool
-    pace: Pace
-
-    @property
-    def extra_cpu(self) -> float:
-        return self.replay_cpu - self.noop_cpu
-
-    @property
-    def extra_wall(self) -> float:
-        return self.replay_wall - self.noop_wall
+def _run_way(suite: Suite, way: str, **env: str) -> Measured:
+    mode, args = WAYS[way]
+    return _pytest(suite.root(way), *args, BENCH_MODE=mode, **{**OFFLINE, **env})
 
 
-OFFLINE = {"TYPESAFE_BASE_URL": "http://127.0.0.1:9"}
-REPLAY = ("--citecheck-record-mode=none",)
+def _recorded(cassettes: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """From our cassettes: each answer's body by the digest of its request's body (canonical JSON), and
+    each claim's section text (the one step 1 found, so the floors send exactly the requests we sent)."""
+    import yaml
+
+    answers, sections = {}, {}
+    for path in cassettes.rglob("*.yaml"):
+        for interaction in yaml.load(path.read_text(), Loader=yaml.CSafeLoader)["interactions"]:
+            request = json.loads(interaction["request"]["body"])
+            key = json.dumps(request, sort_keys=True, separators=(",", ":"))
+            answers[hashlib.sha256(key.encode()).hexdigest()] = interaction["response"]["body"]["string"]
+            sections[request["state"]["claim"]] = request["state"]["section"]
+    return answers, sections
 
 
 def _record(suite: Suite, server: Any) -> None:
-    suite.root.mkdir(parents=True)
-    suite.citations = write_suite(suite.root, suite.tests, suite.per_test)
-    done = _pytest(
-        suite.root,
-        "--citecheck-record-mode=once",
-        "--citecheck-concurrency=16",
-        TYPESAFE_BASE_URL=server.url,
-        TYPESAFE_API_KEY="sk-bench-record",
-    )
+    """Write the suite once per way; record ours and vcrpy's cassettes; build the dict floor's answers."""
+    for way in suite.ways:
+        suite.citations = write_suite(suite.root(way), suite.tests, suite.per_test)
+    live = {"TYPESAFE_BASE_URL": server.url, "TYPESAFE_API_KEY": "sk-bench-record"}
+    recorded = _pytest(suite.root("replay"), "--citecheck-record-mode=once", "--citecheck-concurrency=16", **live)
+    _check_recorded(suite, "ours", recorded)
+    answers, sections = _recorded(suite.root("replay") / "cassettes")
+    (suite.root("floor") / "answers.json").write_text(json.dumps(answers))
+    for way in ("floor", "vcrpy"):
+        if way in suite.ways:
+            (suite.root(way) / "sections.json").write_text(json.dumps(sections))
+    if "vcrpy" in suite.ways:
+        _check_recorded(suite, "vcrpy's", _pytest(suite.root("vcrpy"), BENCH_MODE="vcrpy-record", **live))
+
+
+def _check_recorded(suite: Suite, name: str, done: Measured) -> None:
     if not _passed(done, suite.tests):
-        raise RuntimeError(f"recording the {suite.name} suite failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
+        raise RuntimeError(f"recording {name} {suite.name} suite failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
 
 
-def _time(suite: Suite, runs: int) -> Timing:
-    _pytest(suite.root, *REPLAY, **OFFLINE)  # warm up: bytecode and the OS file cache, for both variants
-    _pytest(suite.root, *REPLAY, BENCH_NOOP="1", **OFFLINE)
-    replays: list[Measured] = []
-    noops: list[Measured] = []
-    pace = Pace()
-    for _ in range(runs):
-        replays.append(_pytest(suite.root, *REPLAY, **OFFLINE))
-        noops.append(_pytest(suite.root, *REPLAY, BENCH_NOOP="1", **OFFLINE))
-        pace.sample()
-    ok = all(_passed(done, suite.tests) for done in replays + noops)
-    if not ok:
-        failed = next(done for done in replays + noops if not _passed(done, suite.tests))
-        print(f"replay {suite.name}: a run did not pass:\n{failed.stdout[-2000:]}\n{failed.stderr[-1000:]}")
-    return Timing(
-        statistics.median(m.cpu for m in replays),
-        statistics.median(m.cpu for m in noops),
-        statistics.median(m.wall for m in replays),
-        statistics.median(m.wall for m in noops),
-        max(m.max_rss for m in replays),
-        max(m.max_rss for m in noops),
-        ok,
-        pace,
-    )
-
-
-SDK_IMPORT = """
-import time
-import pytest
-started = time.process_time()
-import typesafe_sdk
-print("SDK-IMPORT:", time.process_time() - started)
-"""
-
-
-def _sdk_import_seconds(runs: int) -> float:
-    """CPU seconds to import typesafe-sdk in a fresh process (after pytest): what replay cannot avoid."""
-    timings = []
-    for _ in range(runs + 1):
-        done = run_measured([sys.executable, "-c", SDK_IMPORT], REPO, clean_env())
-        found = [line.split()[-1] for line in done.stdout.splitlines() if line.startswith("SDK-IMPORT:")]
-        if found:
-            timings.append(float(found[0]))
-    return statistics.median(timings[1:] or timings) if timings else float("nan")
+def _time(suite: Suite, runs: int) -> None:
+    for way in suite.ways:  # warm up: bytecode and the OS file cache, for every way
+        _run_way(suite, way)
+    measured: dict[str, list[Measured]] = {way: [] for way in suite.ways}
+    for _ in range(runs):  # interleaved, so drift in the machine's load hits every way alike
+        for way in suite.ways:
+            measured[way].append(_run_way(suite, way))
+    for way, runs_of_way in measured.items():
+        suite.cpu[way] = statistics.median(m.cpu for m in runs_of_way)
+        suite.wall[way] = statistics.median(m.wall for m in runs_of_way)
+        suite.rss[way] = max(m.max_rss for m in runs_of_way)
+        failed = [m for m in runs_of_way if not _passed(m, suite.tests)]
+        if failed:
+            suite.ok = False
+            print(
+                f"replay {suite.name} ({way}): a run did not pass:\n{failed[0].stdout[-2000:]}\n{failed[0].stderr[-1000:]}"
+            )
 
 
 def _count_loads(suite: Suite) -> list[str]:
-    loads_file = suite.root / "loads.json"
-    _pytest(suite.root, *REPLAY, BENCH_COUNT_LOADS=str(loads_file), **OFFLINE)
+    loads_file = suite.base / "loads.json"
+    _run_way(suite, "replay", BENCH_COUNT_LOADS=str(loads_file))
     return json.loads(loads_file.read_text()) if loads_file.exists() else []
 
 
-# Guard margins for --quick, in the goals' own units: what a loaded 2-core CI machine may add
-# before a miss counts as a regression. Written next to the goals in docs/performance.md. The two
-# in seconds, like the goals, are scaled by the pace measured between the runs (``bench.common.Pace``):
-# the same replay costs twice the milliseconds on a machine that runs Python half as fast.
-LINEAR_GOAL, LINEAR_GUARD = 1.3, 1.6
-# Per citation at 5 per test is the noisiest figure (a difference of two differences): on one
-# machine, one --quick run gave 0.84 ms and the next 1.30 ms, with the no-op suite itself 40% slower.
-# The guard still fails the quadratic replay this bench was written to catch (10-25 ms per citation).
-PER_CITATION_GOAL, PER_CITATION_GUARD = 0.001, 0.002
-# The goal counts everything replay adds, importing typesafe-sdk included; the --quick guard counts
-# what replay adds beyond importing the SDK (about 0.25-0.3 s CPU on its own, and not ours to cut),
-# so that CI catches a regression of ours without failing on the SDK's import time.
-FIXED_GOAL, FIXED_GUARD_BEYOND_SDK = 0.3, 0.45
+@dataclass(frozen=True)
+class Goals:
+    """Ratios of what replay adds to the no-op, to what a floor adds: the goal, and --quick's guard."""
+
+    dict_floor_few: tuple[float, float]  # at the fewest citations per test
+    dict_floor_many: tuple[float, float]  # at the most citations per test
+    vcrpy: tuple[float, float]  # at every number per test
+    linear: tuple[float, float]  # per citation, most per test / fewest per test
+
+
+# Issue 27's goals; the --quick guards are generous on purpose: a loaded 2-core CI machine moves a
+# difference of two CPU times by tens of percent (one --quick run to the next), and the guards are
+# there to catch a regression (a quadratic replay, a per-citation cost that doubles), not to judge
+# the goals: the full run does that. They sit above today's figures (about 2.5-3x the dict floor).
+GOALS = Goals(dict_floor_few=(1.5, 5.0), dict_floor_many=(1.3, 4.0), vcrpy=(1.0, 1.5), linear=(1.3, 2.0))
 
 
 def run(per_test: tuple[int, int, int], runs: int, log: Any = print) -> list[Row]:
@@ -256,113 +307,118 @@ def run(per_test: tuple[int, int, int], runs: int, log: Any = print) -> list[Row
 
     few, some, many = per_test
     with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp)
-        shapes = [Suite(f"{n}-per-test", many // n, n, base / f"per{n}") for n in (few, some, many)]
-        fixed = Suite("fixed", 1, few, base / "fixed")
-        memory = Suite("memory", 1, 1000, base / "memory")
-        suites = [*shapes, fixed, memory] if many != 1000 else [*shapes, fixed]
+        shapes = [Suite(f"{n}-per-test", many // n, n, Path(tmp) / f"per{n}") for n in (few, some, many)]
+        for suite in shapes[1:]:
+            suite.ways = ("replay", "noop", "floor")
         with JevServer() as server:
-            for suite in suites:
+            for suite in shapes:
                 _record(suite, server)
-        if many == 1000:
-            memory = shapes[-1]
-        timings = {suite.name: _time(suite, runs) for suite in [*shapes, fixed]}
-        if memory.name not in timings:
-            timings[memory.name] = _time(memory, 1)
+        for suite in shapes:
+            _time(suite, runs)
         loads = _count_loads(shapes[0])
-        sdk_import = _sdk_import_seconds(runs)
-        memory_cassette = _cassette_bytes(memory)
-
-    fixed_cost = timings["fixed"].extra_cpu
-    per_citation = {
-        suite.per_test: max(0.0, timings[suite.name].extra_cpu - fixed_cost) / suite.citations for suite in shapes
-    }
-    per_citation_wall = {
-        suite.per_test: max(0.0, timings[suite.name].extra_wall - timings["fixed"].extra_wall) / suite.citations
-        for suite in shapes
-    }
+        cassette_bytes = sum(path.stat().st_size for path in shapes[-1].root("replay").rglob("*.yaml"))
+        for suite in shapes:
+            shutil.rmtree(suite.base, ignore_errors=True)
     for suite in shapes:
-        timing = timings[suite.name]
         log(
-            f"replay {suite.tests} x {suite.per_test}: CPU {secs(timing.replay_cpu)} vs no-op {secs(timing.noop_cpu)} "
-            f"({ms(per_citation[suite.per_test])} per citation), wall {secs(timing.replay_wall)} vs "
-            f"{secs(timing.noop_wall)}; all passed: {timing.ok}"
+            f"replay {suite.tests} x {suite.per_test}: CPU "
+            + ", ".join(f"{way} {secs(suite.cpu[way])}" for way in suite.ways)
+            + f"; all passed: {suite.ok}"
         )
-    log(f"replay fixed: CPU +{secs(fixed_cost)}, wall +{secs(timings['fixed'].extra_wall)}; {len(loads)} loads")
-    ok = all(timing.ok for timing in timings.values())
-    rows: list[Row] = []
-    for suite in shapes:
-        cost, pace = per_citation[suite.per_test], timings[suite.name].pace
-        allowed = pace.allows(PER_CITATION_GOAL)
-        rows.append(
-            Row(
-                f"Replay vs a no-op check: {suite.citations:,} citations, {suite.per_test:,} per test "
-                f"({suite.tests:,} tests), CPU per citation",
-                f"{secs(timings[suite.name].replay_cpu)} CPU ({secs(timings[suite.name].replay_wall)} wall)",
-                f"no-op {secs(timings[suite.name].noop_cpu)} CPU ({secs(timings[suite.name].noop_wall)} wall)",
-                f"{ms(cost)} per citation ({ms(per_citation_wall[suite.per_test])} wall{pace.at_reference(cost, ms)})",
-                pace.bound(PER_CITATION_GOAL, ms, " per citation"),
-                cost <= allowed and ok,
-                note="" if ok else "some runs did not pass",
-                guard_ok=cost <= pace.allows(PER_CITATION_GUARD) and ok,
-                guard=pace.bound(PER_CITATION_GUARD, ms, " per citation"),
-                miss=f"+{ms(cost - allowed)} per citation" if cost > allowed else "",
-            )
-        )
-    linear = per_citation[many] / per_citation[few] if per_citation[few] > 0 else float("inf")
+    rows = [
+        _floor_row(suite, GOALS.dict_floor_few if suite is shapes[0] else GOALS.dict_floor_many)
+        for suite in (shapes[0], shapes[-1])
+    ]
+    rows.append(_vcrpy_row(shapes[0]))
+    rows += _info_rows(shapes)
+    few_cost, many_cost = (suite.cost("replay") / suite.citations for suite in (shapes[0], shapes[-1]))
+    goal, guard = GOALS.linear
     rows.append(
         at_most_row(
-            f"Replay is linear: per citation, {many:,} citations in one test vs {few} per test",
-            f"{ms(per_citation[many])} per citation",
-            f"{ms(per_citation[few])} per citation",
-            linear,
-            LINEAR_GOAL,
-            LINEAR_GUARD,
+            f"Replay is linear: per citation over the no-op, {many:,} citations in one test vs {few} per test",
+            f"{ms(many_cost)} per citation",
+            f"{ms(few_cost)} per citation",
+            many_cost / few_cost if few_cost > 0 else float("inf"),
+            goal,
+            guard,
         )
     )
-    pace = timings["fixed"].pace
-    allowed = pace.allows(FIXED_GOAL)
+    rows.append(_loads_row(shapes[0], loads))
+    last = shapes[-1]
     rows.append(
         Row(
-            f"Replay vs a no-op check: fixed cost (one test of {few} citations)",
-            f"{secs(timings['fixed'].replay_cpu)} CPU ({secs(timings['fixed'].replay_wall)} wall)",
-            f"no-op {secs(timings['fixed'].noop_cpu)} CPU ({secs(timings['fixed'].noop_wall)} wall); "
-            f"importing typesafe-sdk alone: {secs(sdk_import)} CPU",
-            f"+{secs(fixed_cost)} CPU (+{secs(timings['fixed'].extra_wall)} wall{pace.at_reference(fixed_cost, secs)})",
-            pace.bound(FIXED_GOAL, secs),
-            fixed_cost <= allowed,
-            note="" if fixed_cost <= allowed else f"importing typesafe-sdk is {secs(sdk_import)} of it",
-            guard_ok=fixed_cost - sdk_import <= pace.allows(FIXED_GUARD_BEYOND_SDK),
-            guard=pace.bound(FIXED_GUARD_BEYOND_SDK, secs, " beyond importing typesafe-sdk"),
-            miss=f"+{secs(fixed_cost - allowed)}" if fixed_cost > allowed else "",
-        )
-    )
-    mem = timings[memory.name]
-    rows.append(
-        Row(
-            f"Replay peak memory: one test of {memory.citations:,} citations (RSS)",
-            megabytes(mem.replay_rss),
-            f"no-op {megabytes(mem.noop_rss)}; its cassette {megabytes(memory_cassette)}",
-            f"+{megabytes(mem.replay_rss - mem.noop_rss)}",
+            f"Replay peak memory: one test of {last.citations:,} citations (RSS)",
+            megabytes(last.rss["replay"]),
+            f"no-op {megabytes(last.rss['noop'])}; dict floor {megabytes(last.rss['floor'])}; "
+            f"cassette {megabytes(cassette_bytes)}",
+            f"+{megabytes(last.rss['replay'] - last.rss['noop'])} over the no-op",
             "reported",
             None,
         )
     )
-    rows.append(
-        Row(
-            "Replay: cassette loads",
-            f"{len(loads)} loads",
-            f"{shapes[0].tests} tests, {shapes[0].citations} citations",
-            "",
-            "once per test",
-            len(loads) == shapes[0].tests,
-            guard_ok=len(loads) == shapes[0].tests,
-            guard="once per test",
-            miss=f"{len(loads)} loads for {shapes[0].tests} tests" if len(loads) != shapes[0].tests else "",
-        )
-    )
+    if not all(suite.ok for suite in shapes):
+        for row in rows:
+            if row.met is not None:
+                row.met = row.guard_ok = False
+                row.note = "some runs did not pass"
     return rows
 
 
-def _cassette_bytes(suite: Suite) -> int:
-    return sum(path.stat().st_size for path in suite.root.rglob("*.yaml")) if suite.root.exists() else 0
+def _shape(suite: Suite) -> str:
+    return f"{suite.citations:,} citations, {suite.per_test:,} per test ({suite.tests:,} tests)"
+
+
+def _floor_row(suite: Suite, goal_and_guard: tuple[float, float]) -> Row:
+    replay, floor = suite.cost("replay"), suite.cost("floor")
+    return at_most_row(
+        f"Replay vs the dict floor (the same SDK requests answered from a dict): {_shape(suite)}, CPU over the no-op",
+        f"+{secs(replay)} CPU ({secs(suite.cpu['replay'])} in all)",
+        f"floor +{secs(floor)} CPU; no-op {secs(suite.cpu['noop'])}",
+        replay / floor if floor > 0 else float("inf"),
+        *goal_and_guard,
+    )
+
+
+def _vcrpy_row(suite: Suite) -> Row:
+    replay, vcrpy = suite.cost("replay"), suite.cost("vcrpy")
+    return at_most_row(
+        f"Replay vs plain vcrpy with the SDK: {_shape(suite)}, CPU over the no-op",
+        f"+{secs(replay)} CPU",
+        f"vcrpy +{secs(vcrpy)} CPU",
+        replay / vcrpy if vcrpy > 0 else float("inf"),
+        *GOALS.vcrpy,
+    )
+
+
+def _info_rows(shapes: list[Suite]) -> list[Row]:
+    """Absolute times, information only: per citation and per test over the no-op and over the dict floor."""
+    rows = []
+    for suite in shapes:
+        over_noop = suite.cost("replay") / suite.citations
+        over_floor = (suite.cost("replay") - suite.cost("floor")) / suite.tests
+        rows.append(
+            Row(
+                f"Replay, absolute: {_shape(suite)}",
+                f"{ms(over_noop)} per citation over the no-op",
+                f"wall: replay {secs(suite.wall['replay'])}, no-op {secs(suite.wall['noop'])}",
+                f"{ms(over_floor)} per test over the dict floor",
+                "information",
+                None,
+            )
+        )
+    return rows
+
+
+def _loads_row(suite: Suite, loads: list[str]) -> Row:
+    right = len(loads) == suite.tests
+    return Row(
+        "Replay: cassette loads",
+        f"{len(loads)} loads",
+        f"{suite.tests} tests, {suite.citations} citations",
+        "",
+        "once per test",
+        right,
+        guard_ok=right,
+        guard="once per test",
+        miss="" if right else f"{len(loads)} loads for {suite.tests} tests",
+    )

@@ -3,8 +3,10 @@
 - **Ours**: a fresh ``QuoteLocator`` over a generated corpus (``bench.corpus``: half its sections
   non-ASCII), then every quote looked up, offsets included, and the closest passage of each quote
   that is not there, as ``_locate.citations.locate`` does for a citation.
-- **Floor**: one plain fold of every section, ``" ".join(text.translate(FOLD_TABLE).split())``:
-  anything must read the document once, and this is about the least reading can cost.
+- **Floor**: a plain fold and lookup: every section folded once, ``" ".join(text.translate(FOLD_TABLE).split())``,
+  then every quote folded the same way and looked up with ``in`` in each folded section in order
+  until one holds it: about the least a step 1 can do (it misses the quotes a line-broken hyphen,
+  an elision or a typo perturbs, which ours finds; how many it finds is printed).
 - **Baseline**: the cookbook's ``find_quote``, verbatim (re-normalise every section for every quote),
   timed on an evenly spread sample and scaled: it is linear in the number of quotes.
 - **Right answers**: every found quote in the section it was cut from (or an earlier one that
@@ -27,7 +29,6 @@ from typing import Any
 
 from bench.common import (
     PEAK_RSS,
-    Pace,
     Row,
     at_most_row,
     clean_env,
@@ -77,11 +78,23 @@ def our_step1(source: Any, quotes: list[Quote]) -> list[Located]:
     return located
 
 
-def floor_pass(sections: dict[str, str]) -> None:
+def floor_pass(sections: dict[str, str]) -> list[str]:
+    """Every section folded once: what the floor reads (and what the memory floor holds)."""
     from pytest_citecheck._locate.normalize import FOLD_TABLE
 
-    for text in sections.values():
-        " ".join(text.translate(FOLD_TABLE).split())
+    return [" ".join(text.translate(FOLD_TABLE).split()) for text in sections.values()]
+
+
+def fold_and_lookup(sections: dict[str, str], quotes: list[Quote]) -> int:
+    """Step 1's floor: fold every section, then look each folded quote up in them in order; how many were found."""
+    from pytest_citecheck._locate.normalize import FOLD_TABLE
+
+    folded = floor_pass(sections)
+    found = 0
+    for quote in quotes:
+        needle = " ".join(quote.quote.translate(FOLD_TABLE).split())
+        found += any(needle in text for text in folded)
+    return found
 
 
 def wrong_answers(corpus: Corpus, quotes: list[Quote], located: list[Located]) -> list[str]:
@@ -116,11 +129,9 @@ FULL = Step1Sizes(5_000_000, 1_000, 40, 5, 20_000_000)
 QUICK = Step1Sizes(5_000_000, 1_000, 10, 3, 20_000_000)
 
 # Goals, and the guard margins --quick allows a loaded 2-core CI machine (docs/performance.md).
-# x (floor + 0.1 ms per quote, the 0.1 ms a time on the reference machine, scaled by the pace the
-# run measured). The guard leaves room for a noisy CI machine above today's figure (about 1.15x).
-STEP1_GOAL, STEP1_GUARD = 1.5, 2.5
-PER_QUOTE_ALLOWANCE = 0.0001  # seconds on the reference machine: what a quote may add to the fold
-CLOSEST_GOAL, CLOSEST_GUARD = 0.001, 0.002  # seconds per fabricated quote
+# x the plain fold-and-lookup floor, measured in the same run: ours must not cost more than the
+# floor (an outside measurement found 0.47-0.72x); the guard is generous, for a noisy CI machine.
+STEP1_GOAL, STEP1_GUARD = 1.0, 1.5
 FLAT_GOAL, FLAT_GUARD = 1.5, 2.5  # closest() per quote at 20 MB / at 5 MB
 SPEEDUP_GOAL, SPEEDUP_GUARD = 100, 20  # x faster than the cookbook's algorithm
 
@@ -143,15 +154,14 @@ def run(sizes: Step1Sizes, log: Any = print) -> tuple[list[Row], dict[str, Any]]
     for line in wrong[:10]:
         log(f"step 1 WRONG: {line}")
 
-    floors, timings, pace = [], [], Pace()
+    floors, timings, floor_found = [], [], 0
     for _ in range(sizes.runs):  # interleaved, so drift in the machine's load hits both alike
         started = time.process_time()
-        floor_pass(sections)
+        floor_found = fold_and_lookup(sections, quotes)
         floors.append(time.process_time() - started)
         started = time.process_time()
         our_step1(source, quotes)
         timings.append(time.process_time() - started)
-        pace.sample()  # for the 0.1 ms per quote, a time on the reference machine
     floor, our_time = statistics.median(floors), statistics.median(timings)
     step = max(1, len(quotes) // sizes.baseline_sample)
     sample = quotes[::step][: sizes.baseline_sample]
@@ -162,18 +172,15 @@ def run(sizes: Step1Sizes, log: Any = print) -> tuple[list[Row], dict[str, Any]]
     log(f"step 1: ours {secs(our_time)} CPU, floor {secs(floor)}, cookbook {secs(baseline)} (scaled)")
 
     rows: list[Row] = []
-    allowance = pace.allows(PER_QUOTE_ALLOWANCE)
-    budget = floor + allowance * len(quotes)
-    ratio = our_time / budget
-    per_quote = "0.1 ms" if pace.slowdown == 1.0 else f"0.1 ms × {pace.slowdown:.2f} pace"
+    found = sum(status == "found" for status, _, _ in ours)
     rows.append(
         at_most_row(
             f"Step 1: {len(quotes):,} quotes ({kinds['missing']} fabricated, `closest()` included) over "
             f"{megabytes(corpus.bytes)}, {corpus.non_ascii_sections:,} of {len(sections):,} sections non-ASCII, "
-            "vs the plain fold + 0.1 ms per quote",
-            f"{secs(our_time)} CPU",
-            f"fold {secs(floor)} + {len(quotes):,} × {per_quote} = {secs(budget)}",
-            ratio,
+            "vs a plain fold and lookup",
+            f"{secs(our_time)} CPU; {found:,} quotes found",
+            f"fold and lookup {secs(floor)} CPU; {floor_found:,} quotes found",
+            our_time / floor,
             STEP1_GOAL,
             STEP1_GUARD,
         )
@@ -213,7 +220,7 @@ def run(sizes: Step1Sizes, log: Any = print) -> tuple[list[Row], dict[str, Any]]
     return rows, facts
 
 
-def _closest_per_quote(source: Any, missing: list[str], runs: int, pace: Pace) -> float:
+def _closest_per_quote(source: Any, missing: list[str], runs: int) -> float:
     from pytest_citecheck._locate.locator import QuoteLocator
 
     locator = QuoteLocator(source)
@@ -225,7 +232,6 @@ def _closest_per_quote(source: Any, missing: list[str], runs: int, pace: Pace) -
         for quote in missing:
             locator.closest(quote)
         timings.append((time.process_time() - started) / len(missing))
-        pace.sample()
     return statistics.median(timings)
 
 
@@ -234,31 +240,17 @@ def _closest_rows(
 ) -> list[Row]:
     from pytest_citecheck import Source
 
-    small_pace, big_pace = Pace(), Pace()
-    small = _closest_per_quote(source, [q.quote for q in quotes if q.kind == "missing"], sizes.runs, small_pace)
+    small = _closest_per_quote(source, [q.quote for q in quotes if q.kind == "missing"], sizes.runs)
     big = _closest_per_quote(
-        Source(sections=large.sections), [q.quote for q in large_quotes if q.kind == "missing"], sizes.runs, big_pace
+        Source(sections=large.sections), [q.quote for q in large_quotes if q.kind == "missing"], sizes.runs
     )
     flat = big / small
     log(
         f"closest: {ms(small)} per quote at {megabytes(sum(len(t) for t in source.sections.values()))}, {ms(big)} at 20 MB"
     )
     rows = []
-    for label, cost, pace in (("5 MB", small, small_pace), (megabytes(large.bytes), big, big_pace)):
-        allowed = pace.allows(CLOSEST_GOAL)
-        rows.append(
-            Row(
-                f"`closest()` per fabricated quote, {label}",
-                f"{ms(cost)} CPU",
-                "",
-                f"{ms(cost)} per quote{pace.at_reference(cost, ms)}",
-                pace.bound(CLOSEST_GOAL, ms, " per quote"),
-                cost <= allowed,
-                guard_ok=cost <= pace.allows(CLOSEST_GUARD),
-                guard=pace.bound(CLOSEST_GUARD, ms, " per quote"),
-                miss=f"+{ms(cost - allowed)} per quote" if cost > allowed else "",
-            )
-        )
+    for label, cost in (("5 MB", small), (megabytes(large.bytes), big)):
+        rows.append(Row(f"`closest()` per fabricated quote, {label}", f"{ms(cost)} CPU", "", "", "information", None))
     rows.append(
         at_most_row(
             "`closest()` is flat in document size: per quote at 20 MB vs at 5 MB",

@@ -127,24 +127,3 @@ def test_quick_names_each_goal_missed_beyond_its_guard_and_by_how_much() -> None
     assert regressions(rows) == [
         "REGRESSION: Replay is linear: 2.10x; goal ≤ 1.3x, missed by +0.80x; outside its guard margin (≤ 1.6x)"
     ]
-
-
-def test_the_pace_is_the_median_of_its_samples_and_scales_a_goal_in_absolute_time() -> None:
-    from bench import common
-    from bench.common import Pace, ms
-
-    pace = Pace()
-    pace.sample()  # the workload, run in a fresh process: a reading in the reference's terms
-    assert len(pace.samples) == 1 and 0.05 < pace.samples[0] < 50
-    # Three readings as on a machine 2.0x, 3.0x and 2.5x the reference.
-    pace.samples = [2.0, 3.0, 2.5]
-    assert pace.slowdown == pytest.approx(2.5)  # the median, not the first or the best
-    assert pace.allows(0.001) == pytest.approx(0.0025)
-    assert pace.bound(0.001, ms, " per citation") == "≤ 1.00 ms per citation × 2.50 pace = 2.50 ms"
-    assert pace.at_reference(0.002, ms) == "; 0.80 ms at the reference pace"
-
-    faster = Pace()
-    faster.samples = [0.7, 0.8, 0.9]  # a machine faster than the reference is held to the goal as written
-    assert faster.slowdown == 1.0
-    assert faster.bound(0.3, common.secs) == "≤ 0.300 s"
-    assert faster.at_reference(0.25, common.secs) == ""
