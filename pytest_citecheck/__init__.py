@@ -42,6 +42,7 @@ _EXPORTS = {
     "JudgeError": "_errors",
     "OptionError": "_errors",
     "SourceError": "_errors",
+    "SourceWarning": "_errors",
     "ModelMismatchError": "_recording.lifecycle.pinning",
     "ModelPinWarning": "_recording.lifecycle.pinning",
     "CitationResult": "_results",
@@ -80,6 +81,7 @@ __all__ = [
     "RetrievalResult",
     "Source",
     "SourceError",
+    "SourceWarning",
     "Status",
     "Verdict",
     "__version__",
@@ -125,6 +127,7 @@ if TYPE_CHECKING:
         JudgeError,
         OptionError,
         SourceError,
+        SourceWarning,
     )
     from pytest_citecheck._locate.retrieval import RetrievalResult, check_retrieval
     from pytest_citecheck._options import CheckOptions

@@ -47,6 +47,11 @@ class SourceError(CitationInputError):
     """A source document that cannot be split into sections."""
 
 
+class SourceWarning(UserWarning):
+    """A source document split in a way that will likely fail later: badly explained by any layout, or with
+    sections too large for one Jev request. Said once, when the document is loaded."""
+
+
 class OptionError(CitecheckError, ValueError):
     """A configuration value (flag, ini key, marker or call argument) that is not valid.
 

@@ -9,6 +9,7 @@ happen here; the splitting itself is ``formats``'.
 from __future__ import annotations
 
 import re
+import warnings as _warnings
 from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,13 +17,15 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
-from pytest_citecheck._errors import SourceError
+from pytest_citecheck._errors import SourceError, SourceWarning
+from pytest_citecheck._limits import STATE_AND_QUESTION_TOKEN_LIMIT, estimate_tokens, fits
+from pytest_citecheck._sources.offsets import OffsetMap
 
 # The formats ``Source.from_text`` splits itself (``_sources.formats.FORMATS``; a test keeps the two
 # in step). A signature's ``format`` is ``BuiltinFormat | str``: editors offer the built-in names,
 # and any other name is legal because it goes to the ``pytest_citecheck_split_sections`` hook, so
 # a misspelt format is reported when the document is split, not by the type checker.
-BuiltinFormat = Literal["auto", "rfc", "markdown", "numbered", "html"]
+BuiltinFormat = Literal["auto", "rfc", "markdown", "numbered", "html", "rst", "docbook", "man"]
 Format: TypeAlias = BuiltinFormat | str
 
 _NUMERIC_ID = re.compile(r"^\d+(?:\.\d+)*$")
@@ -32,40 +35,84 @@ def _numeric_key(section_id: str) -> tuple[int, ...]:
     return tuple(int(part) for part in section_id.split("."))
 
 
+def _checked(given: object) -> dict[str, str]:
+    if not isinstance(given, Mapping):
+        raise SourceError(
+            f"sections must be a mapping of section id to text, not {type(given).__name__}", field="sections"
+        )
+    if not given:
+        raise SourceError("the source has no sections", field="sections")
+    sections: dict[str, str] = {}
+    for key, value in given.items():
+        if not isinstance(key, str) or not key.strip():
+            raise SourceError(f"section id {key!r} must be a non-empty string", field="sections")
+        if not isinstance(value, str):
+            raise SourceError(f"section {key!r} must be text, not {type(value).__name__}", field="sections")
+        sections[key] = value
+    return sections
+
+
+def _spans(text: str, sections: Mapping[str, str]) -> dict[str, tuple[int, int]]:
+    """Where each section sits in ``text``, for sections that are verbatim slices of it, in order."""
+    spans: dict[str, tuple[int, int]] = {}
+    position = 0
+    for key, value in sections.items():
+        at = text.find(value, position)
+        if at >= 0 and value:
+            spans[key] = (at, at + len(value))
+            position = at + len(value)
+    return spans
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where offsets into the text as given fall: a section, and ``[start, end)`` in that section's text."""
+
+    section: str
+    start: int
+    end: int
+
+
 @dataclass(frozen=True, eq=False)
 class Source:
     """A document split into sections: ``sections`` maps a section id (``"4.1.3"``) to its text.
 
     Build one with ``Source.from_text(text, format=...)``, ``Source.from_file(path)``, or directly
-    with ``Source(sections={...})`` when the caller already has the sections. ``spans`` maps each
-    section id to ``[start, end)`` in ``text`` (for sections that are verbatim slices of it).
+    with ``Source(sections={...})`` when the caller already has the sections.
+
+    Three texts, and the maps between them:
+    - ``original``: the text as given: the file's characters as read, the text passed to
+      ``from_text``, or, for ``Source(sections=...)``, the ``text`` passed beside the sections (pass
+      the document your app sent, so that Claude's ``char_location`` offsets into it are placed),
+      else the sections joined with a blank line (``"\\n\\n"``) between each two;
+    - ``text``: what the sections are slices of: ``original`` cleaned by the format (RFC page
+      footers, boxes, HTML markup removed), or ``original`` itself;
+    - ``sections``: each section's text. ``spans`` maps a section id to ``[start, end)`` in ``text``.
+
+    ``place(start, end)`` turns offsets into ``original`` into a section and offsets in its text;
+    ``original_offset(section, offset)`` goes back. ``oversized`` names the sections too large for
+    one Jev request judged whole (the default, no ``window``).
     """
 
     sections: Mapping[str, str]
     text: str = ""
     name: str | None = None
     format: str | None = None
+    original: str | None = None
+    offsets: OffsetMap | None = field(default=None, repr=False)
     order: tuple[str, ...] = field(init=False, repr=False)
     spans: Mapping[str, tuple[int, int]] = field(init=False, repr=False)
+    oversized: tuple[str, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.sections, Mapping):
-            raise SourceError(
-                f"sections must be a mapping of section id to text, not {type(self.sections).__name__}",
-                field="sections",
-            )
-        if not self.sections:
-            raise SourceError("the source has no sections", field="sections")
-        sections: dict[str, str] = {}
-        for key, value in self.sections.items():
-            if not isinstance(key, str) or not key.strip():
-                raise SourceError(f"section id {key!r} must be a non-empty string", field="sections")
-            if not isinstance(value, str):
-                raise SourceError(f"section {key!r} must be text, not {type(value).__name__}", field="sections")
-            sections[key] = value
+        sections = _checked(self.sections)
         object.__setattr__(self, "sections", sections)
         if not self.text:
             object.__setattr__(self, "text", "\n\n".join(sections.values()))
+        if self.original is None:
+            object.__setattr__(self, "original", self.text)
+        if self.offsets is None:
+            object.__setattr__(self, "offsets", OffsetMap.identity(len(self.text)))
         # Quotes are looked up "first containing section in numeric order" (the cookbook's rule);
         # ids that are not dotted numbers keep document order.
         if all(_NUMERIC_ID.match(key) for key in sections):
@@ -73,25 +120,22 @@ class Source:
         else:
             order = tuple(sections)
         object.__setattr__(self, "order", order)
-        spans: dict[str, tuple[int, int]] = {}
-        position = 0
-        for key, value in sections.items():
-            at = self.text.find(value, position)
-            if at >= 0 and value:
-                spans[key] = (at, at + len(value))
-                position = at + len(value)
-        object.__setattr__(self, "spans", spans)
-
+        object.__setattr__(self, "spans", _spans(self.text, sections))
+        oversized = tuple(key for key, value in sections.items() if not fits("", value))
+        object.__setattr__(self, "oversized", oversized)
     @classmethod
     def from_text(cls, text: str, format: Format = "auto", *, name: str | None = None, hooks: Any = None) -> Source:
         """Split ``text`` into sections according to ``format`` (see ``pytest_citecheck._sources.formats``).
 
-        Built-in formats: ``auto`` (the default: detect which of the others the text is), ``rfc``,
-        ``markdown``, ``numbered`` and ``html``. Any other
-        name is offered to the ``pytest_citecheck_split_sections`` hook (``hooks``, or the running
-        pytest session's).
+        Built-in formats: ``auto`` (the default: split the text in every layout and keep the one that
+        explains it best), ``rfc``, ``markdown``, ``rst``, ``docbook``, ``man``, ``numbered`` and
+        ``html`` (see docs/sources.md). Any other name is offered to the
+        ``pytest_citecheck_split_sections`` hook (``hooks``, or the running pytest session's).
+
+        Warns (``SourceWarning``) once, here: when ``auto``'s best layout still explains the text
+        badly, and when sections are too large for one Jev request.
         """
-        from pytest_citecheck._sources.formats import split
+        from pytest_citecheck._sources.formats import split, split_detected
 
         if not isinstance(text, str):
             raise SourceError(f"the document must be text (str), not {type(text).__name__}", field="source")
@@ -103,14 +147,20 @@ class Source:
             raise SourceError(
                 f"format must be a format name such as 'rfc' or 'markdown', not {format!r}", field="format"
             )
-        sections: Mapping[str, str]
+        warnings: list[str | None] = []
         if format == "auto":
-            from pytest_citecheck._sources.formats import split_detected
-
-            format, clean, sections = split_detected(text, name)
+            detected = split_detected(text, name)
+            format, parts = detected.format, detected.split
+            warnings.append(detected.warning(name))
         else:
-            clean, sections = split(text, format, hooks)
-        return cls(sections=sections, text=clean, name=name, format=format)
+            parts = split(text, format, hooks)
+        source = cls(
+            sections=parts.sections, text=parts.clean, name=name, format=format, original=text, offsets=parts.offsets
+        )
+        warnings.append(source.oversized_warning())
+        for message in filter(None, warnings):
+            _warnings.warn(message, SourceWarning, stacklevel=3)
+        return source
 
     @classmethod
     def from_file(
@@ -158,6 +208,48 @@ class Source:
             return None
         key = keys[index]
         return key if offset < self.spans[key][1] else None
+
+    def place(self, start: int, end: int | None = None) -> Placed | None:
+        """The section that offsets ``[start, end)`` into ``original`` point at, and where in its text.
+
+        This is how a ``char_location`` (Claude's offsets into the document the app sent) is read: a
+        sentence that occurs in two sections is in the one the offsets point at. None when ``start``
+        is in no section (the preamble's margin, a page footer the cleaning removed, or out of range).
+        """
+        assert self.offsets is not None
+        clean = self.offsets.to_clean(start)
+        section = self.section_at(clean) if clean is not None else None
+        if section is None or clean is None:
+            return None
+        section_start, section_end = self.spans[section]
+        last = self.offsets.to_clean(max(start, (end if end is not None else start + 1) - 1))
+        last = min(section_end - 1, last if last is not None and last >= clean else clean)
+        return Placed(section, clean - section_start, last + 1 - section_start)
+
+    def original_offset(self, section: str, offset: int) -> int:
+        """The offset into ``original`` of ``offset`` in section ``section``'s text."""
+        assert self.offsets is not None
+        if section not in self.spans:
+            raise KeyError(f"section {section!r} is not a slice of the source's text, so it has no offsets")
+        start, end = self.spans[section]
+        return self.offsets.to_given(min(start + offset, end))
+
+    def oversized_warning(self) -> str | None:
+        """The load-time warning naming the sections too large for one Jev request (None when none are)."""
+        if not self.oversized:
+            return None
+        named = ", ".join(
+            f"{key!r} ({len(self.sections[key]):,} characters, about {estimate_tokens(self.sections[key]):,} tokens)"
+            for key in self.oversized[:5]
+        )
+        more = f" and {len(self.oversized) - 5} more" if len(self.oversized) > 5 else ""
+        document = f"{self.name}: " if self.name else ""
+        return (
+            f"{document}{len(self.oversized)} section{'s' if len(self.oversized) != 1 else ''} too large for one Jev "
+            f"request judged whole ({STATE_AND_QUESTION_TOKEN_LIMIT:,} tokens for state plus question): {named}{more}; "
+            "a citation of one fails unless the check sets window=N (judge the text around the quote), or split "
+            "the document finer (format=, the pytest_citecheck_split_sections hook, or Source(sections=...))"
+        )
 
     def __len__(self) -> int:
         return len(self.sections)

@@ -1,11 +1,13 @@
 """Splitting a document's text into sections, one module per document shape.
 
-A splitter takes the document's text and returns ``(clean_text, sections)``: the text after
-layout noise is removed (page headers and footers, boxes drawn around paragraphs, HTML markup),
-and an ordered mapping from section id to that section's full text, heading included. Every
-section is a verbatim slice of ``clean_text``. ``FORMATS`` maps each format name
-``Source.from_text(format=...)`` accepts to its splitter; ``detect_format`` is what ``auto`` uses;
-``pdf.read_pdf`` extracts a PDF's text with pypdf (an optional extra, imported only for PDFs).
+A splitter takes the document's text and returns ``(clean_text, sections)``, or
+``(clean_text, sections, offsets)`` when it cleans: the text after layout noise is removed (page
+headers and footers, boxes drawn around paragraphs, HTML markup), an ordered mapping from section
+id to that section's full text, heading included, and the ``OffsetMap`` from the cleaned text back
+to the text as given. Every section is a verbatim slice of ``clean_text``. ``FORMATS`` maps each
+layout's name to its splitter (one module each); ``auto`` (``detect``) splits the text every way
+and keeps the split that explains it best (``auto.py``); ``pdf.read_pdf`` extracts a PDF's text
+with pypdf (an optional extra, imported only for PDFs).
 
 Formats that are not built in go to the ``pytest_citecheck_split_sections`` hook. This module stays
 free of pytest: the plugin hands it the hook's caller (``_hooks.set_split_hook``) while a session runs.
@@ -15,21 +17,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from pytest_citecheck import _hooks
 from pytest_citecheck._errors import SourceError, docs_url
+from pytest_citecheck._sources.formats.auto import Fit, fit, ranked
+from pytest_citecheck._sources.formats.docbook import split_docbook
 from pytest_citecheck._sources.formats.headings import PREAMBLE, heading_ids
 from pytest_citecheck._sources.formats.html import split_html
+from pytest_citecheck._sources.formats.man import HEADER, ROFF, split_man
 from pytest_citecheck._sources.formats.markdown import split_markdown
 from pytest_citecheck._sources.formats.numbered import split_numbered
 from pytest_citecheck._sources.formats.pdf import read_pdf
 from pytest_citecheck._sources.formats.rfc import split_rfc
+from pytest_citecheck._sources.formats.rst import split_rst
+from pytest_citecheck._sources.offsets import OffsetMap
 
 __all__ = [
     "EXTENSIONS",
     "FORMATS",
     "PREAMBLE",
+    "Detected",
+    "Split",
     "detect_format",
     "heading_ids",
     "read_pdf",
@@ -37,81 +47,160 @@ __all__ = [
     "split_detected",
 ]
 
-Splitter = Callable[[str], "tuple[str, dict[str, str]]"]
+
+class Split(NamedTuple):
+    """A split document: the cleaned text, its sections (slices of it), and the map back to the text as given
+    (None when the cleaned text is the text as given)."""
+
+    clean: str
+    sections: Mapping[str, str]
+    offsets: OffsetMap | None = None
+
+
+# A splitter returns ``(clean_text, sections)``, or ``(clean_text, sections, offsets)`` when it cleans.
+Splitter = Callable[[str], "tuple[Any, ...]"]
 
 _LOOKS_HTML = re.compile(r"<(?:!doctype\s+html|html|body|h[1-6]|p|div)[\s>]", re.IGNORECASE)
-_LOOKS_RFC_FOOTER = re.compile(r"^.*\[Page \d+\][ \t]*$", re.MULTILINE)
-_LOOKS_ATX = re.compile(r"^ {0,3}#{1,6}[ \t]+\S", re.MULTILINE)
-
-
-def detect_format(text: str) -> str:
-    """The built-in format ``text`` looks like: html, rfc, markdown or numbered."""
-    if _LOOKS_HTML.search(text[:65536]):
-        return "html"
-    if _LOOKS_RFC_FOOTER.search(text) and _RFC_HEADER.search(text):
-        return "rfc"
-    if len(_LOOKS_ATX.findall(text)) >= 1:
-        return "markdown"
-    try:
-        _, sections = split_numbered(text)
-    except SourceError:
-        sections = {}
-    if len([key for key in sections if key != PREAMBLE]) >= 2:
-        return "numbered"
-    return "markdown"
-
-
-# What ``auto`` looks for, in the order it looks, for the message when it finds none of them.
-AUTO_TRIED = (
-    "html (<h1>-<h6> elements), rfc (RFC Editor page footers and headers), markdown ('#' or underlined "
-    "headings) and numbered ('1.', '1.1', 'Section 4.' at the start of lines)"
-)
-
-
-def split_auto(text: str) -> tuple[str, dict[str, str]]:
-    """Whichever built-in format ``detect_format`` names."""
-    return split_detected(text)[1:]
-
-
-def split_detected(text: str, name: str | None = None) -> tuple[str, str, dict[str, str]]:
-    """``(format, clean_text, sections)`` for the built-in format ``detect_format`` names.
-
-    When that format finds no sections either, the error names every format ``auto`` tried and
-    the ways out (``format=``, the split hook), not just the last splitter's complaint.
-    """
-    chosen = detect_format(text)
-    try:
-        clean, sections = FORMATS[chosen](text)
-    except SourceError:
-        document = f"{name}: " if name else ""
-        raise SourceError(
-            f"{document}format 'auto' found no sections: it looked for {AUTO_TRIED}, and the document has none "
-            "of them; if it is one of those formats, pass format= (rfc, markdown, numbered, html); otherwise "
-            "split it yourself: implement the pytest_citecheck_split_sections hook for a format name of your "
-            "own (see " + docs_url("hooks") + "), or build Source(sections={...})",
-            field="format",
-        ) from None
-    return chosen, clean, sections
-
-
 _RFC_HEADER = re.compile(r"^RFC \d+ .*\b\d{4}[ \t]*$", re.MULTILINE)
+_RFC_FOOTER = re.compile(r"^.*\[Page \d+\][ \t]*$", re.MULTILINE)
+_DOCBOOK_CHAPTER = re.compile(r"^(?:Chapter|Appendix)\u00a0\S+\.\u00a0", re.MULTILINE)
 
 FORMATS: dict[str, Splitter] = {
     "rfc": split_rfc,
     "markdown": split_markdown,
     "numbered": split_numbered,
     "html": split_html,
-    "auto": split_auto,
+    "rst": split_rst,
+    "docbook": split_docbook,
+    "man": split_man,
 }
 
-EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".rfc": "rfc"}
+# The mark each layout leaves, worth a little in ``auto``'s score (``auto.MARK_BONUS``).
+MARKS: dict[str, Callable[[str], bool]] = {
+    "html": lambda text: bool(_LOOKS_HTML.search(text[:65536])),
+    "rfc": lambda text: bool(_RFC_FOOTER.search(text) and _RFC_HEADER.search(text)),
+    "man": lambda text: bool(HEADER.match(text.lstrip("\n"))),
+    "docbook": lambda text: bool(_DOCBOOK_CHAPTER.search(text)),
+}
+
+# Layouts ``auto`` tries only on text that bears their mark: HTML without elements, an RFC without
+# page footers and headers (which is numbered text).
+MARKED_ONLY = ("html", "rfc")
+
+EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".rfc": "rfc", ".rst": "rst"}
 
 
-def split(text: str, format: str, hooks: Any = None) -> tuple[str, Mapping[str, str]]:
+def _as_split(result: tuple[object, ...], text: str) -> Split:
+    clean, sections = result[0], result[1]
+    offsets = result[2] if len(result) > 2 else None
+    assert isinstance(clean, str) and isinstance(sections, Mapping)
+    return Split(clean, sections, offsets if isinstance(offsets, OffsetMap) else None)
+
+
+@dataclass(frozen=True)
+class Detected:
+    """What ``auto`` chose: the format, its split, every layout's ``Fit`` best first."""
+
+    format: str
+    split: Split
+    fits: tuple[Fit, ...]
+
+    def warning(self, name: str | None) -> str | None:
+        """The load-time warning when even the best layout explains the document badly, else None."""
+        best = self.fits[0]
+        problems = best.problems
+        if not problems:
+            return None
+        document = f"{name}: " if name else ""
+        runner_up = (
+            f"the runner-up, {self.fits[1].format!r} ({self.fits[1].sections} sections), fits worse"
+            if len(self.fits) > 1
+            else "no other layout found any sections"
+        )
+        return (
+            f"{document}format 'auto' split the document as {best.format!r} ({best.sections} sections), "
+            f"but {'; '.join(problems)}; {runner_up}. If the document is one of the built-in layouts, pass "
+            f"format= ({', '.join(sorted(set(FORMATS) - {'auto'}))}); otherwise split it yourself with the "
+            f"pytest_citecheck_split_sections hook (see {docs_url('hooks')}) or Source(sections={{...}})"
+        )
+
+
+def detect(text: str) -> Detected:
+    """Split ``text`` in every built-in layout and keep the best (see ``auto``)."""
+    splits: dict[str, Split] = {}
+    fits: list[Fit] = []
+    for name, splitter in FORMATS.items():
+        if name == "auto" or (name in MARKED_ONLY and not MARKS[name](text)):
+            continue
+        try:
+            found = _as_split(splitter(text), text)
+        except SourceError:
+            continue
+        splits[name] = found
+        fits.append(fit(name, found.clean, found.sections, MARKS.get(name, _unmarked)(text)))
+    if not fits:
+        raise SourceError("no layout found sections", field="format")
+    best = ranked(fits)
+    return Detected(best[0].format, splits[best[0].format], tuple(best))
+
+
+def _unmarked(text: str) -> bool:
+    return False
+
+
+def split_auto(text: str) -> tuple[str, Mapping[str, str], OffsetMap | None]:
+    """Whichever layout explains ``text`` best (``detect``)."""
+    return split_detected(text).split
+
+
+FORMATS["auto"] = split_auto
+
+def detect_format(text: str) -> str:
+    """The built-in layout ``auto`` splits ``text`` as."""
+    try:
+        return detect(text).format
+    except SourceError:
+        return "markdown"
+
+
+# What ``auto`` looks for, for the message when it finds none of them.
+AUTO_TRIED = (
+    "html (<h1>-<h6> elements), rfc (RFC Editor page footers and headers), man (a rendered man page's "
+    "headings), docbook ('Chapter 1.', '1.2.' lines of a rendered manual), markdown ('#' or underlined "
+    "headings), rst (titles underlined with = - ~ ^ and the like) and numbered ('1.', '1.1', 'Section 4.' "
+    "at the start of lines)"
+)
+
+
+def split_detected(text: str, name: str | None = None) -> Detected:
+    """What ``auto`` makes of ``text``.
+
+    When no layout finds sections, the error names every layout ``auto`` tried and the ways out
+    (``format=``, the split hook), not just the last splitter's complaint.
+    """
+    try:
+        return detect(text)
+    except SourceError:
+        document = f"{name}: " if name else ""
+        roff = " (it looks like man page roff source: render it first, e.g. man -P cat ./page.1)"
+        raise SourceError(
+            f"{document}format 'auto' found no sections: it looked for {AUTO_TRIED}, and the document has none "
+            f"of them{roff if ROFF.search(text) else ''}; if it is one of those formats, pass format= "
+            f"({', '.join(sorted(set(FORMATS) - {'auto'}))}); otherwise split it yourself: implement the "
+            "pytest_citecheck_split_sections hook for a format name of your own (see "
+            + docs_url("hooks")
+            + "), or build Source(sections={...})",
+            field="format",
+        ) from None
+
+
+def split(text: str, format: str, hooks: Any = None) -> Split:
     """Split ``text`` as ``format``: a built-in splitter, else the split hook (``hooks`` or the session's)."""
+    if format == "auto":
+        return split_detected(text).split
     splitter = FORMATS.get(format)
     if splitter is not None:
-        return splitter(text)
+        return _as_split(splitter(text), text)
     caller = hooks.pytest_citecheck_split_sections if hooks is not None else _hooks.split_sections
     if caller is not None:
         sections = caller(text=text, format=format)
@@ -122,7 +211,7 @@ def split(text: str, format: str, hooks: Any = None) -> tuple[str, Mapping[str, 
                     "not a mapping of section id to text",
                     field="format",
                 )
-            return text, sections
+            return Split(text, sections)
     raise SourceError(
         f"unknown format {format!r}; known formats: {', '.join(sorted(FORMATS))} "
         "(or implement pytest_citecheck_split_sections in conftest.py)",

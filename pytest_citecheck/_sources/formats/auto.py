@@ -1,0 +1,110 @@
+"""How ``auto`` picks a layout: split the document every way, score each split, take the best.
+
+A split is scored on the whole document (``Fit``):
+- how much of the text its sections hold (text before the first heading, or after the last one's
+  end, is outside every section);
+- how the sizes are spread (the share of the text in the largest section);
+- whether numbered sections are in order (a number lower than the one before is backwards);
+- how many sections are only their heading line;
+- how many sections there are (up to five, a split with more is not thereby better).
+
+The score is the product of those, plus a little for the layout's own mark in the text (RFC page
+footers, a man page's header line, ``Chapter 1.`` lines with a no-break space, HTML elements).
+Equal scores go to the layout that comes first in ``PRECEDENCE``. When even the best split
+explains the document badly (``Fit.problems``), ``Source.from_text`` warns at load, naming the
+layout chosen and the runner-up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from pytest_citecheck._sources.formats.headings import PREAMBLE
+
+# Layouts in the order that wins a tie: the more particular a layout's mark, the earlier.
+# An RFC comes last: without its page marks (which win it the bonus) an RFC is numbered text.
+PRECEDENCE = ("html", "man", "docbook", "markdown", "rst", "numbered", "rfc")
+# Below this size no split is called bad: a short note in one section is fine.
+LARGE_DOCUMENT = 20_000
+MARK_BONUS = 0.15
+
+_ID_PART = re.compile(r"^(?:\d+|[A-Z])$")
+
+
+@dataclass(frozen=True)
+class Fit:
+    """How well one layout's split explains a document."""
+
+    format: str
+    sections: int
+    largest_id: str
+    largest: float  # share of the text in the largest section
+    outside: float  # share of the text in no section (the preamble included)
+    backwards: int  # numbered sections whose number is lower than the one before
+    numbered: int
+    one_line: int  # sections that are only their heading line
+    marked: bool
+    size: int
+
+    @property
+    def score(self) -> float:
+        if not self.sections:
+            return 0.0
+        order = 1 - self.backwards / max(1, self.numbered - 1)
+        lines = 1 - self.one_line / self.sections
+        count = min(1.0, self.sections / 5)
+        quality = (1 - self.outside) * (1 - self.largest) * order * lines * count
+        return quality + (MARK_BONUS if self.marked else 0.0)
+
+    @property
+    def problems(self) -> list[str]:
+        """What about this split explains the document badly (empty when nothing does)."""
+        found: list[str] = []
+        large = self.size >= LARGE_DOCUMENT
+        if large and self.largest > 0.5:
+            found.append(f"section {self.largest_id!r} holds {self.largest:.0%} of the text")
+        if large and self.outside > 0.5:
+            found.append(f"{self.outside:.0%} of the text is in no section")
+        if self.backwards >= 2 and self.backwards > 0.1 * self.numbered:
+            found.append(f"section numbers go backwards {self.backwards} times")
+        if self.sections >= 5 and self.one_line > 0.3 * self.sections:
+            found.append(f"{self.one_line} of its {self.sections} sections are only a heading line")
+        return found
+
+
+def _number(section_id: str) -> tuple[int, ...] | None:
+    parts = section_id.split(".")
+    if not all(_ID_PART.match(part) for part in parts):
+        return None
+    return tuple(int(part) if part.isdigit() else 1000 + ord(part) for part in parts)
+
+
+def fit(format: str, clean: str, sections: Mapping[str, str], marked: bool) -> Fit:
+    """Score one split (see the module's docstring)."""
+    body = {key: value for key, value in sections.items() if key != PREAMBLE}
+    total = max(1, len(clean.strip()))
+    numbers = [number for number in map(_number, body) if number is not None]
+    largest_id = max(body, key=lambda key: len(body[key]), default="")
+    return Fit(
+        format=format,
+        sections=len(body),
+        largest_id=largest_id,
+        largest=len(body.get(largest_id, "")) / total,
+        outside=max(0.0, 1 - sum(map(len, body.values())) / total),
+        backwards=sum(1 for before, after in zip(numbers, numbers[1:]) if after < before),
+        numbered=len(numbers),
+        one_line=sum(1 for text in body.values() if "\n" not in text.strip()),
+        marked=marked,
+        size=total,
+    )
+
+
+def ranked(fits: list[Fit]) -> list[Fit]:
+    """Best first: by score, then by ``PRECEDENCE``."""
+    order = {name: index for index, name in enumerate(PRECEDENCE)}
+    return sorted(fits, key=lambda one: (-round(one.score, 6), order.get(one.format, len(order))))
+
+
+Marks = Mapping[str, Callable[[str], bool]]

@@ -1,0 +1,186 @@
+"""What the layouts that find headings line by line (rst, docbook, man) share.
+
+A layout finds ``Heading``s; this module then
+- drops tables of contents: a run of headings with nothing but other contents entries between
+  them (and not merely ever deeper, as "3.", "3.1.", "3.1.1." are) is a contents list, never sections (its lines stay in the section or preamble around it);
+- gives appendices that restart numbering ids of their own: after chapters 1 to 12, a second
+  "1." starts appendix ``A`` (``A.1``, ``A.2.3``), a third starts ``B``;
+- makes ids: the heading's number where it has one, else the path of titles from the top
+  ("DESCRIPTION > Options"), made unique with " (2)";
+- cuts the text at the headings that are left.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from pytest_citecheck._sources.formats.headings import PREAMBLE
+
+# A title's own number: "4.1.3. Title", "4.1.3 Title", "A.1. Title", "Chapter 3. Title", "Appendix B. Title".
+_TITLE_NUMBER = re.compile(
+    r"^(?:(?:chapter|appendix|section|part)\s+)?(?P<number>\d+(?:\.\d+)*|[A-Z](?:\.\d+)+|[A-Z](?=\.))\.?(?=\s|$)",
+    re.IGNORECASE,
+)
+# A line that can sit in a contents list: an entry ("  * 1.2. Title", "A.1. Title", "Chapter 2. Title")
+# or a short caption with no sentence punctuation ("Preface", "List of Tables", "Table of Contents").
+_ENTRY = re.compile(r"^\s*(?:[*•-]\s+)?(?:(?:chapter|appendix|part)\s+)?(?:\d+|[A-Z])(?:\.\d+)*\.\s+\S", re.I)
+_CAPTION = re.compile(r"^\s*[^\W\d][\w'’-]*(?: [\w'’-]+){0,4}\s*$")
+_CONTENTS_CAPTION = re.compile(r"^\s*(?:table of contents|contents|list of [\w ]+)\s*$", re.IGNORECASE)
+# How many headings in a row, each with nothing of its own, make a contents list.
+CONTENTS_RUN = 3
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A heading: ``[start, end)`` of its lines in the text, its level (1 is the top), title and number."""
+
+    start: int
+    end: int
+    level: int
+    title: str
+    number: str | None = None
+
+
+def title_number(title: str) -> str | None:
+    found = _TITLE_NUMBER.match(title.strip().replace("\u00a0", " "))
+    return found.group("number") if found else None
+
+
+def _is_entry(line: str) -> bool:
+    return bool(_ENTRY.match(line) or _CAPTION.match(line))
+
+
+def _paragraphs(text: str) -> list[tuple[int, int, list[str]]]:
+    """``(start, end, lines)`` of each run of non-blank lines."""
+    found: list[tuple[int, int, list[str]]] = []
+    for match in re.finditer(r"[^\n]*\S[^\n]*(?:\n[^\n]*\S[^\n]*)*", text):
+        found.append((match.start(), match.end(), match.group().split("\n")))
+    return found
+
+
+def _listing(lines: list[str]) -> bool:
+    """Whether at least half the lines of a paragraph are contents entries or captions (wrapped entries)."""
+    return 2 * sum(1 for line in lines if _is_entry(line)) >= len(lines)
+
+
+def contents_blocks(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of each block that a "Contents" / "Table of Contents" / "List of ..." caption opens.
+
+    The block goes on over paragraphs of entries, and ends before a paragraph of body text, or before
+    a lone heading line that has body text of its own after it.
+    """
+    paragraphs = _paragraphs(text)
+    blocks: list[tuple[int, int]] = []
+    index = 0
+    while index < len(paragraphs):
+        start, end, lines = paragraphs[index]
+        index += 1
+        if not _CONTENTS_CAPTION.match(lines[0]):
+            continue
+        while index < len(paragraphs) and _listing(paragraphs[index][2]):
+            lone = len(paragraphs[index][2]) == 1
+            if lone and (index + 1 == len(paragraphs) or not _listing(paragraphs[index + 1][2])):
+                break  # a heading and its text
+            end = paragraphs[index][1]
+            index += 1
+        blocks.append((start, end))
+    return blocks
+
+
+def contents_runs(text: str, headings: list[Heading]) -> set[int]:
+    """Indices of the headings that are entries of a contents list, not sections.
+
+    A heading inside a captioned contents block (``contents_blocks``) is an entry. So is each heading
+    of a run with nothing but entries between them (``CONTENTS_RUN`` or more, and not merely ever
+    deeper, as "3.", "3.1.", "3.1.1." are), except the last, which has text of its own: that one is
+    an entry only when its number comes again later (the body's own heading).
+    """
+    blocks = contents_blocks(text)
+    dropped = {
+        index
+        for index, heading in enumerate(headings)
+        if any(start <= heading.start < end for start, end in blocks)
+    }
+    ends = [heading.start for heading in headings[1:]] + [len(text)]
+    bodiless = [
+        all(_is_entry(line) for line in text[heading.end : end].split("\n") if line.strip())
+        for heading, end in zip(headings, ends)
+    ]
+    later = _later_numbers(headings)
+    run_start = 0
+    for index, empty in enumerate(bodiless):
+        if empty and index + 1 < len(headings):
+            continue
+        levels = [heading.level for heading in headings[run_start : index + 1]]
+        nesting = all(deeper > level for level, deeper in zip(levels, levels[1:]))
+        if index - run_start >= CONTENTS_RUN and not nesting:
+            dropped.update(range(run_start, index))
+            if headings[index].number is not None and headings[index].number in later[index]:
+                dropped.add(index)
+        run_start = index + 1
+    return dropped
+
+
+def _later_numbers(headings: list[Heading]) -> list[set[str]]:
+    """For each heading, the numbers of the headings after it."""
+    seen: set[str] = set()
+    later: list[set[str]] = []
+    for heading in reversed(headings):
+        later.append(set(seen))
+        if heading.number is not None:
+            seen.add(heading.number)
+    return later[::-1]
+
+
+def restarted(headings: list[Heading]) -> list[Heading]:
+    """Headings whose numbers restart at 1 after a higher top-level number get the next appendix letter."""
+    letters = iter("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    prefix = ""
+    highest = 0
+    out: list[Heading] = []
+    for heading in headings:
+        number = heading.number
+        if number is not None and number.isdigit():
+            if int(number) <= 1 and highest >= 2:
+                prefix, highest = next(letters, "Z") + ".", 0
+            highest = max(highest, int(number))
+        if number is not None and number[0].isdigit() and prefix:
+            heading = replace(heading, number=prefix + number)
+        out.append(heading)
+    return out
+
+
+def outline_ids(headings: list[Heading]) -> list[str]:
+    """Each heading's id: its number when it has an unused one, else its path of titles, made unique."""
+    ids: list[str] = []
+    used: set[str] = {PREAMBLE}
+    path: list[tuple[int, str]] = []
+    for heading in headings:
+        while path and path[-1][0] >= heading.level:
+            path.pop()
+        path.append((heading.level, heading.title))
+        candidate = heading.number
+        if candidate is None or candidate in used:
+            candidate = " > ".join(title for _, title in path)
+        unique, count = candidate, 1
+        while unique in used:
+            count += 1
+            unique = f"{candidate} ({count})"
+        used.add(unique)
+        ids.append(unique)
+    return ids
+
+
+def split_outline(text: str, headings: list[Heading], end: int | None = None) -> dict[str, str]:
+    """Sections from ``headings`` (contents lists dropped, appendices renumbered), up to ``end`` of the text."""
+    dropped = contents_runs(text, headings)
+    kept = restarted([heading for index, heading in enumerate(headings) if index not in dropped])
+    stop = len(text) if end is None else end
+    sections: dict[str, str] = {}
+    preamble = text[: kept[0].start].strip() if kept else text[:stop].strip()
+    if preamble:
+        sections[PREAMBLE] = preamble
+    for heading, following, section_id in zip(kept, [*kept[1:], None], outline_ids(kept)):
+        sections[section_id] = text[heading.start : following.start if following else stop].strip()
+    return sections

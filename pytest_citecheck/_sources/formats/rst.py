@@ -1,0 +1,78 @@
+"""reStructuredText, and what Sphinx's text builder writes: titles underlined, or over- and underlined.
+
+An adornment is a line of one punctuation character repeated (any of ``= - ~ ^ * # " ' + : . ;``
+and a few more), at least as long as the title and three characters. Levels come from the order in
+which adornment styles first appear (a style is the character, and whether it also overlines), as
+reStructuredText defines them. A title's id is its number ("4.1.3. Title" is ``4.1.3``) when it has
+one, else its path of titles.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pytest_citecheck._errors import SourceError
+from pytest_citecheck._sources.formats.outline import Heading, split_outline, title_number
+
+_ADORNMENT = re.compile(r"^([=\-~^*#\"'+:.;`_])\1{2,}[ \t]*$")
+
+
+def _adornment(line: str) -> str | None:
+    found = _ADORNMENT.match(line)
+    return found.group(1) if found else None
+
+
+def _title_fits(title: str, adornment: str) -> bool:
+    stripped = title.strip()
+    return bool(stripped) and _adornment(title) is None and len(adornment.rstrip()) >= len(stripped)
+
+
+def rst_headings(text: str) -> list[Heading]:
+    """Every over- and underlined or underlined title, with its level by order of first appearance."""
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    styles: dict[tuple[str, bool], int] = {}
+    headings: list[Heading] = []
+    index = 0
+    while index + 1 < len(lines):
+        found = _at(lines, index)
+        if found is None:
+            index += 1
+            continue
+        style, title_index, height = found
+        level = styles.setdefault(style, len(styles) + 1)
+        title = " ".join(lines[title_index].split())
+        end = min(offsets[index + height], len(text))
+        headings.append(Heading(offsets[index], end, level, title, title_number(title)))
+        index += height
+    return headings
+
+
+def _at(lines: list[str], index: int) -> tuple[tuple[str, bool], int, int] | None:
+    """``(style, title line, lines used)`` of a title that starts at ``lines[index]``, else None."""
+    line = lines[index]
+    char = _adornment(line)
+    if char is not None:  # an overline: title, then the same adornment under it
+        if index + 2 < len(lines) and _adornment(lines[index + 2]) == char and _title_fits(lines[index + 1], line):
+            return (char, True), index + 1, 3
+        return None
+    if not line.strip() or line[0].isspace() or (index > 0 and lines[index - 1].strip()):
+        return None
+    under = _adornment(lines[index + 1])
+    if under is not None and _title_fits(line, lines[index + 1]):
+        return (under, False), index, 2
+    return None
+
+
+def split_rst(text: str) -> tuple[str, dict[str, str]]:
+    """reStructuredText or a Sphinx text build: sections start at adorned titles."""
+    headings = rst_headings(text)
+    if not headings:
+        raise SourceError(
+            "no reStructuredText titles (a line underlined, or over- and underlined, with = - ~ ^ * # and the "
+            "like, at least as long as the title) were found",
+            field="source",
+        )
+    return text, split_outline(text, headings)
