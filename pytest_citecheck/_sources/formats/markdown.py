@@ -1,4 +1,5 @@
-"""Markdown: sections start at ATX (``## Title``) and setext headings, never inside code fences."""
+"""Markdown: sections start at ATX (``## Title``) and setext headings, never inside code fences,
+YAML front matter or HTML comments (the front matter is in the preamble)."""
 
 from __future__ import annotations
 
@@ -32,11 +33,32 @@ def split_markdown(text: str) -> tuple[str, dict[str, str]]:
     return text, sections_from_starts(text, [offsets[index] for index in starts], heading_ids(headings))
 
 
+def _hidden_lines(lines: list[str]) -> set[int]:
+    """Lines that are not text: YAML front matter (``---`` first, to ``---`` or ``...``) and HTML comments."""
+    hidden: set[int] = set()
+    if lines and lines[0].rstrip() == "---":
+        end = next((index for index in range(1, len(lines)) if lines[index].rstrip() in ("---", "...")), None)
+        if end is not None:
+            hidden.update(range(end + 1))
+    in_comment = False
+    for index, line in enumerate(lines):
+        if in_comment or "<!--" in line:
+            hidden.add(index)
+        if "<!--" in line:
+            in_comment = "-->" not in line[line.rindex("<!--") :]
+        elif in_comment and "-->" in line:
+            in_comment = False
+    return hidden
+
+
 def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
-    """``(line index, level, title)`` of every heading outside code fences."""
+    """``(line index, level, title)`` of every heading outside code fences, front matter and HTML comments."""
     found: list[tuple[int, int, str]] = []
     fence: str | None = None
+    hidden = _hidden_lines(lines)
     for index, line in enumerate(lines):
+        if index in hidden or (index + 1 in hidden and _SETEXT.match(lines[index + 1])):
+            continue
         opened = _FENCE.match(line)
         if fence is not None:
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):

@@ -97,11 +97,16 @@ def contents_runs(text: str, headings: list[Heading]) -> set[int]:
     an entry only when its number comes again later (the body's own heading).
     """
     blocks = contents_blocks(text)
-    dropped = {
+    in_blocks = {
         index
         for index, heading in enumerate(headings)
         if any(start <= heading.start < end for start, end in blocks)
     }
+    return in_blocks | _bodiless_runs(text, headings)
+
+
+def _bodiless_runs(text: str, headings: list[Heading]) -> set[int]:
+    dropped: set[int] = set()
     ends = [heading.start for heading in headings[1:]] + [len(text)]
     bodiless = [
         all(_is_entry(line) for line in text[heading.end : end].split("\n") if line.strip())

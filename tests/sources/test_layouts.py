@@ -1,0 +1,164 @@
+"""The layouts of real manuals (issue 22), each split with ``auto`` from an excerpt of a Debian package's
+document (see tests/data/README.md): a Sphinx text build, a DocBook text render, a rendered man
+page, Markdown with front matter and with HTML comments. The ids and sizes asserted are those a
+reader sees in the file: each section runs from its heading to the next one."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+from pytest_citecheck import Source, SourceWarning
+from pytest_citecheck._sources.formats import detect
+
+DATA = Path(__file__).parent.parent / "data"
+
+
+def load(name: str) -> Source:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a real manual split right is split silently
+        return Source.from_file(DATA / name)
+
+
+def test_a_sphinx_text_build_splits_at_its_underlined_titles_and_appendices_get_letters() -> None:
+    source = load("debian-policy-excerpt.txt")
+    assert source.format == "rst"
+    assert list(source.sections) == [
+        "Debian Policy Manual",
+        "Debian Policy Manual > Appendices",
+        *["1", "1.1", "1.2", "1.3", "1.3.1", "1.3.2", "1.3.3", "1.4", "1.5", "1.6", "2"],
+        *["A.1", "A.2", "A.2.1"],  # the appendices restart at "1.": their own ids
+    ]
+    sizes = {key: len(text) for key, text in source.sections.items()}
+    assert sizes["1.1"] == 4679 and sizes["1.3.2"] == 473 and sizes["A.2.1"] == 889
+    assert source.sections["1"] == "1. About this manual\n********************"  # a chapter with no text of its own
+    assert source.sections["1.1"].startswith("1.1. Scope\n==========\n\nThis manual describes the policy")
+    assert source.sections["1.1"].endswith("used in a\n    different way in this document.")
+    # "~~~~"-style underlines are not code fences: the "-" underlined 1.3.x are sections of their own.
+    assert source.sections["1.3.1"].startswith("1.3.1. Early history\n--------------------\n")
+    assert source.sections["A.1"].startswith("1. Introduction and scope of these appendices\n****")
+    # The contents list (bullets, not titles) stays in the title's section.
+    assert "* 1.3. Authors and Maintainers" in source.sections["Debian Policy Manual"]
+
+
+def test_a_docbook_text_render_splits_at_chapters_and_numbered_sections_never_at_its_contents() -> None:
+    source = load("maint-guide-excerpt.txt")
+    assert source.format == "docbook"
+    assert {key: len(text) for key, text in source.sections.items()} == {
+        "preamble": 3944,
+        "1": 2334,
+        "1.1": 2931,
+        "2": 336,
+        "2.1": 1543,
+        "A": 641,
+        "A.1": 2171,
+    }
+    # The table of contents lists 1.1 ... A.5: it is the preamble's, none of it a section.
+    assert source.sections["preamble"].startswith("Debian New Maintainers' Guide")
+    assert source.sections["preamble"].endswith("Table of Contents\n\n1. Getting started The Right Way"[:0] + "A.5. Native Debian package")
+    assert "    1.1. Social dynamics of Debian" in source.sections["preamble"]
+    assert source.sections["1"].startswith("Chapter\u00a01.\u00a0Getting started The Right Way\n\n    The rewrite")
+    assert source.sections["1.1"].startswith("1.1.\u00a0Social dynamics of Debian\n\n    Here are some")
+    assert source.sections["A.1"].startswith("A.1.\u00a0Shared libraries")
+
+
+def test_a_rendered_man_page_splits_at_its_headings_and_subsections() -> None:
+    source = load("msgconv.1.txt")
+    assert source.format == "man"
+    assert {key: len(text) for key, text in source.sections.items()} == {
+        "preamble": 78,  # the header line
+        "NAME": 66,
+        "SYNOPSIS": 44,
+        "DESCRIPTION": 176,
+        "DESCRIPTION > Input file location": 231,
+        "DESCRIPTION > Output file location": 203,
+        "DESCRIPTION > Conversion target": 141,
+        "DESCRIPTION > Input file syntax": 195,
+        "DESCRIPTION > Output details": 1306,
+        "DESCRIPTION > Informative output": 150,
+        "AUTHOR": 38,
+        "REPORTING BUGS": 168,
+        "COPYRIGHT": 298,
+        "SEE ALSO": 268,
+    }
+    assert source.sections["DESCRIPTION > Conversion target"].startswith("Conversion target:\n       -t, --to-code")
+    # The footer names the page again: layout, in no section.
+    assert source.sections["SEE ALSO"].endswith("should give you access to the complete manual.")
+    assert all("February 2023" not in text for text in source.sections.values())
+
+
+def test_markdown_front_matter_is_the_preamble_not_a_heading() -> None:
+    source = load("systemd-translators.md")
+    assert source.format == "markdown"
+    assert list(source.sections) == [
+        "preamble",
+        "Notes for Translators",
+        "Notes for Translators > Creating a New Translation",
+        "Notes for Translators > Updating an Existing Translation",
+        "Notes for Translators > Recompiling Translations",
+    ]
+    # The closing "---" of the front matter once made its last line a setext heading.
+    assert source.sections["preamble"] == (DATA / "systemd-translators.md").read_text()[:118]
+    assert source.sections["preamble"].endswith("SPDX-License-Identifier: LGPL-2.1-or-later\n---")
+
+
+def test_markdown_html_comments_hold_no_headings() -> None:
+    text = (DATA / "node-string-decoder.md").read_text()
+    source = load("node-string-decoder.md")
+    assert [len(part) for part in source.sections.values()] == [1428, 25, 211, 580, 714]
+    assert list(source.sections)[2] == "String decoder > Class: StringDecoder > new StringDecoder([encoding])"
+    # A heading-like line or a setext underline inside a comment is not a heading.
+    commented = text.replace("<!-- YAML\nadded: v0.1.99\n-->", "<!-- YAML\n# Not a heading\nadded\n---\n-->", 1)
+    assert list(Source.from_text(commented).sections) == list(source.sections)
+
+
+def test_the_full_layout_names_are_accepted_by_name() -> None:
+    text = (DATA / "debian-policy-excerpt.txt").read_text()
+    assert list(Source.from_text(text, format="rst").sections) == list(load("debian-policy-excerpt.txt").sections)
+    man = (DATA / "msgconv.1.txt").read_text()
+    assert Source.from_text(man, format="man").format == "man"
+
+
+# --- saying it at load -------------------------------------------------------------------------
+
+# Prose (the GPL-3's words re-wrapped) under one heading: no layout explains it.
+PROSE = " ".join((DATA / "gpl-3.0.txt").read_text().split())
+WRAPPED = "\n\n".join(PROSE[i : i + 70] for i in range(0, len(PROSE), 70))
+
+
+def test_one_huge_section_warns_at_load_naming_the_layout_and_the_ways_out() -> None:
+    with pytest.warns(SourceWarning) as caught:
+        source = Source.from_text("# Terms\n\n" + WRAPPED, name="terms.txt")
+    assert source.format == "markdown" and list(source.sections) == ["Terms"]
+    [message] = [str(warning.message) for warning in caught]
+    assert message.startswith("terms.txt: format 'auto' split the document as 'markdown' (1 sections), but ")
+    assert "section 'Terms' holds 100% of the text; no other layout found any sections" in message
+    assert "format= (" in message and "pytest_citecheck_split_sections" in message
+
+
+def test_a_badly_explained_document_names_the_runner_up() -> None:
+    with pytest.warns(SourceWarning) as caught:
+        source = Source.from_text("1. Terms\n\n" + WRAPPED + "\n\n# Notes\n\nSee above.\n", name="terms.txt")
+    [message] = [str(warning.message) for warning in caught]
+    assert source.format in message and "the runner-up, " in message and "fits worse" in message
+
+
+def test_sections_too_large_for_one_jev_request_are_named_once_at_load() -> None:
+    chapter = "The licence grants every right it names. " * 2600  # about 106,000 characters
+    text = f"# One\n\n{chapter}\n\n# Two\n\nShort.\n\n# Three\n\n{chapter}\n"
+    with pytest.warns(SourceWarning) as caught:
+        source = Source.from_text(text, format="markdown", name="big.md")
+    assert source.oversized == ("One", "Three")
+    [message] = [str(warning.message) for warning in caught]
+    assert message.startswith("big.md: 2 sections too large for one Jev request judged whole")
+    assert "'One' (106,606 characters, about 35,536 tokens), 'Three'" in message and "window=N" in message
+
+
+def test_auto_scores_every_layout_and_keeps_the_best() -> None:
+    detected = detect((DATA / "debian-policy-excerpt.txt").read_text())
+    names = [fit.format for fit in detected.fits]
+    assert names[0] == "rst" and "markdown" in names
+    markdown = next(fit for fit in detected.fits if fit.format == "markdown")
+    assert markdown.score < detected.fits[0].score
