@@ -98,9 +98,7 @@ def cut_twice(text: str, first: list[tuple[int, int]], pattern: re.Pattern[str])
     """
     middle, middle_map = cut(text, first)
     second = [
-        span
-        for found in pattern.finditer(middle)
-        for span in middle_map.given_spans(found.start(1), found.end(1))
+        span for found in pattern.finditer(middle) for span in middle_map.given_spans(found.start(1), found.end(1))
     ]
     return cut(text, _merged([*first, *second]))
 

@@ -123,6 +123,7 @@ class Source:
         object.__setattr__(self, "spans", _spans(self.text, sections))
         oversized = tuple(key for key, value in sections.items() if not fits("", value))
         object.__setattr__(self, "oversized", oversized)
+
     @classmethod
     def from_text(cls, text: str, format: Format = "auto", *, name: str | None = None, hooks: Any = None) -> Source:
         """Split ``text`` into sections according to ``format`` (see ``pytest_citecheck._sources.formats``).

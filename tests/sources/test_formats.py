@@ -222,7 +222,10 @@ def test_a_file_that_is_not_a_pdf_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_unknown_format_without_a_hook_names_the_known_ones() -> None:
-    with pytest.raises(SourceError, match=r"unknown format 'docx'; known formats: auto, docbook, html, man, markdown, numbered, rfc, rst"):
+    with pytest.raises(
+        SourceError,
+        match=r"unknown format 'docx'; known formats: auto, docbook, html, man, markdown, numbered, rfc, rst",
+    ):
         Source.from_text("text", format="docx")
 
 

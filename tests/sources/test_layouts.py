@@ -57,7 +57,9 @@ def test_a_docbook_text_render_splits_at_chapters_and_numbered_sections_never_at
     }
     # The table of contents lists 1.1 ... A.5: it is the preamble's, none of it a section.
     assert source.sections["preamble"].startswith("Debian New Maintainers' Guide")
-    assert source.sections["preamble"].endswith("Table of Contents\n\n1. Getting started The Right Way"[:0] + "A.5. Native Debian package")
+    assert source.sections["preamble"].endswith(
+        "Table of Contents\n\n1. Getting started The Right Way"[:0] + "A.5. Native Debian package"
+    )
     assert "    1.1. Social dynamics of Debian" in source.sections["preamble"]
     assert source.sections["1"].startswith("Chapter\u00a01.\u00a0Getting started The Right Way\n\n    The rewrite")
     assert source.sections["1.1"].startswith("1.1.\u00a0Social dynamics of Debian\n\n    Here are some")
@@ -133,7 +135,7 @@ def test_one_huge_section_warns_at_load_naming_the_layout_and_the_ways_out() -> 
         source = Source.from_text("# Terms\n\n" + WRAPPED, name="terms.txt")
     assert source.format == "markdown" and list(source.sections) == ["Terms"]
     [message] = [str(warning.message) for warning in caught]
-    assert message.startswith("terms.txt: format 'auto' split the document as 'markdown' (1 sections), but ")
+    assert message.startswith("terms.txt: format 'auto' split the document as 'markdown' (1 section), but ")
     assert "section 'Terms' holds 100% of the text; no other layout found any sections" in message
     assert "format= (" in message and "pytest_citecheck_split_sections" in message
 

@@ -113,16 +113,20 @@ class Detected:
             return None
         document = f"{name}: " if name else ""
         runner_up = (
-            f"the runner-up, {self.fits[1].format!r} ({self.fits[1].sections} sections), fits worse"
+            f"the runner-up, {self.fits[1].format!r} ({_sections(self.fits[1].sections)}), fits worse"
             if len(self.fits) > 1
             else "no other layout found any sections"
         )
         return (
-            f"{document}format 'auto' split the document as {best.format!r} ({best.sections} sections), "
+            f"{document}format 'auto' split the document as {best.format!r} ({_sections(best.sections)}), "
             f"but {'; '.join(problems)}; {runner_up}. If the document is one of the built-in layouts, pass "
             f"format= ({', '.join(sorted(set(FORMATS) - {'auto'}))}); otherwise split it yourself with the "
             f"pytest_citecheck_split_sections hook (see {docs_url('hooks')}) or Source(sections={{...}})"
         )
+
+
+def _sections(count: int) -> str:
+    return f"{count} section" + ("" if count == 1 else "s")
 
 
 def detect(text: str) -> Detected:
@@ -154,6 +158,7 @@ def split_auto(text: str) -> tuple[str, Mapping[str, str], OffsetMap | None]:
 
 
 FORMATS["auto"] = split_auto
+
 
 def detect_format(text: str) -> str:
     """The built-in layout ``auto`` splits ``text`` as."""

@@ -65,11 +65,12 @@ def split_man(text: str) -> tuple[str, dict[str, str], OffsetMap | None]:
     clean, offsets = clean_man(text)
     headings, end = man_headings(clean)
     if not headings:
-        hint = " (this is roff source: render it first, e.g. man -P cat ./page.1 > page.txt)" if ROFF.search(text) else ""
+        hint = (
+            " (this is roff source: render it first, e.g. man -P cat ./page.1 > page.txt)" if ROFF.search(text) else ""
+        )
         raise SourceError(
             "no rendered man page (a header line such as 'LS(1)  User Commands  LS(1)', then NAME, SYNOPSIS ... "
-            "at the left margin) was found"
-            + hint,
+            "at the left margin) was found" + hint,
             field="source",
         )
     return clean, split_outline(clean, headings, end), offsets

@@ -64,11 +64,18 @@ def _listing(lines: list[str]) -> bool:
     return 2 * sum(1 for line in lines if _is_entry(line)) >= len(lines)
 
 
+def _continues(lines: list[str]) -> bool:
+    """Whether a paragraph goes on a contents block: several lines of entries, or another caption.
+
+    A lone line is a heading of the body (with its text, or its first subsection, after it)."""
+    return _listing(lines) and (len(lines) > 1 or bool(_CONTENTS_CAPTION.match(lines[0])))
+
+
 def contents_blocks(text: str) -> list[tuple[int, int]]:
     """``[start, end)`` of each block that a "Contents" / "Table of Contents" / "List of ..." caption opens.
 
-    The block goes on over paragraphs of entries, and ends before a paragraph of body text, or before
-    a lone heading line that has body text of its own after it.
+    The block goes on over paragraphs of entries (``_continues``), and ends before a paragraph of body
+    text or a lone heading line.
     """
     paragraphs = _paragraphs(text)
     blocks: list[tuple[int, int]] = []
@@ -78,10 +85,7 @@ def contents_blocks(text: str) -> list[tuple[int, int]]:
         index += 1
         if not _CONTENTS_CAPTION.match(lines[0]):
             continue
-        while index < len(paragraphs) and _listing(paragraphs[index][2]):
-            lone = len(paragraphs[index][2]) == 1
-            if lone and (index + 1 == len(paragraphs) or not _listing(paragraphs[index + 1][2])):
-                break  # a heading and its text
+        while index < len(paragraphs) and _continues(paragraphs[index][2]):
             end = paragraphs[index][1]
             index += 1
         blocks.append((start, end))
@@ -98,11 +102,10 @@ def contents_runs(text: str, headings: list[Heading]) -> set[int]:
     """
     blocks = contents_blocks(text)
     in_blocks = {
-        index
-        for index, heading in enumerate(headings)
-        if any(start <= heading.start < end for start, end in blocks)
+        index for index, heading in enumerate(headings) if any(start <= heading.start < end for start, end in blocks)
     }
-    return in_blocks | _bodiless_runs(text, headings)
+    rest = [index for index in range(len(headings)) if index not in in_blocks]
+    return in_blocks | {rest[index] for index in _bodiless_runs(text, [headings[index] for index in rest])}
 
 
 def _bodiless_runs(text: str, headings: list[Heading]) -> set[int]:
