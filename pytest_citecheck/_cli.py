@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "pytest_citecheck.testing.serve:main",
         "run the Jev-compatible rehearsal server on 127.0.0.1 (record without a key)",
     ),
+    "sections": ("pytest_citecheck._sources.preview:main", "preview how a document splits into sections, with flags"),
 }
 
 

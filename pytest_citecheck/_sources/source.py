@@ -136,7 +136,7 @@ class Source:
         Warns (``SourceWarning``) once, here: when ``auto``'s best layout still explains the text
         badly, and when sections are too large for one Jev request.
         """
-        from pytest_citecheck._sources.formats import split, split_detected
+        from pytest_citecheck._sources.formats import explained, split, split_detected
 
         if not isinstance(text, str):
             raise SourceError(f"the document must be text (str), not {type(text).__name__}", field="source")
@@ -155,6 +155,7 @@ class Source:
             warnings.append(detected.warning(name))
         else:
             parts = split(text, format, hooks)
+            warnings.append(explained(format, parts, name))
         source = cls(
             sections=parts.sections, text=parts.clean, name=name, format=format, original=text, offsets=parts.offsets
         )

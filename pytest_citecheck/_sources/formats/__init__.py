@@ -107,22 +107,38 @@ class Detected:
 
     def warning(self, name: str | None) -> str | None:
         """The load-time warning when even the best layout explains the document badly, else None."""
-        best = self.fits[0]
-        problems = best.problems
-        if not problems:
-            return None
-        document = f"{name}: " if name else ""
-        runner_up = (
-            f"the runner-up, {self.fits[1].format!r} ({_sections(self.fits[1].sections)}), fits worse"
-            if len(self.fits) > 1
-            else "no other layout found any sections"
-        )
-        return (
-            f"{document}format 'auto' split the document as {best.format!r} ({_sections(best.sections)}), "
-            f"but {'; '.join(problems)}; {runner_up}. If the document is one of the built-in layouts, pass "
-            f"format= ({', '.join(sorted(set(FORMATS) - {'auto'}))}); otherwise split it yourself with the "
-            f"pytest_citecheck_split_sections hook (see {docs_url('hooks')}) or Source(sections={{...}})"
-        )
+        return badly_explained(self.fits[0], self.fits[1] if len(self.fits) > 1 else None, name)
+
+
+def badly_explained(best: Fit, runner_up: Fit | None, name: str | None, chosen: bool = True) -> str | None:
+    """The load-time warning for a split that explains its document badly (``Fit.problems``), else None.
+
+    ``chosen``: ``auto`` chose the layout (and ``runner_up`` is the next best); else the caller named it.
+    """
+    problems = best.problems
+    if not problems:
+        return None
+    document = f"{name}: " if name else ""
+    if not chosen:
+        how, other = f"format {best.format!r} split the document", "pass format='auto' to score every layout"
+    elif runner_up is not None:
+        how = f"format 'auto' split the document as {best.format!r}"
+        other = f"the runner-up, {runner_up.format!r} ({_sections(runner_up.sections)}), fits worse"
+    else:
+        how, other = f"format 'auto' split the document as {best.format!r}", "no other layout found any sections"
+    return (
+        f"{document}{how} ({_sections(best.sections)}), but {'; '.join(problems)}; {other}. If the document is "
+        f"one of the built-in layouts, pass format= ({', '.join(sorted(set(FORMATS) - {'auto'}))}); otherwise "
+        f"split it yourself with the pytest_citecheck_split_sections hook (see {docs_url('hooks')}) or "
+        "Source(sections={...})"
+    )
+
+
+def explained(format: str, parts: Split, name: str | None) -> str | None:
+    """The warning for a built-in layout named by the caller (or a file's extension) that explains the text badly."""
+    if format not in FORMATS:
+        return None  # the split hook's own split: its author knows best
+    return badly_explained(fit(format, parts.clean, parts.sections, marked=False), None, name, chosen=False)
 
 
 def _sections(count: int) -> str:

@@ -5,7 +5,7 @@ A split is scored on the whole document (``Fit``):
   end, is outside every section);
 - how the sizes are spread (the share of the text in the largest section);
 - whether numbered sections are in order (a number lower than the one before is backwards);
-- how many sections are only their heading line;
+- how many sections are only their heading line (a heading followed by its first subsection is not);
 - how many sections there are (up to five, a split with more is not thereby better).
 
 The score is the product of those, plus a little for the layout's own mark in the text (RFC page
@@ -74,18 +74,25 @@ class Fit:
         return found
 
 
-def _number(section_id: str) -> tuple[int, ...] | None:
+def number_of(section_id: str) -> tuple[int, ...] | None:
+    """A dotted section id as numbers to compare (``A.1`` after ``12``), else None."""
     parts = section_id.split(".")
     if not all(_ID_PART.match(part) for part in parts):
         return None
     return tuple(int(part) if part.isdigit() else 1000 + ord(part) for part in parts)
 
 
+def _bare(text: str, section_id: str, following: str) -> bool:
+    """A section that is only its heading line and has no subsection after it."""
+    parent = following.startswith(section_id + ".") or following.startswith(section_id + " > ")
+    return "\n" not in text.strip() and not parent
+
+
 def fit(format: str, clean: str, sections: Mapping[str, str], marked: bool) -> Fit:
     """Score one split (see the module's docstring)."""
     body = {key: value for key, value in sections.items() if key != PREAMBLE}
     total = max(1, len(clean.strip()))
-    numbers = [number for number in map(_number, body) if number is not None]
+    numbers = [number for number in map(number_of, body) if number is not None]
     largest_id = max(body, key=lambda key: len(body[key]), default="")
     return Fit(
         format=format,
@@ -95,7 +102,7 @@ def fit(format: str, clean: str, sections: Mapping[str, str], marked: bool) -> F
         outside=max(0.0, 1 - sum(map(len, body.values())) / total),
         backwards=sum(1 for before, after in zip(numbers, numbers[1:]) if after < before),
         numbered=len(numbers),
-        one_line=sum(1 for text in body.values() if "\n" not in text.strip()),
+        one_line=sum(1 for key, after in zip(body, [*list(body)[1:], ""]) if _bare(body[key], key, after)),
         marked=marked,
         size=total,
     )

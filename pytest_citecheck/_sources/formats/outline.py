@@ -47,6 +47,11 @@ def title_number(title: str) -> str | None:
     return found.group("number") if found else None
 
 
+def is_numbered_entry(line: str) -> bool:
+    """A contents entry with a number: "1.2. Title", "  * 3. Title", "Chapter 2. Title"."""
+    return bool(_ENTRY.match(line))
+
+
 def _is_entry(line: str) -> bool:
     return bool(_ENTRY.match(line) or _CAPTION.match(line))
 
@@ -59,7 +64,7 @@ def _paragraphs(text: str) -> list[tuple[int, int, list[str]]]:
     return found
 
 
-def _listing(lines: list[str]) -> bool:
+def is_listing(lines: list[str]) -> bool:
     """Whether at least half the lines of a paragraph are contents entries or captions (wrapped entries)."""
     return 2 * sum(1 for line in lines if _is_entry(line)) >= len(lines)
 
@@ -68,7 +73,7 @@ def _continues(lines: list[str]) -> bool:
     """Whether a paragraph goes on a contents block: several lines of entries, or another caption.
 
     A lone line is a heading of the body (with its text, or its first subsection, after it)."""
-    return _listing(lines) and (len(lines) > 1 or bool(_CONTENTS_CAPTION.match(lines[0])))
+    return is_listing(lines) and (len(lines) > 1 or bool(_CONTENTS_CAPTION.match(lines[0])))
 
 
 def contents_blocks(text: str) -> list[tuple[int, int]]:

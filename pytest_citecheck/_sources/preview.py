@@ -1,0 +1,160 @@
+"""``citecheck sections PATH [--format F] [--json] [--strict]``: see how a document splits before writing a test.
+
+It loads the document as ``Source.from_file`` does and prints the section tree, each section with
+its id, title, characters and estimated tokens, and its flags:
+- ``over limit``: too large for one Jev request judged whole (the default, no ``window``);
+- ``contents``: reads like a table of contents (most of its lines are entries such as "1.2. Title");
+  the preamble, where a manual's contents list belongs, is not flagged for it;
+- ``empty``: nothing but its heading, and no subsection after it;
+- ``out of order``: its number is lower than the numbered section before it.
+The warnings ``Source`` gives at load (a badly explained document) are printed too. ``--strict``
+exits 1 when a section is flagged or the split warns, for CI; a document that cannot be read or
+split exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import warnings
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from pytest_citecheck._errors import SourceError, SourceWarning
+from pytest_citecheck._limits import estimate_tokens, fits
+from pytest_citecheck._sources.formats.auto import number_of
+from pytest_citecheck._sources.formats.headings import PREAMBLE
+from pytest_citecheck._sources.formats.outline import is_numbered_entry
+from pytest_citecheck._sources.source import Source
+
+_ADORNMENT = re.compile(r"^\s*([=\-~^*#\"'+:.;`_])\1{2,}\s*$")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One section as the preview shows it."""
+
+    id: str
+    title: str
+    depth: int
+    characters: int
+    tokens: int
+    flags: list[str]
+
+
+def _depth(section_id: str) -> int:
+    if number_of(section_id) is not None:
+        return section_id.count(".")
+    return section_id.count(" > ")
+
+
+def _title(section_id: str, text: str) -> str:
+    first = text.strip().split("\n", 1)[0] if section_id != PREAMBLE else "(before the first heading)"
+    return " ".join(first.split())
+
+
+def _flags(section_id: str, text: str, previous: tuple[int, ...] | None, parent: bool) -> list[str]:
+    flags: list[str] = []
+    if not fits("", text):
+        flags.append("over limit")
+    body = [line for line in text.strip().split("\n")[1:] if line.strip() and not _ADORNMENT.match(line)]
+    entries = sum(1 for line in body if is_numbered_entry(line))
+    if section_id != PREAMBLE and entries >= 3 and 2 * entries >= len(body):
+        flags.append("contents")
+    if section_id != PREAMBLE and not body and not parent:  # a chapter that opens on its first section is not
+        flags.append("empty")
+    number = number_of(section_id)
+    if number is not None and previous is not None and number < previous:
+        flags.append("out of order")
+    return flags
+
+
+def rows(source: Source) -> list[Row]:
+    """The preview's rows, in document order."""
+    out: list[Row] = []
+    previous: tuple[int, ...] | None = None
+    ids = list(source.sections)
+    for index, (section_id, text) in enumerate(source.sections.items()):
+        depth = _depth(section_id)
+        parent = index + 1 < len(ids) and _depth(ids[index + 1]) > depth
+        out.append(
+            Row(
+                id=section_id,
+                title=_title(section_id, text),
+                depth=depth,
+                characters=len(text),
+                tokens=estimate_tokens(text),
+                flags=_flags(section_id, text, previous, parent),
+            )
+        )
+        previous = number_of(section_id) or previous
+    return out
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _label(row: Row) -> str:
+    """The section as the tree shows it: indented by depth; a numbered one with its title, a titled one by its title."""
+    if " > " in row.id:
+        shown = row.id.rsplit(" > ", 1)[1]
+    elif row.title.startswith(row.id) or row.title == row.id:
+        shown = row.title
+    else:
+        shown = f"{row.id}  {row.title}"
+    return _clip("  " * row.depth + shown, 52)
+
+
+def render(path: str, source: Source, found: list[Row], said: list[str]) -> str:
+    """The preview as text: a heading line, one line per section (indented by depth), the warnings."""
+    flagged = sum(1 for row in found if row.flags)
+    lines = [
+        f"{path}: {len(found)} sections as {source.format!r}, {len(source.text):,} characters"
+        + (f"; {flagged} flagged" if flagged else "")
+    ]
+    lines.append(f"{'SECTION':<52} {'CHARS':>8} {'TOKENS':>7}  FLAGS")
+    for row in found:
+        lines.append(f"{_label(row):<52} {row.characters:>8,} {row.tokens:>7,}  {', '.join(row.flags)}".rstrip())
+    if any(" > " in row.id for row in found):
+        lines.append(
+            "(a section known by its title has the path of titles as its id: 'Parent > Child'; --json lists them)"
+        )
+    lines.extend(f"warning: {message}" for message in said)
+    return "\n".join(lines)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="citecheck sections",
+        description="Preview how a document splits into sections: the tree, sizes and estimated tokens, and flags.",
+    )
+    parser.add_argument("path", type=Path, help="the document (as Source.from_file reads it)")
+    parser.add_argument(
+        "--format", help="a layout name (rfc, markdown, rst, docbook, man, numbered, html); default: auto"
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a section is flagged or the split warns")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    args = _parser().parse_args(list(argv))
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SourceWarning)
+            source = Source.from_file(args.path, args.format)
+    except SourceError as error:
+        print(f"citecheck sections: {error}", file=sys.stderr)
+        return 2
+    said = [str(warning.message) for warning in caught if issubclass(warning.category, SourceWarning)]
+    found = rows(source)
+    if args.json:
+        document = {"path": str(args.path), "format": source.format, "characters": len(source.text)}
+        print(json.dumps({**document, "sections": [asdict(row) for row in found], "warnings": said}, indent=2))
+    else:
+        print(render(str(args.path), source, found, said))
+    return 1 if args.strict and (said or any(row.flags for row in found)) else 0
