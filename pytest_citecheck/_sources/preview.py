@@ -56,13 +56,17 @@ def _title(section_id: str, text: str) -> str:
     return " ".join(first.split())
 
 
+def _contents_like(body: list[str]) -> bool:
+    entries = sum(1 for line in body if is_numbered_entry(line))
+    return entries >= 3 and 2 * entries >= len(body)
+
+
 def _flags(section_id: str, text: str, previous: tuple[int, ...] | None, parent: bool) -> list[str]:
     flags: list[str] = []
     if not fits("", text):
         flags.append("over limit")
     body = [line for line in text.strip().split("\n")[1:] if line.strip() and not _ADORNMENT.match(line)]
-    entries = sum(1 for line in body if is_numbered_entry(line))
-    if section_id != PREAMBLE and entries >= 3 and 2 * entries >= len(body):
+    if section_id != PREAMBLE and _contents_like(body):
         flags.append("contents")
     if section_id != PREAMBLE and not body and not parent:  # a chapter that opens on its first section is not
         flags.append("empty")
