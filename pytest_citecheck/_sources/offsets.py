@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 
@@ -91,16 +91,21 @@ def cut(text: str, spans: Iterable[tuple[int, int]]) -> tuple[str, OffsetMap]:
     return "".join(kept), OffsetMap(tuple(clean_starts), tuple(given_starts), length, len(text))
 
 
-def cut_twice(text: str, first: list[tuple[int, int]], pattern: re.Pattern[str]) -> tuple[str, OffsetMap]:
-    """``text`` without the ``first`` spans, then without what ``pattern``'s group 1 matches in what is left.
+def cut_then(
+    text: str, first: list[tuple[int, int]], then: Callable[[str], list[tuple[int, int]]]
+) -> tuple[str, OffsetMap]:
+    """``text`` without the ``first`` spans, then without the spans ``then`` finds in what is left.
 
     Both cuts are made on ``text`` at once, so the map stays exact.
     """
     middle, middle_map = cut(text, first)
-    second = [
-        span for found in pattern.finditer(middle) for span in middle_map.given_spans(found.start(1), found.end(1))
-    ]
+    second = [span for start, end in then(middle) for span in middle_map.given_spans(start, end)]
     return cut(text, _merged([*first, *second]))
+
+
+def cut_twice(text: str, first: list[tuple[int, int]], pattern: re.Pattern[str]) -> tuple[str, OffsetMap]:
+    """``text`` without the ``first`` spans, then without what ``pattern``'s group 1 matches in what is left."""
+    return cut_then(text, first, lambda middle: [found.span(1) for found in pattern.finditer(middle)])
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

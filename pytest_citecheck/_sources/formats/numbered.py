@@ -12,6 +12,7 @@ import re
 
 from pytest_citecheck._errors import SourceError
 from pytest_citecheck._sources.formats.headings import PREAMBLE
+from pytest_citecheck._sources.offsets import OffsetMap, cut_then
 
 _NUMBERED = re.compile(
     r"^(?P<indent>[ \t]{0,6})(?:(?:section|article|clause)[ \t]+|§[ \t]*)?(?P<number>\d+(?:\.\d+)*)(?:\.|\))?(?:[ \t]+(?P<title>\S.*))?$",
@@ -28,22 +29,31 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _MAX_SKIP = 3
 
 
-def _unbox(text: str) -> str:
-    """Paragraphs drawn in a box of asterisks (as in MPL-2.0's disclaimers) lose the box."""
+def _unbox_spans(text: str) -> list[tuple[int, int]]:
+    """What unboxing removes from paragraphs drawn in a box of asterisks (as in MPL-2.0's disclaimers):
+    the edge lines' asterisks, each boxed line's left edge and margin, and its right edge."""
     if not any(_BOX_EDGE.match(line) for line in text.split("\n")):
-        return text
-    out = []
+        return []
+    spans: list[tuple[int, int]] = []
+    offset = 0
     for line in text.split("\n"):
         boxed = _BOX_LINE.match(line)
         if _BOX_EDGE.match(line):
-            out.append("")
+            spans.append((offset, offset + len(line)))
         elif boxed:
             inner = boxed.group("inner")
             # "*  6. Title   *": drop the box's margin, keep the text's own indentation.
-            out.append(inner[2:].rstrip() if inner.startswith("  ") else inner.strip())
-        else:
-            out.append(line)
-    return "\n".join(out)
+            margin = 2 if inner.startswith("  ") else len(inner) - len(inner.lstrip())
+            kept = inner[margin:].rstrip()
+            spans.extend([(offset, offset + 1 + margin), (offset + 1 + margin + len(kept), offset + len(line))])
+        offset += len(line) + 1
+    return spans
+
+
+def clean_numbered(text: str) -> tuple[str, OffsetMap]:
+    """CRLF line ends as LF, form feeds as line breaks, boxes of asterisks unboxed; and the map back."""
+    carriage_returns = [(found.start(), found.start() + 1) for found in re.finditer("\r\n", text)]
+    return cut_then(text.replace("\f", "\n"), carriage_returns, _unbox_spans)
 
 
 def follows(number: tuple[int, ...], current: tuple[int, ...]) -> bool:
@@ -61,14 +71,14 @@ def follows(number: tuple[int, ...], current: tuple[int, ...]) -> bool:
     return False
 
 
-def split_numbered(text: str) -> tuple[str, dict[str, str]]:
+def split_numbered(text: str) -> tuple[str, dict[str, str], OffsetMap]:
     """Plain text whose sections start with ``1.``, ``1.1``, ``Section 4.``, ``§ 4`` at (or near) the line start.
 
     A numbered line only counts when its number can follow the previous section's (so a list item
     "7." inside section 5, or a wrapped line starting "2.1 of this License", is text) and it is
     indented like the first section of its depth.
     """
-    clean = _unbox(text.replace("\r\n", "\n").replace("\f", "\n"))
+    clean, offsets = clean_numbered(text)
     starts, ids = _numbered_starts(clean)
     if not starts:
         raise SourceError(
@@ -86,7 +96,7 @@ def split_numbered(text: str) -> tuple[str, dict[str, str]]:
     for index, (start, section_id) in enumerate(zip(starts, ids)):
         end = starts[index + 1] if index + 1 < len(starts) else len(clean)
         sections.setdefault(section_id, clean[start:end].strip())
-    return clean, sections
+    return clean, sections, offsets
 
 
 def _numbered_starts(clean: str) -> tuple[list[int], list[str]]:

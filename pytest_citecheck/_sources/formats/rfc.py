@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from pytest_citecheck._errors import SourceError
 from pytest_citecheck._sources.formats.numbered import follows
+from pytest_citecheck._sources.offsets import OffsetMap, cut_twice
 
 # RFC Editor plain text: every page ends with a footer "Author, et al.  Category  [Page N]" and the
 # next page starts with a header "RFC NNNN  Title  Month Year". Both are layout, not content.
@@ -17,12 +18,33 @@ _RFC_HEADER = re.compile(r"^RFC \d+ .*\b\d{4}[ \t]*$")
 _RFC_SECTION = re.compile(r"^(?:(?P<number>\d+(?:\.\d+)*)\.?[ \t]+\S.*|Appendix [A-Z]\..*)$", re.MULTILINE)
 
 
-def split_rfc(text: str) -> tuple[str, dict[str, str]]:
+_EXTRA_BLANK_LINES = re.compile(r"\n\n(\n+)")
+
+
+def clean_rfc(text: str) -> tuple[str, OffsetMap]:
+    """The text without form feeds, page footers and running headers, blank lines left by them folded to one."""
+    return cut_twice(text, _page_layout(text), _EXTRA_BLANK_LINES)
+
+
+def _page_layout(text: str) -> list[tuple[int, int]]:
+    """What RFC cleaning removes first: form feeds, and each footer or running header line with a newline."""
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for line in text.split("\n"):
+        end = offset + len(line)
+        bare = line.replace("\f", "")
+        if _RFC_FOOTER.match(bare) or _RFC_HEADER.match(bare):
+            # The line goes with the newline after it, or before it when it is the last line.
+            spans.append((offset, end + 1) if end < len(text) else (max(0, offset - 1), end))
+        else:
+            spans.extend((offset + at, offset + at + 1) for at, char in enumerate(line) if char == "\f")
+        offset = end + 1
+    return spans
+
+
+def split_rfc(text: str) -> tuple[str, dict[str, str], OffsetMap]:
     """RFC Editor plain text: strip page headers and footers, split on numbered section headers."""
-    kept = [
-        line for line in text.replace("\f", "").split("\n") if not (_RFC_FOOTER.match(line) or _RFC_HEADER.match(line))
-    ]
-    clean = re.sub(r"\n{3,}", "\n\n", "\n".join(kept))
+    clean, offsets = clean_rfc(text)
     headers = _in_sequence(_RFC_SECTION.finditer(clean))
     sections: dict[str, str] = {}
     for here, following in zip(headers, [*headers[1:], None]):
@@ -37,7 +59,7 @@ def split_rfc(text: str) -> tuple[str, dict[str, str]]:
         raise SourceError(
             "no numbered section headers (like '4.1.  Title' at the start of a line) were found", field="source"
         )
-    return clean, sections
+    return clean, sections, offsets
 
 
 def _in_sequence(found: Iterable[re.Match[str]]) -> list[re.Match[str]]:
