@@ -55,7 +55,7 @@ class SourceFinder:
     ) -> Found | None:
         prefer = section
         if prefer is None and location is not None:
-            prefer = self.source.section_at(location[0])
+            prefer = _cited_section(self.source, location)
         match = self.locator.find(quote, casefold=casefold, prefer_section=prefer)
         return None if match is None else Found(None, match)
 
@@ -102,7 +102,7 @@ class CorpusFinder:
             keys = self._keys[document]
             first = section
             if first is None and location is not None:
-                first = self.corpus[document].section_at(location[0])
+                first = _cited_section(self.corpus[document], location)
             cited = keys.get(first) if first is not None else None
             in_document = list(keys.values()) if cited is None else [cited, *(k for k in keys.values() if k != cited)]
             # Not in the cited document: whatever the whole search finds is in another one.
@@ -159,3 +159,9 @@ def finder_for(documents: Documents) -> Finder:
             CorpusFinder(documents) if isinstance(documents, Corpus) else SourceFinder(documents)
         )
     return finder
+
+
+def _cited_section(source: Source, location: tuple[int, int]) -> str | None:
+    """The section a ``char_location`` (offsets into the document as the app sent it) points at."""
+    placed = source.place(*location)
+    return placed.section if placed is not None else None

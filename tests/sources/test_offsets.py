@@ -104,3 +104,16 @@ def test_sections_given_directly_join_with_a_blank_line_unless_the_original_text
     assert passed.original == original and passed.place(at).section == "2"  # type: ignore[union-attr]
     assert joined.place(at) is not None and joined.place(at).section == "2"  # type: ignore[union-attr]
     assert passed.place(original.index("POLICY")) is None
+
+
+def test_step_1_prefers_the_section_a_char_location_points_at_in_a_cleaned_document() -> None:
+    """An RFC loses its page footers when split, so raw offsets are not offsets into the cleaned text."""
+    from pytest_citecheck._locate.finders import SourceFinder
+
+    source = load("rfc6749.txt")
+    quote = "If the client type is confidential or the client was issued client"
+    first, second = (found.start() for found in re.finditer(re.escape(quote), source.original))
+    finder = SourceFinder(source)
+    for start, expected in ((first, "4.1.3"), (second, "4.3.2")):
+        found = finder.find(quote, document=None, section=None, location=(start, start + len(quote)), casefold=False)
+        assert found is not None and found.match.section == expected
