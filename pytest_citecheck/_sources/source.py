@@ -170,7 +170,7 @@ class Source:
     ) -> Source:
         """Read a document and split it like ``from_text``.
 
-        With no ``format``, the extension decides: ``.md``/``.markdown`` markdown, ``.html``/``.htm``
+        With no ``format``, the extension decides: ``.md``/``.markdown`` markdown, ``.rst`` rst, ``.html``/``.htm``
         html, ``.pdf`` its extracted text (through pypdf, the ``pdf`` extra) detected like ``auto``,
         anything else ``auto``.
         """

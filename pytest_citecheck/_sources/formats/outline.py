@@ -120,7 +120,7 @@ def _bodiless_runs(text: str, headings: list[Heading]) -> set[int]:
         all(_is_entry(line) for line in text[heading.end : end].split("\n") if line.strip())
         for heading, end in zip(headings, ends)
     ]
-    later = _later_numbers(headings)
+    again = _comes_again(headings)
     run_start = 0
     for index, empty in enumerate(bodiless):
         if empty and index + 1 < len(headings):
@@ -129,21 +129,16 @@ def _bodiless_runs(text: str, headings: list[Heading]) -> set[int]:
         nesting = all(deeper > level for level, deeper in zip(levels, levels[1:]))
         if index - run_start >= CONTENTS_RUN and not nesting:
             dropped.update(range(run_start, index))
-            if headings[index].number is not None and headings[index].number in later[index]:
+            if again[index]:
                 dropped.add(index)
         run_start = index + 1
     return dropped
 
 
-def _later_numbers(headings: list[Heading]) -> list[set[str]]:
-    """For each heading, the numbers of the headings after it."""
-    seen: set[str] = set()
-    later: list[set[str]] = []
-    for heading in reversed(headings):
-        later.append(set(seen))
-        if heading.number is not None:
-            seen.add(heading.number)
-    return later[::-1]
+def _comes_again(headings: list[Heading]) -> list[bool]:
+    """For each heading, whether a later heading has its number."""
+    last = {heading.number: index for index, heading in enumerate(headings) if heading.number is not None}
+    return [heading.number is not None and last[heading.number] > index for index, heading in enumerate(headings)]
 
 
 def restarted(headings: list[Heading]) -> list[Heading]:
