@@ -93,14 +93,31 @@ def load_answers(path: str) -> dict[str, dict[str, Any]]:
     """
     try:
         with open(path, encoding="utf-8") as file:
-            table = json.load(file)
+            table = json.load(file, object_pairs_hook=_no_repeated_keys)
     except OSError as error:
         raise AnswersError(f"cannot read the answers table {path}: {error.strerror or error}") from None
     except (ValueError, UnicodeDecodeError) as error:
         raise AnswersError(f"the answers table {path} is not JSON ({error})") from None
     if not isinstance(table, dict) or not table:
         raise AnswersError(f"the answers table {path} must be a JSON object mapping claims to answers")
-    return {claim.strip(): _answer_entry(claim, entry) for claim, entry in table.items()}
+    answers: dict[str, dict[str, Any]] = {}
+    for claim, entry in table.items():
+        if claim.strip() in answers:  # claims match without their surrounding whitespace
+            raise AnswersError(
+                f"answers table: claim {claim!r} is listed twice (claims match without surrounding spaces)"
+            )
+        answers[claim.strip()] = _answer_entry(claim, entry)
+    return answers
+
+
+def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when it names a key twice (``json`` would keep the last silently)."""
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise AnswersError(f"answers table: {key!r} is listed twice in one object (which one counts?)")
+        seen[key] = value
+    return seen
 
 
 def _answer_from(

@@ -190,6 +190,11 @@ def test_a_claim_the_table_does_not_list_is_an_error_naming_it(tmp_path):
         ('{"A claim.": ["supports", 1.5]}', "claim 'A claim.': field 'probability' must be a number above 1/3"),
         ('{"A claim.": {"choice": "supports", "probabilities": {"supports": 0.9}}}', "field 'probabilities' must give"),
         ('{"A claim.": {"choice": "supports", "confidence": 0.9}}', "unknown field 'confidence'"),
+        ('{"A claim.": "supports", "A claim.": "contradicts"}', "'A claim.' is listed twice in one object"),
+        (
+            '{"A claim.": "supports", " A claim. ": "contradicts"}',
+            "claim ' A claim. ' is listed twice (claims match without surrounding spaces)",
+        ),
     ],
 )
 def test_a_bad_answers_table_is_refused_at_start_naming_the_claim_and_field(tmp_path, table, message):
