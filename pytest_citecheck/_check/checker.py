@@ -26,8 +26,8 @@ from pytest_citecheck._gate import (
     misattributed_message,
     review_message,
 )
-from pytest_citecheck._judge.ask import Question, ask, ask_async
-from pytest_citecheck._judge.questions import with_extra_questions
+from pytest_citecheck._judge.ask import ask, ask_async
+from pytest_citecheck._judge.request import Question, question_for
 from pytest_citecheck._judge.sizes import check_sizes
 from pytest_citecheck._locate.citations import Assembly, Located, Unfound, as_source, locate_all, source_of
 from pytest_citecheck._locate.finders import Documents
@@ -323,10 +323,7 @@ class Checker:
                 await client.aclose()
 
     def _question(self, citation: Citation, judged_text: str, settings: Settings) -> Question:
-        question = Question(
-            citation.id, citation.claim, judged_text, settings.model, self._record_hint, settings.screen
-        )
-        return with_extra_questions(question, citation, settings) if settings.questions else question
+        return question_for(citation, judged_text, settings, self._record_hint)
 
     @contextlib.contextmanager
     def _asking(self) -> Iterator[PlayCount]:

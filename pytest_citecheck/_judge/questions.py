@@ -19,19 +19,16 @@ is asked for and missing or malformed fails the check closed, like the relation'
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_citecheck._errors import JudgeError
-from pytest_citecheck._judge.ask import Question
+from pytest_citecheck._judge.relation import UNTRUSTED_ANSWER, is_fraction
+from pytest_citecheck._options import QUESTION_NAMES
 from pytest_citecheck._results import QuestionAnswer
 
 if TYPE_CHECKING:
     from typesafe_sdk import NoulCriteria, SystemOneResponse
-
-    from pytest_citecheck._citations.model import Citation
-    from pytest_citecheck._options import Settings
 
 
 @dataclass(frozen=True)
@@ -90,6 +87,8 @@ BEST_SECTION = ExtraQuestion(
 )
 
 EXTRA_QUESTIONS: dict[str, ExtraQuestion] = {question.name: question for question in (OUT_OF_CONTEXT, BEST_SECTION)}
+# The options table names them (option ``questions``) without loading this module.
+assert tuple(EXTRA_QUESTIONS) == QUESTION_NAMES, "_options.QUESTION_NAMES must list the extra questions"
 
 
 def applicable(names: tuple[str, ...], *, quoted: bool, claim_only_section: bool) -> tuple[str, ...]:
@@ -106,23 +105,6 @@ def applicable(names: tuple[str, ...], *, quoted: bool, claim_only_section: bool
     return tuple(chosen)
 
 
-def with_extra_questions(question: Question, citation: Citation, settings: Settings) -> Question:
-    """``question`` with the extra questions (option ``questions``) that apply to this citation.
-
-    ``out_of_context`` is asked of a citation with a quote (or several: one paragraph each in the
-    state's ``quote``), ``best_section`` of a claim-only citation naming one section.
-    """
-    quotes = (citation.quote,) if citation.quote is not None else citation.quotes
-    extra = applicable(
-        settings.questions,
-        quoted=bool(quotes),
-        claim_only_section=citation.quote is None and not citation.is_assembly and citation.section is not None,
-    )
-    if not extra:
-        return question
-    return replace(question, extra=extra, quote="\n\n".join(quotes) if quotes else None)
-
-
 def sdk_questions(names: tuple[str, ...]) -> dict[str, Any]:
     """The SDK objects of the extra questions ``names``, keyed by their names."""
     return {name: EXTRA_QUESTIONS[name].sdk_question() for name in names}
@@ -132,7 +114,7 @@ def read_extra_answers(
     citation_id: str, response: SystemOneResponse, names: tuple[str, ...]
 ) -> dict[str, QuestionAnswer]:
     """Jev's answers to the extra questions asked; missing or malformed fails closed with a ``JudgeError``."""
-    remedy = "this is not an answer pytest-citecheck can trust; re-record the citation, and report it to TypeSafe if it persists"
+    remedy = UNTRUSTED_ANSWER
     answers = {}
     for name in names:
         answer = response.answers.get(name)
@@ -141,12 +123,7 @@ def read_extra_answers(
                 citation_id, f"Jev's response has no {name!r} answer (asked with questions={name!r})", remedy
             )
         yes = getattr(answer, "noul", None)
-        if (
-            isinstance(yes, bool)
-            or not isinstance(yes, (int, float))
-            or not math.isfinite(yes)
-            or not 0.0 <= yes <= 1.0
-        ):
+        if not is_fraction(yes):
             raise JudgeError(citation_id, f"Jev's {name!r} answer {yes!r} is not a probability from 0 to 1", remedy)
         answers[name] = QuestionAnswer(yes=float(yes), concern=EXTRA_QUESTIONS[name].concern_of(float(yes)))
     return answers

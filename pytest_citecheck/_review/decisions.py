@@ -40,7 +40,7 @@ class ReviewsFileError(CitecheckError, ValueError):
 
 def question_fingerprint() -> str:
     """The relation question as canonical JSON: a changed question invalidates every decision."""
-    from pytest_citecheck._judge.ask import CRITERIA, INSTRUCTIONS, QUESTION_NAME
+    from pytest_citecheck._judge.relation import CRITERIA, INSTRUCTIONS, QUESTION_NAME
 
     return json.dumps({"name": QUESTION_NAME, "instructions": INSTRUCTIONS, "criteria": CRITERIA}, sort_keys=True)
 

@@ -45,7 +45,7 @@ CONFIDENCE_NOT_FROM_PROBABILITIES = {
 
 
 def test_every_recorded_cookbook_answer_is_consistent_within_the_tolerance() -> None:
-    from pytest_citecheck._judge.ask import CONFIDENCE_TOLERANCE, answer_inconsistency
+    from pytest_citecheck._judge.relation import CONFIDENCE_TOLERANCE, answer_inconsistency
 
     cache = json.loads((EXAMPLE / "json_cache.json").read_text(encoding="utf-8"))
     assert len(cache) == 7
@@ -102,7 +102,7 @@ def test_a_self_contradicting_answer_with_a_recomputed_digest_fails_on_replay(
 
 
 def test_ties_and_rounding_are_not_contradictions() -> None:
-    from pytest_citecheck._judge.ask import answer_inconsistency
+    from pytest_citecheck._judge.relation import answer_inconsistency
 
     # Two labels tied at the top: either may be the choice.
     assert answer_inconsistency("supports", 0.25, {"supports": 0.5, "contradicts": 0.5, "says_nothing": 0.0}) is None
@@ -113,7 +113,7 @@ def test_ties_and_rounding_are_not_contradictions() -> None:
 def test_read_answer_raises_a_judge_error_for_an_inconsistent_answer() -> None:
     from typesafe_sdk._core.response_types import SystemOneResponse
 
-    from pytest_citecheck._judge.ask import read_answer
+    from pytest_citecheck._judge.relation import read_answer
 
     response = SystemOneResponse.model_validate(
         {

@@ -619,7 +619,7 @@ def test_a_transport_error_that_escapes_the_sdk_reads_like_the_sdks(error: str, 
     """Under vcrpy, the HTTP library's own exception can reach us instead of the SDK's (see judge)."""
     import httpx2
 
-    from pytest_citecheck._judge.ask import translate_error
+    from pytest_citecheck._judge.failures import translate_error
 
     translated = translate_error(CITATION, eval(error, {"httpcore2": httpcore2, "httpx2": httpx2}), record_hint="-")
     assert translated is not None, "an untranslated error fails the test as a raw traceback"

@@ -27,7 +27,7 @@ import vcr
 import vcr.stubs.httpx_stubs  # noqa: F401
 from support import Offline
 
-from pytest_citecheck._judge.ask import SCREEN_QUESTION_NAME
+from pytest_citecheck._judge.relation import SCREEN_QUESTION_NAME
 from pytest_citecheck.testing import JevServer
 
 NOTE = (

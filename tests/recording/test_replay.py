@@ -90,7 +90,7 @@ def test_in_record_mode_none_the_default_client_sends_nothing(suite, jev_server)
     suite.makepyfile(
         test_direct="""
         import pytest
-        from pytest_citecheck._judge.ask import questions_for
+        from pytest_citecheck._judge.relation import questions_for
 
         def test_use_the_client_directly(citecheck_client):
             with pytest.raises(Exception) as raised:

@@ -1,0 +1,185 @@
+"""What went wrong while asking Jev, in words: every exception becomes a ``JudgeError`` for one citation.
+
+A cassette miss, a response that could not be decoded, a network failure, and each of the SDK's
+error classes has its cause and remedy in one table (``_SDK_FAILURES``): the check fails closed with a
+message that says what to do next. typesafe_sdk and httpx2 are imported only when an error is explained.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pytest_citecheck._errors import CassetteMissError, JudgeError
+
+CHECK_NETWORK = (
+    "check TYPESAFE_BASE_URL and the network; to check without network, replay cassettes (--citecheck-record-mode=none)"
+)
+RAISE_TIMEOUT = "retry later, or raise the client's timeout"
+
+# The SDK's error classes, most specific first (a subclass before its base), each with its cause and
+# remedy. Read by ``_sdk_failure``; an error of none of them is the client's own failure.
+_Words = Callable[[BaseException], str]
+_SDK_FAILURES: tuple[tuple[str, _Words, _Words], ...] = (
+    (
+        "TypeSafeAuthenticationError",
+        lambda e: "TypeSafe rejected the API key (HTTP 401)",
+        lambda e: "set TYPESAFE_API_KEY to a valid key, or replay the committed cassette",
+    ),
+    (
+        "TypeSafePermissionDeniedError",
+        lambda e: "TypeSafe refused access (HTTP 403)",
+        lambda e: "check that the key may use this model and endpoint",
+    ),
+    (
+        "TypeSafeUnprocessableEntityError",
+        lambda e: f"TypeSafe rejected the request as invalid (HTTP 422: {_detail(e)})",
+        lambda e: "check the model name and that the section fits Jev's limits",
+    ),
+    (
+        "TypeSafeRateLimitError",
+        lambda e: "TypeSafe kept rate-limiting the request (HTTP 429) until retries ran out",
+        lambda e: "lower the request rate or retry later",
+    ),
+    (
+        "TypeSafeAPIResponseValidationError",
+        lambda e: f"TypeSafe's response is malformed ({_unreadable_body(e) or _detail(e)})",
+        lambda e: "this is not an answer pytest-citecheck can trust; retry, and report it to TypeSafe if it persists",
+    ),
+    (
+        "TypeSafeInternalServerError",
+        lambda e: f"TypeSafe failed to answer (HTTP {_status(e)}) after retries",
+        lambda e: "retry later; nothing was recorded for this citation",
+    ),
+    ("TypeSafeAPITimeoutError", lambda e: "no answer from TypeSafe before the timeout", lambda e: RAISE_TIMEOUT),
+    ("TypeSafeAPIConnectionError", lambda e: "could not connect to TypeSafe", lambda e: CHECK_NETWORK),
+    (
+        "TypeSafeAPIError",
+        lambda e: f"TypeSafe answered HTTP {_status(e)} ({_detail(e)})",
+        lambda e: "see TypeSafe's error documentation",
+    ),
+    (
+        "TypeSafeError",
+        lambda e: f"the TypeSafe client failed: {e}",
+        lambda e: "check the client configuration (citecheck_client fixture)",
+    ),
+)
+
+
+def translate_error(citation_id: str, error: BaseException, *, record_hint: str) -> JudgeError | None:
+    """The ``JudgeError`` for an exception raised while asking Jev, or None if it is not ours to explain."""
+    miss = _cassette_miss(citation_id, error, record_hint)
+    if miss is not None:
+        return miss
+    failure = _decoding_failure(error) or _transport_failure(error) or _sdk_failure(error)
+    return None if failure is None else JudgeError(citation_id, *failure)
+
+
+def _cassette_miss(citation_id: str, error: BaseException, record_hint: str) -> CassetteMissError | None:
+    """No recorded answer for this request: from our replay, or from vcrpy while it records."""
+    from pytest_citecheck._recording.replay import ReplayMiss
+    from pytest_citecheck._recording.vcr_seam import is_vcrpy_miss, vcrpy_stale_cause
+
+    if not isinstance(error, ReplayMiss) and not is_vcrpy_miss(error):
+        return None
+    stale = error.stale_cause() if isinstance(error, ReplayMiss) else vcrpy_stale_cause(error)
+    if stale is not None:  # the citation was recorded, and something in its request changed since
+        return CassetteMissError(citation_id, stale, f"re-record just this test: {record_hint}")
+    return CassetteMissError(
+        citation_id,
+        "no recorded answer matches this citation's request (the cassette is missing, or the claim, section, "
+        "question or model changed since it was recorded)",
+        f"record it with a TypeSafe API key: {record_hint}",
+    )
+
+
+def _sdk_failure(error: BaseException) -> tuple[str, str] | None:
+    """Cause and remedy for one of the SDK's errors (``_SDK_FAILURES``), or None for any other exception."""
+    import typesafe_sdk as ts
+
+    for class_name, cause, remedy in _SDK_FAILURES:
+        if isinstance(error, getattr(ts, class_name)):
+            return cause(error), remedy(error)
+    return None
+
+
+def _status(error: BaseException) -> object:
+    return getattr(error, "status", None)
+
+
+def _unreadable_body(error: BaseException) -> str | None:
+    """Why a 2xx body could not be read at all (the SDK says only "invalid response data at ''")."""
+    body = getattr(error, "body", None)
+    if getattr(error, "field_path", None) != "" or not isinstance(body, (str, bytes)):
+        return None
+    import json
+
+    try:
+        json.loads(body)
+    except RecursionError:
+        return f"its JSON is nested too deeply to read, {len(body):,} characters"
+    except ValueError:
+        return f"its body is not JSON, {len(body):,} characters"
+    return None
+
+
+def _decoding_failure(error: BaseException) -> tuple[str, str] | None:
+    """Cause and remedy when the response arrived but its Content-Encoding (gzip, ...) could not be undone.
+
+    The SDK reports it as a connection error, which sends the reader to check a network that worked.
+    """
+    import httpx2  # the SDK's HTTP library, always installed with it
+
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, httpx2.DecodingError):
+            return (
+                f"TypeSafe's response could not be decoded (Content-Encoding: {_detail(current)})",
+                "a proxy between you and TypeSafe may be altering responses: check TYPESAFE_BASE_URL and any proxy, "
+                "then retry; report it to TypeSafe if it persists",
+            )
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _transport_failure(error: BaseException) -> tuple[str, str] | None:
+    """Cause and remedy for a network failure that reached us as the HTTP library's own exception.
+
+    The SDK turns transport errors into ``TypeSafeAPIConnectionError``/``TimeoutError``, but while
+    vcrpy records, a refused connection can escape as httpcore2's own exception instead (seen when
+    vcrpy's stubs are imported afresh in one process, as in pytester's in-process runs); it means
+    the same thing and must read the same, not as a traceback.
+    """
+    import importlib
+
+    for module_name in ("httpx2", "httpcore2"):
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        if isinstance(error, module.TimeoutException):
+            return (
+                f"no answer from TypeSafe before the timeout ({type(error).__name__})",
+                RAISE_TIMEOUT,
+            )
+        network = tuple(
+            getattr(module, name)
+            for name in ("TransportError", "NetworkError", "ProtocolError")
+            if hasattr(module, name)
+        )
+        if isinstance(error, network):
+            return (
+                f"could not connect to TypeSafe ({type(error).__name__}: {_detail(error)})",
+                CHECK_NETWORK,
+            )
+    return None
+
+
+def _detail(error: BaseException) -> str:
+    # str() of an SDK API error carries the endpoint, status and server message, never headers; a
+    # server message can still echo a key back, so known secrets are cut out of it.
+    from pytest_citecheck._secrets import redact_known
+
+    text = redact_known(str(error))
+    return text if len(text) <= 200 else text[:199] + "…"

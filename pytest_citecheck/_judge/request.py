@@ -1,0 +1,79 @@
+"""One citation's request to Jev (``Question``): what it sends, and how it reads the answer.
+
+Without extra questions the request is the cookbook's exactly (the recordings depend on it); the
+opt-in screen (``relation``) and extra questions (``questions``) ride along in the same request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from pytest_citecheck._judge.questions import OUT_OF_CONTEXT, applicable, read_extra_answers, sdk_questions
+from pytest_citecheck._judge.relation import questions_for, read_answer, state_for
+from pytest_citecheck._results import Judgement
+
+if TYPE_CHECKING:
+    from typesafe_sdk import SystemOneResponse
+
+    from pytest_citecheck._citations.model import Citation
+    from pytest_citecheck._options import Settings
+
+
+@dataclass(frozen=True)
+class Question:
+    """One citation's request to Jev: what it reads, which model, and what to say when it fails."""
+
+    citation_id: str
+    claim: str
+    section_text: str
+    model: str | None
+    record_hint: str
+    screen: bool = False
+    # The extra questions asked of this citation (``_judge.questions``), and its quote, which the
+    # state carries when ``out_of_context`` is asked (Jev must know which passage the claim uses).
+    extra: tuple[str, ...] = ()
+    quote: str | None = None
+
+    def request(self) -> dict[str, Any]:
+        """The keyword arguments of ``system_one``, for the sync and the async client alike.
+
+        Without extra questions this is the cookbook's request exactly (the recordings depend on it).
+        """
+        state = state_for(self.claim, self.section_text)
+        questions = questions_for(screen=self.screen)
+        if self.extra:
+            if OUT_OF_CONTEXT.name in self.extra and self.quote is not None:
+                state["quote"] = self.quote
+            questions.update(sdk_questions(self.extra))
+        return {"state": state, "questions": questions, "model": self.model}
+
+    def read(self, response: SystemOneResponse) -> Judgement:
+        """Jev's response to this request, read strictly: the relation (and screen), then any extra questions."""
+        judgement = read_answer(self.citation_id, response, screen=self.screen)
+        if not self.extra:
+            return judgement
+        return replace(judgement, questions=read_extra_answers(self.citation_id, response, self.extra))
+
+
+def question_for(citation: Citation, judged_text: str, settings: Settings, record_hint: str) -> Question:
+    """The request for one located citation: the section text step 1 chose, under this test's settings."""
+    question = Question(citation.id, citation.claim, judged_text, settings.model, record_hint, settings.screen)
+    return with_extra_questions(question, citation, settings) if settings.questions else question
+
+
+def with_extra_questions(question: Question, citation: Citation, settings: Settings) -> Question:
+    """``question`` with the extra questions (option ``questions``) that apply to this citation.
+
+    ``out_of_context`` is asked of a citation with a quote (or several: one paragraph each in the
+    state's ``quote``), ``best_section`` of a claim-only citation naming one section.
+    """
+    quotes = (citation.quote,) if citation.quote is not None else citation.quotes
+    extra = applicable(
+        settings.questions,
+        quoted=bool(quotes),
+        claim_only_section=citation.quote is None and not citation.is_assembly and citation.section is not None,
+    )
+    if not extra:
+        return question
+    return replace(question, extra=extra, quote="\n\n".join(quotes) if quotes else None)

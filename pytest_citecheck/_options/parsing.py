@@ -1,0 +1,165 @@
+"""The parsers of the options' values, and the choices of the choice-valued knobs.
+
+Each parser takes what a flag, an ini key, a marker or a call gave and returns the value, or raises
+``ValueError`` with words the caller prefixes with where the value came from (``OptionError``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import Any, Literal, get_args
+
+from pytest_citecheck._verdicts import Verdict
+
+# The choices of the choice-valued knobs, as types (for the public signatures) and as tuples (for
+# parsing and help), one from the other.
+RecordMode = Literal["none", "once", "new_episodes", "all", "rewrite"]
+UnusedPolicy = Literal["warn", "fail", "delete"]
+ReviewPolicy = Literal["warn", "fail", "xfail", "skip"]
+MisattributedPolicy = Literal["fail", "warn", "ignore"]
+RECORD_MODES: tuple[RecordMode, ...] = get_args(RecordMode)
+UNUSED_POLICIES: tuple[UnusedPolicy, ...] = get_args(UnusedPolicy)
+REVIEW_POLICIES: tuple[ReviewPolicy, ...] = get_args(ReviewPolicy)
+MISATTRIBUTED_POLICIES: tuple[MisattributedPolicy, ...] = get_args(MisattributedPolicy)
+OffWord = Literal[False, "none", "off"]
+# The extra questions of option ``questions`` (``_judge.questions`` asks them, and checks this list).
+QUESTION_NAMES = ("out_of_context", "best_section")
+
+
+def parse_fraction(raw: Any) -> float:
+    if isinstance(raw, bool):
+        raise ValueError(f"expected a number from 0 to 1, got {raw!r}")
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"expected a number from 0 to 1, got {raw!r}") from None
+    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"expected a number from 0 to 1, got {raw!r}")
+    return value
+
+
+def parse_model(raw: Any) -> str | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or not raw.strip() or any(ch.isspace() for ch in raw.strip()):
+        raise ValueError(f"expected a model name such as 'jev-1.12', got {raw!r}")
+    return raw.strip()
+
+
+def choice_of(choices: tuple[str, ...]) -> Callable[[Any], str]:
+    def parse(raw: Any) -> str:
+        if raw not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}; got {raw!r}")
+        return str(raw)
+
+    return parse
+
+
+def parse_verdicts(raw: Any) -> frozenset[Verdict]:
+    items: list[Any]
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, Iterable):
+        raise ValueError(f"expected verdict names such as 'fabricated,contradicted', got {raw!r}")
+    # Names separated by commas or spaces, in one string or several (the ini key is pytest's
+    # "args" type: `citecheck_fail_on = fabricated, contradicted` reads as two words).
+    items = []
+    for item in raw:
+        if isinstance(item, str):
+            items += [part for part in item.replace(" ", ",").split(",") if part.strip()]
+        else:
+            items.append(item)
+    known = {verdict.value: verdict for verdict in Verdict}
+    chosen = set()
+    for item in items:
+        name = item.value if isinstance(item, Verdict) else item
+        if name not in known:
+            raise ValueError(f"unknown verdict {item!r}; verdicts are {', '.join(known)}")
+        chosen.add(known[name])
+    if not chosen:
+        # An empty set would fail nothing: every fabricated quote would pass, silently.
+        raise ValueError(
+            f"expected at least one verdict ({', '.join(known)}), got {raw!r}; an empty fail_on would let every "
+            "citation pass (to look at results without failing, use check_citations() or citecheck.check())"
+        )
+    return frozenset(chosen)
+
+
+def parse_questions(raw: Any) -> tuple[str, ...]:
+    """Names of extra questions (``_judge.questions``), separated by commas or spaces, or a list; none for none."""
+    if raw is None or raw is False or (isinstance(raw, str) and raw.strip().lower() in _OFF):
+        return ()
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, Iterable):
+        raise ValueError(f"expected question names such as 'out_of_context,best_section', got {raw!r}")
+    names: list[str] = []
+    for item in raw:
+        if not isinstance(item, str):
+            raise ValueError(f"expected question names, got {item!r}")
+        for name in item.replace(" ", ",").split(","):
+            name = name.strip()
+            if not name:
+                continue
+            if name not in QUESTION_NAMES:
+                raise ValueError(f"unknown question {name!r}; the questions are {', '.join(QUESTION_NAMES)}")
+            if name not in names:
+                names.append(name)
+    return tuple(names)
+
+
+def parse_path(raw: Any) -> str | None:
+    if raw is None or raw == "":
+        return None
+    if not isinstance(raw, str):
+        raise ValueError(f"expected a path, got {raw!r}")
+    return raw
+
+
+def parse_positive_int(raw: Any) -> int:
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"expected a whole number of at least 1, got {raw!r}") from None
+    if isinstance(raw, bool) or value < 1 or (isinstance(raw, float) and raw != value):
+        raise ValueError(f"expected a whole number of at least 1, got {raw!r}")
+    return value
+
+
+def parse_bool(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in {"true", "yes", "1", "on"}:
+        return True
+    if text in {"false", "no", "0", "off"}:
+        return False
+    raise ValueError(f"expected true or false, got {raw!r}")
+
+
+_OFF = (None, False, "", "none", "off", "None")
+
+
+def parse_optional_fraction(raw: Any) -> float | None:
+    """0..1, or off (None, false, "none", "off")."""
+    if isinstance(raw, str) and raw.strip().lower() in _OFF:
+        return None
+    if raw is None or raw is False:
+        return None
+    return parse_fraction(raw)
+
+
+def parse_optional_positive_int(raw: Any) -> int | None:
+    """A whole number of at least 1, or off (None, false, "none", "off")."""
+    if isinstance(raw, str) and raw.strip().lower() in _OFF:
+        return None
+    if raw is None or raw is False:
+        return None
+    return parse_positive_int(raw)
+
+
+def parse_dir(raw: Any) -> str:
+    if not isinstance(raw, str) or not raw.strip():
+        raise ValueError(f"expected a directory name, got {raw!r}")
+    return raw.strip()

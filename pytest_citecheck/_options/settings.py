@@ -1,0 +1,112 @@
+"""The resolved settings (``Settings``) and the per-test keywords a call takes (``CheckOptions``).
+
+Precedence, highest first: call > marker > command line > ini > default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple, TypedDict
+
+from pytest_citecheck._errors import OptionError
+from pytest_citecheck._options.parsing import (
+    MisattributedPolicy,
+    OffWord,
+    RecordMode,
+    ReviewPolicy,
+    UnusedPolicy,
+)
+from pytest_citecheck._options.table import OPTIONS, OPTIONS_BY_NAME, PER_TEST_OPTIONS
+from pytest_citecheck._verdicts import Verdict, VerdictName
+
+
+class CheckOptions(TypedDict, total=False):
+    """The per-test settings a call takes as keyword arguments (and ``@pytest.mark.citecheck`` too).
+
+    ``assert_citations_supported(citations, source, **options: Unpack[CheckOptions])``: a type
+    checker reports a misspelt keyword or a value of the wrong type. ``None`` leaves a setting to
+    the marker, the command line or the ini file (for ``model`` it means the SDK's default). Each
+    key is a per-test ``Option`` below, with its meaning; ``tests/project/test_typing.py`` keeps the two in step.
+    """
+
+    auto_accept: float | None
+    model: str | None
+    fail_on: str | Iterable[Verdict | VerdictName] | None
+    review: ReviewPolicy | None
+    concurrency: int | None
+    screen: bool | None
+    fuzzy: float | OffWord | None
+    casefold: bool | None
+    min_quote_length: int | None
+    window: int | OffWord | None
+    misattributed: MisattributedPolicy | None
+    questions: str | Iterable[str] | None
+
+
+class Settings(NamedTuple):
+    """The resolved value of every option, for a session or for one check.
+
+    A ``NamedTuple`` rather than a frozen dataclass: every pytest run builds this class (the plugin
+    resolves the session's settings before collection), and a dataclass of 21 fields compiles five
+    generated methods to do it: about a fifth of what loading the plugin cost.
+    Immutable all the same; ``_replace`` is ``dataclasses.replace``.
+    """
+
+    auto_accept: float = 0.8
+    model: str | None = None
+    fail_on: frozenset[Verdict] = frozenset({Verdict.FABRICATED, Verdict.CONTRADICTED, Verdict.UNSUPPORTED})
+    review: ReviewPolicy = "warn"
+    record_mode: RecordMode = "none"
+    concurrency: int = 8
+    screen: bool = False
+    questions: tuple[str, ...] = ()
+    fuzzy: float | None = None
+    casefold: bool = False
+    min_quote_length: int = 12
+    window: int | None = None
+    misattributed: str = "fail"
+    cassette_dir: str = "cassettes"
+    json: str | None = None
+    unused: UnusedPolicy = "warn"
+    strict_model: bool = False
+    drift_tolerance: float = 0.05
+    fail_on_flip: bool = False
+    html: str | None = None
+    reviews: str = "citecheck-reviews.json"
+
+    @classmethod
+    def resolve(cls, command_line: Mapping[str, Any], ini: Mapping[str, Any]) -> Settings:
+        """Session settings: command line over ini over default. Raises OptionError naming the source."""
+        values: dict[str, Any] = {}
+        for option in OPTIONS:
+            if command_line.get(option.name) is not None:
+                origin, raw = option.flag, command_line[option.name]
+            elif ini.get(option.name) not in (None, "", []):
+                origin, raw = f"ini {option.ini}", ini[option.name]
+            else:
+                values[option.name] = option.default
+                continue
+            try:
+                values[option.name] = option.parse(raw)
+            except ValueError as error:
+                raise OptionError(origin, str(error)) from None
+        return cls(**values)
+
+    def override(self, overrides: Mapping[str, Any], origin: str) -> Settings:
+        """These settings with per-test keywords (from a marker or a call) applied on top."""
+        if not overrides:
+            return self
+        changes: dict[str, Any] = {}
+        for name, raw in overrides.items():
+            if name not in PER_TEST_OPTIONS:
+                raise OptionError(origin, f"unknown argument {name!r}; accepted: {', '.join(PER_TEST_OPTIONS)}")
+            if raw is None and name != "model":
+                continue
+            try:
+                changes[name] = OPTIONS_BY_NAME[name].parse(raw)
+            except ValueError as error:
+                raise OptionError(origin, f"{name}: {error}") from None
+        return self._replace(**changes)
+
+
+assert set(Settings._fields) == set(OPTIONS_BY_NAME), "Settings and OPTIONS must list the same knobs"

@@ -1,0 +1,280 @@
+"""The one table of every knob (``OPTIONS``): its name, help, default and parser, and the page made of it.
+
+Each ``Option`` becomes a ``--citecheck-*`` flag and a ``citecheck_*`` ini key; the per-test ones
+are also ``@pytest.mark.citecheck(...)`` and call keyword arguments. ``docs/configuration.md`` is
+generated from this table (``citecheck options``), so the two cannot drift.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal, NamedTuple
+
+from pytest_citecheck._errors import docs_url
+from pytest_citecheck._options.parsing import (
+    MISATTRIBUTED_POLICIES,
+    RECORD_MODES,
+    REVIEW_POLICIES,
+    UNUSED_POLICIES,
+    choice_of,
+    parse_bool,
+    parse_dir,
+    parse_fraction,
+    parse_model,
+    parse_optional_fraction,
+    parse_optional_positive_int,
+    parse_path,
+    parse_positive_int,
+    parse_questions,
+    parse_verdicts,
+)
+from pytest_citecheck._verdicts import Verdict
+
+
+class Option(NamedTuple):
+    """One setting: its name (the marker and call keyword), help text, default and parser.
+
+    A ``NamedTuple`` for the reason ``Settings`` is one (``_options.settings``).
+    """
+
+    name: str
+    help: str
+    default: Any
+    parse: Callable[[Any], Any]
+    metavar: str = "VALUE"
+    per_test: bool = False  # also a marker / call keyword
+
+    @property
+    def is_switch(self) -> bool:
+        """A true/false setting: its flag takes no value (``--citecheck-strict-model``), its ini key does."""
+        return self.parse is parse_bool
+
+    @property
+    def ini_type(self) -> IniType:
+        """The type pytest reads the ini key as (shown in ``pytest --help``); the parser still validates."""
+        return _INI_TYPES.get(self.parse, "string")
+
+    @property
+    def flag(self) -> str:
+        return "--citecheck-" + self.name.replace("_", "-")
+
+    @property
+    def ini(self) -> str:
+        return "citecheck_" + self.name
+
+    @property
+    def default_text(self) -> str:
+        if isinstance(self.default, frozenset):
+            return ",".join(sorted(v.value for v in self.default))
+        if isinstance(self.default, tuple):
+            return ",".join(self.default) or "none"
+        return "SDK default (jev-latest)" if self.name == "model" else str(self.default)
+
+
+# pytest's ini types for the parsers whose values are one: a switch is "bool", a count "int", a
+# fraction "float", a list of verdicts "args"; a value with an off word (``none``) stays a string.
+IniType = Literal["string", "bool", "int", "float", "args"]
+_INI_TYPES: dict[Callable[[Any], Any], IniType] = {
+    parse_bool: "bool",
+    parse_positive_int: "int",
+    parse_fraction: "float",
+    parse_verdicts: "args",
+}
+
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "auto_accept",
+        "Confidence at or above which Jev's verdict stands on its own; below it a human should review.",
+        0.8,
+        parse_fraction,
+        metavar="0..1",
+        per_test=True,
+    ),
+    Option(
+        "model",
+        "Jev model to ask, e.g. jev-1.12. Pin a version once thresholds are tuned.",
+        None,
+        parse_model,
+        "NAME",
+        per_test=True,
+    ),
+    Option(
+        "fail_on",
+        "Verdicts that fail a test when they stand on their own (comma-separated; at least one).",
+        frozenset({Verdict.FABRICATED, Verdict.CONTRADICTED, Verdict.UNSUPPORTED}),
+        parse_verdicts,
+        "VERDICTS",
+        per_test=True,
+    ),
+    Option(
+        "review",
+        "What a verdict below auto_accept does to its test: warn (pass with a warning), fail, xfail or skip.",
+        "warn",
+        choice_of(REVIEW_POLICIES),
+        "{" + ",".join(REVIEW_POLICIES) + "}",
+        per_test=True,
+    ),
+    Option(
+        "record_mode",
+        "none replays only and never touches the network (CI); once, new_episodes and all are vcrpy's modes; "
+        "rewrite deletes a test's cassette and records it again.",
+        "none",
+        choice_of(RECORD_MODES),
+        "{" + ",".join(RECORD_MODES) + "}",
+    ),
+    Option(
+        "concurrency",
+        "How many Jev requests one check may have in flight at once (results keep the citations' order).",
+        8,
+        parse_positive_int,
+        "N",
+        per_test=True,
+    ),
+    Option(
+        "screen",
+        "Also ask Jev, in the same request (no extra call), whether the claim or section holds instructions "
+        "addressed to an AI system; a flagged citation never passes on its own "
+        f"(see {docs_url('security', 'the-screen-opt-in')}).",
+        False,
+        parse_bool,
+        "{true,false}",
+        per_test=True,
+    ),
+    Option(
+        "questions",
+        "Extra yes/no questions asked in the same request as the relation (no extra call), comma-separated: "
+        "out_of_context (citations with a quote: does the section qualify the quote in a way the claim leaves out?), "
+        "best_section (claim-only citations: does the section deal with the claim, or touch it in passing?). "
+        "A flag sends a 'verified' to review; a confident flag (Jev's probability of the flagging answer at or above "
+        "auto_accept) fails as 'unsupported' would (see " + docs_url("usage", "extra-questions") + ").",
+        (),
+        parse_questions,
+        "NAMES|none",
+        per_test=True,
+    ),
+    Option(
+        "fuzzy",
+        "Accept a quote whose best alignment in a section reaches this similarity (0..1) as found-approx; "
+        "none (the default) means exact matching after normalisation only.",
+        None,
+        parse_optional_fraction,
+        "0..1|none",
+        per_test=True,
+    ),
+    Option(
+        "casefold",
+        f"Match quotes without regard to letter case (see {docs_url('matching', 'the-normalisation-contract')}).",
+        False,
+        parse_bool,
+        "{true,false}",
+        per_test=True,
+    ),
+    Option(
+        "min_quote_length",
+        "Shortest quote, in characters after normalisation, that may identify a passage; a shorter quote is an error.",
+        12,
+        parse_positive_int,
+        "N",
+        per_test=True,
+    ),
+    Option(
+        "window",
+        "Judge N characters of the section around the quote instead of the whole section "
+        "(for sections too large for one Jev request); none judges the whole section.",
+        None,
+        parse_optional_positive_int,
+        "N|none",
+        per_test=True,
+    ),
+    Option(
+        "misattributed",
+        "What a found-elsewhere citation (its quote is real, but in another section or document than it names) "
+        "does to its test: fail, warn (pass with a warning) or ignore. Jev judges where the quote is, either way.",
+        "fail",
+        choice_of(MISATTRIBUTED_POLICIES),
+        "{" + ",".join(MISATTRIBUTED_POLICIES) + "}",
+        per_test=True,
+    ),
+    Option(
+        "cassette_dir", "Cassette directory, relative to each test file's directory.", "cassettes", parse_dir, "DIR"
+    ),
+    Option("json", "Write a JSON report of every checked citation to this path.", None, parse_path, "PATH"),
+    Option(
+        "unused",
+        "Recorded interactions a passing test did not play, and cassettes of no collected test: "
+        "warn (in the summary), fail the run, or delete them.",
+        "warn",
+        choice_of(UNUSED_POLICIES),
+        "{" + ",".join(UNUSED_POLICIES) + "}",
+    ),
+    Option(
+        "strict_model",
+        "Fail (instead of warn) when the model that answered a recording is not the model the test asks for.",
+        False,
+        parse_bool,
+        "{true,false}",
+    ),
+    Option(
+        "drift_tolerance",
+        "With record mode rewrite: how far a confidence or probability may move from the previous recording "
+        "before it is reported as a shift.",
+        0.05,
+        parse_fraction,
+        "0..1",
+    ),
+    Option(
+        "fail_on_flip",
+        "With record mode rewrite: fail the run when a re-recorded verdict differs from the previous recording.",
+        False,
+        parse_bool,
+        "{true,false}",
+    ),
+    Option(
+        "html",
+        "Write a self-contained HTML report (verdicts, confidence against the threshold, highlighted quotes) to this path.",
+        None,
+        parse_path,
+        "PATH",
+    ),
+    Option(
+        "reviews",
+        "Reviews file of human decisions (written by `citecheck review`), relative to each test file's directory, "
+        "i.e. beside the cassette directory.",
+        "citecheck-reviews.json",
+        parse_dir,
+        "PATH",
+    ),
+)
+
+OPTIONS_BY_NAME = {option.name: option for option in OPTIONS}
+PER_TEST_OPTIONS = tuple(option.name for option in OPTIONS if option.per_test)
+
+
+def configuration_table() -> str:
+    """The Markdown table of every option, for docs/configuration.md."""
+    lines = [
+        "| setting | flag | ini key | marker / call keyword | default | meaning |",
+        "|---|---|---|---|---|---|",
+    ]
+    for option in OPTIONS:
+        keyword = f"`{option.name}=`" if option.per_test else "–"
+        meaning = option.help.replace("|", "\\|")
+        lines.append(
+            f"| {option.name} | `{option.flag}` | `{option.ini}` | {keyword} | `{option.default_text}` | {meaning} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    """``citecheck options``: print the configuration table."""
+    import argparse
+
+    argparse.ArgumentParser(
+        prog="citecheck options",
+        description="Print the Markdown table of every pytest-citecheck setting: its flag, ini key, marker and "
+        "call keyword, default and meaning (the configuration page of the docs, "
+        + docs_url("configuration")
+        + ", is this table).",
+    ).parse_args(argv)
+    print(configuration_table(), end="")
+    return 0
