@@ -57,21 +57,13 @@ class Judgement:
     # With the ``questions`` option: Jev's answer to each extra question asked of this citation.
     questions: dict[str, QuestionAnswer] = field(default_factory=dict)
 
-    def stands_at(self, auto_accept: float) -> bool:
-        """The verdict stands on its own: confident enough, and not a "supports" the screen or a question flagged.
-
-        Text that steers the model tends to buy a "supports"; a failing verdict keeps failing.
-        """
-        flagged = self.flagged or any(answer.flagged for answer in self.questions.values())
-        return self.confidence >= auto_accept and not (flagged and self.choice == "supports")
-
 
 @dataclass
 class CitationResult:
     """Everything known about one checked citation.
 
     ``auto`` is True when the verdict stands on its own (a fabricated quote, or a confidence at or
-    above ``auto_accept``); False means a human should confirm it.
+    above ``auto_accept``: the gate's rule, ``_gate.stands_at``); False means a human should confirm it.
     """
 
     id: str

@@ -19,10 +19,11 @@ from pytest_citecheck._citations.adapt import adapt_citations
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CassetteError, CitecheckError
 from pytest_citecheck._gate import (
-    Decision,
+    Ruling,
     decide,
     fabricated_result,
     failure_message,
+    judged_result,
     misattributed_message,
     review_message,
 )
@@ -35,7 +36,7 @@ from pytest_citecheck._options import CheckOptions, Settings
 from pytest_citecheck._recording.cassette import TestCassette
 from pytest_citecheck._recording.cassette_file import CassetteDigestError
 from pytest_citecheck._recording.plays import PlayCount, counting_plays
-from pytest_citecheck._results import RELATION_TO_VERDICT, CitationResult, Judgement, Verdict
+from pytest_citecheck._results import CitationResult, Judgement, Verdict
 from pytest_citecheck._review.decisions import Reviews, review_key
 from pytest_citecheck._sources.source import Format, Source
 
@@ -47,9 +48,9 @@ DEFAULT_RECORD_HINT = "run the test with --citecheck-record-mode=once and TYPESA
 
 
 class CitationsNotSupported(AssertionError):
-    """Raised by ``assert_supported`` when citations fail the check; carries the ``Decision``."""
+    """Raised by ``assert_supported`` when citations fail the check; carries the gate's ``Ruling``."""
 
-    def __init__(self, message: str, decision: Decision) -> None:
+    def __init__(self, message: str, decision: Ruling) -> None:
         super().__init__(message)
         self.decision = decision
 
@@ -353,28 +354,9 @@ class Checker:
         if played.count:
             judgement = dataclasses.replace(judgement, replayed=True)
         previous = self._against_recordings(citation, question.section_text, judgement, settings)
-        result = CitationResult(
-            id=citation.id,
-            claim=citation.claim,
-            quote=citation.quote,
-            status=located.status,
-            section=located.section,
-            verdict=RELATION_TO_VERDICT[judgement.choice],
-            confidence=judgement.confidence,
-            auto=judgement.stands_at(settings.auto_accept),
-            model=judgement.model,
-            span=located.span,
-            judgement=judgement,
-            auto_accept=settings.auto_accept,
-            previous=previous,
-            similarity=located.similarity,
-            section_text=None if located.window is None else question.section_text,
-            window=located.window,
-            document=located.document,
-            cited_section=citation.section,
-            cited_document=citation.document,
+        return judged_result(
+            citation, located, judgement, settings, judged_text=question.section_text, previous=previous
         )
-        return located.attach(result) if isinstance(located, Assembly) else result
 
     def _against_recordings(
         self, citation: Citation, section_text: str, judgement: Judgement, settings: Settings

@@ -1,88 +1,22 @@
-"""Step 3 of the check: which results fail a test, which need a human, and the words for both.
+"""Step 3's words: the failure message, the review and misattribution warnings, and their table.
 
-Pure functions over ``CitationResult``s and ``Settings``; the plugin turns a ``Decision`` into a
-failure, a warning, an xfail or a skip.
+What a test's ``Ruling`` (``_gate.rule``) says to the person reading a red test: a summary line,
+the table of every citation at issue, diagnostics (the closest passage of a fabricated quote, where
+a misattributed quote really is, the screen's and extra questions' flags) and one hint for what next.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 
 from pytest_citecheck._errors import docs_url
-from pytest_citecheck._locate.citations import Unfound
-from pytest_citecheck._options import Settings
+from pytest_citecheck._gate.rule import Ruling
 from pytest_citecheck._results import CitationResult, Status, Verdict
 from pytest_citecheck._text import format_confidence, render_table, visible_lines
 
 _NUMBERED = re.compile(r"^\d+(?:\.\d+)*$")
 _CLAIM_WIDTH = 60
-
-
-@dataclass(frozen=True)
-class Decision:
-    """What a set of results means for the test that checked them."""
-
-    results: tuple[CitationResult, ...]
-    failing: tuple[CitationResult, ...]
-    review: tuple[CitationResult, ...]
-    # Found elsewhere than cited (whatever ``misattributed`` does with them: they fail when it is "fail").
-    misattributed: tuple[CitationResult, ...] = ()
-
-    @property
-    def passed(self) -> bool:
-        return not self.failing
-
-
-def fabricated_result(unfound: Unfound, auto_accept: float) -> CitationResult:
-    """The final result for a quote the source does not say: fabricated (``missing``, with the closest
-    passage as a hint, or ``altered``, with the passage and the words its elisions removed)."""
-    citation = unfound.citation
-    return CitationResult(
-        id=citation.id,
-        claim=citation.claim,
-        quote=citation.quote,
-        status=unfound.status,
-        section=None,
-        verdict=Verdict.FABRICATED,
-        confidence=None,
-        auto=True,
-        auto_accept=auto_accept,
-        closest=unfound.closest,
-        cited_section=citation.section,
-        cited_document=citation.document,
-        sections=unfound.sections,
-        quotes=unfound.quotes,
-        removed=unfound.removed or None,
-    )
-
-
-def decide(results: Sequence[CitationResult], settings: Settings) -> Decision:
-    """Fail what stands (on its own, or by a human's decision) and is in ``fail_on``; send the rest to review.
-
-    A misattributed citation (``found-elsewhere``) also fails when ``misattributed`` is "fail",
-    whatever Jev said of the section that holds its quote: the answer points the reader to the wrong place.
-    A confident flag from an extra question fails too (``fails_on_a_flag``).
-    """
-    failing = tuple(r for r in results if (r.stands and r.verdict in settings.fail_on) or fails_on_a_flag(r, settings))
-    review = tuple(r for r in results if r.needs_review)
-    misattributed = tuple(r for r in results if r.status is Status.FOUND_ELSEWHERE)
-    if settings.review == "fail":
-        failing = tuple(r for r in results if r in failing or r in review)
-    if settings.misattributed == "fail":
-        failing = tuple(r for r in results if r in failing or r in misattributed)
-    return Decision(tuple(results), failing, review, misattributed)
-
-
-def fails_on_a_flag(result: CitationResult, settings: Settings) -> bool:
-    """A confident flag from an extra question (option ``questions``) fails its test as "unsupported" would.
-
-    Confident: Jev's probability of the flagging answer is at or above ``auto_accept`` (and at least
-    0.5). The citation, as cited, does not support the claim as made, so it fails when
-    ``unsupported`` is in ``fail_on``, whatever the relation said; a human decision overrides it.
-    """
-    return result.decision is None and bool(result.confident_flags) and Verdict.UNSUPPORTED in settings.fail_on
 
 
 def _shorten(text: str, width: int = _CLAIM_WIDTH) -> str:
@@ -106,109 +40,117 @@ def result_table(results: Sequence[CitationResult], *, marks: dict[str, str] | N
         "action",
         "claim",
     )
-    rows = [
-        (
-            r.id,
-            r.status.value,
-            *((r.document or "-",) if with_documents else ()),
-            r.section or "-",
-            r.verdict.value,
-            format_confidence(r.confidence),
-            (marks or {}).get(r.id, "auto" if r.auto else "human" if r.decision else "review"),
-            _shorten(r.claim),
-        )
-        for r in results
-    ]
+    rows = [_table_row(r, with_documents, (marks or {}).get(r.id)) for r in results]
     return render_table([header, *rows])
+
+
+def _table_row(result: CitationResult, with_documents: bool, mark: str | None) -> tuple[str, ...]:
+    action = mark or ("auto" if result.auto else "human" if result.decision else "review")
+    return (
+        result.id,
+        result.status.value,
+        *((result.document or "-",) if with_documents else ()),
+        result.section or "-",
+        result.verdict.value,
+        format_confidence(result.confidence),
+        action,
+        _shorten(result.claim),
+    )
 
 
 REVIEW_STEP = (
     "run `citecheck review` to confirm or correct each verdict that needs review (a human's decision then stands)"
 )
+MISATTRIBUTED_STEP = (
+    "a misattributed citation quotes real text from another place than it names: make the app "
+    "cite the section (and document) that holds the quote, or set misattributed='warn'"
+)
+# The step for the failing verdicts, the first that applies: (applies to the failing results, words).
+_VERDICT_STEPS: tuple[tuple[Callable[[Sequence[CitationResult]], bool], str], ...] = (
+    (
+        lambda failing: any(r.status is Status.ALTERED for r in failing),
+        "an altered quote leaves out a word that turns the meaning of its passage: quote the passage "
+        "whole, or elide only text that does not change what it says",
+    ),
+    (
+        lambda failing: any(r.verdict is Verdict.FABRICATED for r in failing),
+        "a fabricated quote is not in the source: fix the citation (or the quote the app extracts)",
+    ),
+    (
+        lambda failing: any(r.verdict is Verdict.CONTRADICTED for r in failing),
+        "a contradicted claim says the opposite of its section: fix the claim or cite the right section",
+    ),
+    (
+        lambda failing: any(r.confident_flags for r in failing),
+        "an extra question flagged a citation: state the claim with the conditions its section sets, or cite "
+        "the section that deals with it (or record a human decision if the flag is wrong)",
+    ),
+    (bool, "fix the app's citations, or record a human decision if Jev's verdict is wrong"),
+)
 
 
-def _hint(decision: Decision) -> str:
-    unsupported = [r for r in decision.failing if r not in decision.review]
-    if unsupported and all(
+def _hint(ruling: Ruling) -> str:
+    unsupported = _unsupported(ruling)
+    misattributed = bool(unsupported) and all(
         r.status is Status.FOUND_ELSEWHERE and r.verdict is not Verdict.CONTRADICTED for r in unsupported
-    ):
-        steps = [
-            "a misattributed citation quotes real text from another place than it names: make the app "
-            "cite the section (and document) that holds the quote, or set misattributed='warn'"
-        ]
-        if decision.review:
-            steps.append(REVIEW_STEP)
-        return f"What next: {'; '.join(steps)}; see {docs_url('usage', 'misattributed-citations')}"
-    first = _first_step(unsupported)
-    steps = [] if first is None else [first]
-    if decision.review:
+    )
+    if misattributed:
+        steps, anchor = [MISATTRIBUTED_STEP], "misattributed-citations"
+    else:
+        step = next((words for applies, words in _VERDICT_STEPS if applies(unsupported)), None)
+        steps, anchor = ([step] if step else []), "reading-a-failure"
+    if ruling.review:
         steps.append(REVIEW_STEP)
-    return f"What next: {'; '.join(steps)}; see {docs_url('usage', 'reading-a-failure')}"
+    return f"What next: {'; '.join(steps)}; see {docs_url('usage', anchor)}"
 
 
-def _first_step(unsupported: Sequence[CitationResult]) -> str | None:
-    """What to do first about the citations that fail on their verdict (the worst kind among them)."""
-    verdicts = {r.verdict for r in unsupported}
-    if any(r.status is Status.ALTERED for r in unsupported):
-        return (
-            "an altered quote leaves out a word that turns the meaning of its passage: quote the passage "
-            "whole, or elide only text that does not change what it says"
-        )
-    if Verdict.FABRICATED in verdicts:
-        return "a fabricated quote is not in the source: fix the citation (or the quote the app extracts)"
-    if Verdict.CONTRADICTED in verdicts:
-        return "a contradicted claim says the opposite of its section: fix the claim or cite the right section"
-    if any(r.confident_flags for r in unsupported):
-        return (
-            "an extra question flagged a citation: state the claim with the conditions its section sets, or cite "
-            "the section that deals with it (or record a human decision if the flag is wrong)"
-        )
-    if verdicts:
-        return "fix the app's citations, or record a human decision if Jev's verdict is wrong"
-    return None
+def _unsupported(ruling: Ruling) -> list[CitationResult]:
+    """The failing results that do not fail only for needing review."""
+    return [r for r in ruling.failing if r not in ruling.review]
 
 
 def _need(count: int) -> str:
     return "needs" if count == 1 else "need"
 
 
-def failure_message(decision: Decision) -> str:
+def _headline(ruling: Ruling, unsupported: Sequence[CitationResult]) -> str:
+    """ "2 of 5 citations not supported (1 more needs review)", and why reviews fail the test when they do."""
+    total, n_review = len(ruling.results), len(ruling.review)
+    reviews_fail = any(r in ruling.failing for r in ruling.review)
+    of_total = f" of {total} citation{'s' if total != 1 else ''}"
+    more = f"{n_review} more {_need(n_review)} review"
+    if not unsupported:
+        headline = f"{n_review}{of_total} {_need(n_review)} review"
+    elif not n_review:
+        headline = f"{len(unsupported)}{of_total} not supported"
+    else:
+        headline = f"{len(unsupported)}{of_total} not supported" + (f", {more}" if reviews_fail else f" ({more})")
+    if reviews_fail:
+        headline += f" (below auto_accept {ruling.review[0].auto_accept:g}; review='fail' fails the test)"
+    return headline
+
+
+def failure_message(ruling: Ruling) -> str:
     """The assertion message: a summary line, the table of every citation at issue, one hint.
 
     A citation that fails the test only because it needs review (``review="fail"``) is said to
     need review, not to be unsupported: its verdict may well be ``verified``.
     """
-    total = len(decision.results)
-    unsupported = [r for r in decision.failing if r not in decision.review]
-    n_review = len(decision.review)
-    reviews_fail = any(r in decision.failing for r in decision.review)
-    of_total = f" of {total} citation{'s' if total != 1 else ''}"
-    if unsupported:
-        headline = f"{len(unsupported)}{of_total} not supported"
-        if n_review:
-            headline += (
-                f", {n_review} more {_need(n_review)} review"
-                if reviews_fail
-                else f" ({n_review} more {_need(n_review)} review)"
-            )
-    else:
-        headline = f"{n_review}{of_total} {_need(n_review)} review"
-    if reviews_fail:
-        headline += f" (below auto_accept {decision.review[0].auto_accept:g}; review='fail' fails the test)"
-    shown = [r for r in decision.results if r in decision.failing or r in decision.review]
+    unsupported = _unsupported(ruling)
+    shown = [r for r in ruling.results if r in ruling.failing or r in ruling.review]
     marks = {r.id: ("FAIL (human)" if r.decision else "FAIL") if r in unsupported else "needs review" for r in shown}
-    diagnostics = [line for r in decision.failing for line in closest_passage_lines(r) + elsewhere_lines(r)]
+    diagnostics = [line for r in ruling.failing for line in closest_passage_lines(r) + elsewhere_lines(r)]
     # Ids, claims and quotes are untrusted: shown harmlessly (controls visible, no workflow command).
     return visible_lines(
         "\n".join(
             [
-                headline + ":",
+                _headline(ruling, unsupported) + ":",
                 *result_table(shown, marks=marks),
                 *diagnostics,
                 *screen_lines(shown),
                 *question_lines(shown),
-                *missing_quote_lines(decision.failing),
-                _hint(decision),
+                *missing_quote_lines(ruling.failing),
+                _hint(ruling),
             ]
         )
     )
@@ -250,14 +192,14 @@ def elsewhere_lines(result: CitationResult) -> list[str]:
     return [f"  {result.id}: {where} (which Jev judged)"]
 
 
-def misattributed_message(decision: Decision) -> str:
+def misattributed_message(ruling: Ruling) -> str:
     """The warning for found-elsewhere citations under ``misattributed="warn"``."""
-    n = len(decision.misattributed)
+    n = len(ruling.misattributed)
     lines = [
         f"{n} citation{'s' if n != 1 else ''} quote{'s' if n == 1 else ''} another place than {'it names' if n == 1 else 'they name'} (misattributed='warn'):"
     ]
-    lines += result_table(decision.misattributed, marks={r.id: "warn" for r in decision.misattributed})
-    lines += [line for r in decision.misattributed for line in elsewhere_lines(r)]
+    lines += result_table(ruling.misattributed, marks={r.id: "warn" for r in ruling.misattributed})
+    lines += [line for r in ruling.misattributed for line in elsewhere_lines(r)]
     lines.append(
         "What next: make the app cite the section (and document) that holds the quote; "
         f"misattributed='fail' makes this fail (see {docs_url('usage', 'misattributed-citations')})."
@@ -328,16 +270,16 @@ def question_lines(results: Sequence[CitationResult]) -> list[str]:
     return lines
 
 
-def review_message(decision: Decision) -> str:
+def review_message(ruling: Ruling) -> str:
     """The warning (or xfail/skip reason) for verdicts below the threshold."""
-    n = len(decision.review)
-    threshold = decision.review[0].auto_accept if decision.review else 0.8
+    n = len(ruling.review)
+    threshold = ruling.review[0].auto_accept if ruling.review else 0.8
     lines = [
         f"{n} citation{'s' if n != 1 else ''} below auto_accept {threshold:g} need{'s' if n == 1 else ''} a human review:"
     ]
-    lines += result_table(decision.review)
-    lines += screen_lines(decision.review)
-    lines += question_lines(decision.review)
+    lines += result_table(ruling.review)
+    lines += screen_lines(ruling.review)
+    lines += question_lines(ruling.review)
     lines.append(
         f"What next: confirm or correct each verdict with `citecheck review` (see {docs_url('usage', 'review')}), "
         "or set review='fail' to make this fail."
