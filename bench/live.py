@@ -49,7 +49,7 @@ def _check(
 ) -> tuple[float, list[Any]]:
     from typesafe_sdk import TypeSafeClient
 
-    from pytest_citecheck import Checker
+    from pytest_citecheck._check.checker import checker_for
     from pytest_citecheck._judge.retry import patient_retry_policy
     from pytest_citecheck._options import Settings
     from pytest_citecheck._recording.cassette import TestCassette
@@ -57,7 +57,7 @@ def _check(
     path = Path(tempfile.mkstemp(dir=directory, suffix=".yaml")[1])
     path.unlink()
     client = TypeSafeClient(api_key="sk-bench", base_url=url, compression=False, retry=patient_retry_policy())
-    checker = Checker(
+    checker = checker_for(
         settings=Settings(concurrency=concurrency, record_mode="once", model="jev-1.13.0"),
         client_factory=lambda: client,
         cassette=TestCassette(path, "once"),

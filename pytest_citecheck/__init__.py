@@ -27,9 +27,9 @@ _EXPORTS = {
     "assert_citations_supported": "_check.api",
     "check_citations": "_check.api",
     "Checker": "_check.checker",
-    "CitationReviewWarning": "_check.checker",
-    "CitationMisattributedWarning": "_check.checker",
-    "CitationsNotSupported": "_check.checker",
+    "CitationReviewWarning": "_gate.enforce",
+    "CitationMisattributedWarning": "_gate.enforce",
+    "CitationsNotSupported": "_gate.enforce",
     "Citation": "_citations.model",
     "CitationLike": "_citations.model",
     "CitationDict": "_citations.model",
@@ -109,12 +109,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from pytest_citecheck._check.api import assert_citations_supported, check_citations
-    from pytest_citecheck._check.checker import (
-        Checker,
-        CitationMisattributedWarning,
-        CitationReviewWarning,
-        CitationsNotSupported,
-    )
+    from pytest_citecheck._check.checker import Checker
     from pytest_citecheck._citations.markers import citations_from_markers
     from pytest_citecheck._citations.model import Citation, CitationDict, CitationLike
     from pytest_citecheck._citations.openai import citations_from_openai
@@ -128,6 +123,11 @@ if TYPE_CHECKING:
         OptionError,
         SourceError,
         SourceWarning,
+    )
+    from pytest_citecheck._gate.enforce import (
+        CitationMisattributedWarning,
+        CitationReviewWarning,
+        CitationsNotSupported,
     )
     from pytest_citecheck._locate.retrieval import RetrievalResult, check_retrieval
     from pytest_citecheck._options import CheckOptions

@@ -40,7 +40,7 @@ import yaml  # noqa: F401
 from support import CANARY_KEY, CITATIONS, EXAMPLE, INNER_INI, NOT_A_USERS_PLUGINS, REPO, RFC7519, Offline  # noqa: F401  (re-exported for fixtures)
 from typesafe_sdk import TypeSafeClient
 
-from pytest_citecheck._check.checker import Checker
+from pytest_citecheck._check.checker import Checker, checker_for
 from pytest_citecheck._options import Settings
 from pytest_citecheck._pytest_glue import fixtures, session  # noqa: F401  (loaded by every run that checks a citation: see above)
 from pytest_citecheck._recording import redaction  # noqa: F401  (one log filter, and its secrets, for every run: see above)
@@ -165,7 +165,7 @@ def direct_checker() -> Iterator[Callable[..., Checker]]:
             clients.append(TypeSafeClient(api_key="sk-test", base_url=server.url, compression=False))
             return clients[-1]
 
-        return Checker(settings=Settings(**settings), client_factory=client)
+        return checker_for(settings=Settings(**settings), client_factory=client)
 
     yield make
     for client in clients:

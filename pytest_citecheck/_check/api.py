@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import TYPE_CHECKING, Unpack
 
 from pytest_citecheck._check import binding
 from pytest_citecheck._errors import CheckerUnavailableError
@@ -59,14 +59,8 @@ def current_checker(caller: str = "assert_citations_supported()") -> Checker:
 
 def _standalone_checker() -> Checker:
     from pytest_citecheck._check.checker import Checker
-    from pytest_citecheck._options import Settings
 
-    def live_client() -> Any:
-        from typesafe_sdk import TypeSafeClient
-
-        return TypeSafeClient(compression=False)
-
-    return Checker(settings=Settings(), client_factory=live_client)
+    return Checker()
 
 
 def assert_citations_supported(

@@ -10,12 +10,114 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pytest_citecheck._results import CitationResult
+from pytest_citecheck._check.wiring import async_client_for_call
+from pytest_citecheck._citations.model import Citation
+from pytest_citecheck._gate import judged_result
+from pytest_citecheck._judge.ask import ask, ask_async
+from pytest_citecheck._judge.request import Question, question_for
+from pytest_citecheck._locate.citations import Assembly, Located
+from pytest_citecheck._locate.finders import Documents
+from pytest_citecheck._options import Settings
+from pytest_citecheck._recording.checking import against_recordings, asking, open_cassette, replayed
+from pytest_citecheck._results import CitationResult, Judgement
+
+if TYPE_CHECKING:
+    from pytest_citecheck._recording.cassette import TestCassette
+    from pytest_citecheck._recording.plays import PlayCount
 
 Item = TypeVar("Item")
 Outcomes = dict[int, "CitationResult | BaseException"]
+
+
+@dataclass
+class Plan:
+    """One call's work after step 1: its settings, the source, the citations and what step 1 found."""
+
+    settings: Settings
+    source: Documents
+    citations: list[Citation]
+    located: list[CitationResult | Located | Assembly]
+
+
+@dataclass
+class Asking:
+    """Steps 2 to 4 for one located citation of a call: its request to Jev, recorded or replayed, then gated."""
+
+    plan: Plan
+    cassette: TestCassette | None
+    record_hint: str
+
+    def judge(self, client: Any, index: int) -> CitationResult:
+        """Ask through a sync client (on a worker thread, or this one)."""
+        open_cassette(self.cassette, self.plan.citations[index].id, self.record_hint)
+        question = self._question(index)
+        with asking(self.cassette) as played:
+            judgement = ask(client, question)
+        return self._result(index, question, judgement, played)
+
+    async def ajudge(self, client: Any, index: int) -> CitationResult:
+        """Ask through an async client (in a task); the cassette is already open."""
+        question = self._question(index)
+        with asking(self.cassette) as played:
+            judgement = await ask_async(client, question)
+        return self._result(index, question, judgement, played)
+
+    def _question(self, index: int) -> Question:
+        citation, located = self.plan.citations[index], self.plan.located[index]
+        assert isinstance(located, (Located, Assembly))
+        return question_for(citation, located.judged_text(self.plan.source), self.plan.settings, self.record_hint)
+
+    def _result(self, index: int, question: Question, judgement: Judgement, played: PlayCount) -> CitationResult:
+        """Jev's judgement of a located citation, compared with what was recorded before (step 4) and gated (step 3)."""
+        __tracebackhide__ = True
+        citation, located, settings = self.plan.citations[index], self.plan.located[index], self.plan.settings
+        assert isinstance(located, (Located, Assembly))
+        judgement = replayed(judgement, played)
+        previous = against_recordings(
+            self.cassette,
+            citation.id,
+            (citation.claim, question.section_text),
+            judgement,
+            strict_model=settings.strict_model,
+            drift_tolerance=settings.drift_tolerance,
+            record_hint=self.record_hint,
+        )
+        return judged_result(
+            citation, located, judgement, settings, judged_text=question.section_text, previous=previous
+        )
+
+
+def ask_on_threads(step: Asking, client: Callable[[], Any], indices: list[int]) -> Outcomes:
+    """``check``'s step 2: up to ``concurrency`` threads (one when replaying: nothing waits on the network)."""
+    workers = min(step.plan.settings.concurrency, len(indices))
+    if step.cassette is not None and step.cassette.record_mode == "none":
+        # Replay only: every answer comes from memory (or the check fails on a miss) and nothing
+        # waits on the network, so threads would only add their start-up and GIL contention.
+        workers = 1
+    if workers > 1:
+        try:
+            # On this thread, before any worker starts: the client may come from a pytest fixture,
+            # and opening the cassette patches the HTTP transport for the whole process.
+            client()
+            open_cassette(step.cassette, step.plan.citations[indices[0]].id, step.record_hint)
+        except Exception as error:
+            return {indices[0]: error}
+    return judge_on_threads(indices, lambda index: step.judge(client(), index), workers)
+
+
+async def ask_in_tasks(step: Asking, async_client_factory: Callable[[], Any] | None, indices: list[int]) -> Outcomes:
+    """``acheck``'s step 2: up to ``concurrency`` tasks under asyncio or trio."""
+    open_cassette(step.cassette, step.plan.citations[indices[0]].id, step.record_hint)
+    client, owned = async_client_for_call(async_client_factory)
+    try:
+        return await judge_in_tasks(indices, lambda index: step.ajudge(client, index), step.plan.settings.concurrency)
+    finally:
+        if owned:
+            # Its connections belong to this call's event loop: closed here, while it runs.
+            await client.aclose()
 
 
 def pending(located: Sequence[CitationResult | Item]) -> list[int]:

@@ -207,7 +207,7 @@ def _reporting(item: pytest.Item, run: CitecheckRun) -> tuple[Callable[[Citation
 
 
 def make_checker(request: pytest.FixtureRequest) -> Checker:
-    from pytest_citecheck._check.checker import Checker
+    from pytest_citecheck._check.checker import checker_for
     from pytest_citecheck._recording.cassette import TestCassette
 
     item = request.node
@@ -221,7 +221,7 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
     path, shared = _cassette_of(item, marker_options, run, bookkeeping)
     mode = "rewrite" if path.exists() else "once"
     on_result, reviews = _reporting(item, run)
-    checker = Checker(
+    checker = checker_for(
         settings=settings,
         client_factory=lambda: request.getfixturevalue("citecheck_client"),
         async_client_factory=lambda: request.getfixturevalue("citecheck_async_client"),

@@ -17,13 +17,16 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
 from pytest_citecheck._errors import CitecheckError
 from pytest_citecheck._files import UnreadableFileError, atomic_write_text, interprocess_lock, read_regular_file
 from pytest_citecheck._report.row import ReportRow, as_row
+
+# The digest a decision is stored under is the gate's (a human's decision stands there); re-exported here.
+from pytest_citecheck._gate.human import question_fingerprint as question_fingerprint
+from pytest_citecheck._gate.human import review_key as review_key
 
 REVIEWS_FORMAT = 1
 DEFAULT_REVIEWS_FILE = "citecheck-reviews.json"
@@ -36,23 +39,6 @@ READ_LIMIT = 1 << 30
 
 class ReviewsFileError(CitecheckError, ValueError):
     """A reviews file that cannot be read or used, or a decision that cannot be recorded."""
-
-
-def question_fingerprint() -> str:
-    """The relation question as canonical JSON: a changed question invalidates every decision."""
-    from pytest_citecheck._judge.relation import CRITERIA, INSTRUCTIONS, QUESTION_NAME
-
-    return json.dumps({"name": QUESTION_NAME, "instructions": INSTRUCTIONS, "criteria": CRITERIA}, sort_keys=True)
-
-
-def review_key(claim: str, section_text: str, model: str | None) -> str:
-    """The digest a decision is stored under: claim, section text, question and model."""
-    payload = json.dumps(
-        {"claim": claim, "section": section_text, "question": question_fingerprint(), "model": model},
-        sort_keys=True,
-        ensure_ascii=False,
-    )
-    return sha256(payload.encode("utf-8")).hexdigest()
 
 
 def now_utc() -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from pytest_citecheck import Checker, JudgeError, Source, Status, Verdict
+from pytest_citecheck._check.checker import checker_for
 from pytest_citecheck._options import Settings
 from pytest_citecheck._recording.cassette import TestCassette
 from pytest_citecheck._recording.cassette_file import read_interactions
@@ -87,7 +88,7 @@ class InFlight:
 def test_citations_are_judged_concurrently_up_to_the_limit_and_results_keep_their_order() -> None:
     flight = InFlight(parties=4)
     with JevServer(flight, latency=0.02) as server:
-        checker = Checker(settings=Settings(concurrency=4), client_factory=client_factory(server))
+        checker = checker_for(settings=Settings(concurrency=4), client_factory=client_factory(server))
         results = check(checker, citations(30))
     assert [r.id for r in results] == [f"c{n}" for n in range(1, 31)]
     assert flight.most == 4  # the barrier needed 4 at once; the pool never allowed a 5th
@@ -106,7 +107,7 @@ def test_citations_are_judged_concurrently_up_to_the_limit_and_results_keep_thei
 def test_concurrency_one_asks_one_citation_at_a_time() -> None:
     flight = InFlight(parties=1)
     with JevServer(flight) as server:
-        check(Checker(settings=Settings(concurrency=1), client_factory=client_factory(server)), citations(12))
+        check(checker_for(settings=Settings(concurrency=1), client_factory=client_factory(server)), citations(12))
     assert flight.most == 1
 
 
@@ -119,7 +120,7 @@ def test_a_failing_citation_fails_the_check_with_the_first_failure_in_citation_o
 
     reported = []
     with JevServer(answer) as server:
-        checker = Checker(
+        checker = checker_for(
             settings=Settings(concurrency=8), client_factory=client_factory(server), on_result=reported.append
         )
         with pytest.raises(JudgeError) as raised:
@@ -134,7 +135,7 @@ def test_a_failing_citation_fails_the_check_with_the_first_failure_in_citation_o
 def test_concurrent_recording_then_replay_gives_the_same_verdicts(tmp_path: Path) -> None:
     path = tmp_path / "cassette.yaml"
     with JevServer(InFlight(parties=3)) as server:
-        recorder = Checker(
+        recorder = checker_for(
             settings=Settings(concurrency=3, record_mode="once", model="jev-1.13.0"),
             client_factory=client_factory(server),
             cassette=TestCassette(path, "once"),
@@ -142,7 +143,7 @@ def test_concurrent_recording_then_replay_gives_the_same_verdicts(tmp_path: Path
         recorded = check(recorder, citations(20))
     assert not any(r.judgement.replayed for r in recorded if r.judgement)
     with JevServer(lambda claim, section: Reply(500, {"detail": "must not be asked"})) as offline:
-        replayer = Checker(
+        replayer = checker_for(
             settings=Settings(concurrency=8, model="jev-1.13.0"),
             client_factory=client_factory(offline),
             cassette=TestCassette(path, "none"),
@@ -158,7 +159,7 @@ def test_identical_requests_are_recorded_once_and_that_answer_replays_for_each(t
     path = tmp_path / "cassette.yaml"
     same = [{"id": f"dup{n}", "claim": "claim 3", "quote": "value 3 is allowed", "section": None} for n in range(6)]
     with JevServer(lambda claim, section: ("supports", 0.97)) as server:
-        recorder = Checker(
+        recorder = checker_for(
             settings=Settings(concurrency=6, model="jev-1.13.0"),
             client_factory=client_factory(server),
             cassette=TestCassette(path, "once"),
@@ -167,7 +168,7 @@ def test_identical_requests_are_recorded_once_and_that_answer_replays_for_each(t
         assert len(server.systemone_requests) == 6
     assert len(read_interactions(path)) == 1  # one question, one recording (two would be refused when read)
     with JevServer(lambda claim, section: Reply(500, {"detail": "must not be asked"})) as offline:
-        replayer = Checker(
+        replayer = checker_for(
             settings=Settings(concurrency=6, model="jev-1.13.0"),
             client_factory=client_factory(offline),
             cassette=TestCassette(path, "none"),

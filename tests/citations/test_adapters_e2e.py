@@ -22,7 +22,6 @@ from support import INNER_INI, Offline
 
 from pytest_citecheck import CitecheckError, Corpus
 from pytest_citecheck._check.checker import Checker
-from pytest_citecheck._options import Settings
 from pytest_citecheck.testing import JevServer
 
 DATA = Path(__file__).parent.parent / "data"
@@ -34,7 +33,7 @@ def _corpus_is_searched() -> bool:
     corpus = Corpus({"a": "1. One\n\nThe first section.\n\n2. Two\n\nThe second section.\n"})
     citation = {"id": "probe", "claim": "A claim.", "quote": "a passage that is in no document"}
     try:
-        Checker(settings=Settings(), client_factory=lambda: None).check([citation], corpus)
+        Checker().check([citation], corpus)
     except CitecheckError:
         return False
     return True

@@ -14,7 +14,6 @@ import pytest
 from pytest_citecheck import Citation, CitationInputError, Source, Status
 from pytest_citecheck._check.checker import Checker
 from pytest_citecheck._citations.adapt import adapt_citations
-from pytest_citecheck._options import Settings
 from pytest_citecheck.testing import JevServer
 
 DATA = Path(__file__).parent.parent / "data"
@@ -175,7 +174,7 @@ def test_a_section_the_source_does_not_have_names_the_citation_and_field(apache:
         CitationInputError,
         match=r"citation 'ghost', field 'section': names section '12', which the source does not have",
     ):
-        Checker(settings=Settings(), client_factory=lambda: None).check([citation], apache)
+        Checker().check([citation], apache)
 
 
 # --- the hooks, from a conftest.py ------------------------------------------------------------

@@ -1,0 +1,79 @@
+"""What ties a ``Checker`` to its surroundings: its settings, clients, cassette, reviews and callbacks.
+
+The plugin wires a checker to one test (``checker_for`` in ``checker``); a user's ``Checker(...)``
+gets the standalone wiring: the clients it was given (or the SDK's, from the environment), no
+cassette and no report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pytest_citecheck._options import Settings
+from pytest_citecheck._results import CitationResult
+
+if TYPE_CHECKING:
+    from pytest_citecheck._gate.human import Decisions
+    from pytest_citecheck._recording.cassettes import TestCassette
+
+DEFAULT_RECORD_HINT = "run the test with --citecheck-record-mode=once and TYPESAFE_API_KEY set"
+
+
+@dataclass(kw_only=True)
+class Wiring:
+    """Everything a checker uses besides the citations: built by the plugin for each test."""
+
+    settings: Settings
+    # The sync client (built on first use) and the async one: a client, which its provider closes, or a
+    # callable building one per ``acheck``, which that call closes (``async_client_for_call``).
+    client_factory: Callable[[], Any]
+    async_client_factory: Callable[[], Any] | None = None
+    cassette: TestCassette | None = None
+    test_id: str | None = None
+    record_hint: str = DEFAULT_RECORD_HINT
+    on_result: Callable[[CitationResult], None] | None = None
+    # What a review does, by review policy ("xfail", "skip"; "warn" is the gate's own).
+    review_actions: Mapping[str, Callable[[str], None]] = field(default_factory=dict)
+    marker_options: Mapping[str, Any] = field(default_factory=dict)
+    hooks: Any = None
+    reviews: Callable[[], Decisions | None] | None = None
+
+
+def standalone(settings: Settings, client: Any = None, async_client: Any = None) -> Wiring:
+    """A user's checker: the clients given, or the SDK's built from the environment (``TYPESAFE_API_KEY``)."""
+
+    def live_client() -> Any:
+        if client is not None:
+            return client
+        from typesafe_sdk import TypeSafeClient
+
+        return TypeSafeClient(compression=False)
+
+    def live_async_client() -> Any:
+        if async_client is not None:
+            return async_client
+        from typesafe_sdk import AsyncTypeSafeClient
+
+        return lambda: AsyncTypeSafeClient(compression=False)  # one per call, closed by it
+
+    return Wiring(settings=settings, client_factory=live_client, async_client_factory=live_async_client)
+
+
+def async_client_for_call(factory: Callable[[], Any] | None) -> tuple[Any, bool]:
+    """The async client for one ``acheck`` and whether this call owns it (and closes it).
+
+    The factory (the ``citecheck_async_client`` fixture) gives either a client, which its
+    provider closes, or a callable building one per call, which the call closes.
+    """
+    provided: Any
+    if factory is None:
+        from typesafe_sdk import AsyncTypeSafeClient
+
+        provided = lambda: AsyncTypeSafeClient(compression=False)  # noqa: E731 - a standalone checker
+    else:
+        provided = factory()
+    if hasattr(provided, "system_one"):
+        return provided, False
+    return provided(), True

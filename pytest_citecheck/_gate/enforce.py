@@ -1,0 +1,92 @@
+"""Step 3 applied to a test: fail what the ruling fails, warn of misattributions, send the rest to review.
+
+The exceptions and warnings a test sees are public (``pytest_citecheck`` exports them); what a
+review does (warn, xfail, skip) is the caller's ``review_actions``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+
+from pytest_citecheck._gate.messages import failure_message, misattributed_message, review_message
+from pytest_citecheck._gate.rule import Ruling, decide
+from pytest_citecheck._options import Settings
+from pytest_citecheck._results import CitationResult
+
+# The package's own directory: a warning points at the first frame outside it (the user's call).
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+class CitationsNotSupported(AssertionError):
+    """Raised by ``assert_supported`` when citations fail the check; carries the gate's ``Ruling``."""
+
+    __module__ = "pytest_citecheck"  # where users import it from (and what a traceback shows)
+
+    def __init__(self, message: str, decision: Ruling) -> None:
+        super().__init__(message)
+        # Named ``decision`` since the first release (a public attribute); it is the gate's ruling.
+        self.decision = decision
+
+    @property
+    def failing_ids(self) -> list[str]:
+        return [r.id for r in self.decision.failing]
+
+    @property
+    def results(self) -> tuple[CitationResult, ...]:
+        return self.decision.results
+
+
+class CitationReviewWarning(UserWarning):
+    """Verdicts below ``auto_accept`` that a human should confirm (the default review policy)."""
+
+    __module__ = "pytest_citecheck"
+
+
+class CitationMisattributedWarning(UserWarning):
+    """Citations whose quote is real but in another section or document than they name (``misattributed="warn"``)."""
+
+    __module__ = "pytest_citecheck"
+
+
+def warn_at_caller(warning: Warning) -> None:
+    """Issue ``warning`` at the first frame outside pytest-citecheck: the line of the test that checked.
+
+    Whichever way the test called (``assert_citations_supported``, the ``citecheck`` fixture, sync
+    or async), the warning names the user's file and line, not the plugin's.
+    """
+    __tracebackhide__ = True  # under ``filterwarnings = error`` the warning is raised here
+    frame = sys._getframe(1)  # the caller of this function: stack level 2 for ``warnings.warn``
+    level = 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(warning, stacklevel=level)
+
+
+def _warn_review(message: str) -> None:
+    __tracebackhide__ = True
+    warn_at_caller(CitationReviewWarning(message))
+
+
+def _fail_review(message: str) -> None:  # only reached if "fail" is ever dispatched as a review action
+    raise AssertionError(message)
+
+
+DEFAULT_REVIEW_ACTIONS: Mapping[str, Callable[[str], None]] = {"warn": _warn_review, "fail": _fail_review}
+
+
+def enforce(
+    results: Sequence[CitationResult], settings: Settings, review_actions: Mapping[str, Callable[[str], None]]
+) -> None:
+    """Raise ``CitationsNotSupported`` when the ruling fails the test; otherwise warn and review as it says."""
+    __tracebackhide__ = True
+    ruling = decide(results, settings)
+    if ruling.failing:
+        raise CitationsNotSupported(failure_message(ruling), ruling)
+    if ruling.misattributed and settings.misattributed == "warn":
+        warn_at_caller(CitationMisattributedWarning(misattributed_message(ruling)))
+    if ruling.review:
+        {**DEFAULT_REVIEW_ACTIONS, **review_actions}[settings.review](review_message(ruling))

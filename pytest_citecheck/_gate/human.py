@@ -1,0 +1,67 @@
+"""A human's decision stands: the digest a decision is stored under, and applying one to a result.
+
+A reviewer's decision (``citecheck review``, kept in the reviews file by ``_review.decisions``) is
+stored under ``review_key``: a digest of the claim, the section text, the question and the model.
+``with_human_decision`` runs before ``decide``: a decided citation no longer needs review and its
+verdict is the human's; a decision whose digest no longer matches is attached as stale, and changes nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from hashlib import sha256
+from typing import Any, Protocol
+
+from pytest_citecheck._locate.citations import source_of
+from pytest_citecheck._locate.finders import Documents
+from pytest_citecheck._results import CitationResult, Verdict
+
+
+class Decisions(Protocol):
+    """The reviews file's decisions (``_review.decisions.Reviews``), as the gate reads them."""
+
+    def lookup(self, key: str, test: str | None, citation: str) -> Any: ...
+
+
+def question_fingerprint() -> str:
+    """The relation question as canonical JSON: a changed question invalidates every decision."""
+    from pytest_citecheck._judge.relation import CRITERIA, INSTRUCTIONS, QUESTION_NAME
+
+    return json.dumps({"name": QUESTION_NAME, "instructions": INSTRUCTIONS, "criteria": CRITERIA}, sort_keys=True)
+
+
+def review_key(claim: str, section_text: str, model: str | None) -> str:
+    """The digest a decision is stored under: claim, section text, question and model."""
+    payload = json.dumps(
+        {"claim": claim, "section": section_text, "question": question_fingerprint(), "model": model},
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return sha256(payload.encode("utf-8")).hexdigest()
+
+
+def with_human_decision(
+    result: CitationResult, source: Documents, decisions: Callable[[], Decisions | None] | None, test: str | None
+) -> CitationResult:
+    """Attach the section text and review key, and a human's decision if one applies.
+
+    ``decisions`` is read only when a judged result needs it (reading the reviews file can fail).
+    """
+    if result.confidence is None:
+        return result  # fabricated: nothing was judged, so there is nothing a human can decide
+    section_text = result.section_text
+    if section_text is None:
+        judged = source_of(source, result.document)
+        section_text = judged.text if result.section is None else judged.sections[result.section]
+    key = review_key(result.claim, section_text, result.model)
+    changes: dict[str, Any] = {"section_text": section_text, "review_key": key, "model_verdict": result.verdict}
+    reviews = decisions() if decisions is not None else None
+    if reviews is not None:
+        found = reviews.lookup(key, test, result.id)
+        if found.decision is not None:
+            changes.update(decision=found.decision, verdict=Verdict(found.decision["verdict"]))
+        elif found.stale is not None:
+            changes.update(stale_decision=found.stale)
+    return dataclasses.replace(result, **changes)

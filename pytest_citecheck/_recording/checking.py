@@ -1,0 +1,103 @@
+"""Step 4 around one citation's request: open the test's cassette, record or replay, compare with before.
+
+What the checker asks of the recording, one call each: ``open_cassette`` (a cassette that cannot
+be read fails the citation with a ``CassetteError``), ``asking`` (the cassette's patches and a count
+of replayed answers around one request; an answer is kept only once it was read without error) and
+``against_recordings`` (model pinning, and after a rewrite the drift from the replaced recording).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+from pytest_citecheck._errors import CassetteError, CitecheckError
+from pytest_citecheck._recording.cassette import TestCassette
+from pytest_citecheck._recording.cassette_file import CassetteDigestError
+from pytest_citecheck._recording.plays import PlayCount, counting_plays
+from pytest_citecheck._results import Judgement
+
+
+def open_cassette(cassette: TestCassette | None, citation_id: str, record_hint: str) -> None:
+    """Open the test's cassette once, before its first request; one that cannot be used fails this citation."""
+    __tracebackhide__ = True
+    if cassette is None or cassette.is_open:
+        return
+    try:
+        cassette.open()
+    except CitecheckError:
+        raise
+    except CassetteDigestError as error:  # an interaction changed since it was recorded
+        raise CassetteError(
+            citation_id,
+            f"cassette {cassette.path}: {error}",
+            f"re-record with {record_hint} (or restore the file from version control)",
+        ) from None
+    except Exception as error:  # corrupt YAML, a newer format, a damaged or unreadable file
+        raise CassetteError(
+            citation_id,
+            f"cannot read cassette {cassette.path}: {error}",
+            getattr(error, "remedy", None)
+            or "restore it from version control, or delete it and re-record with --citecheck-record-mode=rewrite",
+        ) from None
+
+
+@contextlib.contextmanager
+def asking(cassette: TestCassette | None) -> Iterator[PlayCount]:
+    """Around one request: the cassette's patches, and a count of the answers it replayed.
+
+    Counted per thread (and per task), so concurrent citations each know whether theirs was replayed;
+    vcrpy's patches are on only while Jev is asked: the app's own HTTP in between is not ours to see.
+    """
+    active = cassette.active() if cassette is not None else contextlib.nullcontext()
+    with counting_plays() as played, active:
+        yield played
+    # Reached only when the answer was read without error: only accepted answers are ever saved.
+    if cassette is not None:
+        cassette.accept(played)
+
+
+def replayed(judgement: Judgement, played: PlayCount) -> Judgement:
+    """The judgement, marked as replayed when its answer came from the cassette."""
+    return dataclasses.replace(judgement, replayed=True) if played.count else judgement
+
+
+def against_recordings(
+    cassette: TestCassette | None,
+    citation_id: str,
+    request: tuple[str, str],
+    judgement: Judgement,
+    *,
+    strict_model: bool,
+    drift_tolerance: float,
+    record_hint: str,
+) -> dict[str, Any] | None:
+    """Model pinning (warn, or fail when strict) and, after a rewrite, the drift from the replaced recording.
+
+    ``request`` is the claim and the section text Jev read.
+    """
+    __tracebackhide__ = True
+    from pytest_citecheck._recording.lifecycle.drift import drift, previous_answer
+    from pytest_citecheck._recording.lifecycle.pinning import ModelMismatchError, ModelPinWarning, model_problem
+
+    if cassette is None:
+        return None
+    claim, section_text = request
+    recorded = cassette.interaction_for(claim, section_text)
+    requested = recorded[0].get("model") if recorded is not None else None
+    problem = model_problem(requested, judgement.model, replayed=judgement.replayed)
+    if problem is not None:
+        kind, cause, remedy = problem
+        if strict_model and kind == "mismatch":
+            raise ModelMismatchError(citation_id, cause, f"{remedy} ({record_hint})")
+        warnings.warn(ModelPinWarning(f"citation {citation_id!r}: {cause}\n  -> {remedy}"), stacklevel=2)
+    if not cassette.previous:
+        return None
+    before = previous_answer(claim, section_text, cassette.previous)
+    if before is None:
+        return None
+    change = drift(before, judgement.choice, judgement.confidence, judgement.probabilities, drift_tolerance)
+    return {**before, "drift": change}
