@@ -56,6 +56,16 @@ class Judgement:
     flagged: bool = False
     # With the ``questions`` option: Jev's answer to each extra question asked of this citation.
     questions: dict[str, QuestionAnswer] = field(default_factory=dict)
+    # TypeSafe's formula applied to ``probabilities``, to two decimals as ``confidence`` is: the gate
+    # uses the lower of the two (``_gate.stands_at``), so a reported confidence cannot buy a pass.
+    computed_confidence: float | None = None
+
+    @property
+    def gate_confidence(self) -> float:
+        """The confidence the gate compares with ``auto_accept``: the lower of the reported and the computed."""
+        if self.computed_confidence is None:
+            return self.confidence
+        return min(self.confidence, self.computed_confidence)
 
 
 @dataclass
@@ -103,6 +113,19 @@ class CitationResult:
     cited_document: str | None = None
     # An ``altered`` quote: what its elisions removed that turns the meaning (``closest`` is where it was cut from).
     removed: tuple[str, ...] | None = None
+
+    @property
+    def computed_confidence(self) -> float | None:
+        """The confidence computed from Jev's probabilities when it is below the reported one (else None).
+
+        The gate used the lower of the two (``Judgement.gate_confidence``): when that is the computed
+        one, a report shows both. (A computed confidence above the reported one, the rounding of an
+        answer such as 1.0 over 0/0 reported as 0.99, changes nothing and is not shown.)
+        """
+        if self.judgement is None or self.confidence is None:
+            return None
+        gate = self.judgement.gate_confidence
+        return gate if gate < self.confidence else None
 
     @property
     def misattributed(self) -> bool:

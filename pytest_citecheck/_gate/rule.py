@@ -24,10 +24,13 @@ if TYPE_CHECKING:
 def stands_at(judgement: Judgement, auto_accept: float) -> bool:
     """The verdict stands on its own: confident enough, and not a "supports" the screen or a question flagged.
 
-    Text that steers the model tends to buy a "supports"; a failing verdict keeps failing.
+    Confident enough: the lower of the reported confidence and the one computed from the
+    probabilities reaches ``auto_accept`` (a confidence within the reading's tolerance of the formula,
+    but above it, does not carry a verdict over the threshold). Text that steers the model tends to
+    buy a "supports"; a failing verdict keeps failing.
     """
     flagged = judgement.flagged or any(answer.flagged for answer in judgement.questions.values())
-    return judgement.confidence >= auto_accept and not (flagged and judgement.choice == "supports")
+    return judgement.gate_confidence >= auto_accept and not (flagged and judgement.choice == "supports")
 
 
 class Placed(Protocol):

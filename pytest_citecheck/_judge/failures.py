@@ -33,7 +33,7 @@ _SDK_FAILURES: tuple[tuple[str, _Words, _Words], ...] = (
     (
         "TypeSafeUnprocessableEntityError",
         lambda e: f"TypeSafe rejected the request as invalid (HTTP 422: {_detail(e)})",
-        lambda e: "check the model name and that the section fits Jev's limits",
+        lambda e: _unprocessable_remedy(e),
     ),
     (
         "TypeSafeRateLimitError",
@@ -90,6 +90,57 @@ def _cassette_miss(citation_id: str, error: BaseException, record_hint: str) -> 
         "question or model changed since it was recorded)",
         f"record it with a TypeSafe API key: {record_hint}",
     )
+
+
+# What to do about a field Jev rejected (HTTP 422), by the field's path in the request: the first
+# entry whose path is the field or holds it. A path not listed gets the general advice.
+_FIELD_REMEDIES: tuple[tuple[str, str], ...] = (
+    ("model", "check the model name (--citecheck-model, ini citecheck_model or the model= keyword)"),
+    ("state.section", "check that the section fits Jev's limits, or judge part of it with window=N"),
+    ("state.claim", "check the claim the app produced (its length, its characters)"),
+    ("questions", "pytest-citecheck sends this part itself: report it to pytest-citecheck with the response"),
+)
+UNPROCESSABLE_REMEDY = "check the model name and that the section fits Jev's limits"
+
+
+def _unprocessable_remedy(error: BaseException) -> str:
+    """For an HTTP 422: the fields Jev rejected (from the response body) and what to do about the first."""
+    rejected = _rejected_fields(getattr(error, "body", None))
+    if not rejected:
+        return UNPROCESSABLE_REMEDY
+    path, message = rejected[0]
+    advice = next(
+        (words for field, words in _FIELD_REMEDIES if path == field or path.startswith(field + ".")),
+        f"check the value of {path!r} in the request",
+    )
+    fields = ", ".join(repr(field) for field, _ in rejected)
+    return f"Jev rejected field {fields} ({message}): {advice}"
+
+
+def _rejected_fields(body: object) -> list[tuple[str, str]]:
+    """``(path, message)`` of each entry of a validation body, ``{"detail": [{"loc": [...], "msg": ...}]}``.
+
+    Server text, so each is one line, cut short, and redacted (at most three fields are named).
+    """
+    detail = body.get("detail") if isinstance(body, dict) else None
+    if not isinstance(detail, list):
+        return []
+    rejected = []
+    for entry in detail[:3]:
+        location = entry.get("loc") if isinstance(entry, dict) else None
+        if not isinstance(location, list):
+            continue
+        path = ".".join(str(part) for part in location if part != "body")
+        if path:
+            rejected.append((_one_line(path, 60), _one_line(str(entry.get("msg", "")), 120)))
+    return rejected
+
+
+def _one_line(text: str, width: int) -> str:
+    from pytest_citecheck._secrets import redact_known
+
+    text = redact_known(" ".join(text.split()))
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _sdk_failure(error: BaseException) -> tuple[str, str] | None:
@@ -178,8 +229,6 @@ def _transport_failure(error: BaseException) -> tuple[str, str] | None:
 
 def _detail(error: BaseException) -> str:
     # str() of an SDK API error carries the endpoint, status and server message, never headers; a
-    # server message can still echo a key back, so known secrets are cut out of it.
-    from pytest_citecheck._secrets import redact_known
-
-    text = redact_known(str(error))
-    return text if len(text) <= 200 else text[:199] + "…"
+    # server message can still echo a key back, so known secrets are cut out of it. Server text is
+    # kept on one line: a message over several lines could start one that a CI runner reads.
+    return _one_line(str(error), 200)

@@ -107,6 +107,7 @@ def read_answer(citation_id: str, response: SystemOneResponse, *, screen: bool =
         output_tokens=usage.output_tokens or 0,
         screen=screened,
         flagged=screened is not None and screened >= SCREEN_FLAG_AT,
+        computed_confidence=round(computed_confidence(probabilities), 2),
     )
 
 
