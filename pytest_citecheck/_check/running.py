@@ -68,7 +68,9 @@ class Asking:
     def _question(self, index: int) -> Question:
         citation, located = self.plan.citations[index], self.plan.located[index]
         assert isinstance(located, (Located, Assembly))
-        return question_for(citation, located.judged_text(self.plan.source), self.plan.settings, self.record_hint)
+        live = self.cassette is None or self.cassette.record_mode != "none"  # replay only: no network
+        text = located.judged_text(self.plan.source)
+        return question_for(citation, text, self.plan.settings, self.record_hint, live=live)
 
     def _result(self, index: int, question: Question, judgement: Judgement, played: PlayCount) -> CitationResult:
         """Jev's judgement of a located citation, compared with what was recorded before (step 4) and gated (step 3)."""

@@ -8,11 +8,13 @@ that checks no citation never pays for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextvars
+import threading
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from pytest_citecheck._judge.failures import translate_error
+from pytest_citecheck._judge.failures import RequestDeadlineExceeded, translate_error
 from pytest_citecheck._judge.request import Question
 from pytest_citecheck._results import Judgement
 
@@ -33,14 +35,55 @@ def errors_translated(question: Question) -> Iterator[None]:
 
 
 def ask(client: TypeSafeClient, question: Question) -> Judgement:
-    """Ask Jev about one citation through a sync client."""
+    """Ask Jev about one citation through a sync client, within the question's deadline."""
     with errors_translated(question):
-        response = client.system_one(**question.request())
+        response = within_deadline(lambda: client.system_one(**question.request()), question.deadline)
     return question.read(response)
 
 
 async def ask_async(client: AsyncTypeSafeClient, question: Question) -> Judgement:
     """Ask Jev about one citation through an async client: ``ask``, awaiting the answer."""
     with errors_translated(question):
-        response = await client.system_one(**question.request())
+        response = await awaited_within_deadline(lambda: client.system_one(**question.request()), question.deadline)
     return question.read(response)
+
+
+def within_deadline(call: Callable[[], Any], deadline: float | None) -> Any:
+    """``call()``, or ``RequestDeadlineExceeded`` once ``deadline`` seconds have passed without its answer.
+
+    The SDK's own timeout is per read, so the call runs on a daemon thread this one waits for: a
+    server that trickles its answer keeps only that thread (until it finishes or its client closes),
+    never the test. The thread runs in a copy of this context, so the cassette counts its plays; an
+    answer that arrives after the deadline is never accepted, so never saved.
+    """
+    if deadline is None:
+        return call()
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome["answer"] = call()
+        except BaseException as error:  # handed to the waiting thread, raised there
+            outcome["error"] = error
+        finally:
+            done.set()
+
+    context = contextvars.copy_context()
+    threading.Thread(target=context.run, args=(run,), name="citecheck-request", daemon=True).start()
+    if not done.wait(deadline):
+        raise RequestDeadlineExceeded(deadline)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["answer"]
+
+
+async def awaited_within_deadline(call: Callable[[], Awaitable[Any]], deadline: float | None) -> Any:
+    """``await call()``, cancelled with ``RequestDeadlineExceeded`` after ``deadline`` seconds (asyncio or trio)."""
+    if deadline is None:
+        return await call()
+    import anyio
+
+    with anyio.move_on_after(deadline):
+        return await call()
+    raise RequestDeadlineExceeded(deadline)

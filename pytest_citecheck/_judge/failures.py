@@ -65,8 +65,26 @@ _SDK_FAILURES: tuple[tuple[str, _Words, _Words], ...] = (
 )
 
 
+class RequestDeadlineExceeded(Exception):
+    """A Jev request took longer than option ``request_deadline`` (raised by ``_judge.ask``)."""
+
+    def __init__(self, deadline: float) -> None:
+        super().__init__(f"no complete answer within {deadline:g} s")
+        self.deadline = deadline
+
+
+DEADLINE_REMEDY = (
+    "raise request_deadline (--citecheck-request-deadline, ini citecheck_request_deadline, or the marker or call "
+    "keyword request_deadline=) if Jev is just slow; otherwise check TYPESAFE_BASE_URL and any proxy between "
+    "you and TypeSafe, then retry"
+)
+
+
 def translate_error(citation_id: str, error: BaseException, *, record_hint: str) -> JudgeError | None:
     """The ``JudgeError`` for an exception raised while asking Jev, or None if it is not ours to explain."""
+    if isinstance(error, RequestDeadlineExceeded):
+        cause = f"TypeSafe did not complete its answer within the request deadline ({error.deadline:g} s)"
+        return JudgeError(citation_id, cause, DEADLINE_REMEDY)
     miss = _cassette_miss(citation_id, error, record_hint)
     if miss is not None:
         return miss

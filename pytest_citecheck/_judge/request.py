@@ -34,6 +34,8 @@ class Question:
     # state carries when ``out_of_context`` is asked (Jev must know which passage the claim uses).
     extra: tuple[str, ...] = ()
     quote: str | None = None
+    # Option ``request_deadline``: seconds the whole request may take (None: no limit, as when replaying).
+    deadline: float | None = None
 
     def request(self) -> dict[str, Any]:
         """The keyword arguments of ``system_one``, for the sync and the async client alike.
@@ -56,9 +58,17 @@ class Question:
         return replace(judgement, questions=read_extra_answers(self.citation_id, response, self.extra))
 
 
-def question_for(citation: Citation, judged_text: str, settings: Settings, record_hint: str) -> Question:
-    """The request for one located citation: the section text step 1 chose, under this test's settings."""
-    question = Question(citation.id, citation.claim, judged_text, settings.model, record_hint, settings.screen)
+def question_for(
+    citation: Citation, judged_text: str, settings: Settings, record_hint: str, *, live: bool = True
+) -> Question:
+    """The request for one located citation: the section text step 1 chose, under this test's settings.
+
+    ``live``: it may reach the network, so ``request_deadline`` applies (a replay-only run needs none).
+    """
+    deadline = settings.request_deadline if live else None
+    question = Question(
+        citation.id, citation.claim, judged_text, settings.model, record_hint, settings.screen, deadline=deadline
+    )
     return with_extra_questions(question, citation, settings) if settings.questions else question
 
 

@@ -159,6 +159,22 @@ def parse_optional_positive_int(raw: Any) -> int | None:
     return parse_positive_int(raw)
 
 
+def parse_seconds(raw: Any) -> float | None:
+    """A number of seconds above 0, or off (None, false, "none", "off")."""
+    if raw is None or raw is False or (isinstance(raw, str) and raw.strip().lower() in _OFF):
+        return None
+    problem = f"expected a number of seconds above 0, or none, got {raw!r}"
+    if isinstance(raw, bool):
+        raise ValueError(problem)
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(problem) from None
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(problem)
+    return value
+
+
 def parse_dir(raw: Any) -> str:
     if not isinstance(raw, str) or not raw.strip():
         raise ValueError(f"expected a directory name, got {raw!r}")

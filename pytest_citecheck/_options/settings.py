@@ -34,6 +34,7 @@ class CheckOptions(TypedDict, total=False):
     fail_on: str | Iterable[Verdict | VerdictName] | None
     review: ReviewPolicy | None
     concurrency: int | None
+    request_deadline: float | OffWord | None
     screen: bool | None
     fuzzy: float | OffWord | None
     casefold: bool | None
@@ -58,6 +59,7 @@ class Settings(NamedTuple):
     review: ReviewPolicy = "warn"
     record_mode: RecordMode = "none"
     concurrency: int = 8
+    request_deadline: float | None = 240.0
     screen: bool = False
     questions: tuple[str, ...] = ()
     fuzzy: float | None = None

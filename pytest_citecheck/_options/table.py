@@ -26,6 +26,7 @@ from pytest_citecheck._options.parsing import (
     parse_path,
     parse_positive_int,
     parse_questions,
+    parse_seconds,
     parse_verdicts,
 )
 from pytest_citecheck._verdicts import Verdict
@@ -128,6 +129,17 @@ OPTIONS: tuple[Option, ...] = (
         8,
         parse_positive_int,
         "N",
+        per_test=True,
+    ),
+    Option(
+        "request_deadline",
+        "Longest one Jev request may take, from sending it to the last byte of its answer, the SDK's retries "
+        "included, in seconds (none: no limit); past it the citation fails. The SDK's timeout is per read, so a "
+        "server that trickles its answer would hold the test for as long as it likes. The default outlasts the "
+        "wait allowed for a rate limit (180 s). Not applied when replaying (record mode none).",
+        240.0,
+        parse_seconds,
+        "SECONDS|none",
         per_test=True,
     ),
     Option(

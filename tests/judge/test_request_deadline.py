@@ -1,0 +1,124 @@
+"""An overall deadline per Jev request (option ``request_deadline``, issue 25 item 11).
+
+The SDK's timeout is per read: a server that sends its answer one byte at a time never trips it.
+A loopback server here does exactly that (a well-formed answer, one byte every 0.2 s, for longer
+than any test waits); each citation must fail naming the knob, on the sync and the async path,
+whichever of the four channels (flag, ini, marker, call keyword) set the deadline.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from pytest_citecheck.testing import choice_answer
+
+
+class TricklingServer:
+    """Answers every request with a valid Jev answer, one byte every ``pause`` seconds, until stopped."""
+
+    def __init__(self, pause: float = 0.2) -> None:
+        self.pause = pause
+        self.stopped = threading.Event()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.requests = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._answer, args=(connection,), daemon=True).start()
+
+    def _answer(self, connection: socket.socket) -> None:
+        body = json.dumps(
+            {
+                "model": "jev-1.12",
+                "answers": {"relation": choice_answer("supports")},
+                "usage": {"input_tokens": 10, "output_tokens": 1},
+            }
+        ).encode()
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        with connection:
+            connection.recv(65536)
+            self.requests += 1
+            try:
+                connection.sendall(head.encode())
+                for byte in body:
+                    if self.stopped.wait(self.pause):
+                        return
+                    connection.sendall(bytes([byte]))
+            except OSError:
+                return
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.listener.close()
+
+
+@pytest.fixture
+def trickling(monkeypatch: pytest.MonkeyPatch, canary_key: str) -> Iterator[TricklingServer]:
+    server = TricklingServer()
+    monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+    monkeypatch.setenv("TYPESAFE_API_KEY", canary_key)
+    yield server
+    server.stop()
+
+
+TESTS = """
+import pytest
+from pytest_citecheck import assert_citations_supported
+from cookbook import SOURCE, pick
+
+def test_sync():
+    assert_citations_supported(pick("aud_reject"), SOURCE)
+
+@pytest.mark.asyncio
+async def test_async(citecheck):
+    await citecheck.aassert_supported(pick("aud_reject"), SOURCE)
+
+@pytest.mark.citecheck(request_deadline=0.6)
+def test_marker():
+    assert_citations_supported(pick("aud_reject"), SOURCE)
+
+def test_call_keyword():
+    assert_citations_supported(pick("aud_reject"), SOURCE, request_deadline=0.6)
+
+@pytest.mark.asyncio
+@pytest.mark.citecheck(request_deadline=0.6)
+async def test_async_marker(citecheck):
+    await citecheck.aassert_supported(pick("aud_reject"), SOURCE)
+"""
+
+
+@pytest.mark.parametrize("channel", ["flag", "ini"])
+def test_a_trickling_answer_fails_each_citation_at_the_deadline_naming_the_knob(
+    suite: pytest.Pytester, trickling: TricklingServer, inner_ini: str, channel: str
+) -> None:
+    suite.makepyfile(test_it=TESTS)
+    args = ["--citecheck-record-mode=once", "-p", "asyncio"]
+    if channel == "flag":
+        args.append("--citecheck-request-deadline=0.8")
+    else:
+        suite.makeini(inner_ini + "citecheck_request_deadline = 0.8\n")
+    result = suite.runpytest(*args)
+    result.assert_outcomes(failed=5)
+    output = result.stdout.str()
+    assert output.count("TypeSafe did not complete its answer within the request deadline (0.8 s)") == 2
+    assert output.count("within the request deadline (0.6 s)") == 3
+    assert output.count("raise request_deadline (--citecheck-request-deadline, ini citecheck_request_deadline") >= 5
+    assert trickling.requests == 5  # each asked once: no retry while the answer was still coming
+
+
+def test_a_bad_deadline_is_an_option_error(suite: pytest.Pytester) -> None:
+    suite.makepyfile(test_it=TESTS)
+    result = suite.runpytest("--citecheck-request-deadline=-3")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--citecheck-request-deadline*expected a number of seconds above 0*"])
