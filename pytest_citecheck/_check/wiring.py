@@ -16,7 +16,7 @@ from pytest_citecheck._results import CitationResult
 
 if TYPE_CHECKING:
     from pytest_citecheck._gate.human import Decisions
-    from pytest_citecheck._recording.cassettes import TestCassette
+    from pytest_citecheck._recording.cassette import TestCassette
 
 DEFAULT_RECORD_HINT = "run the test with --citecheck-record-mode=once and TYPESAFE_API_KEY set"
 

@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from pytest_citecheck._judge.failures import RequestDeadlineExceeded, translate_error
+from pytest_citecheck._judge.judgement import Judgement
 from pytest_citecheck._judge.request import Question
-from pytest_citecheck._results import Judgement
 
 if TYPE_CHECKING:
     from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_citecheck._errors import JudgeError
+from pytest_citecheck._judge.judgement import QuestionAnswer
 from pytest_citecheck._judge.relation import UNTRUSTED_ANSWER, is_fraction
 from pytest_citecheck._options import QUESTION_NAMES
-from pytest_citecheck._results import QuestionAnswer
 
 if TYPE_CHECKING:
     from typesafe_sdk import NoulCriteria, SystemOneResponse

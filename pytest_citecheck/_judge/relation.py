@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from pytest_citecheck._errors import JudgeError
-from pytest_citecheck._results import RELATION_TO_VERDICT, Judgement
+from pytest_citecheck._judge.judgement import Judgement
+from pytest_citecheck._verdicts import RELATION_TO_VERDICT
 
 if TYPE_CHECKING:
     from typesafe_sdk import NoulCriteria, SystemOneResponse

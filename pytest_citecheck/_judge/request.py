@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from pytest_citecheck._judge.judgement import Judgement
 from pytest_citecheck._judge.questions import OUT_OF_CONTEXT, applicable, read_extra_answers, sdk_questions
 from pytest_citecheck._judge.relation import questions_for, read_answer, state_for
-from pytest_citecheck._results import Judgement
 
 if TYPE_CHECKING:
     from typesafe_sdk import SystemOneResponse

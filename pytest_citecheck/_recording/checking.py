@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from pytest_citecheck._errors import CassetteError, CitecheckError
+from pytest_citecheck._judge.judgement import Judgement
 from pytest_citecheck._recording.cassette import TestCassette
 from pytest_citecheck._recording.cassette_file import CassetteDigestError
 from pytest_citecheck._recording.plays import PlayCount, counting_plays
-from pytest_citecheck._results import Judgement
 
 
 def open_cassette(cassette: TestCassette | None, citation_id: str, record_hint: str) -> None:

@@ -1,0 +1,61 @@
+"""What step 2 makes of Jev's answer for one citation: a ``Judgement`` (and its extra questions' answers).
+
+Read strictly from the response by ``_judge.relation`` and ``_judge.questions``; the gate decides
+what it means (``_gate.stands_at``), and ``_results.CitationResult`` carries it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Jev's probability at or above which an extra question's answer flags its citation (see ``QuestionAnswer``).
+QUESTION_FLAG_AT = 0.5
+
+
+@dataclass(frozen=True)
+class QuestionAnswer:
+    """Jev's answer to one extra question (option ``questions``, ``_judge.questions``).
+
+    ``yes`` is Jev's probability of "yes"; ``concern`` the probability of the answer that flags the
+    citation ("yes" for ``out_of_context``, "no" for ``best_section``). Flagged: ``concern`` at or
+    above 0.5. Confident: flagged, and ``concern`` at or above the citation's ``auto_accept``.
+    """
+
+    yes: float
+    concern: float
+
+    @property
+    def flagged(self) -> bool:
+        return self.concern >= QUESTION_FLAG_AT
+
+    def confident_at(self, auto_accept: float) -> bool:
+        return self.flagged and self.concern >= auto_accept
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """Jev's answer to the relation question for one citation."""
+
+    choice: str
+    confidence: float
+    probabilities: dict[str, float]
+    model: str | None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    replayed: bool = False
+    # With the ``screen`` option: Jev's probability that the claim or section holds instructions
+    # addressed to an AI system, and whether that crossed the line (then "supports" does not stand).
+    screen: float | None = None
+    flagged: bool = False
+    # With the ``questions`` option: Jev's answer to each extra question asked of this citation.
+    questions: dict[str, QuestionAnswer] = field(default_factory=dict)
+    # TypeSafe's formula applied to ``probabilities``, to two decimals as ``confidence`` is: the gate
+    # uses the lower of the two (``_gate.stands_at``), so a reported confidence cannot buy a pass.
+    computed_confidence: float | None = None
+
+    @property
+    def gate_confidence(self) -> float:
+        """The confidence the gate compares with ``auto_accept``: the lower of the reported and the computed."""
+        if self.computed_confidence is None:
+            return self.confidence
+        return min(self.confidence, self.computed_confidence)
