@@ -88,7 +88,7 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
     miss = _cassette_miss(citation_id, error, record_hint)
     if miss is not None:
         return miss
-    failure = _decoding_failure(error) or _transport_failure(error) or _sdk_failure(error)
+    failure = _invalid_url(error) or _decoding_failure(error) or _transport_failure(error) or _sdk_failure(error)
     return None if failure is None else JudgeError(citation_id, *failure)
 
 
@@ -155,9 +155,11 @@ def _rejected_fields(body: object) -> list[tuple[str, str]]:
 
 
 def _one_line(text: str, width: int) -> str:
+    """Server or library text for a message: one line, known secrets cut, the base URL shown safely, cut short."""
+    from pytest_citecheck._judge.endpoint import scrub
     from pytest_citecheck._secrets import redact_known
 
-    text = redact_known(" ".join(text.split()))
+    text = scrub(redact_known(" ".join(text.split())))
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -189,6 +191,24 @@ def _unreadable_body(error: BaseException) -> str | None:
     except ValueError:
         return f"its body is not JSON, {len(body):,} characters"
     return None
+
+
+def _invalid_url(error: BaseException) -> tuple[str, str] | None:
+    """Cause and remedy when the base URL cannot be sent to (``http://[::1``): the HTTP library refused it.
+
+    Only the kind of problem is quoted (the library's message may hold part of the URL, and a URL may
+    hold a credential).
+    """
+    import httpx2
+
+    if not isinstance(error, httpx2.InvalidURL):
+        return None
+    kind = str(error).split(":", 1)[0].strip() or "invalid"
+    return (
+        f"TYPESAFE_BASE_URL (or the base_url the client was built with) is not a valid URL: {kind}",
+        "set TYPESAFE_BASE_URL to TypeSafe's address (https://api.typesafe.ai), or unset it; to check without "
+        "network, replay cassettes (--citecheck-record-mode=none), which need no URL",
+    )
 
 
 def _decoding_failure(error: BaseException) -> tuple[str, str] | None:

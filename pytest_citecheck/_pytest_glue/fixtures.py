@@ -54,9 +54,11 @@ def replay_only_transport(config: pytest.Config) -> dict[str, Any]:
     """In record mode none the default clients get a transport that sends nothing (``replay.offline_transport``)."""
     if config.stash[SETTINGS].record_mode != "none":
         return {}
+    from pytest_citecheck._judge.endpoint import for_replay
     from pytest_citecheck._recording.replay import offline_transport
 
-    return {"transport": offline_transport()}
+    # Nothing is sent: a malformed TYPESAFE_BASE_URL must not stop a replay (a placeholder stands in).
+    return {"transport": offline_transport(), **for_replay()}
 
 
 def async_client_factory(config: pytest.Config) -> Callable[[], AsyncTypeSafeClient]:

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from pytest_citecheck._judge.endpoint import scrub
 from pytest_citecheck._recording.matching import CANONICAL_HOST, TYPESAFE_PATH, canonical_json
 from pytest_citecheck._secrets import MASK, cut_secrets, known_secrets, redact_known, remember_secret
 
@@ -187,7 +188,7 @@ class HeaderValueRedactor(logging.Filter):
             message = record.getMessage()
         except Exception:  # a malformed log call: keep the template only, never the raw arguments
             message = str(record.msg)
-        record.msg = redact_known(message)
+        record.msg = scrub(redact_known(message))  # a base URL only as scheme, host and port
         record.args = None
         return True
 

@@ -1,0 +1,92 @@
+"""``TYPESAFE_BASE_URL`` as a user may set it: malformed, or holding a credential (issue 25 items 6, 10).
+
+A malformed URL (``http://[::1``) is a clear error naming the variable when a request must be sent,
+and no error at all when replaying, where no URL is needed. Real pytest runs through pytester:
+recorded from the loopback JevServer, then replayed (the sync and the async path each).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_citecheck.testing import JevServer
+
+TESTS = """
+import pytest
+from pytest_citecheck import assert_citations_supported
+from cookbook import SOURCE, pick
+
+def test_sync():
+    [result] = assert_citations_supported(pick("aud_reject"), SOURCE)
+    assert result.verdict.value == "verified"
+
+@pytest.mark.asyncio
+async def test_async(citecheck):
+    [result] = await citecheck.aassert_supported(pick("clock_skew"), SOURCE)
+    assert result.verdict.value == "verified"
+"""
+MALFORMED = "http://[::1"
+
+
+def test_a_malformed_base_url_is_no_error_when_replaying(
+    suite: pytest.Pytester, jev_server: JevServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite.makepyfile(test_it=TESTS)
+    suite.runpytest("--citecheck-record-mode=once", "-p", "asyncio").assert_outcomes(passed=2)
+    monkeypatch.setenv("TYPESAFE_BASE_URL", MALFORMED)
+    monkeypatch.delenv("TYPESAFE_API_KEY")
+    result = suite.runpytest("-p", "asyncio")  # record mode none: replay only
+    result.assert_outcomes(passed=2)
+
+
+def test_a_malformed_base_url_is_a_clear_error_when_a_request_must_be_sent(
+    suite: pytest.Pytester, jev_server: JevServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite.makepyfile(test_it=TESTS)
+    monkeypatch.setenv("TYPESAFE_BASE_URL", MALFORMED)
+    result = suite.runpytest("--citecheck-record-mode=once", "-p", "asyncio")
+    result.assert_outcomes(failed=2)
+    output = result.stdout.str()
+    assert "InvalidURL" not in output and "Traceback" not in output
+    for citation in ("aud_reject", "clock_skew"):
+        assert (
+            f"citation '{citation}': TYPESAFE_BASE_URL (or the base_url the client was built with) is not a valid URL: Invalid port"
+            in output
+        )
+    assert output.count("-> set TYPESAFE_BASE_URL to TypeSafe's address (https://api.typesafe.ai), or unset it") == 2
+
+
+# A base URL carrying a credential three ways: a password, a gateway token in the path, a token in
+# the query. The server refuses the request (the SDK's client turns the user:password into a Basic
+# credential), so each test fails, and the SDK's logs name the URL it sent to.
+PASSWORD, PATH_TOKEN, QUERY_TOKEN = "pw-5ecret-91", "gw-TOKEN-4f2a9c", "qtok-77e1b3d0"
+SECRETS = (PASSWORD, PATH_TOKEN, QUERY_TOKEN, f"user:{PASSWORD}")
+
+
+def test_a_credential_in_the_base_url_reaches_no_message_annotation_summary_junit_or_log(
+    suite: pytest.Pytester, jev_server: JevServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port = jev_server.url.rsplit(":", 1)[1]
+    monkeypatch.setenv("TYPESAFE_BASE_URL", f"http://user:{PASSWORD}@127.0.0.1:{port}/{PATH_TOKEN}/?key={QUERY_TOKEN}")
+    summary = suite.path / "summary.md"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    suite.makepyfile(test_it=TESTS)
+    result = suite.runpytest(
+        "--citecheck-record-mode=once",
+        "-p",
+        "asyncio",
+        "--junitxml=junit.xml",
+        "-o",
+        "junit_logging=all",
+        "--log-level=DEBUG",
+        "-rA",
+    )
+    result.assert_outcomes(failed=2)
+    output = result.stdout.str() + result.stderr.str()
+    # The failures were reported (the password makes the server refuse the request), annotations included.
+    assert "::error" in output and "(HTTP 401)" in output
+    assert output.count(f"http://127.0.0.1:{port}") >= 2  # the base URL shown as scheme, host and port
+    written = {"output": output, "junit": (suite.path / "junit.xml").read_text(), "summary": summary.read_text()}
+    leaks = [(where, secret) for where, text in written.items() for secret in SECRETS if secret in text]
+    assert leaks == []
