@@ -132,23 +132,23 @@ def _unprocessable_remedy(error: BaseException) -> str:
         f"check the value of {path!r} in the request",
     )
     fields = ", ".join(repr(field) for field, _ in rejected)
-    return f"Jev rejected field {fields} ({message}): {advice}"
+    return f"Jev rejected field{'s' if len(rejected) > 1 else ''} {fields} ({message}): {advice}"
 
 
 def _rejected_fields(body: object) -> list[tuple[str, str]]:
-    """``(path, message)`` of each entry of a validation body, ``{"detail": [{"loc": [...], "msg": ...}]}``.
+    """``(path, message)`` of each entry of a validation body, ``{"detail": [{"loc": [...], "msg": ...}]}``
+    (or one entry, ``{"detail": {"loc": ...}}``, as some servers send it).
 
     Server text, so each is one line, cut short, and redacted (at most three fields are named).
     """
     detail = body.get("detail") if isinstance(body, dict) else None
-    if not isinstance(detail, list):
-        return []
+    entries = [detail] if isinstance(detail, dict) else detail if isinstance(detail, list) else []
     rejected = []
-    for entry in detail[:3]:
+    for entry in entries[:3]:
         location = entry.get("loc") if isinstance(entry, dict) else None
         if not isinstance(location, list):
             continue
-        path = ".".join(str(part) for part in location if part != "body")
+        path = ".".join(str(part) for part in location if part not in ("body", None))
         if path:
             rejected.append((_one_line(path, 60), _one_line(str(entry.get("msg", "")), 120)))
     return rejected

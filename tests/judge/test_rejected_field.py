@@ -31,6 +31,8 @@ SECTION = {
     "msg": "String should have at most 100000 characters",
     "type": "string_too_long",
 }
+# Some servers send one entry, not a list (seen in published API docs).
+SINGLE = {"detail": {"loc": ["body", "model"], "msg": "unknown model", "type": "value_error"}}
 # A hostile server: a message over several lines that would start a workflow command.
 HOSTILE = {"loc": ["body", "state", "claim"], "msg": "bad\n::warning::pwned\nmore", "type": "value_error"}
 
@@ -63,7 +65,7 @@ def check_async(server: JevServer) -> None:
             "Jev rejected field 'model' (Input should be 'jev-1.12', *): check the model name (--citecheck-model*",
         ),
         ([SECTION], "Jev rejected field 'state.section' (String should have at most 100000 characters): *window=N*"),
-        ([SECTION, MODEL], "Jev rejected field 'state.section', 'model' (*): *window=N*"),
+        ([SECTION, MODEL], "Jev rejected fields 'state.section', 'model' (*): *window=N*"),
         ([HOSTILE], "Jev rejected field 'state.claim' (bad ::warning::pwned more): check the claim*"),
     ],
     ids=["model", "section", "two-fields", "hostile-message"],
@@ -75,6 +77,13 @@ def test_a_422_remedy_names_the_rejected_field(check: Any, entries: list[dict], 
     assert raised.value.citation == "r1"
     assert fnmatchcase(raised.value.remedy, remedy), raised.value.remedy
     assert all(not line.lstrip().startswith("::") for line in str(raised.value).splitlines())
+
+
+def test_a_422_with_one_entry_not_a_list_names_its_field() -> None:
+    with JevServer(lambda claim, section: Reply(422, SINGLE)) as server:
+        with pytest.raises(JudgeError) as raised:
+            check_sync(server)
+    assert raised.value.remedy.startswith("Jev rejected field 'model' (unknown model): check the model name")
 
 
 def test_a_422_without_a_validation_body_keeps_the_general_remedy() -> None:
