@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pytest_citecheck._errors import docs_url
 from pytest_citecheck._gate.rule import Ruling
 from pytest_citecheck._results import CitationResult, Status, Verdict
-from pytest_citecheck._text import format_confidence, render_table, visible_lines
+from pytest_citecheck._text import format_confidence, plural, render_table, visible_lines
 
 _NUMBERED = re.compile(r"^\d+(?:\.\d+)*$")
 _CLAIM_WIDTH = 60
@@ -124,7 +124,7 @@ def _headline(ruling: Ruling, unsupported: Sequence[CitationResult]) -> str:
     """ "2 of 5 citations not supported (1 more needs review)", and why reviews fail the test when they do."""
     total, n_review = len(ruling.results), len(ruling.review)
     reviews_fail = any(r in ruling.failing for r in ruling.review)
-    of_total = f" of {total} citation{'s' if total != 1 else ''}"
+    of_total = " of " + plural(total, "citation")
     more = f"{n_review} more {_need(n_review)} review"
     if not unsupported:
         headline = f"{n_review}{of_total} {_need(n_review)} review"
@@ -203,7 +203,7 @@ def misattributed_message(ruling: Ruling) -> str:
     """The warning for found-elsewhere citations under ``misattributed="warn"``."""
     n = len(ruling.misattributed)
     lines = [
-        f"{n} citation{'s' if n != 1 else ''} quote{'s' if n == 1 else ''} another place than {'it names' if n == 1 else 'they name'} (misattributed='warn'):"
+        f"{plural(n, 'citation')} quote{'s' if n == 1 else ''} another place than {'it names' if n == 1 else 'they name'} (misattributed='warn'):"
     ]
     lines += result_table(ruling.misattributed, marks={r.id: "warn" for r in ruling.misattributed})
     lines += [line for r in ruling.misattributed for line in elsewhere_lines(r)]
@@ -282,7 +282,7 @@ def review_message(ruling: Ruling) -> str:
     n = len(ruling.review)
     threshold = ruling.review[0].auto_accept if ruling.review else 0.8
     lines = [
-        f"{n} citation{'s' if n != 1 else ''} below auto_accept {threshold:g} need{'s' if n == 1 else ''} a human review:"
+        f"{plural(n, 'citation')} below auto_accept {threshold:g} need{'s' if n == 1 else ''} a human review:"
     ]
     lines += result_table(ruling.review)
     lines += screen_lines(ruling.review)
