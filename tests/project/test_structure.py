@@ -61,8 +61,7 @@ LONG_MODULES: dict[str, int] = {
 CYCLES: dict[str, int] = {
 }
 # "importer -> imported": (the importer's floor, the imported module's floor).
-UPWARD_IMPORTS: dict[str, tuple[int, int]] = {
-}
+UPWARD_IMPORTS: dict[str, tuple[int, int]] = {}
 
 
 def modules(package: Path) -> dict[str, Path]:
