@@ -102,13 +102,13 @@ def _hint(ruling: Ruling) -> str:
         r.status is Status.FOUND_ELSEWHERE and r.verdict is not Verdict.CONTRADICTED for r in unsupported
     )
     if misattributed:
-        steps, anchor = [MISATTRIBUTED_STEP], "misattributed-citations"
+        steps, see = [MISATTRIBUTED_STEP], docs_url("usage", "misattributed-citations")
     else:
         step = next((words for applies, words in _VERDICT_STEPS if applies(unsupported)), None)
-        steps, anchor = ([step] if step else []), "reading-a-failure"
+        steps, see = ([step] if step else []), docs_url("usage", "reading-a-failure")
     if ruling.review:
         steps.append(REVIEW_STEP)
-    return f"What next: {'; '.join(steps)}; see {docs_url('usage', anchor)}"
+    return f"What next: {'; '.join(steps)}; see {see}"
 
 
 def _unsupported(ruling: Ruling) -> list[CitationResult]:
