@@ -281,9 +281,7 @@ def review_message(ruling: Ruling) -> str:
     """The warning (or xfail/skip reason) for verdicts below the threshold."""
     n = len(ruling.review)
     threshold = ruling.review[0].auto_accept if ruling.review else 0.8
-    lines = [
-        f"{plural(n, 'citation')} below auto_accept {threshold:g} need{'s' if n == 1 else ''} a human review:"
-    ]
+    lines = [f"{plural(n, 'citation')} below auto_accept {threshold:g} need{'s' if n == 1 else ''} a human review:"]
     lines += result_table(ruling.review)
     lines += screen_lines(ruling.review)
     lines += question_lines(ruling.review)

@@ -22,11 +22,11 @@ from typing import Any
 
 from pytest_citecheck._errors import CitecheckError
 from pytest_citecheck._files import UnreadableFileError, atomic_write_text, interprocess_lock, read_regular_file
-from pytest_citecheck._report.row import ReportRow, as_row
 
 # The digest a decision is stored under is the gate's (a human's decision stands there); re-exported here.
 from pytest_citecheck._gate.human import question_fingerprint as question_fingerprint
 from pytest_citecheck._gate.human import review_key as review_key
+from pytest_citecheck._report.row import ReportRow, as_row
 
 REVIEWS_FORMAT = 1
 DEFAULT_REVIEWS_FILE = "citecheck-reviews.json"
