@@ -7,6 +7,8 @@ None of them imports pytest: the plugin layer decides whether an error fails or 
 
 from __future__ import annotations
 
+from pytest_citecheck._text import visible_lines
+
 # The documentation site ([project.urls] Documentation in pyproject.toml). A message that refers to the
 # documentation names one of its pages in full: the person reading it installed a wheel, not docs/.
 DOCS_URL = "https://pytest-citecheck.readthedocs.io/en/latest/"
@@ -22,7 +24,15 @@ def docs_url(page: str, anchor: str = "") -> str:
 
 
 class CitecheckError(Exception):
-    """Base class of every error pytest-citecheck raises on purpose."""
+    """Base class of every error pytest-citecheck raises on purpose.
+
+    Its message often quotes text from outside (a claim, an id, a server's error body): it reads
+    harmlessly wherever it is printed (``_text.visible_lines``: controls shown visibly, no line that
+    starts a GitHub workflow command, even under ``--tb=native``).
+    """
+
+    def __str__(self) -> str:
+        return visible_lines(super().__str__())
 
 
 class CitationInputError(CitecheckError, ValueError):

@@ -129,3 +129,32 @@ def test_the_safe_display_functions() -> None:
     assert stop_commands(["a"], {}) == ["a"]
     opened, line, closed = stop_commands(["a"], {"GITHUB_ACTIONS": "true"})
     assert opened == f"::stop-commands::{closed[2:-2]}" and line == "a" and len(closed) == 36
+
+
+def test_a_server_error_body_becomes_no_command_even_in_a_native_traceback(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_citecheck.testing import JevServer, Reply
+
+    body = {"detail": [{"loc": ["body", "model"], "msg": "bad\n::warning file=x.py::injected\n  ::add-mask::k"}]}
+    server = JevServer(lambda claim, section: Reply(422, body)).start()
+    try:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+        monkeypatch.setenv("TYPESAFE_API_KEY", "k-rehearsal-0123456789")
+        monkeypatch.setenv("GITHUB_ACTIONS", "true")
+        suite.makepyfile(
+            test_422="""
+            from cookbook import SOURCE, pick
+            from pytest_citecheck import assert_citations_supported
+
+            def test_rejected():
+                assert_citations_supported(pick("aud_reject"), SOURCE)
+            """
+        )
+        for tb in ("native", "short", "long"):
+            result = suite.runpytest("--citecheck-record-mode=all", f"--tb={tb}", "-rA")
+            result.assert_outcomes(failed=1)
+            assert "HTTP 422" in result.stdout.str(), tb
+            assert commands_in(result.stdout.str()) == [], tb
+    finally:
+        server.stop()
