@@ -1,13 +1,15 @@
 """What a citation is, and turning what the user passed into one.
 
 Users hand us dicts (``{"id", "claim", "quote", "section"}``) or objects with those attributes
-(dataclasses, pydantic models, their own classes), or an LLM SDK's answer: Anthropic Messages API
-text blocks whose ``citations`` point into a document (one citation per cited passage), or a whole
-``Message``; OpenAI Responses API ``output_text`` parts with annotations, or a whole ``Response``.
-Each SDK shape has its module here (``anthropic``, ``openai``; ``containers`` splits a whole answer
-into its parts), and no SDK is imported. Any other shape goes through the
-``pytest_citecheck_adapt_citation`` hook first. ``adapt_citations`` validates every one up front,
-so a malformed citation is reported by id and field before any request is sent.
+(dataclasses, pydantic models, their own classes), or an LLM SDK's answer, each read by its module
+here: ``anthropic`` (Messages API text blocks, a whole ``Message``), ``openai`` (Responses API
+``output_text`` parts, a whole ``Response``), ``chat_completions``, ``cohere``, ``gemini``,
+``langchain`` (an ``AIMessage`` and standard content blocks) and ``retrieval_answers`` (LlamaIndex
+``Response``, Haystack ``GeneratedAnswer``); ``containers`` splits a whole answer into its parts. No
+SDK is imported: ``_SHAPES`` and ``_ANSWERS`` detect each shape by its fields, as Anthropic messages
+are. Any other shape goes through the ``pytest_citecheck_adapt_citation`` hook first.
+``adapt_answer`` validates every citation up front and keeps a bad one as ``invalid`` (by id, with
+its error) so the others are still checked; ``coverage`` says what the answer's text leaves uncited.
 """
 
 from __future__ import annotations
@@ -16,26 +18,96 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from pytest_citecheck._citations.anthropic import adapt_anthropic_block, is_anthropic_text_block
+from pytest_citecheck._citations.anthropic import adapt_anthropic_block, is_anthropic_text_block, uncited_anthropic_text
+from pytest_citecheck._citations.chat_completions import chat_completion_parts, is_chat_completion
+from pytest_citecheck._citations.cohere import cohere_citations, is_cohere_response
 from pytest_citecheck._citations.containers import citing_parts, is_answer
-from pytest_citecheck._citations.model import Citation
-from pytest_citecheck._citations.openai import adapt_openai_output_text, is_openai_output_text
+from pytest_citecheck._citations.coverage import Adapted
+from pytest_citecheck._citations.gemini import gemini_citations, is_gemini_response
+from pytest_citecheck._citations.langchain import (
+    is_langchain_message,
+    is_standard_text_block,
+    langchain_parts,
+    standard_part,
+)
+from pytest_citecheck._citations.model import Citation, field_of
+from pytest_citecheck._citations.openai import is_openai_output_text, read_openai_output_text
 from pytest_citecheck._citations.plain import adapt_citation
+from pytest_citecheck._citations.retrieval_answers import (
+    haystack_citations,
+    is_haystack_answer,
+    is_llamaindex_response,
+    llamaindex_citations,
+)
+from pytest_citecheck._citations.urls import url_document
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._sources.chunks import document_named
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
 
-__all__ = ["Citation", "adapt_citation", "adapt_citations"]
+__all__ = ["Adapted", "Citation", "adapt_answer", "adapt_citation", "adapt_citations"]
 
 
 # The SDK shapes read here, in the order they are tried: whether a part is one, how it becomes
-# citations, and whether the adapter named each citation's document itself (see ``_in_source``).
-_Adapter = Callable[[Any, int, "Source | Corpus | None"], list[Citation]]
+# citations (with the sentences of its text that cite nothing), and whether the adapter named each
+# citation's document itself (see ``_in_source``).
+_Read = tuple[list[Citation], list[str], dict[str, CitationInputError]]
+_Adapter = Callable[[Any, int, "Source | Corpus | None"], _Read]
+
+
+def _anthropic(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
+    invalid: dict[str, CitationInputError] = {}  # one bad citation of a block never hides the others
+    return adapt_anthropic_block(raw, position, source, invalid), uncited_anthropic_text(raw), invalid
+
+
+def _openai(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
+    return (*read_openai_output_text(raw, position), {})
+
+
+def _cohere(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
+    return cohere_citations(raw, position), [], {}
+
+
+def _gemini(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
+    return gemini_citations(raw, position), [], {}
+
+
+def _llamaindex(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
+    return llamaindex_citations(raw, position), [], {}
+
+
+def _haystack(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
+    return haystack_citations(raw, position), [], {}
+
+
 _SHAPES: tuple[tuple[Callable[[Any], bool], _Adapter, bool], ...] = (
-    (is_anthropic_text_block, adapt_anthropic_block, False),
-    (is_openai_output_text, lambda raw, position, source: adapt_openai_output_text(raw, position), True),
+    (is_anthropic_text_block, _anthropic, False),
+    (is_openai_output_text, _openai, True),
+    (is_cohere_response, _cohere, True),
+    (is_gemini_response, _gemini, True),
+    (is_llamaindex_response, _llamaindex, True),
+    (is_haystack_answer, _haystack, True),
 )
+
+# Whole answers split into the parts above: an Anthropic Message or OpenAI Response, a LangChain
+# AIMessage (its standard content blocks), an OpenAI ChatCompletion; and a standard content block
+# alone, read as the provider's block it came from.
+_ANSWERS: tuple[tuple[Callable[[Any], bool], Callable[[Any], list[Any]]], ...] = (
+    (is_answer, citing_parts),
+    (is_langchain_message, langchain_parts),
+    (is_chat_completion, chat_completion_parts),
+    (is_standard_text_block, lambda block: [standard_part(block)]),
+)
+# Answers read whole by one of ``_SHAPES`` (a check may be given one without a list around it).
+_WHOLE = (is_cohere_response, is_gemini_response, is_llamaindex_response, is_haystack_answer)
+
+
+def _expanded(raw: Any) -> list[Any]:
+    """The parts of one item a check was given: a whole answer's parts, or the item itself."""
+    for is_shape, parts in _ANSWERS:
+        if is_shape(raw):
+            return parts(raw)
+    return [raw]
 
 
 def adapt_citations(citations: Any, hooks: Any = None, *, source: Source | Corpus | None = None) -> list[Citation]:
@@ -47,7 +119,17 @@ def adapt_citations(citations: Any, hooks: Any = None, *, source: Source | Corpu
     and a document a citation names by path or file name is matched to the corpus's id for it. With
     one named ``Source``, an adapter's citation naming that document cites it: its document is dropped.
     """
+    adapted = adapt_answer(citations, hooks, source=source)
+    if adapted.invalid:
+        raise next(iter(adapted.invalid.values()))
+    return adapted.citations
+
+
+def adapt_answer(citations: Any, hooks: Any = None, *, source: Source | Corpus | None = None) -> Adapted:
+    """``adapt_citations``, with the sentences of the answer's own text that cite nothing (``coverage``)."""
     adapted: list[Citation] = []
+    uncited: list[str] = []
+    invalid: dict[str, CitationInputError] = {}
     # Citations whose document an adapter read from an SDK object or a chunk's metadata (a file name,
     # a path), rather than one the user wrote in a dict: see ``_in_source``.
     named_by_adapter: set[int] = set()
@@ -55,10 +137,16 @@ def adapt_citations(citations: Any, hooks: Any = None, *, source: Source | Corpu
         if hooks is not None:
             converted = hooks.pytest_citecheck_adapt_citation(citation=raw, position=position)
             raw = raw if converted is None else converted
-        from_raw, by_adapter = _adapt_part(raw, position, source)
+        try:
+            from_raw, uncited_here, bad, by_adapter = _adapt_part(raw, position, source)
+        except CitationInputError as error:  # one bad citation never hides the others
+            from_raw, uncited_here, bad, by_adapter = [_stand_in(raw, position, error)], [], {}, False
+            bad[from_raw[0].id] = error
+        invalid.update(bad)
         if by_adapter:
             named_by_adapter.update(range(len(adapted), len(adapted) + len(from_raw)))
         adapted.extend(from_raw)
+        uncited.extend(uncited_here)
     if isinstance(source, Corpus):
         adapted = [_in_corpus(citation, source) for citation in adapted]
     elif isinstance(source, Source) and source.name:
@@ -68,13 +156,19 @@ def adapt_citations(citations: Any, hooks: Any = None, *, source: Source | Corpu
             for index, citation in enumerate(adapted)
         ]
     _check_unique_ids(adapted)
-    return adapted
+    return Adapted(adapted, uncited, invalid)
+
+
+def _stand_in(raw: Any, position: int, error: CitationInputError) -> Citation:
+    """What stands for a citation that could not be read: its id, and its claim when one can be read."""
+    claim = next((value for name in ("claim", "text") if isinstance(value := field_of(raw, name), str)), "")
+    return Citation(id=error.citation or f"#{position}", claim=claim, quote=None, section=None)
 
 
 def _parts(citations: Any) -> list[Any]:
     """The citations a check was given, with each whole answer (a Message, a Response) split into its parts."""
-    if is_answer(citations):  # a whole Message or Response, passed as it came back
-        citations = [citations]
+    if any(is_shape(citations) for is_shape, _ in _ANSWERS[:3]) or any(is_shape(citations) for is_shape in _WHOLE):
+        citations = [citations]  # a whole answer, passed as it came back
     if isinstance(citations, (str, bytes, Mapping)) or not isinstance(citations, Iterable):
         raise CitationInputError(
             f"citations must be a list of citations, got {type(citations).__name__}"
@@ -83,17 +177,19 @@ def _parts(citations: Any) -> list[Any]:
         )
     parts: list[Any] = []
     for raw in citations:
-        parts.extend(citing_parts(raw) if is_answer(raw) else [raw])
+        parts.extend(_expanded(raw))
     return parts
 
 
-def _adapt_part(raw: Any, position: int, source: Source | Corpus | None) -> tuple[list[Citation], bool]:
-    """The citations of one part, and whether an adapter (not the user) named their documents."""
+def _adapt_part(
+    raw: Any, position: int, source: Source | Corpus | None
+) -> tuple[list[Citation], list[str], dict[str, CitationInputError], bool]:
+    """The citations of one part, its uncited sentences, and whether an adapter (not the user) named their documents."""
     for is_shape, adapt, names_documents in _SHAPES:
         if is_shape(raw):
-            return adapt(raw, position, source), names_documents
+            return (*adapt(raw, position, source), names_documents)
     # A ``Citation`` comes from citations_from_markers or citations_from_openai.
-    return [adapt_citation(raw, position)], isinstance(raw, Citation)
+    return [adapt_citation(raw, position)], [], {}, isinstance(raw, Citation)
 
 
 def _check_unique_ids(adapted: list[Citation]) -> None:
@@ -112,7 +208,7 @@ def _in_corpus(citation: Citation, corpus: Corpus) -> Citation:
     and step 1 says the corpus has no such document."""
     if citation.document is None or citation.document in corpus:
         return citation
-    found = corpus.resolve(citation.document)
+    found = url_document(corpus, citation.document)
     return citation if found is None else replace(citation, document=found)
 
 

@@ -27,6 +27,8 @@ from typing import Any
 
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
 from pytest_citecheck._citations.plain import adapt_citation
+from pytest_citecheck._citations.sentences import clean_claim, sentence_spans
+from pytest_citecheck._citations.urls import url_document
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
@@ -39,10 +41,14 @@ def is_anthropic_text_block(raw: Any) -> bool:
     )
 
 
-def adapt_anthropic_block(raw: Any, position: int, source: Source | Corpus | None = None) -> list[Citation]:
+def adapt_anthropic_block(
+    raw: Any, position: int, source: Source | Corpus | None = None, invalid: dict[str, CitationInputError] | None = None
+) -> list[Citation]:
     """One citation per cited passage of a text block: the block's text is the claim, ``cited_text`` the quote.
 
-    ``source`` is what the citations are checked against: it resolves which document each cites.
+    ``source`` is what the citations are checked against: it resolves which document each cites. With
+    ``invalid``, a citation that cannot be read is recorded there by id (and a stand-in keeps its place)
+    instead of raising, so the block's other citations are still checked.
     """
     block_id = f"#{position}"
     claim = field_of(raw, "text")
@@ -55,10 +61,25 @@ def adapt_anthropic_block(raw: Any, position: int, source: Source | Corpus | Non
         raise CitationInputError(
             f"must be a list of citations, got {type(cited).__name__}", citation=block_id, field="citations"
         )
-    return [
-        _adapt_cited(item, f"#{position}.{number}", claim, position, source)
-        for number, item in enumerate(cited, start=1)
-    ]
+    adapted = []
+    for number, item in enumerate(cited, start=1):
+        try:
+            adapted.append(_adapt_cited(item, f"#{position}.{number}", claim, position, source))
+        except CitationInputError as error:
+            if invalid is None:
+                raise
+            # Stands in for the bad citation; ``invalid`` says why (``_check.invalid`` makes its result).
+            invalid[f"#{position}.{number}"] = error
+            adapted.append(Citation(id=f"#{position}.{number}", claim=claim, quote=None, section=None))
+    return adapted
+
+
+def uncited_anthropic_text(raw: Any) -> list[str]:
+    """The sentences of a text block that cites nothing (an answer's connecting text, or a claim left uncited)."""
+    text, cited = field_of(raw, "text"), field_of(raw, "citations")
+    if not isinstance(text, str) or (cited not in (None, MISSING) and cited):
+        return []
+    return [sentence for start, end in sentence_spans(text) if (sentence := clean_claim(text[start:end]))]
 
 
 def _adapt_cited(item: Any, citation_id: str, claim: str, position: int, source: Source | Corpus | None) -> Citation:
@@ -81,10 +102,25 @@ def _adapt_cited(item: Any, citation_id: str, claim: str, position: int, source:
     section = None
     if kind == "page_location":
         section = _page_section(item, document_source, citation_id)
-    elif kind == "content_block_location":
+    elif kind in ("content_block_location", "search_result_location"):
         _index_range(item, "start_block_index", "end_block_index", 0, citation_id)
+    if not quote.strip():
+        return _without_passage(citation_id, claim, section, document)
     citation = adapt_citation({"id": citation_id, "claim": claim, "quote": quote}, position, location=location)
     return replace(citation, section=section, document=document)
+
+
+def _without_passage(citation_id: str, claim: str, section: str | None, document: str | None) -> Citation:
+    """A citation whose ``cited_text`` is empty (Claude's web search results can have one): the claim is
+    judged against the place it cites, as a claim-only citation."""
+    if section is None and document is None:
+        raise CitationInputError(
+            "is empty: the model cited no passage, and the citation names no document of a Corpus to judge the "
+            "claim against; check against a Corpus of the documents the request sent (search results by URL)",
+            citation=citation_id,
+            field="cited_text",
+        )
+    return Citation(id=citation_id, claim=claim, quote=None, section=section, document=document)
 
 
 def _char_location(item: Any, citation_id: str) -> tuple[int, int] | None:
@@ -122,9 +158,9 @@ def _page_section(item: Any, source: Source | Corpus | None, citation_id: str) -
 def _cited_document(item: Any, source: Source | Corpus | None, citation_id: str) -> str | None:
     """The corpus id of the document a citation cites (None when the check has a single ``Source``)."""
     index = _document_index(item, citation_id)
-    title = field_of(item, "document_title")
     if not isinstance(source, Corpus):
         if isinstance(source, Source) and index is not None and index > 0:
+            title = field_of(item, "document_title")
             named = f" ({title!r})" if isinstance(title, str) else ""
             raise CitationInputError(
                 f"cites document {index}{named} of the request, but the check was given a single Source: "
@@ -133,21 +169,31 @@ def _cited_document(item: Any, source: Source | Corpus | None, citation_id: str)
                 field="document_index",
             )
         return None
-    for name in (title, field_of(item, "file_id")):
-        found = source.resolve(name) if isinstance(name, str) and name.strip() else None
-        if found is not None:
-            return found
+    names = {name: value for name in _NAMES if isinstance(value := field_of(item, name), str) and value.strip()}
+    found = next((hit for name in names.values() if (hit := url_document(source, name)) is not None), None)
+    if found is not None:
+        return found
     ids = list(source)
     if index is not None and index < len(ids):
         return ids[index]
+    raise _unknown_document(ids, index, names, citation_id)
+
+
+def _unknown_document(ids: list[str], index: int | None, names: dict[str, str], citation_id: str) -> CitationInputError:
     sample = ", ".join(ids[:8]) + (", …" if len(ids) > 8 else "")
-    raise CitationInputError(
-        f"document_index {index!r} and document_title {title if title is not MISSING else None!r} name no document "
-        f"of the corpus ({len(ids)} documents: {sample}): build the Corpus with the documents the request sent, in "
-        "that order, or give each document its corpus id as its title",
+    named = "".join(f", {field} {value!r}" for field, value in names.items())
+    return CitationInputError(
+        f"document_index {index!r}{named}: no document of the corpus ({len(ids)} documents: {sample}) is named so: "
+        "build the Corpus with the documents the request sent, in that order, or give each document its corpus id "
+        "as its title (web and search results: key the Corpus by their URLs)",
         citation=citation_id,
-        field="document_index",
+        field="document_index" if index is not None or not names else next(iter(names)),
     )
+
+
+# The fields that may name the cited document, in order: a document's title or file, a web search
+# result's ``url``, a search result's ``source`` and ``title``.
+_NAMES = ("document_title", "file_id", "url", "source", "title")
 
 
 def _document_index(item: Any, citation_id: str) -> int | None:

@@ -1,8 +1,12 @@
 """OpenAI Responses API ``output_text`` parts: each citing annotation is a claim-only citation.
 
 An annotation says which file or page the answer rests on, and where in the answer, but not which
-passage: so the claim is the sentence of the answer that the annotation closes, and it is judged
-against the whole document the annotation names (or the section the caller maps it to).
+passage: so the claim is the text the annotation annotates, and it is judged against the whole
+document the annotation names (or the section the caller maps it to). An annotation marks a point
+(``index``, or the end of a ``url_citation``'s link), so the text it annotates runs from the previous
+annotation's point or the start of the line, whichever is nearer, to that point. (A run longer than
+``MAX_CLAIM_CHARACTERS`` twice over, a paragraph with one annotation at its end, stands for the
+sentence the annotation closes.) Several annotations at one point share their claim.
 
 - ``file_citation`` (file search): ``index`` is the point in the answer; ``file_id`` / ``filename``
   name the document (by default the ``filename``).
@@ -26,11 +30,17 @@ from typing import Any
 
 from pytest_citecheck._citations.containers import citing_parts, is_answer
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
-from pytest_citecheck._citations.sentences import clean_claim, sentence_closed_by
+from pytest_citecheck._citations.sentences import (
+    MAX_CLAIM_CHARACTERS,
+    clean_claim,
+    sentence_closed_by,
+    sentence_spans,
+)
 from pytest_citecheck._errors import CitationInputError
 
 DocumentMap = Mapping[str, Any] | Callable[[Any], Any] | None
 _NOT_SOURCES = frozenset({"file_path", "container_file_citation"})
+_CLOSING = re.compile(r"[ \t]*[)\]]*[.!?]?[\"'”’)\]]*")
 _EMPTY_BRACKETS = re.compile(r"[ \t]*(?:\(\s*\)|\[\s*\])")
 
 
@@ -69,11 +79,16 @@ def citations_from_openai(response: Any, documents: DocumentMap = None) -> list[
 
 def adapt_openai_output_text(raw: Any, position: int, documents: DocumentMap = None) -> list[Citation]:
     """One claim-only citation per citing annotation of an ``output_text`` part."""
+    return read_openai_output_text(raw, position, documents)[0]
+
+
+def read_openai_output_text(raw: Any, position: int, documents: DocumentMap = None) -> tuple[list[Citation], list[str]]:
+    """The citations of an ``output_text`` part, and the sentences of its text that no annotation covers."""
     part_id = f"#{position}"
     text: str = field_of(raw, "text")
     annotations = field_of(raw, "annotations")
     if annotations is MISSING or annotations is None:
-        return []
+        annotations = []
     if isinstance(annotations, (str, bytes, Mapping)) or not isinstance(annotations, Iterable):
         raise CitationInputError(
             f"must be a list of annotations, got {type(annotations).__name__}", citation=part_id, field="annotations"
@@ -82,26 +97,59 @@ def adapt_openai_output_text(raw: Any, position: int, documents: DocumentMap = N
     markup = _markup_spans(text, annotations)
     answer = _without(text, markup)
     adapted: list[Citation] = []
+    covered: list[tuple[int, int]] = []
     seen: set[tuple[str, str | None, str]] = set()
+    previous = 0
     for number, annotation in enumerate(annotations, start=1):
         citation_id = f"#{position}.{number}"
         kind = field_of(annotation, "type")
         if kind in _NOT_SOURCES:
             continue
         target = _target(annotation, kind, text, citation_id)
-        claim = _claim(answer, _shifted(target.point, markup))
+        point = _shifted(target.point, markup)
+        start, end = claim_range(answer, point, previous)
+        previous = max(previous, point) if point > previous else previous
+        claim = _claim_text(answer[start:end])
         if not claim:
             raise CitationInputError(
                 f"closes no sentence of the answer (offset {target.point} of {len(text)} characters)",
                 citation=citation_id,
                 field=target.offset_field,
             )
+        covered.append((start, end))
         document, section = _mapped(annotation, target, documents, citation_id)
-        if (claim, section, document) in seen:  # the same file cited twice for one sentence
+        if (claim, section, document) in seen:  # the same file cited twice for one claim
             continue
         seen.add((claim, section, document))
         adapted.append(Citation(id=citation_id, claim=claim, quote=None, section=section, document=document))
-    return adapted
+    return adapted, _uncited(answer, covered)
+
+
+def claim_range(answer: str, point: int, previous: int) -> tuple[int, int]:
+    """``[start, end)`` of the text an annotation at ``point`` annotates: since the previous annotation's
+    point or the start of the line, whichever is nearer (the sentence it closes, when that text is empty or
+    over twice ``MAX_CLAIM_CHARACTERS``)."""
+    line_start = answer.rfind("\n", 0, point) + 1
+    start = max(line_start, previous if previous < point else line_start)
+    if not _claim_text(answer[start:point]) or point - start > 2 * MAX_CLAIM_CHARACTERS:
+        return sentence_closed_by(answer, point)
+    # The brackets and the full stop that close the annotated text go with it ("warranty (…link…).").
+    return start, point + len(_CLOSING.match(answer, point).group())  # type: ignore[union-attr]
+
+
+def _claim_text(piece: str) -> str:
+    return _EMPTY_BRACKETS.sub("", clean_claim(piece)).strip()
+
+
+def _uncited(answer: str, covered: list[tuple[int, int]]) -> list[str]:
+    """The sentences of the answer that no annotation's claim overlaps."""
+    uncited = []
+    for start, end in sentence_spans(answer):
+        if not any(start < cover_end and cover_start < end for cover_start, cover_end in covered):
+            sentence = _claim_text(answer[start:end])
+            if sentence:
+                uncited.append(sentence)
+    return uncited
 
 
 @dataclass(frozen=True)
@@ -218,11 +266,6 @@ def _shifted(offset: int, spans: list[tuple[int, int]]) -> int:
             break
         removed += min(offset, end) - start
     return offset - removed
-
-
-def _claim(answer: str, point: int) -> str:
-    start, end = sentence_closed_by(answer, point)
-    return _EMPTY_BRACKETS.sub("", clean_claim(answer[start:end])).strip()
 
 
 def _mapped(annotation: Any, target: _Target, documents: DocumentMap, citation_id: str) -> tuple[str, str | None]:

@@ -7,8 +7,8 @@ the frameworks' own objects have, so plain dicts shaped like them work too):
 - the text: ``page_content`` (LangChain), ``text`` (LlamaIndex; a ``NodeWithScore`` is unwrapped);
 - the document: the ``source`` metadata (LangChain's loaders: a path or URL), else ``file_name``
   (LlamaIndex's ``SimpleDirectoryReader``), or what the caller's ``document_id`` says;
-- the section: the page (``page_label`` as printed, else ``page_number``, else LangChain's
-  0-based ``page`` plus one) as ``"page 3"``; a chunk without a page is a ``"chunk N"`` section of
+- the section: the physical page (LangChain's 0-based ``page`` plus one, else ``page_number``, else
+  the printed ``page_label`` when nothing else says) as ``"page 3"``; a chunk without a page is a ``"chunk N"`` section of
   its own (``chunk_index`` / ``chunk_id`` metadata when present, else its order in the document).
 
 ``sources_from_chunks`` builds the sources behind ``Corpus.from_documents`` (the corpus imports
@@ -19,6 +19,7 @@ directory).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -66,6 +67,8 @@ def read_chunk(raw: Any, position: int, document_id: DocumentId = None) -> Chunk
     text = field_of(node, "page_content")
     if text is MISSING:
         text = field_of(node, "text")
+        if isinstance(text, str):
+            text = without_source_prefix(text)
     metadata = field_of(node, "metadata")
     if not isinstance(text, str) or not isinstance(metadata, Mapping):
         raise SourceError(
@@ -83,6 +86,18 @@ def read_chunk(raw: Any, position: int, document_id: DocumentId = None) -> Chunk
         start = None
     chunk_label = next((str(metadata[key]) for key in _CHUNK_KEYS if metadata.get(key) not in (None, "")), None)
     return Chunk(position, text, document, _page_section(metadata), start, chunk_label)
+
+
+# What LlamaIndex's CitationQueryEngine writes before each source node's text.
+_SOURCE_PREFIX = re.compile(r"\ASource \d+:\n")
+
+
+def without_source_prefix(text: str) -> str:
+    """A LlamaIndex node's text without the ``"Source N:\\n"`` a ``CitationQueryEngine`` puts before it
+    (and the line break it puts after); any other text as it is."""
+    if not _SOURCE_PREFIX.match(text):
+        return text
+    return _SOURCE_PREFIX.sub("", text, count=1).removesuffix("\n")
 
 
 def _document_of(raw: Any, node: Any, metadata: Mapping[str, Any], document_id: DocumentId, label: str) -> str:
@@ -107,15 +122,18 @@ def _document_of(raw: Any, node: Any, metadata: Mapping[str, Any], document_id: 
 
 
 def _page_section(metadata: Mapping[str, Any]) -> str | None:
-    label = metadata.get("page_label")  # as printed: LangChain's PyPDFLoader, LlamaIndex's PDFReader
-    if isinstance(label, (str, int)) and not isinstance(label, bool) and str(label).strip():
-        return f"page {str(label).strip()}"
-    number = metadata.get("page_number")  # 1-based: unstructured and others
-    if isinstance(number, int) and not isinstance(number, bool):
-        return f"page {number}"
+    """The chunk's page as ``"page N"``, N the physical page (as Claude's ``page_location`` counts them),
+    whatever the printed label says: a PDF labelled i, ii, 1, 2 or 1, 2, 1, 2 has pages 1 to 4. The
+    printed label is used only when the metadata has nothing else (LlamaIndex's PDFReader)."""
     page = metadata.get("page")  # 0-based: LangChain's PDF loaders
     if isinstance(page, int) and not isinstance(page, bool):
         return f"page {page + 1}"
+    number = metadata.get("page_number")  # 1-based: unstructured and others
+    if isinstance(number, int) and not isinstance(number, bool):
+        return f"page {number}"
+    label = metadata.get("page_label")  # as printed: LlamaIndex's PDFReader
+    if isinstance(label, (str, int)) and not isinstance(label, bool) and str(label).strip():
+        return f"page {str(label).strip()}"
     return None
 
 

@@ -224,8 +224,8 @@ def test_document_index_selects_the_document(
             "Employee handbook",
             False,
             "Some claim.",
-            r"document_index 5 and document_title 'Employee handbook' "
-            r"name no document of the corpus \(3 documents: apache-2.0.txt, gpl-2.0.txt, gfdl-1.3.txt\)",
+            r"document_index 5, document_title 'Employee handbook': "
+            r"no document of the corpus \(3 documents: apache-2.0.txt, gpl-2.0.txt, gfdl-1.3.txt\) is named so",
             id="a-document-the-corpus-lacks",
         ),
         pytest.param(

@@ -1,0 +1,85 @@
+"""Cohere chat: the v2 ``V2ChatResponse`` and the v1 response dict, citations against the cited documents.
+
+A Cohere citation marks a span of the answer (``start``, ``end``, ``text``: often a few words, such as
+"Emperor penguins") and names the documents it rests on: v2 ``sources`` (``DocumentSource`` with the
+document's ``id``; a ``ToolSource`` cites a tool's output, not a document, and is skipped), v1
+``document_ids``. The claim is the sentence of the answer that holds the span (the sentences, when it
+runs over several); each cited document makes one claim-only citation, judged against that document.
+Documents are named by the ids the request gave them (Cohere names them ``doc:0``, ``doc:1``… when it
+gave none): key the ``Corpus`` by those. The ``cohere`` package is never imported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_citecheck._citations.model import MISSING, Citation, field_of
+from pytest_citecheck._citations.sentences import clean_claim, sentence_spans
+from pytest_citecheck._errors import CitationInputError
+
+
+def is_cohere_response(raw: Any) -> bool:
+    """A v2 ``V2ChatResponse`` (its ``message`` has ``citations``) or a v1 response (``text``, ``citations``)."""
+    message = field_of(raw, "message")
+    if (
+        message is not MISSING
+        and field_of(message, "citations") is not MISSING
+        and field_of(raw, "finish_reason") is not MISSING
+    ):
+        return True
+    cited = field_of(raw, "citations")
+    return (
+        isinstance(field_of(raw, "text"), str)
+        and isinstance(cited, (list, tuple))
+        and field_of(raw, "type") is MISSING
+        and all(field_of(item, "document_ids") is not MISSING for item in cited)
+    )
+
+
+def cohere_citations(raw: Any, position: int) -> list[Citation]:
+    """One claim-only citation per (sentence, cited document) of the answer, ids ``#<position>.<citation>.<source>``."""
+    message = field_of(raw, "message")
+    v2 = message is not MISSING and field_of(raw, "text") is MISSING
+    text = _v2_text(message) if v2 else field_of(raw, "text")
+    adapted: list[Citation] = []
+    seen: set[tuple[str, str]] = set()
+    for number, item in enumerate(field_of(message if v2 else raw, "citations") or (), start=1):
+        citation_id = f"#{position}.{number}"
+        claim = _claim(text, item, citation_id)
+        for k, document in enumerate(_documents(item, v2), start=1):
+            if (claim, document) not in seen:  # several spans of one sentence citing one document: one citation
+                seen.add((claim, document))
+                adapted.append(
+                    Citation(id=f"{citation_id}.{k}", claim=claim, quote=None, section=None, document=document)
+                )
+    return adapted
+
+
+def _v2_text(message: Any) -> str:
+    content = field_of(message, "content")
+    return "".join(field_of(item, "text") for item in content or () if isinstance(field_of(item, "text"), str))
+
+
+def _claim(text: str, item: Any, citation_id: str) -> str:
+    start, end = field_of(item, "start"), field_of(item, "end")
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
+        raise CitationInputError(
+            f"start {start!r} and end {end!r} must be offsets of the answer's text (0 to {len(text)}), start < end",
+            citation=citation_id,
+            field="start",
+        )
+    spans = [(s, e) for s, e in sentence_spans(text) if s < end and start < e] or [(start, end)]
+    return clean_claim(text[spans[0][0] : spans[-1][1]])
+
+
+def _documents(item: Any, v2: bool) -> list[str]:
+    if not v2:
+        return [name for name in field_of(item, "document_ids") or () if isinstance(name, str) and name.strip()]
+    documents = []
+    for source in field_of(item, "sources") or ():
+        if field_of(source, "type") == "tool":
+            continue  # a tool's output, not a document
+        name = field_of(source, "id")
+        if isinstance(name, str) and name.strip():
+            documents.append(name)
+    return documents

@@ -1,0 +1,82 @@
+"""Gemini: a ``GenerateContentResponse`` and the grounding metadata of each candidate.
+
+``grounding_metadata.grounding_supports`` tie a ``segment`` of the answer (its ``text`` is the claim)
+to ``grounding_chunk_indices`` into ``grounding_chunks``. A chunk is a web page (``web``: ``uri``,
+``title``), cited by its URI as a claim-only citation, or a retrieved passage (``retrieved_context``:
+``uri``, ``title``, ``text``), whose ``text`` is the quote, looked for in the document its ``title``
+(else its ``uri``) names. Both the SDK's snake_case attributes and the REST API's camelCase JSON are
+read. The ``google-genai`` package is never imported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_citecheck._citations.model import MISSING, Citation, field_of
+from pytest_citecheck._errors import CitationInputError
+
+
+def _field(raw: Any, snake: str, camel: str) -> Any:
+    value = field_of(raw, snake)
+    return field_of(raw, camel) if value is MISSING or value is None else value
+
+
+def is_gemini_response(raw: Any) -> bool:
+    """A ``GenerateContentResponse``: ``candidates``, at least one with grounding metadata."""
+    candidates = field_of(raw, "candidates")
+    return isinstance(candidates, (list, tuple)) and any(
+        _field(candidate, "grounding_metadata", "groundingMetadata") not in (MISSING, None) for candidate in candidates
+    )
+
+
+def gemini_citations(raw: Any, position: int) -> list[Citation]:
+    """One citation per (grounding support, chunk) of every candidate, ids ``#<candidate>.<support>.<chunk>``."""
+    adapted: list[Citation] = []
+    for number, candidate in enumerate(field_of(raw, "candidates")):
+        metadata = _field(candidate, "grounding_metadata", "groundingMetadata")
+        if metadata in (MISSING, None):
+            continue
+        chunks = list(_field(metadata, "grounding_chunks", "groundingChunks") or ())
+        supports = _field(metadata, "grounding_supports", "groundingSupports") or ()
+        for support_number, support in enumerate(supports, start=1):
+            support_id = f"#{position + number}.{support_number}"
+            claim = field_of(_field(support, "segment", "segment"), "text")
+            if not isinstance(claim, str) or not claim.strip():
+                raise CitationInputError("has no text: it cites nothing to judge", citation=support_id, field="segment")
+            indices = _field(support, "grounding_chunk_indices", "groundingChunkIndices") or ()
+            adapted.extend(_cited(chunks, index, claim.strip(), f"{support_id}.{index}") for index in indices)
+    return adapted
+
+
+def _cited(chunks: list[Any], index: Any, claim: str, citation_id: str) -> Citation:
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(chunks):
+        raise CitationInputError(
+            f"grounding chunk index {index!r} is not one of the {len(chunks)} grounding chunks",
+            citation=citation_id,
+            field="grounding_chunk_indices",
+        )
+    chunk = chunks[index]
+    web = field_of(chunk, "web")
+    if web not in (MISSING, None):
+        return Citation(
+            id=citation_id, claim=claim, quote=None, section=None, document=_name(web, ("uri", "title"), citation_id)
+        )
+    context = _field(chunk, "retrieved_context", "retrievedContext")
+    if context in (MISSING, None):
+        raise CitationInputError(
+            "is neither a web page nor a retrieved passage", citation=citation_id, field="grounding_chunks"
+        )
+    text = field_of(context, "text")
+    quote = text.strip() if isinstance(text, str) and text.strip() else None
+    document = _name(context, ("title", "uri"), citation_id)
+    return Citation(id=citation_id, claim=claim, quote=quote, section=None, document=document)
+
+
+def _name(chunk: Any, fields: tuple[str, ...], citation_id: str) -> str:
+    for name in fields:
+        value = field_of(chunk, name)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    raise CitationInputError(
+        f"names no document (no {' or '.join(fields)})", citation=citation_id, field="grounding_chunks"
+    )

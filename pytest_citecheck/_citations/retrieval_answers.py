@@ -1,0 +1,71 @@
+"""RAG framework answers that cite their retrieved sources with inline markers.
+
+- LlamaIndex: a ``Response`` (``response``, ``source_nodes``). ``CitationQueryEngine`` numbers its
+  source nodes and writes ``[1]``, ``[2]`` into the answer; each node's text begins with
+  ``"Source N:\\n"``, which is taken off, so the rest is the quote, looked for in the node's document.
+- Haystack: a ``GeneratedAnswer`` (``data``, ``query``, ``documents``). ``AnswerBuilder`` with a
+  ``reference_pattern`` keeps the documents the answer cites; a document's ``meta["source_index"]``
+  (else its position, from 1) is its number. A ``Document``'s ``content`` is the quote, its
+  ``meta`` names its document (``file_path``, ``source``, ``file_name``).
+
+Both are read with ``citations_from_markers``: each marked sentence is a claim, one citation per
+source it cites. Neither framework is imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from pytest_citecheck._citations.markers import citations_from_markers
+from pytest_citecheck._citations.model import MISSING, Citation, field_of
+from pytest_citecheck._sources.chunks import without_source_prefix
+
+
+def is_llamaindex_response(raw: Any) -> bool:
+    return isinstance(field_of(raw, "response"), str) and isinstance(field_of(raw, "source_nodes"), (list, tuple))
+
+
+def is_haystack_answer(raw: Any) -> bool:
+    return (
+        isinstance(field_of(raw, "data"), str)
+        and isinstance(field_of(raw, "documents"), (list, tuple))
+        and field_of(raw, "query") is not MISSING
+    )
+
+
+def llamaindex_citations(raw: Any, position: int) -> list[Citation]:
+    nodes = {}
+    for number, scored in enumerate(field_of(raw, "source_nodes"), start=1):
+        node = field_of(scored, "node")
+        node = scored if node is MISSING or node is None else node
+        text = field_of(node, "text")
+        nodes[number] = {
+            "text": without_source_prefix(text) if isinstance(text, str) else text,
+            "metadata": field_of(node, "metadata"),
+        }
+    return _numbered(citations_from_markers(field_of(raw, "response"), nodes), position)
+
+
+def haystack_citations(raw: Any, position: int) -> list[Citation]:
+    sources = {}
+    for number, document in enumerate(field_of(raw, "documents"), start=1):
+        meta = field_of(document, "meta")
+        meta = dict(meta) if isinstance(meta, Mapping) else {}
+        index = meta.get("source_index")
+        key = index if isinstance(index, int) and not isinstance(index, bool) else number
+        sources[key] = {"page_content": field_of(document, "content"), "metadata": _named(meta)}
+    return _numbered(citations_from_markers(field_of(raw, "data"), sources), position)
+
+
+def _named(meta: dict[str, Any]) -> dict[str, Any]:
+    """Haystack's ``file_path`` names the document where LangChain's loaders write ``source``."""
+    if "source" not in meta and isinstance(meta.get("file_path"), str):
+        meta["source"] = meta["file_path"]
+    return meta
+
+
+def _numbered(citations: list[Citation], position: int) -> list[Citation]:
+    """Citation ids of an answer passed among others: ``#<position>.s<sentence>[<n>]``."""
+    return [replace(citation, id=f"#{position}.{citation.id}") for citation in citations]

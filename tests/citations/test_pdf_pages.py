@@ -1,0 +1,101 @@
+"""Pages are physical, whatever their printed labels say (issue 23, found 3 and 4).
+
+Claude's ``page_location`` counts physical pages; PyPDFLoader gives each page its 0-based ``page`` and
+its printed ``page_label``. On a PDF labelled i, ii, 1, 2 a correct citation of physical page 3 was
+reported "cited page 3, found in page 1"; on one labelled 1, 2, 1, 2 ``Corpus.from_documents`` merged
+the two page 1s into one garbled text, and ``check_retrieval`` reported chunks of it missing.
+The pages here are the real text of ``tests/data/apache-2.0.pdf`` (4 pages), read with pypdf.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_citecheck import Corpus, Status, check_retrieval
+from pytest_citecheck._citations.adapt import adapt_citations
+
+PDF = Path(__file__).resolve().parent.parent / "data" / "apache-2.0.pdf"
+
+
+def pages(labels: list[str]) -> list:
+    from langchain_core.documents import Document
+    from pypdf import PdfReader
+
+    texts = [page.extract_text() for page in PdfReader(PDF).pages]
+    assert len(texts) == len(labels)
+    return [
+        Document(page_content=text, metadata={"source": "apache-2.0.pdf", "page": number, "page_label": label})
+        for number, (text, label) in enumerate(zip(texts, labels))
+    ]
+
+
+@pytest.mark.parametrize(
+    "labels", [["i", "ii", "1", "2"], ["1", "2", "1", "2"]], ids=["roman-then-arabic", "restarting"]
+)
+def test_each_physical_page_is_its_own_section(labels: list[str]) -> None:
+    documents = pages(labels)
+    corpus = Corpus.from_documents(documents)
+    source = corpus["apache-2.0.pdf"]
+    assert list(source.sections) == ["page 1", "page 2", "page 3", "page 4"]
+    assert [source.sections[f"page {n + 1}"] for n in range(4)] == [d.page_content for d in documents]
+    # Every chunk of the corpus is found where its metadata says.
+    assert [(r.status, r.section) for r in check_retrieval(documents, corpus)] == [
+        ("found", f"page {n + 1}") for n in range(4)
+    ]
+
+
+def test_a_claude_citation_of_physical_page_3_cites_the_page_labelled_1() -> None:
+    documents = pages(["i", "ii", "1", "2"])
+    corpus = Corpus.from_documents(documents)
+    quote = documents[2].page_content.split("\n")[3].strip()
+    block = {
+        "type": "text",
+        "text": "The licence says so.",
+        "citations": [
+            {
+                "type": "page_location",
+                "cited_text": quote,
+                "document_index": 0,
+                "document_title": "apache-2.0.pdf",
+                "start_page_number": 3,
+                "end_page_number": 4,
+            }
+        ],
+    }
+    [citation] = adapt_citations([block], source=corpus)
+    assert (citation.document, citation.section) == ("apache-2.0.pdf", "page 3")
+    from pytest_citecheck._locate.citations import Located, locate_all
+    from pytest_citecheck._options import Settings
+
+    [located] = locate_all([citation], corpus, Settings())
+    assert isinstance(located, Located) and located.section == "page 3"
+    assert located.status is Status.FOUND
+
+
+def test_a_page_that_disagrees_with_the_cited_text_is_found_elsewhere_naming_both_pages() -> None:
+    # Issue 23, found 2: the page is where the model cited, cited_text what it quoted.
+    from pytest_citecheck._locate.citations import Located, locate_all
+    from pytest_citecheck._options import Settings
+
+    documents = pages(["i", "ii", "1", "2"])
+    corpus = Corpus.from_documents(documents)
+    quote = documents[2].page_content.split("\n")[3].strip()
+    block = {
+        "type": "text",
+        "text": "The licence says so.",
+        "citations": [
+            {
+                "type": "page_location",
+                "cited_text": quote,
+                "document_index": 0,
+                "start_page_number": 2,
+                "end_page_number": 3,
+            }
+        ],
+    }
+    [citation] = adapt_citations([block], source=corpus)
+    [located] = locate_all([citation], corpus, Settings())
+    assert isinstance(located, Located)
+    assert (located.status, citation.section, located.section) == (Status.FOUND_ELSEWHERE, "page 2", "page 3")
