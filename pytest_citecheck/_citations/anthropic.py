@@ -99,7 +99,7 @@ def _adapt_cited(item: Any, citation_id: str, claim: str, position: int, source:
     document_source = source[document] if isinstance(source, Corpus) and document is not None else source
     kind = field_of(item, "type")
     location = _char_location(item, citation_id)
-    section = None
+    section = _placed_section(document_source, location)
     if kind == "page_location":
         section = _page_section(item, document_source, citation_id)
     elif kind in ("content_block_location", "search_result_location"):
@@ -108,6 +108,14 @@ def _adapt_cited(item: Any, citation_id: str, claim: str, position: int, source:
         return _without_passage(citation_id, claim, section, document)
     citation = adapt_citation({"id": citation_id, "claim": claim, "quote": quote}, position, location=location)
     return replace(citation, section=section, document=document)
+
+
+def _placed_section(source: Source | Corpus | None, location: tuple[int, int] | None) -> str | None:
+    """The section a ``char_location``'s offsets point at in the text the app sent (``Source.place``), so a
+    quote found elsewhere is ``found-elsewhere``, naming both places; None where they point at no section."""
+    place = getattr(source, "place", None) if isinstance(source, Source) and location is not None else None
+    placed = place(*location) if place is not None and location is not None else None
+    return getattr(placed, "section", None)
 
 
 def _without_passage(citation_id: str, claim: str, section: str | None, document: str | None) -> Citation:
