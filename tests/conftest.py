@@ -18,8 +18,10 @@ import importlib.metadata
 import json
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,18 @@ import truststore  # noqa: F401
 import typesafe_sdk  # noqa: F401
 import vcr  # noqa: F401
 import yaml  # noqa: F401
-from support import CANARY_KEY, CITATIONS, EXAMPLE, INNER_INI, NOT_A_USERS_PLUGINS, REPO, RFC7519, Offline  # noqa: F401  (re-exported for fixtures)
+from support import (  # noqa: F401  (re-exported for fixtures)
+    CANARY_KEY,
+    CITATIONS,
+    EXAMPLE,
+    GITHUB_SUITE,
+    INNER_INI,
+    NOT_A_USERS_PLUGINS,
+    REPO,
+    REVIEW_SUITE,
+    RFC7519,
+    Offline,
+)
 from typesafe_sdk import TypeSafeClient
 
 from pytest_citecheck._check.checker import Checker, checker_for
@@ -189,24 +202,64 @@ def cookbook_citations() -> list[dict]:
     return json.loads(CITATIONS.read_text())
 
 
+COOKBOOK = """
+import json, pathlib
+from pytest_citecheck import Source
+HERE = pathlib.Path(__file__).parent
+SOURCE = Source.from_file(HERE / "rfc7519.txt")
+CITATIONS = {c["id"]: c for c in json.loads((HERE / "citations.json").read_text())}
+def pick(*ids):
+    return [CITATIONS[i] for i in ids]
+"""
+
+
 @pytest.fixture
 def suite(pytester: pytest.Pytester) -> pytest.Pytester:
     """A pytester directory holding rfc7519.txt and citations.json, and a module-level helper."""
     shutil.copy(RFC7519, pytester.path / "rfc7519.txt")
     shutil.copy(CITATIONS, pytester.path / "citations.json")
-    pytester.makepyfile(
-        cookbook="""
-        import json, pathlib
-        from pytest_citecheck import Source
-        HERE = pathlib.Path(__file__).parent
-        SOURCE = Source.from_file(HERE / "rfc7519.txt")
-        CITATIONS = {c["id"]: c for c in json.loads((HERE / "citations.json").read_text())}
-        def pick(*ids):
-            return [CITATIONS[i] for i in ids]
-        """
-    )
+    pytester.makepyfile(cookbook=COOKBOOK)
     pytester.makeini(INNER_INI)
     return pytester
+
+
+@dataclass(frozen=True)
+class XdistRun:
+    """What the shared xdist run wrote: its directory (reports, cassettes), its output, the step summary."""
+
+    path: Path
+    stdout: str
+    summary: str
+
+
+@pytest.fixture(scope="session")
+def xdist_run(tmp_path_factory: pytest.TempPathFactory) -> XdistRun:
+    """One real xdist run (two workers) shared by the report tests that read what such a run wrote.
+
+    The report tests' two suites (``GITHUB_SUITE`` and ``REVIEW_SUITE``) recorded through the loopback
+    Jev as a GitHub Actions step, with the JUnit XML, HTML and JSON reports: once per session (per
+    xdist worker of the outer run), since starting the workers is most of an xdist run's cost. Read
+    it, never change it (copy ``path`` first).
+    """
+    root = tmp_path_factory.mktemp("xdist_run")
+    shutil.copy(RFC7519, root / "rfc7519.txt")
+    shutil.copy(CITATIONS, root / "citations.json")
+    (root / "cookbook.py").write_text(COOKBOOK)
+    (root / "pytest.ini").write_text(INNER_INI + "citecheck_model = jev-1.12\n")
+    (root / "test_gh.py").write_text(GITHUB_SUITE)
+    (root / "test_it.py").write_text(REVIEW_SUITE)
+    summary = root / "step-summary.md"
+    summary.write_text("# Build\n\nAn earlier step wrote this.\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TYPESAFE_", "GITHUB_", "PYTEST_"))}
+    reports = ("--junitxml=junit.xml", "--citecheck-html=report.html", "--citecheck-json=r.json")
+    with JevServer(_cookbook_answer) as server:
+        env.update(TYPESAFE_BASE_URL=server.url, TYPESAFE_API_KEY=CANARY_KEY, GITHUB_ACTIONS="true")
+        env.update(GITHUB_STEP_SUMMARY=str(summary), GITHUB_WORKSPACE=str(root))
+        command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *NOT_A_USERS_PLUGINS, "-n", "2"]
+        done = subprocess.run(
+            [*command, "--citecheck-record-mode=once", *reports], cwd=root, env=env, capture_output=True, text=True
+        )
+    return XdistRun(root, done.stdout + done.stderr, summary.read_text())
 
 
 @pytest.fixture(scope="module")

@@ -30,6 +30,45 @@ INNER_INI = "[pytest]\nfilterwarnings = default\nasyncio_default_fixture_loop_sc
 NOT_A_USERS_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin", "-p", "no:randomly")
 
 
+# The suites of the report tests (tests/report/), which the shared xdist run (``xdist_run``) runs too.
+GITHUB_SUITE = """
+import pytest
+from cookbook import SOURCE, pick
+from pytest_citecheck import assert_citations_supported
+
+HOSTILE = {
+    "id": "pipe|id, with: colon",
+    "claim": "A <b>bold</b> | claim at 100% for $5\\nand a second line",
+    "quote": "this sentence is in no RFC at all",
+    "section": "4.1",
+}
+
+def test_fails():
+    assert_citations_supported(pick("sig_reporting", "exp_required", "epoch_seconds"), SOURCE)
+
+def test_review():
+    assert_citations_supported(pick("pii_encryption"), SOURCE)
+
+def test_bad_input():
+    assert_citations_supported([{**pick("aud_reject")[0], "section": "9.9"}], SOURCE)
+
+def test_hostile():
+    assert_citations_supported([HOSTILE], SOURCE)
+"""
+
+REVIEW_SUITE = """
+from pytest_citecheck import check_citations
+from cookbook import SOURCE, pick
+
+def test_one():
+    check_citations(pick("aud_reject"), SOURCE)
+
+def test_three_checked_twice():
+    check_citations(pick("aud_reject", "pii_encryption", "sig_reporting"), SOURCE)
+    check_citations(pick("aud_reject", "pii_encryption", "sig_reporting"), SOURCE)
+"""
+
+
 class Offline:
     """Replay as CI does: no TypeSafe key, and a base URL where nothing listens (the discard port).
 

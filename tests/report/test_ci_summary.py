@@ -8,39 +8,12 @@ naming a file to append Markdown to, ``GITHUB_WORKSPACE`` the repository; annota
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from support import CITATIONS as CITATIONS_FILE
-from support import NOT_A_USERS_PLUGINS
-
-GITHUB_SUITE = """
-import pytest
-from cookbook import SOURCE, pick
-from pytest_citecheck import assert_citations_supported
-
-HOSTILE = {
-    "id": "pipe|id, with: colon",
-    "claim": "A <b>bold</b> | claim at 100% for $5\\nand a second line",
-    "quote": "this sentence is in no RFC at all",
-    "section": "4.1",
-}
-
-def test_fails():
-    assert_citations_supported(pick("sig_reporting", "exp_required", "epoch_seconds"), SOURCE)
-
-def test_review():
-    assert_citations_supported(pick("pii_encryption"), SOURCE)
-
-def test_bad_input():
-    assert_citations_supported([{**pick("aud_reject")[0], "section": "9.9"}], SOURCE)
-
-def test_hostile():
-    assert_citations_supported([HOSTILE], SOURCE)
-"""
-
-# Two xdist workers: each is a new process that loads every installed plugin (NOT_A_USERS_PLUGINS left out).
-XDIST = ("-n", "2", *NOT_A_USERS_PLUGINS)
+from support import GITHUB_SUITE
 
 CITATIONS = {c["id"]: c for c in json.loads(CITATIONS_FILE.read_text())}
 SIG_QUOTE = CITATIONS["sig_reporting"]["quote"]
@@ -114,16 +87,13 @@ def test_github_summary_and_annotations(suite, jev_server, github):
     assert "Jev: 3 requests, " in review and "\\$0.042 per million" in review
 
 
-def test_under_xdist_the_controller_alone_writes_the_summary_and_the_annotations(suite, jev_server, github):
-    suite.makepyfile(test_gh=GITHUB_SUITE)
-    result = suite.runpytest(*XDIST, "--citecheck-record-mode=once")
-    result.assert_outcomes(failed=3, passed=1)
-    errors = [line for line in result.stdout.lines if line.startswith("::error")]
+def test_under_xdist_the_controller_alone_writes_the_summary_and_the_annotations(xdist_run) -> None:
+    assert "3 failed, 3 passed" in xdist_run.stdout.splitlines()[-1], xdist_run.stdout[-3000:]
+    errors = [line for line in xdist_run.stdout.splitlines() if line.startswith("::error")]
     assert len(errors) == 4
     assert len({line.split("::", 2)[1] for line in errors}) == 4  # each once
-    summary = github.read_text()
-    assert summary.count("## pytest-citecheck: 5 citations checked in 3 tests") == 1
-    assert summary.count("### Failing: 3 citations") == 1
+    assert len(re.findall(r"^## pytest-citecheck: \d+ citations checked in 5 tests$", xdist_run.summary, re.M)) == 1
+    assert xdist_run.summary.count("### Failing: 3 citations") == 1
 
 
 def test_outside_github_nothing_is_written_or_printed(suite, jev_server, monkeypatch):

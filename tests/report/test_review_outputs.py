@@ -6,30 +6,15 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-from support import NOT_A_USERS_PLUGINS
+from support import REVIEW_SUITE
 
 from pytest_citecheck.testing import JevServer
-
-TEST_FILE = """
-from pytest_citecheck import check_citations
-from cookbook import SOURCE, pick
-
-def test_one():
-    check_citations(pick("aud_reject"), SOURCE)
-
-def test_three_checked_twice():
-    check_citations(pick("aud_reject", "pii_encryption", "sig_reporting"), SOURCE)
-    check_citations(pick("aud_reject", "pii_encryption", "sig_reporting"), SOURCE)
-"""
-
-# Two xdist workers: each is a new process that loads every installed plugin (NOT_A_USERS_PLUGINS left out).
-XDIST = ("-n", "2", *NOT_A_USERS_PLUGINS)
 
 
 @pytest.fixture
 def recording(suite: pytest.Pytester, jev_server: JevServer, inner_ini: str) -> pytest.Pytester:
     suite.makeini(inner_ini + "citecheck_model = jev-1.12\n")
-    suite.makepyfile(test_it=TEST_FILE)
+    suite.makepyfile(test_it=REVIEW_SUITE)
     return suite
 
 
@@ -38,15 +23,7 @@ def properties(junit: ET.Element, test_name: str) -> list[tuple[str, str]]:
     return [(prop.get("name"), prop.get("value")) for prop in case.iter("property")]
 
 
-# The xdist case is in the slow tier: the default run has a real xdist run below (the HTML report).
-@pytest.mark.parametrize(
-    "workers", [pytest.param([], id="serial"), pytest.param(list(XDIST), id="xdist", marks=pytest.mark.slow)]
-)
-def test_junit_has_each_citations_verdict_confidence_and_section_once(
-    recording: pytest.Pytester, workers: list[str]
-) -> None:
-    recording.runpytest("--citecheck-record-mode=once", "--junitxml=junit.xml", *workers).assert_outcomes(passed=2)
-    junit = ET.parse(recording.path / "junit.xml").getroot()
+def assert_each_citations_verdict_confidence_and_section_once(junit: ET.Element) -> None:
     assert properties(junit, "test_one") == [
         ("citecheck.aud_reject.verdict", "verified"),
         ("citecheck.aud_reject.confidence", "0.94"),
@@ -65,6 +42,15 @@ def test_junit_has_each_citations_verdict_confidence_and_section_once(
         "citecheck.sig_reporting.confidence": "-",
         "citecheck.sig_reporting.section": "",
     }
+
+
+def test_junit_has_each_citations_verdict_confidence_and_section_once(recording: pytest.Pytester) -> None:
+    recording.runpytest("--citecheck-record-mode=once", "--junitxml=junit.xml").assert_outcomes(passed=2)
+    assert_each_citations_verdict_confidence_and_section_once(ET.parse(recording.path / "junit.xml").getroot())
+
+
+def test_under_xdist_junit_has_each_citations_verdict_confidence_and_section_once(xdist_run) -> None:
+    assert_each_citations_verdict_confidence_and_section_once(ET.parse(xdist_run.path / "junit.xml").getroot())
 
 
 def test_terminal_summary_counts_with_plurals_and_prices_what_was_sent(recording: pytest.Pytester) -> None:
@@ -108,17 +94,14 @@ def test_verbose_summary_lists_every_citation_with_section_and_test(recording: p
     )
 
 
-def test_under_xdist_the_controller_writes_one_html_report_with_every_row(recording: pytest.Pytester) -> None:
-    result = recording.runpytest(
-        "--citecheck-record-mode=once", *XDIST, "--citecheck-html=report.html", "--citecheck-json=r.json"
-    )
-    result.assert_outcomes(passed=2)
-    page = (recording.path / "report.html").read_text()
+def test_under_xdist_the_controller_writes_one_html_report_with_every_row(xdist_run) -> None:
+    page = (xdist_run.path / "report.html").read_text()
+    rows = json.loads((xdist_run.path / "r.json").read_text())["results"]
     assert (
         page.count('<article class="citation')
-        == 4  # one card per citation; the three checked twice say so
-        == len(json.loads((recording.path / "r.json").read_text())["results"]) - 3
+        == 9  # one card per citation; the three checked twice say so
+        == len(rows) - 3
     )
     assert page.count("checked 2 times: the last check is shown") == 3
-    assert not list(recording.path.glob(".report.html.*.tmp"))  # written atomically, nothing left behind
-    result.stdout.fnmatch_lines(["HTML report: report.html"])
+    assert not list(xdist_run.path.glob(".report.html.*.tmp"))  # written atomically, nothing left behind
+    assert "HTML report: report.html" in xdist_run.stdout
