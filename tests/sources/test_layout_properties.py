@@ -1,5 +1,6 @@
-"""Property: a document written from a random tree of headings, in each layout, with or without a
-table of contents, splits back into that tree, both when its layout is named and with ``auto``."""
+"""Property: a document written from a random tree of headings, in each layout (rst, docbook, markdown,
+html; man with its two levels), with or without a table of contents, splits back into that tree, both
+when its layout is named and with ``auto``."""
 
 from __future__ import annotations
 
@@ -63,10 +64,40 @@ def _markdown(tree: list[tuple[int, Node]], contents: bool) -> str:
     return "".join(parts)
 
 
+def _html(tree: list[tuple[int, Node]], contents: bool) -> str:
+    toc = "".join(f'<li><a href="#s{number}">{number} {title}</a></li>' for _, (number, title, _) in tree)
+    parts = [f"<nav><h2 hidden>Contents</h2><ul>{toc}</ul></nav>"] if contents else []
+    for level, (number, title, body) in tree:
+        parts.append(f"<h{level} id=s{number}>{number} {title}</h{level}>\n" + (f"<p>{body}</p>\n" if body else ""))
+    return "<!doctype html><html><body>\n" + "".join(parts) + "</body></html>\n"
+
+
+def _man(tree: list[tuple[int, Node]], contents: bool) -> str:
+    """Two levels only (.SH and .SS); a man page has no contents list. Ids are the paths of titles."""
+    parts = ["PAGE(1)                    User Commands                    PAGE(1)\n\n"]
+    for level, (number, title, body) in tree:
+        heading = f"{title} {number}".upper() if level == 1 else f"   {title} {number}"
+        parts.append(f"{heading}\n" + (f"       {body}\n" if body else "") + "\n")
+    return "".join(parts) + "pkg 1.0                        2026                        PAGE(1)\n"
+
+
+def _man_ids(tree: list[tuple[int, Node]]) -> list[str]:
+    ids: list[str] = []
+    parent = ""
+    for level, (number, title, _) in tree:
+        if level == 1:
+            parent = f"{title} {number}".upper()
+            ids.append(parent)
+        else:
+            ids.append(f"{parent} > {title} {number}")
+    return ids
+
+
 LAYOUTS: dict[str, Callable[[list[tuple[int, Node]], bool], str]] = {
     "rst": _rst,
     "docbook": _docbook,
     "markdown": _markdown,
+    "html": _html,
 }
 
 
@@ -87,3 +118,20 @@ def test_a_document_from_a_heading_tree_splits_back_into_that_tree(
             assert title in source.sections[number].split("\n")[0]
             if body:
                 assert body in source.sections[number]
+
+
+@settings(max_examples=60, deadline=None)
+@given(tree=trees(max_depth=2))
+def test_a_man_page_from_a_heading_tree_splits_back_into_that_tree(tree: list[tuple[int, Node]]) -> None:
+    text = _man(tree, False)
+    expected = _man_ids(tree)
+    for format in ("man", "auto"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            source = Source.from_text(text, format=format)
+        assert source.format == "man"
+        assert [key for key in source.sections if key != "preamble"] == expected
+        for section_id, (_, (_, _, body)) in zip(expected, tree):
+            if body:
+                assert body in source.sections[section_id]
+        assert all("pkg 1.0" not in part for part in source.sections.values())  # the footer is in no section
