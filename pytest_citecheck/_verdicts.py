@@ -33,6 +33,9 @@ class Status(_Named):
     SECTION_ONLY = "section-only"
     # A claim-only citation that names a document and no section: judged against the whole document.
     DOCUMENT_ONLY = "document-only"
+    # A citation that cannot be checked as given (a bad field): never judged; it fails its test with
+    # the ``CitationInputError`` that names the field, after the other citations are checked.
+    INVALID = "invalid"
 
 
 class Verdict(_Named):

@@ -12,16 +12,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
+from pytest_citecheck._check.invalid import locate_valid
 from pytest_citecheck._check.running import Asking, Plan, ask_in_tasks, ask_on_threads, in_order, pending
 from pytest_citecheck._check.wiring import Wiring, standalone
-from pytest_citecheck._citations.adapt import adapt_citations
-from pytest_citecheck._gate import fabricated_result
+from pytest_citecheck._citations.adapt import adapt_answer
+from pytest_citecheck._citations.coverage import Adapted, coverage_failure
 from pytest_citecheck._gate.enforce import enforce
 from pytest_citecheck._gate.human import with_human_decision
-from pytest_citecheck._judge.sizes import check_sizes
-from pytest_citecheck._locate.citations import Unfound, as_source, locate_all
+from pytest_citecheck._locate.citations import as_source
 from pytest_citecheck._options import CheckOptions, Settings
-from pytest_citecheck._results import CitationResult
+from pytest_citecheck._results import CitationResult, Status
 from pytest_citecheck._sources.source import Format, Source
 
 if TYPE_CHECKING:
@@ -135,11 +135,9 @@ class Checker:
         __tracebackhide__ = True
         settings = self.settings_for(options, origin)
         document = as_source(source, format, self._wiring.hooks)
-        adapted = adapt_citations(citations, self._wiring.hooks, source=document)
-        located = locate_all(adapted, document, settings)
-        check_sizes(adapted, located, document)
-        steps = [fabricated_result(i, settings.auto_accept) if isinstance(i, Unfound) else i for i in located]
-        return Plan(settings, document, adapted, steps)
+        adapted = adapt_answer(citations, self._wiring.hooks, source=document)
+        steps, invalid = locate_valid(adapted.citations, adapted.invalid, document, settings)
+        return Plan(settings, document, adapted.citations, steps, adapted.uncited, invalid)
 
     def _check(self, plan: Plan) -> list[CitationResult]:
         """Steps 2 and 4 for what step 1 left pending, on threads; then finish every result."""
@@ -167,15 +165,19 @@ class Checker:
             result = with_human_decision(result, plan.source, self._wiring.reviews, self.test_id)
             results.append(result)
             self.results.append(result)
-            if self._wiring.on_result is not None:
+            if self._wiring.on_result is not None and result.status is not Status.INVALID:  # never judged
                 self._wiring.on_result(result)
-        if error is not None:
-            raise error
+        if (plan.invalid or error) is not None:
+            raise plan.invalid or error  # type: ignore[misc]
         return results
 
     def _enforce(self, results: list[CitationResult], plan: Plan) -> list[CitationResult]:
         __tracebackhide__ = True
-        enforce(results, plan.settings, self._wiring.review_actions)  # step 3: fail, warn or review
+        settings = plan.settings
+        uncovered = coverage_failure(
+            Adapted(plan.citations, plan.uncited), settings.min_citations, settings.require_cited_sentences
+        )
+        enforce(results, settings, self._wiring.review_actions, uncovered)  # step 3: fail, warn or review
         return results
 
     def client(self) -> Any:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_citecheck._check.wiring import async_client_for_call
 from pytest_citecheck._citations.model import Citation
+from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._gate import judged_result
 from pytest_citecheck._judge.ask import ask, ask_async
 from pytest_citecheck._judge.request import Question, question_for
@@ -40,6 +41,10 @@ class Plan:
     source: Documents
     citations: list[Citation]
     located: list[CitationResult | Located | Assembly]
+    # Sentences of the answer's own text that cite nothing (``require_cited_sentences``), and the first
+    # citation that could not be checked as given (``_check.invalid``): raised once the others are checked.
+    uncited: list[str] = field(default_factory=list)
+    invalid: CitationInputError | None = None
 
 
 @dataclass

@@ -79,13 +79,18 @@ DEFAULT_REVIEW_ACTIONS: Mapping[str, Callable[[str], None]] = {"warn": _warn_rev
 
 
 def enforce(
-    results: Sequence[CitationResult], settings: Settings, review_actions: Mapping[str, Callable[[str], None]]
+    results: Sequence[CitationResult],
+    settings: Settings,
+    review_actions: Mapping[str, Callable[[str], None]],
+    uncovered: str | None = None,
 ) -> None:
-    """Raise ``CitationsNotSupported`` when the ruling fails the test; otherwise warn and review as it says."""
+    """Raise ``CitationsNotSupported`` when the ruling fails the test, or the answer cites too little
+    (``uncovered``: ``_citations.coverage``); otherwise warn and review as the ruling says."""
     __tracebackhide__ = True
     ruling = decide(results, settings)
-    if ruling.failing:
-        raise CitationsNotSupported(failure_message(ruling), ruling)
+    if ruling.failing or uncovered:
+        failures = [failure_message(ruling)] if ruling.failing else []
+        raise CitationsNotSupported("\n\n".join([*failures, *([uncovered] if uncovered else [])]), ruling)
     if ruling.misattributed and settings.misattributed == "warn":
         warn_at_caller(CitationMisattributedWarning(misattributed_message(ruling)))
     if ruling.review:

@@ -117,6 +117,19 @@ def parse_path(raw: Any) -> str | None:
     return raw
 
 
+def parse_count(raw: Any) -> int:
+    """A whole number of 0 or more."""
+    if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
+        raise ValueError(f"expected a whole number of 0 or more, got {raw!r}")
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"expected a whole number of 0 or more, got {raw!r}") from None
+    if value < 0:
+        raise ValueError(f"expected a whole number of 0 or more, got {raw!r}")
+    return value
+
+
 def parse_positive_int(raw: Any) -> int:
     try:
         value = int(raw)

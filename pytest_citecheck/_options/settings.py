@@ -42,6 +42,8 @@ class CheckOptions(TypedDict, total=False):
     window: int | OffWord | None
     misattributed: MisattributedPolicy | None
     questions: str | Iterable[str] | None
+    min_citations: int | None
+    require_cited_sentences: bool | None
 
 
 class Settings(NamedTuple):
@@ -67,6 +69,8 @@ class Settings(NamedTuple):
     min_quote_length: int = 12
     window: int | None = None
     misattributed: str = "fail"
+    min_citations: int = 1
+    require_cited_sentences: bool = False
     cassette_dir: str = "cassettes"
     json: str | None = None
     unused: UnusedPolicy = "warn"

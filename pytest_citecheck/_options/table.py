@@ -18,6 +18,7 @@ from pytest_citecheck._options.parsing import (
     UNUSED_POLICIES,
     choice_of,
     parse_bool,
+    parse_count,
     parse_dir,
     parse_fraction,
     parse_model,
@@ -78,6 +79,7 @@ IniType = Literal["string", "bool", "int", "float", "args"]
 _INI_TYPES: dict[Callable[[Any], Any], IniType] = {
     parse_bool: "bool",
     parse_positive_int: "int",
+    parse_count: "int",
     parse_fraction: "float",
     parse_verdicts: "args",
 }
@@ -205,6 +207,24 @@ OPTIONS: tuple[Option, ...] = (
         "fail",
         choice_of(MISATTRIBUTED_POLICIES),
         "{" + ",".join(MISATTRIBUTED_POLICIES) + "}",
+        per_test=True,
+    ),
+    Option(
+        "min_citations",
+        "Fewest citations an asserted answer must have: fewer fails the test ('the answer cites nothing'), so an "
+        "answer without citations never passes with nothing checked. 0 lets it pass.",
+        1,
+        parse_count,
+        "N",
+        per_test=True,
+    ),
+    Option(
+        "require_cited_sentences",
+        "Also fail an asserted answer whose own text (an Anthropic Message, an OpenAI Response) has sentences that "
+        "cite nothing, and list them.",
+        False,
+        parse_bool,
+        "{true,false}",
         per_test=True,
     ),
     Option(

@@ -15,6 +15,7 @@ import pytest
 
 from pytest_citecheck import (
     CitationInputError,
+    CitationsNotSupported,
     Corpus,
     Source,
     Status,
@@ -286,6 +287,13 @@ def test_haystack_generated_answer_from_answer_builder(judged) -> None:
     )
     results, _ = judged(answer, corpus)
     assert [(r.status, r.document) for r in results] == [(Status.FOUND, "refunds.md")]
+
+
+def test_an_answer_of_any_shape_that_cites_nothing_fails(direct_checker) -> None:
+    from langchain_core.messages import AIMessage
+
+    with pytest.raises(CitationsNotSupported, match="the answer cites nothing"):
+        direct_checker().assert_supported(AIMessage(content="It is sunny today."), "# Weather\n\nSunny.\n")
 
 
 # --- Claude web search results (issue 23, found 8 and 9) ----------------------------------------------

@@ -1,0 +1,77 @@
+"""One bad citation never hides the others (issue 23, item 5).
+
+A citation that cannot be checked as given (a bad field: read when it is adapted, or found by step 1,
+such as a section the source lacks) becomes a result with status ``invalid``. The others are located
+and judged as usual; then the check raises the first invalid citation's ``CitationInputError``, which
+names the citation, the field and the remedy, so the test fails on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pytest_citecheck._citations.model import Citation
+from pytest_citecheck._errors import CitationInputError
+from pytest_citecheck._gate import fabricated_result
+from pytest_citecheck._judge.sizes import check_sizes
+from pytest_citecheck._locate.citations import Assembly, Located, Unfound, locate_all
+from pytest_citecheck._locate.finders import Documents
+from pytest_citecheck._options import Settings
+from pytest_citecheck._results import CitationResult, Status, Verdict
+
+Step1 = CitationResult | Located | Assembly
+
+
+def locate_valid(
+    citations: list[Citation], invalid: Mapping[str, CitationInputError], documents: Documents, settings: Settings
+) -> tuple[list[Step1], CitationInputError | None]:
+    """Step 1 for every citation, in order, with an ``invalid`` result for each bad one; and the first error."""
+    errors = dict(invalid)
+    found = _locate([citation for citation in citations if citation.id not in errors], documents, settings, errors)
+    located: list[Step1] = []
+    for citation in citations:
+        error = errors.get(citation.id)
+        located.append(invalid_result(citation) if error is not None else found.pop(0))
+    first = next((errors[citation.id] for citation in citations if citation.id in errors), None)
+    return located, first
+
+
+def _locate(
+    citations: list[Citation], documents: Documents, settings: Settings, errors: dict[str, CitationInputError]
+) -> list[Step1]:
+    """Step 1 for all at once; when one is bad, one at a time, adding each bad one to ``errors``."""
+    try:
+        return _step1(citations, documents, settings)
+    except CitationInputError:
+        pass
+    located: list[Step1] = []
+    for citation in citations:
+        try:
+            located.extend(_step1([citation], documents, settings))
+        except CitationInputError as error:
+            errors[citation.id] = error
+    return located
+
+
+def _step1(citations: list[Citation], documents: Documents, settings: Settings) -> list[Step1]:
+    """Step 1 and the size limits; a quote not found is a fabricated result."""
+    located = locate_all(citations, documents, settings)
+    check_sizes(citations, located, documents)
+    return [fabricated_result(item, settings.auto_accept) if isinstance(item, Unfound) else item for item in located]
+
+
+def invalid_result(citation: Citation) -> CitationResult:
+    """The result of a citation that could not be checked: never judged, and not supported."""
+    return CitationResult(
+        id=citation.id,
+        claim=citation.claim,
+        quote=citation.quote,
+        status=Status.INVALID,
+        section=citation.section,
+        verdict=Verdict.UNSUPPORTED,
+        confidence=None,
+        auto=True,
+        document=citation.document,
+        cited_section=citation.section,
+        cited_document=citation.document,
+    )
