@@ -16,7 +16,7 @@ from pytest_citecheck._check.invalid import locate_valid
 from pytest_citecheck._check.running import Asking, Plan, ask_in_tasks, ask_on_threads, in_order, pending
 from pytest_citecheck._check.wiring import Wiring, standalone
 from pytest_citecheck._citations.adapt import adapt_answer
-from pytest_citecheck._citations.coverage import Adapted, coverage_failure
+from pytest_citecheck._citations.coverage import coverage_failure
 from pytest_citecheck._gate.enforce import enforce
 from pytest_citecheck._gate.human import with_human_decision
 from pytest_citecheck._locate.citations import as_source
@@ -173,11 +173,8 @@ class Checker:
 
     def _enforce(self, results: list[CitationResult], plan: Plan) -> list[CitationResult]:
         __tracebackhide__ = True
-        settings = plan.settings
-        uncovered = coverage_failure(
-            Adapted(plan.citations, plan.uncited), settings.min_citations, settings.require_cited_sentences
-        )
-        enforce(results, settings, self._wiring.review_actions, uncovered)  # step 3: fail, warn or review
+        uncovered = coverage_failure(plan.citations, plan.uncited, plan.settings)  # no silent pass
+        enforce(results, plan.settings, self._wiring.review_actions, uncovered)  # step 3: fail, warn or review
         return results
 
     def client(self) -> Any:

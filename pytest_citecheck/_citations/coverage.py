@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CitationInputError
+from pytest_citecheck._options import Settings
 
 _SHOWN = 10  # uncited sentences listed in a failure; the rest are counted
 
@@ -32,9 +33,9 @@ class Adapted:
     invalid: dict[str, CitationInputError] = field(default_factory=dict)
 
 
-def coverage_failure(adapted: Adapted, min_citations: int, require_cited_sentences: bool) -> str | None:
-    """Why the answer fails for what it does not cite, or None when it cites enough."""
-    count = len(adapted.citations)
+def coverage_failure(citations: Sequence[Citation], uncited: Sequence[str], settings: Settings) -> str | None:
+    """Why the answer fails for what it does not cite (``min_citations``, ``require_cited_sentences``), or None."""
+    count, min_citations = len(citations), settings.min_citations
     if count < min_citations:
         if count == 0:
             return (
@@ -46,8 +47,8 @@ def coverage_failure(adapted: Adapted, min_citations: int, require_cited_sentenc
             f"the answer has {count} citation{'s' if count != 1 else ''}, fewer than min_citations={min_citations}: "
             "pass all of its citations, or lower min_citations"
         )
-    if require_cited_sentences and adapted.uncited:
-        return _uncited_message(adapted.uncited)
+    if settings.require_cited_sentences and uncited:
+        return _uncited_message(uncited)
     return None
 
 
