@@ -3,8 +3,9 @@
 - ``atomic_write_text``: readers see the old file or the new one, never half; known secrets are
   cut out last of all (``_secrets.redact_known``), so no file we write carries a key.
 - ``interprocess_lock``: one writer at a time for a file several processes update (pytest-xdist
-  workers, parallel ``citecheck`` runs). The lock files live in the temporary directory, not beside
-  the file they guard.
+  workers, parallel ``citecheck`` runs). The lock files live in this user's own directory in the
+  temporary directory, not beside the file they guard; a lock directory that is not ours is an
+  error naming it.
 - ``read_regular_file``: the bytes of a regular file, at most a given number of them. Anything else
   (a directory, a device such as ``/dev/zero``, a FIFO, a socket) is refused before it is read, so a
   hostile or mistaken path can neither exhaust memory nor hang the run.
@@ -28,6 +29,15 @@ LOCKS_DIRECTORY_NAME = "pytest-citecheck-locks"
 
 class UnreadableFileError(ValueError):
     """A path that is not a regular file, or a file larger than its reader accepts."""
+
+
+class LockUnavailableError(RuntimeError):
+    """The directory of the inter-process locks cannot be used: not ours, not a directory, not writable."""
+
+    def __init__(self, directory: Path, reason: str) -> None:
+        super().__init__(f"the lock directory {directory} cannot be used ({reason})")
+        self.directory = directory
+        self.remedy = f"remove {directory}, or set TMPDIR to a directory of your own"
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -79,29 +89,59 @@ def _umask() -> int:
     return current
 
 
+def locks_directory() -> Path:
+    """This user's directory of lock files, in the temporary directory (one per user: /tmp is shared)."""
+    suffix = f"-{os.getuid()}" if hasattr(os, "getuid") else ""
+    return Path(tempfile.gettempdir()) / f"{LOCKS_DIRECTORY_NAME}{suffix}"
+
+
 def lock_path_for(path: Path) -> Path:
-    """The lock file that guards ``path`` (in the temporary directory, named by its resolved path)."""
+    """The lock file that guards ``path`` (in ``locks_directory()``, named by its resolved path)."""
     digest = sha256(str(path.resolve()).encode()).hexdigest()[:32]
-    return Path(tempfile.gettempdir()) / LOCKS_DIRECTORY_NAME / f"{digest}.lock"
+    return locks_directory() / f"{digest}.lock"
 
 
 @contextlib.contextmanager
 def interprocess_lock(path: Path) -> Iterator[None]:
-    """Hold the inter-process lock of ``path`` (a file lock; threads of one process wait too)."""
+    """Hold the inter-process lock of ``path`` (a file lock; threads of one process wait too).
+
+    A lock directory that is not this user's own directory (another user made it, or it is a file
+    or a symbolic link) is a ``LockUnavailableError`` naming it, not an error about ``path``.
+    """
     from filelock import FileLock
 
     lock = lock_path_for(path)
-    lock.parent.mkdir(exist_ok=True)
-    with FileLock(lock):
+    _check_locks_directory(lock.parent)
+    try:
+        guard = FileLock(lock, timeout=-1)
+        guard.acquire()
+    except OSError as error:
+        raise LockUnavailableError(lock.parent, error.strerror or type(error).__name__) from None
+    try:
         yield
+    finally:
+        guard.release()
 
 
-def read_regular_file(path: Path, limit: int) -> bytes:
+def _check_locks_directory(directory: Path) -> None:
+    try:
+        directory.mkdir(mode=0o700, exist_ok=True)
+        found = os.lstat(directory)
+    except OSError as error:
+        raise LockUnavailableError(directory, error.strerror or type(error).__name__) from None
+    if not stat.S_ISDIR(found.st_mode):
+        raise LockUnavailableError(directory, f"it is {_kind_of(found.st_mode)}, not a directory")
+    if hasattr(os, "getuid") and found.st_uid != os.getuid():
+        raise LockUnavailableError(directory, f"it belongs to another user (uid {found.st_uid})")
+
+
+def read_regular_file(path: Path, limit: int, *, head_only: bool = False) -> bytes:
     """The bytes of ``path``, which must be a regular file of at most ``limit`` bytes.
 
     Raises ``FileNotFoundError`` when there is no such file, and ``UnreadableFileError`` for a
     directory, a device, a FIFO or a socket (checked on the opened file, without reading it or
     waiting for a writer) or a file longer than ``limit``. A symbolic link to a regular file is read.
+    With ``head_only``, the first ``limit`` bytes of a longer file are its answer.
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
@@ -116,12 +156,13 @@ def read_regular_file(path: Path, limit: int) -> bytes:
             data = handle.read(limit + 1)
     finally:
         os.close(fd)
-    if len(data) > limit:
+    if len(data) > limit and not head_only:
         raise UnreadableFileError(f"it is larger than {limit:,} bytes, the most pytest-citecheck reads")
-    return data
+    return data[:limit]
 
 
 _KINDS = (
+    (stat.S_ISLNK, "a symbolic link"),
     (stat.S_ISDIR, "a directory"),
     (stat.S_ISCHR, "a character device"),
     (stat.S_ISBLK, "a block device"),

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_citecheck._errors import RecordingNotSavedError
+from pytest_citecheck._files import LockUnavailableError
 from pytest_citecheck._recording.cassette_file import read_interactions
 from pytest_citecheck._recording.plays import PlayCount
 from pytest_citecheck._recording.replay import Recording, replays_only
@@ -148,6 +149,11 @@ class TestCassette:
                 self._save_shared()
             else:
                 self.cassette.save()
+        except LockUnavailableError as error:  # not the cassette directory's fault: say whose it is
+            self._save_failed = True
+            raise RecordingNotSavedError(
+                self.path, f"this test's recording was not saved: {error}", f"{error.remedy}, then record again"
+            ) from None
         except OSError as error:
             self._save_failed = True
             reason = error.strerror or type(error).__name__

@@ -28,7 +28,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
-from pytest_citecheck._files import atomic_write_text
+from pytest_citecheck._files import UnreadableFileError, atomic_write_text, read_regular_file
 from pytest_citecheck._recording.matching import canonical_json, lookup_key, parsed_body, request_key, state_of
 from pytest_citecheck._recording.yaml_reader import safe_load, yaml_module
 
@@ -41,6 +41,11 @@ VCRPY_FORMAT_VERSION = 1
 _REQUEST_KEYS = ("method", "uri", "body", "headers")
 _RESPONSE_KEYS = ("status", "headers", "body")
 _DAMAGED = "the file was cut short or damaged"
+# The only header pytest-citecheck records, of a request or a response (``redaction.scrub_*``).
+_RECORDED_HEADERS = {"content-type"}
+# The most of a cassette file that is read: far above any real one (5,000 interactions are about
+# 15 MB), and a bound on what a file that is not one (a symlink to /dev/zero) can cost.
+MAX_CASSETTE_BYTES = 128 * 1024 * 1024
 
 
 class CassetteFormatError(ValueError):
@@ -59,11 +64,11 @@ class CassetteDigestError(CassetteFormatError):
 
 
 def is_citecheck_cassette(path: Path) -> bool:
-    """True for a file this plugin wrote (its first key is the format marker), not pytest-recording's."""
+    """True for a regular file this plugin wrote (its first key is the format marker), not pytest-recording's."""
+    marker = f"{FORMAT_KEY}:".encode()
     try:
-        with path.open("rb") as handle:
-            return handle.read(len(FORMAT_KEY) + 1) == f"{FORMAT_KEY}:".encode()
-    except OSError:
+        return read_regular_file(path, len(marker), head_only=True) == marker
+    except (OSError, UnreadableFileError):
         return False
 
 
@@ -144,11 +149,24 @@ def _check_contents(where: str, response: dict[str, Any], request: dict[str, Any
         raise CassetteFormatError(
             f"{where} holds an HTTP {status} response, which pytest-citecheck never records (the file was edited or damaged)"
         )
+    _check_headers(where, "request", request["headers"])
+    _check_headers(where, "response", response["headers"])
     body = response["body"].get("string") if isinstance(response["body"], dict) else None
     if not isinstance(parsed_body(body), dict):
         raise CassetteFormatError(f"{where}: its response body is not JSON ({_DAMAGED})")
     if not isinstance(parsed_body(request["body"]), dict):
         raise CassetteFormatError(f"{where}: its request body is not JSON ({_DAMAGED})")
+
+
+def _check_headers(where: str, side: str, headers: Any) -> None:
+    """Only ``Content-Type`` is ever recorded: another header (``content-encoding: gzip``) was written by hand."""
+    names = [str(name) for name in headers] if isinstance(headers, dict) else []
+    extra = next((name for name in names if name.lower() not in _RECORDED_HEADERS), None)
+    if extra is not None:
+        raise CassetteFormatError(
+            f"{where}: its {side} has a {extra!r} header, which pytest-citecheck never records (the file was edited)",
+            "remove that header from the file, or delete the file and re-record the test",
+        )
 
 
 def claim_label(request: dict[str, Any]) -> str:
@@ -290,9 +308,11 @@ def read_cassette_text(path: Path) -> str | None:
     if path.is_dir():
         raise CassetteFormatError("it is a directory, not a cassette file", "remove or rename that directory")
     try:
-        raw = path.read_bytes()
+        raw = read_regular_file(path, MAX_CASSETTE_BYTES)
     except FileNotFoundError:
         return None
+    except UnreadableFileError as error:  # a device, a FIFO, a socket; or far too large
+        raise CassetteFormatError(str(error), "replace it with a cassette file, or delete it and re-record") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -303,8 +323,8 @@ def read_cassette_text(path: Path) -> str | None:
 
 def read_interactions(path: Path) -> list[dict[str, Any]]:
     """The interactions of a citecheck cassette file, as plain dicts (request and response)."""
-    data = CassetteSerializer.deserialize(path.read_text(encoding="utf-8"))
-    return list(data["interactions"])
+    text = read_cassette_text(path)
+    return [] if text is None else list(CassetteSerializer.deserialize(text)["interactions"])
 
 
 def write_interactions(path: Path, interactions: list[dict[str, Any]]) -> None:

@@ -1,0 +1,162 @@
+"""Messages that point the right way for hostile or mistaken cassette files (issue 25 item 12).
+
+- A cassette symlinked to ``/dev/zero`` (or a FIFO) once exhausted memory (or hung): anything that is
+  not a regular file is refused before it is read, and every read is bounded.
+- A cassette whose response header was edited to ``content-encoding: gzip`` once said "no recorded
+  answer matches": it now says which header pytest-citecheck never records.
+- A lock directory created by another user once blamed the cassette directory: locks now live in
+  this user's own directory, and one that is not ours is named as the cause.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import Offline
+
+from pytest_citecheck._files import locks_directory
+from pytest_citecheck.testing import choice_answer
+
+SYNC = """
+from cookbook import SOURCE
+from pytest_citecheck import assert_citations_supported
+
+def test_claims():
+    assert_citations_supported([{"id": "aud", "claim": "A JWT can name its audience.", "quote": None, "section": "4.1.3"}], SOURCE)
+"""
+ASYNC = """
+import pytest
+from cookbook import SOURCE
+
+@pytest.mark.asyncio
+async def test_claims(citecheck):
+    await citecheck.aassert_supported([{"id": "aud", "claim": "A JWT can name its audience.", "quote": None, "section": "4.1.3"}], SOURCE)
+"""
+PATHS = {"sync": SYNC, "async": ASYNC}
+CASSETTE = Path("cassettes") / "test_app" / "test_claims.yaml"
+
+
+def record(suite: pytest.Pytester, jev_server: Any, path: str) -> Path:
+    jev_server.answer = lambda claim, section: choice_answer("supports", 0.97)
+    suite.makepyfile(test_app=PATHS[path])
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
+    return suite.path / CASSETTE
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+@pytest.mark.parametrize("mode", ["none", "once"])
+@pytest.mark.parametrize("path", PATHS)
+def test_a_cassette_symlinked_to_dev_zero_is_refused_not_read(
+    suite: pytest.Pytester, jev_server: Any, offline: Offline, path: str, mode: str
+) -> None:
+    cassette = record(suite, jev_server, path)
+    cassette.unlink()
+    cassette.symlink_to("/dev/zero")
+    if mode == "none":
+        offline()
+    result = suite.runpytest(f"--citecheck-record-mode={mode}")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*CassetteError: citation 'aud': cannot read cassette *test_claims.yaml: it is a character device, "
+            "not a regular file*",
+            "*-> replace it with a cassette file, or delete it and re-record*",
+        ]
+    )
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_rewrite_replaces_a_cassette_symlinked_to_dev_zero_without_reading_it(
+    suite: pytest.Pytester, jev_server: Any
+) -> None:
+    cassette = record(suite, jev_server, "sync")
+    cassette.unlink()
+    cassette.symlink_to("/dev/zero")
+    suite.runpytest("--citecheck-record-mode=rewrite").assert_outcomes(passed=1)
+    assert not cassette.is_symlink() and cassette.read_text(encoding="utf-8").startswith("citecheck_format: 2\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs mkfifo")
+def test_a_cassette_that_is_a_fifo_is_refused_without_waiting(
+    suite: pytest.Pytester, jev_server: Any, offline: Offline
+) -> None:
+    cassette = record(suite, jev_server, "sync")
+    cassette.unlink()
+    os.mkfifo(cassette)
+    offline()
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*cannot read cassette *test_claims.yaml: it is a FIFO (named pipe), not a regular file*"]
+    )
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_an_edited_content_encoding_header_is_named(
+    suite: pytest.Pytester, jev_server: Any, offline: Offline, path: str
+) -> None:
+    cassette = record(suite, jev_server, path)
+    text = cassette.read_text(encoding="utf-8")
+    response = text.index("\n  response:")
+    headers = text.index("    headers:\n", response) + len("    headers:\n")
+    cassette.write_text(text[:headers] + "      content-encoding:\n      - gzip\n" + text[headers:], encoding="utf-8")
+    offline()
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*cannot read cassette *test_claims.yaml: interaction 1 (claim 'A JWT can name its audience.'): its "
+            "response has a 'content-encoding' header, which pytest-citecheck never records (the file was edited)*",
+            "*-> remove that header from the file, or delete the file and re-record the test*",
+        ]
+    )
+    assert "no recorded answer matches" not in result.stdout.str()
+
+
+SHARED = """
+import pytest
+from cookbook import SOURCE, pick
+
+@pytest.mark.citecheck(cassette="jwt-answers")
+def test_shared(citecheck):
+    citecheck.check(pick("clock_skew"), SOURCE)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX owners")
+def test_a_lock_directory_of_another_user_is_named_not_the_cassette_directory(
+    suite: pytest.Pytester, jev_server: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    locks = locks_directory()
+    assert locks.parent == temp and locks.name == f"pytest-citecheck-locks-{os.getuid()}"
+    locks.mkdir()
+    os.chown(locks, os.getuid() + 4242, -1)  # another user made it (as root here; a sticky /tmp elsewhere)
+    suite.makepyfile(test_app=SHARED)
+    result = suite.runpytest("--citecheck-record-mode=once")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"*RecordingNotSavedError: cassette *jwt-answers.yaml: this test's recording was not saved: the lock "
+            f"directory {locks} cannot be used (it belongs to another user (uid {os.getuid() + 4242}))*",
+            f"*-> remove {locks}, or set TMPDIR to a directory of your own, then record again*",
+        ]
+    )
+    assert "writable" not in result.stdout.str()
+
+
+def test_a_lock_directory_that_is_a_file_is_named(
+    suite: pytest.Pytester, jev_server: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    locks_directory().write_text("not a directory")
+    suite.makepyfile(test_app=SHARED)
+    result = suite.runpytest("--citecheck-record-mode=once")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"*the lock directory {locks_directory()} cannot be used (*"])
