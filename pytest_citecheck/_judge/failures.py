@@ -211,6 +211,26 @@ def _invalid_url(error: BaseException) -> tuple[str, str] | None:
     )
 
 
+def _cut_short(error: BaseException) -> tuple[str, str] | None:
+    """Cause and remedy when the answer arrived shorter than its Content-Length said.
+
+    The SDK reports it as a connection error, which says "could not connect" about a server that did.
+    """
+    current: BaseException | None = error
+    for _ in range(10):  # the cause chain, bounded
+        if current is None:
+            return None
+        if type(current).__name__ == "RemoteProtocolError" and "complete message body" in str(current):
+            return (
+                f"TypeSafe's response was cut short: the connection closed before the whole body arrived "
+                f"({_detail(current)})",
+                "retry; if it persists, a proxy or load balancer between you and TypeSafe is cutting responses "
+                "short: check TYPESAFE_BASE_URL and any proxy",
+            )
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def _decoding_failure(error: BaseException) -> tuple[str, str] | None:
     """Cause and remedy when the response arrived but its Content-Encoding (gzip, ...) could not be undone.
 
@@ -238,9 +258,13 @@ def _transport_failure(error: BaseException) -> tuple[str, str] | None:
     The SDK turns transport errors into ``TypeSafeAPIConnectionError``/``TimeoutError``, but while
     vcrpy records, a refused connection can escape as httpcore2's own exception instead (seen when
     vcrpy's stubs are imported afresh in one process, as in pytester's in-process runs); it means
-    the same thing and must read the same, not as a traceback.
+    the same thing and must read the same, not as a traceback. A response cut short is not one.
     """
     import importlib
+
+    cut_short = _cut_short(error)
+    if cut_short is not None:
+        return cut_short
 
     for module_name in ("httpx2", "httpcore2"):
         try:
