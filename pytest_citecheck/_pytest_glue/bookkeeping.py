@@ -39,6 +39,7 @@ class CassetteBookkeeping:
         # orphans. Noted by ``trigger.SessionTrigger`` as whole lists, since before this was registered.
         self.items: list[pytest.Item] = config.stash[COLLECTED]
         self.orphans: set[str] = set()
+        self.crashed_workers = 0  # xdist workers that went down with an error
         # What is worked out from the collected tests, and how many there were then.
         self._owners: dict[str, dict[str, bool]] | None = None
         self._modules_by_id: dict[int, Path] | None = None
@@ -80,20 +81,6 @@ class CassetteBookkeeping:
         if self._modules_by_id is None:
             self._modules_by_id = collected_modules(self.items)
         return self._modules_by_id
-
-    def _expected(self) -> dict[str, set[str]]:
-        """Cassette directory -> the cassette file names of its collected tests (existing directories only)."""
-        settings = self.config.stash[SETTINGS]
-        folders = {key: module.parent / settings.cassette_dir / module.stem for key, module in self._modules().items()}
-        folders = {key: folder for key, folder in folders.items() if folder.is_dir()}
-        if not folders:
-            return {}
-        expected: dict[str, set[str]] = {str(folder): set() for folder in folders.values()}
-        for item in self.items:
-            folder = folders.get(id(item.path))
-            if folder is not None:
-                expected[str(folder)].add(cassette_path(item, settings).name)
-        return expected
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
@@ -143,39 +130,36 @@ class CassetteBookkeeping:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        if error is not None:
+            self.crashed_workers += 1
         self.orphans.update(getattr(node, "workeroutput", {}).get("citecheck_orphans") or ())
 
     def _find_orphans(self) -> list[str]:
+        from pytest_citecheck._recording.lifecycle.orphans import orphan_cassettes
+        from pytest_citecheck._recording.lifecycle.unused import repeated_tests
+
         if self.config.getoption("lf", False):
             return []  # --lf collects only some tests of a module: every other cassette would look orphaned
-        orphans = self._orphaned_modules()
-        expected = self._expected()
-        if not expected:
-            return orphans  # no cassette directory of a collected module: nothing more to load or scan
-        settings = self.config.stash[SETTINGS]
-        partial = set()
-        for arg in self.config.args:
-            if "::" in arg:  # some tests of a module named on the command line
-                module = Path(self.config.invocation_params.dir, arg.split("::")[0]).resolve()
-                partial.add(str(module.parent / settings.cassette_dir / module.stem))
-        complete = {folder: names for folder, names in expected.items() if str(Path(folder).resolve()) not in partial}
-        from pytest_citecheck._recording.lifecycle.unused import find_orphans
+        if repeated_tests(self.items):
+            return []  # pytest-repeat renamed the tests: every cassette of theirs would look orphaned
+        settings, here = self.config.stash[SETTINGS], self.config.invocation_params.dir
+        # Modules some of whose tests were named on the command line: their other tests' cassettes stay.
+        partial = [Path(here, arg.split("::")[0]) for arg in self.config.args if "::" in arg]
+        names: dict[Path, set[str]] = {}
 
-        return orphans + [self.run.display_path(Path(orphan)) for orphan in find_orphans(complete)]
+        def names_in(module: Path) -> set[str]:  # worked out only for modules with a cassette folder
+            if not names:
+                for item in self.items:
+                    names.setdefault(Path(item.path), set()).add(cassette_path(item, settings).name)
+            return names.get(module, set())
 
-    def _orphaned_modules(self) -> list[str]:
-        """Cassettes of test modules that no longer exist, beside the modules that were collected."""
-        settings = self.config.stash[SETTINGS]
-        if Path(settings.cassette_dir).is_absolute() or ".." in Path(settings.cassette_dir).parts:
-            return []  # one directory shared by tests of several directories: a module may live elsewhere
-        test_dirs: dict[str, set[str]] = {}
-        for module in self._modules().values():
-            test_dirs.setdefault(str(module.parent), set()).add(module.stem)
-        if not any((Path(directory) / settings.cassette_dir).is_dir() for directory in test_dirs):
-            return []
-        from pytest_citecheck._recording.lifecycle.unused import orphaned_module_cassettes
-
-        found = orphaned_module_cassettes(test_dirs, settings.cassette_dir)
+        found = orphan_cassettes(
+            self._modules().values(),
+            names_in,
+            rootdir=self.config.rootpath,
+            cassette_dir=settings.cassette_dir,
+            partial=partial,
+        )
         return [self.run.display_path(Path(orphan)) for orphan in found]
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -199,17 +183,27 @@ class CassetteBookkeeping:
         if not (report.unused or report.orphans):
             return
         if unused == "delete":
-            from pytest_citecheck._recording.lifecycle.unused import delete_unused
-
-            here = Path(self.config.invocation_params.dir)
-            delete_unused(
-                [{**entry, "cassette": str(here / entry["cassette"])} for entry in report.unused],
-                [str(here / orphan) for orphan in report.orphans],
-            )
+            self._delete_unused(session, report)
         elif unused == "fail":
             found = [plural(len(report.unused), "unused recording")] if report.unused else []
             found += [plural(len(report.orphans), "orphan cassette")] if report.orphans else []
             self._fail_run(session, "unused", "fail", " and ".join(found))
+
+    def _delete_unused(self, session: pytest.Session, report: Report) -> None:
+        """``--citecheck-unused=delete``, only after a complete, clean run; a file it cannot change is a warning."""
+        from pytest_citecheck._recording.lifecycle.unused import delete_after_run, repeated_tests
+
+        refusal, problems = delete_after_run(
+            report.unused,
+            report.orphans,
+            Path(self.config.invocation_params.dir),
+            exit_status=int(session.exitstatus),
+            crashed_workers=self.crashed_workers,
+            repeated=repeated_tests(self.items),
+            reruns=int(self.config.getoption("reruns", 0) or 0),
+        )
+        self.run.unused_kept_because = refusal
+        self.run.warnings.extend(f"pytest-citecheck: --citecheck-unused=delete {problem}" for problem in problems)
 
     def _fail_on_flips(self, session: pytest.Session, report: Report) -> None:
         """``citecheck_fail_on_flip``: fail the run when a re-recorded verdict flipped."""

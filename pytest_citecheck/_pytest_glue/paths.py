@@ -39,13 +39,15 @@ def shared_cassette(item: pytest.Item) -> str | None:
 def cassette_path(item: pytest.Item, settings: Settings) -> Path:
     """``<test dir>/<cassette_dir>/<module>/<test>.yaml`` (``.citecheck.yaml`` beside pytest-recording's own).
 
-    A test marked ``@pytest.mark.citecheck(cassette="name")`` uses ``<module>/<name>.yaml``, shared with
-    every test of the module that names it (the name is made file-system-safe like a test's).
+    A cassette directory outside the test's directory mirrors the test file's path relative to the
+    rootdir (``_recording.paths.cassette_folder``). A test marked ``@pytest.mark.citecheck(cassette="name")``
+    uses ``<module>/<name>.yaml``, shared with every test of the module that names it (the name is
+    made file-system-safe like a test's).
     """
-    from pytest_citecheck._recording.paths import cassette_name
+    from pytest_citecheck._recording.paths import cassette_folder, cassette_name
 
     name = cassette_name(
         shared_cassette(item) or node_path_name(item),
         beside_pytest_recording=item.get_closest_marker("vcr") is not None,
     )
-    return Path(item.path).parent / settings.cassette_dir / Path(item.path).stem / name
+    return cassette_folder(Path(item.path), item.config.rootpath, settings.cassette_dir) / name

@@ -44,6 +44,10 @@ class CitecheckRun:
         self._summary_error: str | None = None
         self._write_failures: list[str] = []  # reports that could not be written, one line each
         self._failed_reports: set[str] = set()
+        # Said in red at the end of the run: files --citecheck-unused=delete could not change, and
+        # why it deleted nothing (a run that failed, crashed or repeated tests).
+        self.warnings: list[str] = []
+        self.unused_kept_because: str | None = None
 
     @property
     def report(self) -> Report:
@@ -122,7 +126,7 @@ class CitecheckRun:
         interrupt_open()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        for failure in self._write_failures:
+        for failure in self._write_failures + self.warnings:
             terminalreporter.write_line(failure, red=True)
         self._summary(terminalreporter)
         if self._github and self._is_controller:
@@ -133,6 +137,8 @@ class CitecheckRun:
             return  # no citation checked and no recording left over: nothing to say
         settings = self.config.stash[SETTINGS]
         verbose, cached = self.config.get_verbosity() > 0, getattr(self.config, "cache", None) is not None
+        if self.unused_kept_because:  # --citecheck-unused=delete deleted nothing: list them as warn does
+            settings = settings._replace(unused="warn")
         lines = self.report.section_lines(settings, verbose=verbose, cached=cached, environ=os.environ)
         if not lines:
             return

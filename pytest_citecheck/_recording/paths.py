@@ -1,9 +1,11 @@
-"""Where a test's cassette lives: a file-system-safe, distinct name for each test."""
+"""Where a test's cassette lives: a folder per test module, a file-system-safe, distinct name per test."""
 
 from __future__ import annotations
 
+import os
 import re
 from hashlib import sha256
+from pathlib import Path
 
 _UNSAFE_NAME = re.compile(r"[^\w.\-\[\]=,+@ ]|\s")
 
@@ -19,3 +21,30 @@ def cassette_name(test_name: str, *, beside_pytest_recording: bool = False) -> s
         # Two names that differ only in replaced characters must not share a file.
         safe = f"{safe[:100]}-{sha256(test_name.encode()).hexdigest()[:8]}"
     return safe + (".citecheck.yaml" if beside_pytest_recording else ".yaml")
+
+
+def is_shared_directory(cassette_dir: str) -> bool:
+    """A cassette directory outside the test's own directory (``../cassettes``, an absolute path).
+
+    Tests of several directories then write into it, so a module's folder must say which module.
+    """
+    base = Path(cassette_dir)
+    return base.is_absolute() or ".." in base.parts
+
+
+def cassette_folder(test_file: Path, rootdir: Path, cassette_dir: str) -> Path:
+    """The folder of a test module's cassettes.
+
+    In the test's own directory (the default ``cassettes``): ``<test dir>/<cassette_dir>/<module>/``.
+    Anywhere else, the folder mirrors the test file's path relative to the rootdir:
+    ``<cassette_dir>/<dir/of/test_module>/``, so ``tests/a/test_x.py`` and ``tests/b/test_x.py``
+    never share one (and never take each other's cassettes for orphans).
+    """
+    if not is_shared_directory(cassette_dir):
+        return test_file.parent / cassette_dir / test_file.stem
+    base = Path(os.path.normpath(test_file.parent / cassette_dir))  # an absolute directory wins the join
+    try:
+        relative = test_file.relative_to(rootdir)
+    except ValueError:  # a test file outside the rootdir: its whole path, without the anchor
+        relative = test_file.relative_to(test_file.anchor)
+    return base / relative.with_suffix("")

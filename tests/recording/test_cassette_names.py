@@ -63,28 +63,22 @@ def test_one():
 """
 
 
-def test_a_session_mapping_two_tests_to_one_file_fails_both_naming_them(
-    suite: pytest.Pytester, jev_server: Any
+def test_modules_of_one_name_in_two_folders_get_their_own_folders_in_a_shared_cassette_directory(
+    suite: pytest.Pytester, jev_server: Any, offline: Any
 ) -> None:
-    # Two modules named test_x.py in two folders, and a cassette directory both resolve to.
+    """Issue 25 item 1: outside the test's directory, cassette paths mirror the test file's path from the rootdir."""
     for folder, claim in (("a", "A JWT can name its audience."), ("b", "A JWT can be rejected.")):
         (suite.path / folder).mkdir()
         (suite.path / folder / "test_x.py").write_text(SAME_NAME_MODULE.format(claim=claim))
-    result = suite.runpytest(
-        "--import-mode=importlib", "--citecheck-cassette-dir=../shared", "--citecheck-record-mode=once", "a", "b"
-    )
-    result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(
-        [
-            "CassetteCollisionError: cassette shared/test_x/test_one.yaml: would be shared by a/test_x.py::test_one "
-            "and b/test_x.py::test_one, and one's recording would be lost",
-            "  -> rename one test or module, or set citecheck_cassette_dir so that modules of the same name do not "
-            "share a directory",
-        ]
-    )
-    assert "Traceback" not in result.stdout.str()
-    assert not (suite.path / "shared").exists(), "neither test recorded into the shared file"
-    assert jev_server.systemone_requests == []
+    args = ("--import-mode=importlib", "--citecheck-cassette-dir=../shared", "a", "b")
+    suite.runpytest(*args, "--citecheck-record-mode=once").assert_outcomes(passed=2)
+    recorded = sorted(str(path.relative_to(suite.path)) for path in (suite.path / "shared").rglob("*.yaml"))
+    assert recorded == ["shared/a/test_x/test_one.yaml", "shared/b/test_x/test_one.yaml"]
+    offline()
+    result = suite.runpytest(*args, "--citecheck-unused=delete")
+    result.assert_outcomes(passed=2)
+    assert "Deleted" not in result.stdout.str() and "orphan" not in result.stdout.str()
+    assert sorted(str(path.relative_to(suite.path)) for path in (suite.path / "shared").rglob("*.yaml")) == recorded
 
 
 def test_the_docs_show_the_name_the_code_gives() -> None:

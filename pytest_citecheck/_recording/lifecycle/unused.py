@@ -7,12 +7,27 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_citecheck._recording.cassette_file import is_citecheck_cassette, read_interactions, write_interactions
+from pytest_citecheck._recording.cassette_file import (
+    CassetteFormatError,
+    is_citecheck_cassette,
+    read_interactions,
+    write_interactions,
+)
 from pytest_citecheck._recording.lifecycle.stale import shorten
 from pytest_citecheck._recording.matching import request_key, state_of
 from pytest_citecheck._text import plural
 
 _SHOWN = 10  # entries of each kind listed without -v
+# pytest-repeat runs a test as ``test_x[1-2]``, ``test_x[2-2]``: it parametrizes this fixture.
+REPEAT_FIXTURE = "__pytest_repeat_step_number"
+# Why a run is not complete enough to delete after, by pytest's exit status.
+_EXIT_STATUS = {
+    1: "tests failed",
+    2: "the run was interrupted",
+    3: "pytest hit an internal error",
+    4: "pytest was used wrongly",
+    5: "no tests ran",
+}
 
 
 def unused_entry(test: str, cassette: str, body: Any) -> dict[str, Any]:
@@ -61,19 +76,87 @@ def orphaned_module_cassettes(test_dirs: Mapping[str, Iterable[str]], cassette_d
     return orphans
 
 
-def delete_unused(unused: Sequence[Mapping[str, Any]], orphans: Sequence[str]) -> list[str]:
-    """Remove unused interactions from their cassettes and orphan files; returns what was changed."""
+def repeated_tests(items: Iterable[Any]) -> bool:
+    """True when pytest-repeat runs copies of tests (``test_x[1-2]``): their cassettes are not the tests' own."""
+    return any(REPEAT_FIXTURE in getattr(getattr(item, "callspec", None), "params", ()) for item in items)
+
+
+def deletion_refusal(*, exit_status: int, crashed_workers: int, repeated: bool, reruns: int) -> str | None:
+    """Why ``--citecheck-unused=delete`` must delete nothing after this run, or None when it may.
+
+    Only a complete run of what was collected, where nothing failed, nothing was interrupted and no
+    xdist worker crashed, shows which recordings no test needs; and only tests under their own
+    names (not pytest-repeat's copies, not pytest-rerunfailures' second tries) show whose they are.
+    """
+    if repeated:
+        return "pytest-repeat ran copies of the tests under other names; run without --count to delete"
+    if reruns:
+        return "pytest-rerunfailures may run a test again (--reruns); run without it to delete"
+    if crashed_workers:
+        return f"{plural(crashed_workers, 'xdist worker')} crashed, so some tests never ran to the end"
+    if exit_status:
+        reason = _EXIT_STATUS.get(exit_status, f"pytest exited with status {exit_status}")
+        return f"{reason}; delete after a run in which every test passes"
+    return None
+
+
+def delete_after_run(
+    unused: Sequence[Mapping[str, Any]], orphans: Sequence[str], base: Path, **run: Any
+) -> tuple[str | None, list[str]]:
+    """Delete what no test needs if the run allows it (``deletion_refusal(**run)``); paths are relative to ``base``.
+
+    Returns why nothing was deleted (or None), and what could not be changed, as lines to show.
+    """
+    refusal = deletion_refusal(**run)
+    if refusal is not None:
+        return refusal, [f"deleted nothing: {refusal}"]
+    _, problems = delete_unused(
+        [{**entry, "cassette": str(base / entry["cassette"])} for entry in unused], [str(base / o) for o in orphans]
+    )
+    return None, [f"left a file as it was: {problem}" for problem in problems]
+
+
+def delete_unused(unused: Sequence[Mapping[str, Any]], orphans: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Remove unused interactions from their cassettes and orphan files.
+
+    Returns what was changed, and one line for each file that could not be (a full or read-only
+    file system, a damaged cassette): those are said, and the run goes on.
+    """
     by_file: dict[str, set[str]] = {}
     for entry in unused:
         by_file.setdefault(entry["cassette"], set()).add(entry["request"])
-    changed = [cassette for cassette, requests in sorted(by_file.items()) if _drop_requests(Path(cassette), requests)]
+    changed: list[str] = []
+    problems: list[str] = []
+    for cassette, requests in sorted(by_file.items()):
+        _attempt(
+            f"cannot remove unused interactions from {cassette}",
+            problems,
+            changed,
+            cassette,
+            lambda path=Path(cassette), asked=requests: _drop_requests(path, asked),
+        )
     for orphan in orphans:
-        Path(orphan).unlink(missing_ok=True)
-        changed.append(orphan)
+        _attempt(
+            f"cannot delete {orphan}",
+            problems,
+            changed,
+            orphan,
+            lambda path=Path(orphan): path.unlink(missing_ok=True) or True,
+        )
     for folder in {Path(orphan).parent for orphan in orphans}:
         with contextlib.suppress(OSError):  # only a directory the orphans left empty goes
             folder.rmdir()
-    return changed
+    return changed, problems
+
+
+def _attempt(what: str, problems: list[str], changed: list[str], name: str, change: Any) -> None:
+    try:
+        if change():
+            changed.append(name)
+    except OSError as error:
+        problems.append(f"{what} ({error.strerror or type(error).__name__})")
+    except CassetteFormatError as error:
+        problems.append(f"{what} ({error})")
 
 
 def _drop_requests(path: Path, requests: set[str]) -> bool:
