@@ -164,7 +164,7 @@ def _check_headers(where: str, side: str, headers: Any) -> None:
     extra = next((name for name in names if name.lower() not in _RECORDED_HEADERS), None)
     if extra is not None:
         raise CassetteFormatError(
-            f"{where}: its {side} has a {extra!r} header, which pytest-citecheck never records (the file was edited)",
+            f"{where}: its {side} has the header {extra!r}, which pytest-citecheck never records (the file was edited)",
             "remove that header from the file, or delete the file and re-record the test",
         )
 

@@ -110,7 +110,7 @@ def test_an_edited_content_encoding_header_is_named(
     result.stdout.fnmatch_lines(
         [
             "*cannot read cassette *test_claims.yaml: interaction 1 (claim 'A JWT can name its audience.'): its "
-            "response has a 'content-encoding' header, which pytest-citecheck never records (the file was edited)*",
+            "response has the header 'content-encoding', which pytest-citecheck never records (the file was edited)*",
             "*-> remove that header from the file, or delete the file and re-record the test*",
         ]
     )
