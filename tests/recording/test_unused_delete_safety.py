@@ -140,3 +140,16 @@ def test_the_refusal_names_each_reason() -> None:
     assert "--reruns" in str(deletion_refusal(**{**clean, "reruns": 2}))
     assert "1 xdist worker crashed" in str(deletion_refusal(**{**clean, "crashed_workers": 1}))
     assert "the run was interrupted" in str(deletion_refusal(**{**clean, "exit_status": 2}))
+
+
+def test_nothing_is_deleted_after_an_xdist_worker_crashed(recorded: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    before = with_orphan(recorded)
+    recorded.makepyfile(test_unused=ONE, test_crash="import os\n\ndef test_crash():\n    os._exit(1)\n")
+    result = recorded.runpytest_subprocess("-n", "2", "-p", "no:randomly", "--citecheck-unused=delete")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert cassettes(recorded) == before
+    # xdist reports the crashed worker's test as failed (and replaces the worker): nothing is deleted.
+    result.stdout.fnmatch_lines(
+        ["worker 'gw*' crashed while running*", "*--citecheck-unused=delete deleted nothing: *"]
+    )
