@@ -163,7 +163,8 @@ def _span(value: Any) -> tuple[int, int] | None:
     return None if value is None else (int(value[0]), int(value[1]))
 
 
-@dataclass(frozen=True)
+# slots: a run holds one row per checked citation until its report is written (no __dict__ each).
+@dataclass(frozen=True, slots=True)
 class ReportRow:
     """One checked citation of a report (fields as in the JSON report; see ``CitationResult.to_json``)."""
 
@@ -317,8 +318,14 @@ class ReportRow:
 
 
 def as_row(row: ReportRow | Mapping[str, Any]) -> ReportRow:
-    """``row`` as a ``ReportRow`` (a JSON object is checked against ``SCHEMA``)."""
-    return row if isinstance(row, ReportRow) else ReportRow.from_json(dict(row))
+    """``row`` as a ``ReportRow`` (a JSON object is checked against ``SCHEMA``).
+
+    A plain ``dict`` is kept, not copied: a run holds one row per checked citation until its report
+    is written, and the rows handed in here are not changed afterwards.
+    """
+    if isinstance(row, ReportRow):
+        return row
+    return ReportRow.from_json(row if type(row) is dict else dict(row))
 
 
 def failed_ids(error: BaseException, rows: list[dict[str, Any]]) -> list[str]:
