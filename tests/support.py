@@ -91,3 +91,14 @@ class Offline:
         env = {name: value for name, value in base.items() if name != "TYPESAFE_API_KEY"}
         env["TYPESAFE_BASE_URL"] = cls.URL
         return env
+
+
+def failures_section(output: str) -> str:
+    """The FAILURES section of a pytest run's ``output``: each failed test's report, once.
+
+    The short test summary after it repeats each failure's message in full where pytest sees CI set
+    (``CI`` or ``BUILD_NUMBER``) and cut to the line's width elsewhere, so a test that counts how
+    often a message is printed counts here, the same on a laptop as on CI."""
+    start = output.index("= FAILURES =")
+    end = output.find("short test summary info", start)
+    return output[start : end if end != -1 else len(output)]

@@ -8,6 +8,7 @@ recorded from the loopback JevServer, then replayed (the sync and the async path
 from __future__ import annotations
 
 import pytest
+from support import failures_section
 
 from pytest_citecheck.testing import JevServer
 
@@ -53,7 +54,12 @@ def test_a_malformed_base_url_is_a_clear_error_when_a_request_must_be_sent(
             f"citation '{citation}': TYPESAFE_BASE_URL (or the base_url the client was built with) is not a valid URL: Invalid port"
             in output
         )
-    assert output.count("-> set TYPESAFE_BASE_URL to TypeSafe's address (https://api.typesafe.ai), or unset it") == 2
+    assert (
+        failures_section(output).count(
+            "-> set TYPESAFE_BASE_URL to TypeSafe's address (https://api.typesafe.ai), or unset it"
+        )
+        == 2
+    )
 
 
 # A base URL carrying a credential three ways: a password, a gateway token in the path, a token in

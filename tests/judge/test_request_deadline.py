@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+from support import failures_section
 
 from pytest_citecheck.testing import choice_answer
 
@@ -111,8 +112,10 @@ def test_a_trickling_answer_fails_each_citation_at_the_deadline_naming_the_knob(
     result = suite.runpytest(*args)
     result.assert_outcomes(failed=5)
     output = result.stdout.str()
-    assert output.count("TypeSafe did not complete its answer within the request deadline (0.8 s)") == 2
-    assert output.count("within the request deadline (0.6 s)") == 3
+    assert (
+        failures_section(output).count("TypeSafe did not complete its answer within the request deadline (0.8 s)") == 2
+    )
+    assert failures_section(output).count("within the request deadline (0.6 s)") == 3
     assert output.count("raise request_deadline (--citecheck-request-deadline, ini citecheck_request_deadline") >= 5
     assert trickling.requests == 5  # each asked once: no retry while the answer was still coming
 

@@ -51,13 +51,24 @@ def build_machine_paths() -> list[str]:
     return sorted({str(REPO), str(Path.home()), "/" + REPO.parts[1] + "/"} - {"/", "//"})
 
 
-def leaked_paths(files: list[Path], root: Path) -> list[str]:
-    """``file: path`` for each of ``files`` (relative to ``root``) that names one of ``build_machine_paths()``."""
+def names_path(text: str, machine: str) -> bool:
+    """Whether ``text`` names the absolute path ``machine`` as a path of its own: not as the tail of a
+    relative path (``tests/check/`` does not name ``/check/``) nor as the head of a longer name
+    (``/home/builders`` does not name ``/home/builder``)."""
+    tail = "" if machine.endswith("/") else r"(?![\w.-])"
+    return re.search(r"(?<![\w./~-])" + re.escape(machine) + tail, text) is not None
+
+
+def leaked_paths(files: list[Path], root: Path, machine_paths: list[str] | None = None) -> list[str]:
+    """``file: path`` for each of ``files`` (relative to ``root``) that names one of ``machine_paths``
+    (by default ``build_machine_paths()``)."""
     found = []
     for path in files:
         text = path.read_bytes().decode("utf-8", errors="replace")
         found += [
-            f"{path.relative_to(root).as_posix()}: {machine}" for machine in build_machine_paths() if machine in text
+            f"{path.relative_to(root).as_posix()}: {machine}"
+            for machine in machine_paths or build_machine_paths()
+            if names_path(text, machine)
         ]
     return found
 
@@ -78,6 +89,15 @@ def test_the_sdist_would_name_no_path_of_this_machine(tmp_path: Path) -> None:
     planted.parent.mkdir()
     planted.write_text(f"copied from {REPO / 'notes.txt'} and {Path.home() / 'x'}\n", encoding="utf-8")
     assert {line.split(": ")[0] for line in leaked_paths([planted], tmp_path)} == {"docs/planted.md"}
+    # A checkout under /check/ (as on CI) must not flag a relative path such as tests/check/.
+    relative = tmp_path / "docs" / "relative.md"
+    relative.write_text("see `tests/check/test_x.py` and ./check/ and /home/builders\n", encoding="utf-8")
+    assert leaked_paths([relative], tmp_path, ["/check/", "/home/builder"]) == []
+    relative.write_text("built in /check/work/main, home (/home/builder)\n", encoding="utf-8")
+    assert leaked_paths([relative], tmp_path, ["/check/", "/home/builder"]) == [
+        "docs/relative.md: /check/",
+        "docs/relative.md: /home/builder",
+    ]
 
 
 @pytest.mark.slow
