@@ -131,8 +131,33 @@ def test_the_safe_display_functions() -> None:
     assert opened == f"::stop-commands::{closed[2:-2]}" and line == "a" and len(closed) == 36
 
 
+# The two paths a request takes to Jev: the sync client on the test's thread, the async client in a task.
+PATHS_422 = {
+    "sync": """
+        from cookbook import SOURCE, pick
+        from pytest_citecheck import assert_citations_supported
+
+        def test_rejected():
+            assert_citations_supported(pick("aud_reject"), SOURCE)
+        """,
+    "async": """
+        import pytest
+        from typesafe_sdk import AsyncTypeSafeClient
+        from cookbook import SOURCE, pick
+
+        @pytest.mark.asyncio
+        async def test_rejected(citecheck, citecheck_async_client):
+            client = citecheck_async_client()
+            assert isinstance(client, AsyncTypeSafeClient)  # what acheck asks Jev with
+            await client.aclose()
+            await citecheck.aassert_supported(pick("aud_reject"), SOURCE)
+        """,
+}
+
+
+@pytest.mark.parametrize("path", PATHS_422)
 def test_a_server_error_body_becomes_no_command_even_in_a_native_traceback(
-    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, path: str
 ) -> None:
     from pytest_citecheck.testing import JevServer, Reply
 
@@ -142,19 +167,13 @@ def test_a_server_error_body_becomes_no_command_even_in_a_native_traceback(
         monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
         monkeypatch.setenv("TYPESAFE_API_KEY", "k-rehearsal-0123456789")
         monkeypatch.setenv("GITHUB_ACTIONS", "true")
-        suite.makepyfile(
-            test_422="""
-            from cookbook import SOURCE, pick
-            from pytest_citecheck import assert_citations_supported
-
-            def test_rejected():
-                assert_citations_supported(pick("aud_reject"), SOURCE)
-            """
-        )
+        suite.makepyfile(test_422=PATHS_422[path])
         for tb in ("native", "short", "long"):
             result = suite.runpytest("--citecheck-record-mode=all", f"--tb={tb}", "-rA")
             result.assert_outcomes(failed=1)
-            assert "HTTP 422" in result.stdout.str(), tb
-            assert commands_in(result.stdout.str()) == [], tb
+            out = result.stdout.str()
+            assert "HTTP 422" in out and "file=x.py" in out, tb  # the body is shown, harmlessly
+            assert commands_in(out) == [], tb
+        assert len(server.systemone_requests) == 3  # each run asked the server, and got the hostile 422
     finally:
         server.stop()
