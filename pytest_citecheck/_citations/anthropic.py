@@ -10,8 +10,11 @@ Each citation's location says where its passage is:
 - ``page_location`` (PDFs): ``[start_page_number, end_page_number)``, 1-based. A one-page citation of
   a document whose sections are pages (``Corpus.from_documents`` names them ``"page 3"``) cites that
   section;
-- ``content_block_location`` (custom-content documents): block indices, which only check that the
-  citation is well formed: the quote is looked for in the cited document.
+- ``content_block_location`` (custom-content documents): ``[start_block_index, end_block_index)`` in
+  the document's ``content`` list. Against ``Source.from_blocks`` (the content the app sent), one
+  block cites its section (a quote found in another is ``found-elsewhere``), and a range whose
+  ``cited_text`` is its blocks run together is judged against those blocks, assembled; against any
+  other source the indices are only checked for sense and the quote is looked for in the document.
 
 When the check is given a ``Corpus``, ``document_title`` (or ``file_id``) selects the document when
 it names one, else ``document_index`` is the position in the corpus (the order the documents were
@@ -102,12 +105,45 @@ def _adapt_cited(item: Any, citation_id: str, claim: str, position: int, source:
     section = _placed_section(document_source, location)
     if kind == "page_location":
         section = _page_section(item, document_source, citation_id)
-    elif kind in ("content_block_location", "search_result_location"):
+    elif kind == "content_block_location":
+        cited_blocks = _block_sections(item, document_source, citation_id)
+        section = cited_blocks[0] if len(cited_blocks) == 1 else None
+        if len(cited_blocks) > 1 and _is_concatenation(quote, document_source, cited_blocks):
+            # Claude's cited_text of a block range is the blocks' texts run together: the claim is judged
+            # against those blocks, assembled (no quote to look for across their borders).
+            return Citation(citation_id, claim, None, None, document=document, sections=cited_blocks)
+    elif kind == "search_result_location":
         _index_range(item, "start_block_index", "end_block_index", 0, citation_id)
     if not quote.strip():
         return _without_passage(citation_id, claim, section, document)
     citation = adapt_citation({"id": citation_id, "claim": claim, "quote": quote}, position, location=location)
     return replace(citation, section=section, document=document)
+
+
+def _block_sections(item: Any, source: Source | Corpus | None, citation_id: str) -> tuple[str, ...]:
+    """The sections a ``content_block_location`` cites: for a source built from the blocks the app sent
+    (``Source.from_blocks``), the text blocks of ``[start_block_index, end_block_index)``; else none
+    (the quote is looked for in the whole document)."""
+    start, end = _index_range(item, "start_block_index", "end_block_index", 0, citation_id)
+    blocks = source.blocks if isinstance(source, Source) else None
+    if blocks is None:
+        return ()
+    if end > len(blocks):
+        raise CitationInputError(
+            f"cites blocks {start} to {end - 1}, but the document it cites has {len(blocks)} blocks: check against "
+            "Source.from_blocks of the content the request sent",
+            citation=citation_id,
+            field="end_block_index",
+        )
+    return tuple(section for section in blocks[start:end] if section is not None)
+
+
+def _is_concatenation(quote: str, source: Source | Corpus | None, sections: tuple[str, ...]) -> bool:
+    """``quote`` is the cited blocks' texts run together (whitespace aside)."""
+    if not isinstance(source, Source):
+        return False
+    joined = "".join(source.sections[section] for section in sections)
+    return "".join(quote.split()) == "".join(joined.split())
 
 
 def _placed_section(source: Source | Corpus | None, location: tuple[int, int] | None) -> str | None:

@@ -35,7 +35,7 @@ def check_sizes(
             else:
                 check_size(citation, documents, item)
         elif isinstance(item, Assembly):
-            check_assembly_size(citation, source_of(documents, None), item)
+            check_assembly_size(citation, source_of(documents, item.document), item)
 
 
 # Below this many characters of section beside the claim, no window or split would leave Jev enough to judge.

@@ -278,6 +278,8 @@ class Assembly(NamedTuple):
     quotes: tuple[str, ...] = ()
     # The sections the citation names (``found-elsewhere`` when a quote is in none of them).
     cited: tuple[str, ...] = ()
+    # The document of a ``Corpus`` whose sections these are (None for a single source).
+    document: str | None = None
 
     @property
     def section(self) -> str:
@@ -290,10 +292,6 @@ class Assembly(NamedTuple):
 
     @property
     def window(self) -> tuple[int, int] | None:
-        return None
-
-    @property
-    def document(self) -> str | None:
         return None
 
     def judged_text(self, source: Any) -> str:
@@ -335,18 +333,22 @@ def assemble(source: Source, sections: tuple[str, ...]) -> tuple[str, dict[str, 
 def validate_assembly(citation: Citation, documents: Documents, settings: Settings) -> None:
     """Every section an assembly names exists, and every quote is long enough to identify a passage.
 
-    Assemblies are judged within one ``Source``: against a ``Corpus``, check each document's
-    sections with that document's ``Source`` (``corpus[document_id]``).
+    Assemblies are judged within one ``Source``: against a ``Corpus``, the citation names its
+    document (else check it against the Source of its document, ``corpus[document_id]``).
     """
     if not citation.is_assembly:
         return
-    if isinstance(documents, Corpus):
+    if isinstance(documents, Corpus) and citation.document is None:
         raise CitationInputError(
-            "names several sections, which is supported against one Source, not a Corpus: check it against "
-            "the Source of its document (corpus[document_id]), or cite one section",
+            "names several sections, which is supported against one Source, not a Corpus: name the document, "
+            "check it against the Source of its document (corpus[document_id]), or cite one section",
             citation=citation.id,
             field="section",
         )
+    if isinstance(documents, Corpus):
+        validate_document(citation, documents, finder_for(documents))
+        documents = source_of(documents, citation.document)
+        citation = dataclasses.replace(citation, document=None)
     finder = finder_for(documents)
     for section in citation.sections:
         validate_section(dataclasses.replace(citation, section=section, sections=(), quotes=()), documents, finder)
@@ -361,7 +363,7 @@ def locate_assembly(citation: Citation, documents: Documents, settings: Settings
     joins the assembly. The first quote not found makes the citation ``fabricated`` (no model is
     asked), with that quote and its closest passage. ``window`` does not apply: each section is whole.
     """
-    source = source_of(documents, None)  # validate_assembly allows a single Source only
+    source = source_of(documents, citation.document)  # validate_assembly: a corpus's names its document
     finder = finder_for(source)
     locator = finder.locator if isinstance(finder, SourceFinder) else QuoteLocator(source)
     matches = []
@@ -380,7 +382,7 @@ def locate_assembly(citation: Citation, documents: Documents, settings: Settings
     similarity = min((m.similarity for m in matches), default=None)
     if citation.sections and any(match.section not in citation.sections for match in matches):
         status = Status.FOUND_ELSEWHERE  # a quote in none of the sections the citation names: misattributed
-    return Assembly(status, sections, text, spans, similarity, citation.quotes, citation.sections)
+    return Assembly(status, sections, text, spans, similarity, citation.quotes, citation.sections, citation.document)
 
 
 def _assembly_match(

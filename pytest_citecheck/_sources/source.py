@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import warnings as _warnings
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -89,6 +89,9 @@ class Source:
       footers, boxes, HTML markup removed), or ``original`` itself;
     - ``sections``: each section's text. ``spans`` maps a section id to ``[start, end)`` in ``text``.
 
+    ``blocks`` (``Source.from_blocks``): for a custom-content document, the section each content block
+    is, by block index, so that Claude's ``content_block_location`` names its section.
+
     ``place(start, end)`` turns offsets into ``original`` into a section and offsets in its text;
     ``original_offset(section, offset)`` goes back. ``oversized`` names the sections too large for
     one Jev request judged whole (the default, no ``window``).
@@ -100,6 +103,9 @@ class Source:
     format: str | None = None
     original: str | None = None
     offsets: OffsetMap | None = field(default=None, repr=False)
+    # A custom-content document's section id by block index (``from_blocks``; None for a block that is
+    # not text); None when the source was not built from content blocks.
+    blocks: tuple[str | None, ...] | None = field(default=None, repr=False)
     order: tuple[str, ...] = field(init=False, repr=False)
     spans: Mapping[str, tuple[int, int]] = field(init=False, repr=False)
     oversized: tuple[str, ...] = field(init=False, repr=False)
@@ -163,6 +169,26 @@ class Source:
         for message in filter(None, warnings):
             _warnings.warn(message, SourceWarning, stacklevel=3)
         return source
+
+    @classmethod
+    def from_blocks(cls, content: Any, *, ids: Sequence[str] | None = None, name: str | None = None) -> Source:
+        """The custom-content document the app sent Claude, one section per content block.
+
+        ``content`` is the document's ``content`` list (text blocks ``{"type": "text", "text": ...}``,
+        or strings), or the ``source`` holding it, or the whole document block. Section ids are
+        ``ids`` (one per block: name them as your app does, e.g. the RFC section each block holds) or
+        ``"block 0"``, ``"block 1"``, .... Claude's ``content_block_location`` of one block then cites
+        that block's section: a quote found in another block is ``found-elsewhere``, naming both.
+        A block that is not text (an image) makes no section.
+        """
+        from pytest_citecheck._sources.blocks import block_sections
+
+        if ids is not None and (
+            isinstance(ids, (str, bytes)) or not all(isinstance(i, str) and i.strip() for i in ids)
+        ):
+            raise SourceError("ids must be a list of non-empty strings, one section id per block", field="ids")
+        sections, blocks = block_sections(content, ids)
+        return cls(sections=sections, name=name, format="blocks", blocks=blocks)
 
     @classmethod
     def from_file(
