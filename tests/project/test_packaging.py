@@ -53,7 +53,7 @@ def build_machine_paths() -> list[str]:
 
 def names_path(text: str, machine: str) -> bool:
     """Whether ``text`` names the absolute path ``machine`` as a path of its own: not as the tail of a
-    relative path (``tests/check/`` does not name ``/check/``) nor as the head of a longer name
+    relative path (``tests/ci-top/`` does not name ``/ci-top/``) nor as the head of a longer name
     (``/home/builders`` does not name ``/home/builder``)."""
     tail = "" if machine.endswith("/") else r"(?![\w.-])"
     return re.search(r"(?<![\w./~-])" + re.escape(machine) + tail, text) is not None
@@ -89,13 +89,14 @@ def test_the_sdist_would_name_no_path_of_this_machine(tmp_path: Path) -> None:
     planted.parent.mkdir()
     planted.write_text(f"copied from {REPO / 'notes.txt'} and {Path.home() / 'x'}\n", encoding="utf-8")
     assert {line.split(": ")[0] for line in leaked_paths([planted], tmp_path)} == {"docs/planted.md"}
-    # A checkout under /check/ (as on CI) must not flag a relative path such as tests/check/.
+    # CI's checkout sits under a top-level directory named like the suite's own tests/check/ folder:
+    # only the absolute path is flagged, never a relative path ending in the same name.
     relative = tmp_path / "docs" / "relative.md"
-    relative.write_text("see `tests/check/test_x.py` and ./check/ and /home/builders\n", encoding="utf-8")
-    assert leaked_paths([relative], tmp_path, ["/check/", "/home/builder"]) == []
-    relative.write_text("built in /check/work/main, home (/home/builder)\n", encoding="utf-8")
-    assert leaked_paths([relative], tmp_path, ["/check/", "/home/builder"]) == [
-        "docs/relative.md: /check/",
+    relative.write_text("see `tests/ci-top/test_x.py` and ./ci-top/ and /home/builders\n", encoding="utf-8")
+    assert leaked_paths([relative], tmp_path, ["/ci-top/", "/home/builder"]) == []
+    relative.write_text("built in /ci-top/work/main, home (/home/builder)\n", encoding="utf-8")
+    assert leaked_paths([relative], tmp_path, ["/ci-top/", "/home/builder"]) == [
+        "docs/relative.md: /ci-top/",
         "docs/relative.md: /home/builder",
     ]
 
