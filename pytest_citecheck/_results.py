@@ -137,6 +137,8 @@ class CitationResult:
         }
         if self.judgement is not None:
             row.update(self._judgement_json(self.judgement))
+        if self.removed is not None:  # an altered quote: the words its elisions removed
+            row["removed"] = list(self.removed)
         row.update(
             section_text=self.section_text,
             review_key=self.review_key,
@@ -162,6 +164,8 @@ class CitationResult:
         fields = {
             name: answer[name] for name in ("choice", "probabilities", "input_tokens", "output_tokens", "replayed")
         }
+        if self.computed_confidence is not None:  # the gate used it (below the reported confidence)
+            fields["computed_confidence"] = self.computed_confidence
         if judgement.screen is not None:  # only screened rows carry the screen's answer
             fields.update(screen=answer["screen"], flagged=answer["flagged"])
         if judgement.questions:  # only rows asked extra questions carry their answers

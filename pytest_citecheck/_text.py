@@ -21,9 +21,17 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def format_confidence(value: float | None) -> str:
-    """A confidence to two decimals, or :data:`NO_CONFIDENCE` when there is none."""
-    return NO_CONFIDENCE if value is None else f"{float(value):.2f}"
+def format_confidence(value: float | None, computed: float | None = None) -> str:
+    """A confidence to two decimals, or :data:`NO_CONFIDENCE` when there is none.
+
+    ``computed``: the confidence computed from Jev's probabilities, when the gate used it (it is below
+    the reported one): shown beside it, ``0.81 (computed 0.79)``, unless the two read the same.
+    """
+    if value is None:
+        return NO_CONFIDENCE
+    shown = f"{float(value):.2f}"
+    other = None if computed is None else f"{float(computed):.2f}"
+    return shown if other is None or other == shown else f"{shown} (computed {other})"
 
 
 def render_table(rows: Sequence[Sequence[str]], *, right: Collection[int] = (), indent: str = "  ") -> list[str]:

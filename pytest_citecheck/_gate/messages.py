@@ -52,17 +52,10 @@ def _table_row(result: CitationResult, with_documents: bool, mark: str | None) -
         *((result.document or "-",) if with_documents else ()),
         result.section or "-",
         result.verdict.value,
-        _confidence_cell(result),
+        format_confidence(result.confidence, result.computed_confidence),  # both, when the gate used the computed
         action,
         _shorten(result.claim),
     )
-
-
-def _confidence_cell(result: CitationResult) -> str:
-    """The reported confidence, and the computed one beside it when they differ (the gate used the lower)."""
-    computed = result.computed_confidence
-    reported = format_confidence(result.confidence)
-    return reported if computed is None else f"{reported} (computed {format_confidence(computed)})"
 
 
 REVIEW_STEP = (

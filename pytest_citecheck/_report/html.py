@@ -24,7 +24,7 @@ from pytest_citecheck._report.page import escape as _e
 from pytest_citecheck._report.page import generated_at, html_page
 from pytest_citecheck._report.row import ReportRow
 from pytest_citecheck._report.run_report import VERDICT_ORDER, Report
-from pytest_citecheck._text import format_confidence, plural
+from pytest_citecheck._text import plural
 
 _LINE_BREAK = re.compile(r"(\n[ \t]*)")
 
@@ -125,18 +125,19 @@ def _badge(verdict: str) -> str:
 
 
 def _confidence(row: ReportRow) -> str:
-    confidence = row.confidence
+    """The bar, drawn at what the gate used (the computed confidence when it is the lower), and its words."""
+    confidence = row.gate_confidence
     if confidence is None:
         return "not judged (no model was asked)"
     threshold = row.auto_accept
     below = confidence < threshold
     relation = "below" if below else "at or above"
-    label = f"confidence {format_confidence(confidence)}, {relation} the auto_accept threshold {threshold:.2f}"
+    label = f"confidence {row.confidence_cell}, {relation} the auto_accept threshold {threshold:.2f}"
     return (
         f'<div class="conf"><div class="bar" role="img" aria-label="{_e(label)}">'
         f'<span class="fill {_e(row.verdict)}{" below" if below else ""}" style="width:{confidence * 100:.1f}%"></span>'
         f'<span class="threshold" style="left:calc({threshold * 100:.1f}% - 1px)" title="auto_accept {threshold:.2f}"></span>'
-        f'</div><span aria-hidden="true">{format_confidence(confidence)} (threshold {threshold:.2f})</span></div>'
+        f'</div><span aria-hidden="true">{_e(row.confidence_cell)} (threshold {threshold:.2f})</span></div>'
     )
 
 
@@ -219,6 +220,12 @@ def _closest(row: ReportRow) -> str:
         where += f" of {closest['document']}"
     similarity = closest.get("similarity") if closest.get("similarity") is not None else closest.get("score")
     detail = f" (similarity {float(similarity):.2f})" if isinstance(similarity, int | float) else ""
+    if row.removed:  # an altered quote: cut from this passage, less the words that turn its meaning
+        words = ", ".join(f"<q>{_e(word)}</q>" for word in row.removed)
+        return (
+            f"<dt>Altered</dt><dd>Cut from {_e(where)}, but the elision removes {words}, which turns the meaning; "
+            f"the passage says: <q>{_e(passage)}</q></dd>"
+        )
     return f"<dt>Closest passage</dt><dd>In {_e(where)}{_e(detail)}: <q>{_e(passage)}</q></dd>"
 
 

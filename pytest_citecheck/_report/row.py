@@ -108,6 +108,7 @@ SCHEMA: dict[str, tuple[Callable[[Any], bool], str]] = {
     "section": _OPTIONAL_STRING,
     "verdict": _VERDICT,
     "confidence": _OPTIONAL_FRACTION,
+    "computed_confidence": _OPTIONAL_FRACTION,
     "auto": (lambda value: isinstance(value, bool), "true or false"),
     "model": _OPTIONAL_STRING,
     "claim": _OPTIONAL_STRING,
@@ -140,6 +141,7 @@ SCHEMA: dict[str, tuple[Callable[[Any], bool], str]] = {
     "reviews_file": _OPTIONAL_STRING,
     "auto_accept_scope": _OPTIONAL_STRING,
     "outcome": (_optional(lambda value: value == "fail"), '"fail" or null'),
+    "removed": (_list_of(lambda value: isinstance(value, str)), "a list of strings"),
 }
 REQUIRED = ("id", "verdict", "auto")
 
@@ -175,6 +177,8 @@ class ReportRow:
     status: str | None = None
     section: str | None = None
     confidence: float | None = None
+    # The confidence computed from Jev's probabilities, when the gate used it (below ``confidence``).
+    computed_confidence: float | None = None
     model: str | None = None
     claim: str = ""
     quote: str | None = None
@@ -202,6 +206,8 @@ class ReportRow:
     auto_accept_scope: str | None = None
     # "fail" when this check failed its test (``CitationsNotSupported``; absent otherwise).
     outcome: str | None = None
+    # An ``altered`` quote: the words its elisions removed that turn the meaning.
+    removed: tuple[str, ...] | None = None
     has_scope: bool = False  # the row says where its auto_accept was set (absent before that was recorded)
     # The JSON object the row was read from or built as: what the JSON report writes back.
     data: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -223,6 +229,7 @@ class ReportRow:
             auto_accept=DEFAULT_AUTO_ACCEPT if get("auto_accept") is None else float(get("auto_accept")),
             sections=None if get("sections") is None else tuple(get("sections")),
             quotes=None if get("quotes") is None else tuple(get("quotes")),
+            removed=None if get("removed") is None else tuple(get("removed")),
             spans=None if spans is None else tuple((int(a), int(b)) for a, b in spans),
             has_scope="auto_accept_scope" in data,
             data=data,
@@ -305,7 +312,15 @@ class ReportRow:
 
     @property
     def confidence_cell(self) -> str:
-        return format_confidence(self.confidence)
+        """The confidence, with the computed one beside it when the gate used that: ``0.81 (computed 0.79)``."""
+        return format_confidence(self.confidence, self.computed_confidence)
+
+    @property
+    def gate_confidence(self) -> float | None:
+        """What the gate compared with auto_accept: the lower of the reported and the computed confidence."""
+        if self.confidence is None or self.computed_confidence is None:
+            return self.confidence
+        return min(self.confidence, self.computed_confidence)
 
     @property
     def qualified_id(self) -> str:
@@ -356,6 +371,7 @@ _PLAIN = (
     "status",
     "section",
     "confidence",
+    "computed_confidence",
     "model",
     "claim",
     "quote",
