@@ -20,10 +20,10 @@ from typing import Any
 
 from pytest_citecheck._citations.anthropic import adapt_anthropic_block, is_anthropic_text_block, uncited_anthropic_text
 from pytest_citecheck._citations.chat_completions import chat_completion_parts, is_chat_completion
-from pytest_citecheck._citations.cohere import cohere_citations, is_cohere_response
+from pytest_citecheck._citations.cohere import cohere_citations, is_cohere_response, uncited_cohere_text
 from pytest_citecheck._citations.containers import citing_parts, is_answer
 from pytest_citecheck._citations.coverage import Adapted
-from pytest_citecheck._citations.gemini import gemini_citations, is_gemini_response
+from pytest_citecheck._citations.gemini import gemini_citations, is_gemini_response, uncited_gemini_text
 from pytest_citecheck._citations.langchain import (
     is_langchain_message,
     is_standard_text_block,
@@ -65,19 +65,19 @@ def _openai(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
 
 
 def _cohere(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
-    return cohere_citations(raw, position), [], {}
+    return cohere_citations(raw, position), uncited_cohere_text(raw), {}
 
 
 def _gemini(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
-    return gemini_citations(raw, position), [], {}
+    return gemini_citations(raw, position), uncited_gemini_text(raw), {}
 
 
 def _llamaindex(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
-    return llamaindex_citations(raw, position), [], {}
+    return (*llamaindex_citations(raw, position), {})
 
 
 def _haystack(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
-    return haystack_citations(raw, position), [], {}
+    return (*haystack_citations(raw, position), {})
 
 
 _SHAPES: tuple[tuple[Callable[[Any], bool], _Adapter, bool], ...] = (

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
-from pytest_citecheck._citations.sentences import clean_claim, sentence_spans
+from pytest_citecheck._citations.sentences import clean_claim, sentence_spans, uncited_sentences
 from pytest_citecheck._errors import CitationInputError
 
 
@@ -53,6 +53,22 @@ def cohere_citations(raw: Any, position: int) -> list[Citation]:
                     Citation(id=f"{citation_id}.{k}", claim=claim, quote=None, section=None, document=document)
                 )
     return adapted
+
+
+def uncited_cohere_text(raw: Any) -> list[str]:
+    """The sentences of the answer's text that no citation's span touches (a span citing only a tool's
+    output still covers its sentence: it is cited, though not against a document)."""
+    message = field_of(raw, "message")
+    v2 = message is not MISSING and field_of(raw, "text") is MISSING
+    text = _v2_text(message) if v2 else field_of(raw, "text")
+    if not isinstance(text, str):
+        return []
+    covered = []
+    for item in field_of(message if v2 else raw, "citations") or ():
+        start, end = field_of(item, "start"), field_of(item, "end")
+        if isinstance(start, int) and isinstance(end, int):
+            covered.append((start, end))
+    return uncited_sentences(text, covered)
 
 
 def _v2_text(message: Any) -> str:

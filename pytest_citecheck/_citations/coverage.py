@@ -2,9 +2,11 @@
 
 ``assert_citations_supported`` given no citation at all, or an answer whose text cites nothing, used
 to pass with nothing checked. ``min_citations`` (default 1; 0 opts out) is the fewest citations a
-check must be given; ``require_cited_sentences`` also fails an answer whose own text (an Anthropic
-``Message``'s uncited text blocks, an OpenAI answer's sentences no annotation closes) has sentences
-without a citation, and lists them. Dicts, objects and ``citations_from_markers`` results carry no
+check must be given; ``require_cited_sentences`` also fails an answer whose own text has sentences
+without a citation, and lists them: each shape's adapter says which (an Anthropic ``Message``'s
+uncited text blocks, an OpenAI answer's sentences no annotation closes, a Cohere answer's sentences
+no citation span touches, a Gemini candidate's no grounding segment covers, a LlamaIndex or Haystack
+answer's sentences without a marker). Dicts, objects and ``citations_from_markers`` results carry no
 answer text, so only ``min_citations`` applies to them.
 """
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
+from pytest_citecheck._citations.sentences import uncited_sentences
 from pytest_citecheck._errors import CitationInputError
 
 
@@ -46,6 +47,43 @@ def gemini_citations(raw: Any, position: int) -> list[Citation]:
             indices = _field(support, "grounding_chunk_indices", "groundingChunkIndices") or ()
             adapted.extend(_cited(chunks, index, claim.strip(), f"{support_id}.{index}") for index in indices)
     return adapted
+
+
+def uncited_gemini_text(raw: Any) -> list[str]:
+    """The sentences of each candidate's answer (its text parts, thoughts aside) that no grounding
+    support's segment covers. A segment is found by its ``text`` in the answer, else by its
+    ``start_index`` and ``end_index``, which count UTF-8 bytes."""
+    uncited: list[str] = []
+    for candidate in field_of(raw, "candidates") or ():
+        parts = field_of(field_of(candidate, "content"), "parts")
+        text = "".join(
+            part_text
+            for part in (parts if isinstance(parts, (list, tuple)) else ())
+            if isinstance(part_text := field_of(part, "text"), str) and field_of(part, "thought") is not True
+        )
+        metadata = _field(candidate, "grounding_metadata", "groundingMetadata")
+        supports = () if metadata in (MISSING, None) else _field(metadata, "grounding_supports", "groundingSupports")
+        covered = [_segment_span(text, _field(support, "segment", "segment")) for support in supports or ()]
+        uncited.extend(uncited_sentences(text, [span for span in covered if span is not None]))
+    return uncited
+
+
+def _segment_span(text: str, segment: Any) -> tuple[int, int] | None:
+    """Where a grounding segment is in the answer's text: its ``text`` found there, else its byte offsets."""
+    said = field_of(segment, "text")
+    at = text.find(said) if isinstance(said, str) and said.strip() else -1
+    if at >= 0:
+        return at, at + len(said)
+    start = _field(segment, "start_index", "startIndex")
+    end = _field(segment, "end_index", "endIndex")
+    start = 0 if start in (MISSING, None) else start
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end):
+        return None
+    encoded = text.encode("utf-8")
+    return (
+        len(encoded[:start].decode("utf-8", errors="ignore")),
+        len(encoded[:end].decode("utf-8", errors="ignore")),
+    )
 
 
 def _cited(chunks: list[Any], index: Any, claim: str, citation_id: str) -> Citation:

@@ -71,6 +71,18 @@ def citations_from_markers(answer_text: str, sources: Sequence[Any] | Mapping[in
     return adapted
 
 
+def uncited_by_markers(answer_text: str, sources: Sequence[Any] | Mapping[int, Any]) -> list[str]:
+    """The sentences of an answer that carry no marker (its own list of sources and its heading aside)."""
+    text = _laid_out(answer_text, _numbered(sources))
+    spans = sentence_spans(text)
+    uncited = []
+    for (start, end), numbers in zip(spans, _cited_numbers(text, spans)):
+        sentence = clean_claim(text[start:end])
+        if not numbers and sentence and not _SOURCES_HEADING.match(sentence) and _MARKER.sub("", sentence).strip():
+            uncited.append(sentence)
+    return uncited
+
+
 def _cited_numbers(text: str, spans: list[tuple[int, int]]) -> list[list[int]]:
     """For each sentence, the source numbers its markers cite, in order, each once."""
     cited: list[list[int]] = [[] for _ in spans]

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from pytest_citecheck._citations.markers import citations_from_markers
+from pytest_citecheck._citations.markers import citations_from_markers, uncited_by_markers
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
 from pytest_citecheck._sources.chunks import without_source_prefix
 
@@ -35,7 +35,8 @@ def is_haystack_answer(raw: Any) -> bool:
     )
 
 
-def llamaindex_citations(raw: Any, position: int) -> list[Citation]:
+def llamaindex_citations(raw: Any, position: int) -> tuple[list[Citation], list[str]]:
+    """The citations of a LlamaIndex ``Response``, and the sentences of its answer that carry no marker."""
     nodes = {}
     for number, scored in enumerate(field_of(raw, "source_nodes"), start=1):
         node = field_of(scored, "node")
@@ -45,10 +46,12 @@ def llamaindex_citations(raw: Any, position: int) -> list[Citation]:
             "text": without_source_prefix(text) if isinstance(text, str) else text,
             "metadata": field_of(node, "metadata"),
         }
-    return _numbered(citations_from_markers(field_of(raw, "response"), nodes), position)
+    answer = field_of(raw, "response")
+    return _numbered(citations_from_markers(answer, nodes), position), uncited_by_markers(answer, nodes)
 
 
-def haystack_citations(raw: Any, position: int) -> list[Citation]:
+def haystack_citations(raw: Any, position: int) -> tuple[list[Citation], list[str]]:
+    """The citations of a Haystack ``GeneratedAnswer``, and the sentences of its answer that carry no marker."""
     sources = {}
     for number, document in enumerate(field_of(raw, "documents"), start=1):
         meta = field_of(document, "meta")
@@ -56,7 +59,8 @@ def haystack_citations(raw: Any, position: int) -> list[Citation]:
         index = meta.get("source_index")
         key = index if isinstance(index, int) and not isinstance(index, bool) else number
         sources[key] = {"page_content": field_of(document, "content"), "metadata": _named(meta)}
-    return _numbered(citations_from_markers(field_of(raw, "data"), sources), position)
+    answer = field_of(raw, "data")
+    return _numbered(citations_from_markers(answer, sources), position), uncited_by_markers(answer, sources)
 
 
 def _named(meta: dict[str, Any]) -> dict[str, Any]:

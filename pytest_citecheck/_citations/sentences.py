@@ -98,3 +98,14 @@ def clean_claim(sentence: str) -> str:
     opens its line and without citation markers, trimmed. Nothing else changes ("a .changes file" stays)."""
     claim = _LINE_LEAD.sub("", sentence)
     return _INLINE_MARKER.sub("", claim).strip()
+
+
+def uncited_sentences(text: str, covered: list[tuple[int, int]]) -> list[str]:
+    """The sentences of ``text`` that no ``covered`` span (``[start, end)`` in ``text``) overlaps, as claims."""
+    uncited = []
+    for start, end in sentence_spans(text):
+        if not any(start < cover_end and cover_start < end for cover_start, cover_end in covered):
+            sentence = clean_claim(text[start:end])
+            if sentence:
+                uncited.append(sentence)
+    return uncited
