@@ -58,7 +58,10 @@ def _check(
     path.unlink()
     client = TypeSafeClient(api_key="sk-bench", base_url=url, compression=False, retry=patient_retry_policy())
     checker = checker_for(
-        settings=Settings(concurrency=concurrency, record_mode="once", model="jev-1.13.0"),
+        # No rate limit: this measures latency against concurrency (bench.limits measures the limiter's pace).
+        settings=Settings(
+            concurrency=concurrency, record_mode="once", model="jev-1.13.0", max_rpm=None, max_tokens_per_second=None
+        ),
         client_factory=lambda: client,
         cassette=TestCassette(path, "once"),
     )

@@ -244,7 +244,10 @@ def _record(suite: Suite, server: Any) -> None:
     for way in suite.ways:
         suite.citations = write_suite(suite.root(way), suite.tests, suite.per_test)
     live = {"TYPESAFE_BASE_URL": server.url, "TYPESAFE_API_KEY": "sk-bench-record"}
-    recorded = _pytest(suite.root("replay"), "--citecheck-record-mode=once", "--citecheck-concurrency=16", **live)
+    unlimited = ("--citecheck-max-rpm=none", "--citecheck-max-tokens-per-second=none")  # set-up, not measured
+    recorded = _pytest(
+        suite.root("replay"), "--citecheck-record-mode=once", "--citecheck-concurrency=16", *unlimited, **live
+    )
     _check_recorded(suite, "ours", recorded)
     answers, sections = _recorded(suite.root("replay") / "cassettes")
     (suite.root("floor") / "answers.json").write_text(json.dumps(answers))

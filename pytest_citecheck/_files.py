@@ -37,6 +37,7 @@ class LockUnavailableError(RuntimeError):
     def __init__(self, directory: Path, reason: str) -> None:
         super().__init__(f"the lock directory {directory} cannot be used ({reason})")
         self.directory = directory
+        self.reason = reason
         self.remedy = f"remove {directory}, or set TMPDIR to a directory of your own"
 
 
@@ -121,6 +122,13 @@ def interprocess_lock(path: Path) -> Iterator[None]:
         yield
     finally:
         guard.release()
+
+
+def checked_locks_directory() -> Path:
+    """``locks_directory()``, made if need be, once checked to be this user's own directory (else ``LockUnavailableError``)."""
+    directory = locks_directory()
+    _check_locks_directory(directory)
+    return directory
 
 
 def _check_locks_directory(directory: Path) -> None:

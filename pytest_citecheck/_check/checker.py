@@ -143,7 +143,7 @@ class Checker:
         """Steps 2 and 4 for what step 1 left pending, on threads; then finish every result."""
         __tracebackhide__ = True
         indices = pending(plan.located)
-        step = Asking(plan, self.cassette, self._wiring.record_hint)
+        step = Asking(plan, self.cassette, self._wiring.record_hint, self._wiring.shared_answers)
         outcomes = ask_on_threads(step, self.client, indices) if indices else {}
         return self._finish(*in_order(plan.located, outcomes), plan)
 
@@ -151,7 +151,8 @@ class Checker:
         """``_check`` for async tests: ask in tasks."""
         __tracebackhide__ = True
         indices = pending(plan.located)
-        step, factory = Asking(plan, self.cassette, self._wiring.record_hint), self._wiring.async_client_factory
+        step = Asking(plan, self.cassette, self._wiring.record_hint, self._wiring.shared_answers)
+        factory = self._wiring.async_client_factory
         outcomes = await ask_in_tasks(step, factory, indices) if indices else {}
         return self._finish(*in_order(plan.located, outcomes), plan)
 

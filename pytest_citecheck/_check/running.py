@@ -18,6 +18,7 @@ from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._gate import judged_result
 from pytest_citecheck._judge.ask import ask, ask_async
+from pytest_citecheck._judge.outgoing import Outgoing, sending
 from pytest_citecheck._judge.request import Question, question_for
 from pytest_citecheck._locate.citations import Assembly, Located
 from pytest_citecheck._locate.finders import Documents
@@ -26,6 +27,7 @@ from pytest_citecheck._recording.checking import against_recordings, asking, ope
 from pytest_citecheck._results import CitationResult, Judgement
 
 if TYPE_CHECKING:
+    from pytest_citecheck._judge.sharing import SharedAnswers
     from pytest_citecheck._recording.cassette import TestCassette
     from pytest_citecheck._recording.plays import PlayCount
 
@@ -54,19 +56,21 @@ class Asking:
     plan: Plan
     cassette: TestCassette | None
     record_hint: str
+    # The run's answers to identical requests (``_judge.sharing``): each is sent once.
+    shared: SharedAnswers | None = None
 
     def judge(self, client: Any, index: int) -> CitationResult:
         """Ask through a sync client (on a worker thread, or this one)."""
         open_cassette(self.cassette, self.plan.citations[index].id, self.record_hint)
         question = self._question(index)
-        with asking(self.cassette) as played:
+        with asking(self.cassette) as played, sending(Outgoing.under(self.plan.settings, self.shared)):
             judgement = ask(client, question)
         return self._result(index, question, judgement, played)
 
     async def ajudge(self, client: Any, index: int) -> CitationResult:
         """Ask through an async client (in a task); the cassette is already open."""
         question = self._question(index)
-        with asking(self.cassette) as played:
+        with asking(self.cassette) as played, sending(Outgoing.under(self.plan.settings, self.shared)):
             judgement = await ask_async(client, question)
         return self._result(index, question, judgement, played)
 

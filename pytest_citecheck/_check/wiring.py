@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_citecheck._judge.sharing import SharedAnswers
 from pytest_citecheck._options import Settings
 from pytest_citecheck._results import CitationResult
 
@@ -39,6 +40,8 @@ class Wiring:
     marker_options: Mapping[str, Any] = field(default_factory=dict)
     hooks: Any = None
     reviews: Callable[[], Decisions | None] | None = None
+    # Answers to identical requests, sent once (``_judge.sharing``): the plugin's one per session, else the checker's own.
+    shared_answers: SharedAnswers = field(default_factory=SharedAnswers)
 
 
 def standalone(settings: Settings, client: Any = None, async_client: Any = None) -> Wiring:

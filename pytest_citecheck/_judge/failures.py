@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pytest_citecheck._errors import CassetteMissError, JudgeError
+from pytest_citecheck._judge.pacing import LimiterStateError
 
 CHECK_NETWORK = (
     "check TYPESAFE_BASE_URL and the network; to check without network, replay cassettes (--citecheck-record-mode=none)"
@@ -85,6 +86,8 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
     if isinstance(error, RequestDeadlineExceeded):
         cause = f"TypeSafe did not complete its answer within the request deadline ({error.deadline:g} s)"
         return JudgeError(citation_id, cause, DEADLINE_REMEDY)
+    if isinstance(error, LimiterStateError):  # the run's shared rate limiter (``_judge.pacing``)
+        return JudgeError(citation_id, error.cause, error.remedy)
     miss = _cassette_miss(citation_id, error, record_hint)
     if miss is not None:
         return miss

@@ -35,6 +35,8 @@ class CheckOptions(TypedDict, total=False):
     review: ReviewPolicy | None
     concurrency: int | None
     request_deadline: float | OffWord | None
+    max_rpm: int | OffWord | None
+    max_tokens_per_second: int | OffWord | None
     screen: bool | None
     fuzzy: float | OffWord | None
     casefold: bool | None
@@ -62,6 +64,8 @@ class Settings(NamedTuple):
     record_mode: RecordMode = "none"
     concurrency: int = 8
     request_deadline: float | None = 240.0
+    max_rpm: int | None = 1200
+    max_tokens_per_second: int | None = 250_000
     screen: bool = False
     questions: tuple[str, ...] = ()
     fuzzy: float | None = None

@@ -127,7 +127,8 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "concurrency",
-        "How many Jev requests one check may have in flight at once (results keep the citations' order).",
+        "How many Jev requests may be in flight at once, across every process of the run (xdist workers included); "
+        "results keep the citations' order.",
         8,
         parse_positive_int,
         "N",
@@ -142,6 +143,25 @@ OPTIONS: tuple[Option, ...] = (
         240.0,
         parse_seconds,
         "SECONDS|none",
+        per_test=True,
+    ),
+    Option(
+        "max_rpm",
+        "Most Jev requests a minute, shared by every process of the run (xdist workers, and other pytest runs of "
+        "this user on this machine asking the same server), with a burst of at most concurrency requests; none: "
+        "no limit. Replayed answers are not counted (see " + docs_url("reliability", "within-jevs-limits") + ").",
+        1200,
+        parse_optional_positive_int,
+        "N|none",
+        per_test=True,
+    ),
+    Option(
+        "max_tokens_per_second",
+        "Most tokens a second sent to Jev, shared like max_rpm; a request's tokens are estimated from its body "
+        "(one per 3 bytes, which over-counts); none: no limit.",
+        250_000,
+        parse_optional_positive_int,
+        "N|none",
         per_test=True,
     ),
     Option(

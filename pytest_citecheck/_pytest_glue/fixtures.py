@@ -17,7 +17,7 @@ import pytest
 
 from pytest_citecheck._errors import OptionError
 from pytest_citecheck._pytest_glue.paths import cassette_path
-from pytest_citecheck._pytest_glue.stash import CHECKER, PENDING_ROWS, SETTINGS
+from pytest_citecheck._pytest_glue.stash import CHECKER, PENDING_ROWS, SETTINGS, SHARED_ANSWERS
 from pytest_citecheck._pytest_glue.trigger import session_plugins
 from pytest_citecheck._text import format_confidence, shell_quote
 
@@ -116,6 +116,16 @@ class SessionClient:
         if self._client is not None:
             self._client.close()
             self._client = None
+
+
+def _shared_answers(config: pytest.Config) -> Any:
+    """The session's answers to identical requests (``_judge.sharing``): each request is sent once per run."""
+    shared = config.stash.get(SHARED_ANSWERS, None)
+    if shared is None:
+        from pytest_citecheck._judge.sharing import SharedAnswers
+
+        shared = config.stash[SHARED_ANSWERS] = SharedAnswers()
+    return shared
 
 
 def _marker_options(item: pytest.Item) -> dict[str, Any]:
@@ -235,6 +245,7 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
         marker_options=marker_options,
         hooks=request.config.hook,
         reviews=reviews,
+        shared_answers=_shared_answers(request.config),
     )
     item.stash[CHECKER] = checker
     request.addfinalizer(checker.close)

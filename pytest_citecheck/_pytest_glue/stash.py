@@ -14,6 +14,7 @@ import pytest
 
 if TYPE_CHECKING:
     from pytest_citecheck._check.checker import Checker  # noqa: F401  (named in CHECKER's type)
+    from pytest_citecheck._judge.sharing import SharedAnswers  # noqa: F401  (named in SHARED_ANSWERS' type)
     from pytest_citecheck._options import Settings  # noqa: F401  (named in SETTINGS' type)
     from pytest_citecheck._pytest_glue.bookkeeping import CassetteBookkeeping  # noqa: F401  (named in SESSION_PLUGINS' type)
     from pytest_citecheck._pytest_glue.session import CitecheckRun  # noqa: F401  (named in SESSION_PLUGINS' type)
@@ -25,6 +26,8 @@ RAN_TO_END = pytest.StashKey[bool]()
 # Every collected test, deselected ones included (``-k``, ``-m``): their cassettes are not orphans.
 COLLECTED = pytest.StashKey[list[pytest.Item]]()
 SESSION_PLUGINS = pytest.StashKey["tuple[CitecheckRun, CassetteBookkeeping]"]()
+# The session's answers to identical requests, each sent once (``_judge.sharing``); made with the first checker.
+SHARED_ANSWERS = pytest.StashKey["SharedAnswers"]()
 
 
 def collected_modules(items: list[pytest.Item]) -> dict[int, Path]:

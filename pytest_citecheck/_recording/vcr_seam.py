@@ -172,6 +172,31 @@ def index_requests(cassette: Any) -> None:
     cassette._responses = responses
 
 
+def outgoing_patchers(cassette: Any) -> list[Any]:
+    """vcrpy's patches of httpx2's HTTP transports again, with our limits around what vcrpy sends for real.
+
+    vcrpy answers a request its cassette holds and calls the transport's real send for the rest;
+    that real send is wrapped in ``_judge.outgoing`` (the run's rate limiter and shared answers), so
+    a replayed request never meets the limiter. Entered after vcrpy's own patches, which they replace.
+    """
+    from unittest import mock
+
+    import httpx2
+    from vcr import patch as vcr_patch
+    from vcr.stubs.httpx_stubs import vcr_handle_async_request, vcr_handle_request
+
+    from pytest_citecheck._judge.outgoing import alimited, limited
+
+    sync = vcr_handle_request(cassette, limited(vcr_patch._Httpx2HttpTransport_handle_request), httpx2)
+    async_ = vcr_handle_async_request(
+        cassette, alimited(vcr_patch._Httpx2AsyncHttpTransport_handle_async_request), httpx2
+    )
+    return [
+        mock.patch.object(httpx2.HTTPTransport, "handle_request", sync),
+        mock.patch.object(httpx2.AsyncHTTPTransport, "handle_async_request", async_),
+    ]
+
+
 # --- a recording that may record ----------------------------------------------------------------
 
 
@@ -229,6 +254,8 @@ class VcrRecording:
                 stack = contextlib.ExitStack()
                 for patcher in CassettePatcherBuilder(self.cassette).build():
                     stack.enter_context(patcher)
+                for patcher in outgoing_patchers(self.cassette):
+                    stack.enter_context(patcher)  # over vcrpy's own for the HTTP transports
                 self._patches = stack
             self._in_flight += 1
         try:

@@ -117,7 +117,9 @@ def test_a_trickling_answer_fails_each_citation_at_the_deadline_naming_the_knob(
     )
     assert failures_section(output).count("within the request deadline (0.6 s)") == 3
     assert output.count("raise request_deadline (--citecheck-request-deadline, ini citecheck_request_deadline") >= 5
-    assert trickling.requests == 5  # each asked once: no retry while the answer was still coming
+    # No retry while an answer was still coming: the five identical requests wait for one in flight (sent once
+    # per run, _judge.sharing), each until its own deadline; one whose connection closed is sent again.
+    assert 1 <= trickling.requests <= 5
 
 
 def test_a_bad_deadline_is_an_option_error(suite: pytest.Pytester) -> None:

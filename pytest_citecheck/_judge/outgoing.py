@@ -1,0 +1,122 @@
+"""Where a request really leaves the process: shared when identical (``sharing``), and paced (``pacing``).
+
+The recording seam (``_recording.vcr_seam``) puts ``limited`` and ``alimited`` around the HTTP
+transport's own send, underneath vcrpy: a request the cassette answers never comes here, so replay
+takes no lock and waits for nothing. ``sending`` tells them, for the citation being asked (a context
+variable: each thread or task its own), which limits hold and which run's answers it may share; a
+request made without it (not one of ours) goes straight through.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pytest_citecheck._judge.pacing import Pacing, apaced, paced, server_key
+from pytest_citecheck._judge.sharing import SharedAnswers, request_key
+
+if TYPE_CHECKING:
+    from pytest_citecheck._options import Settings
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """What a citation's live request is held to: the limits, and the run's shared answers (if any)."""
+
+    pacing: Pacing
+    shared: SharedAnswers | None = None
+
+    @classmethod
+    def under(cls, settings: Settings, shared: SharedAnswers | None) -> Outgoing:
+        """A citation's requests under its check's settings (``max_rpm``, ``max_tokens_per_second``, ``concurrency``)."""
+        return cls(Pacing(settings.max_rpm, settings.max_tokens_per_second, settings.concurrency), shared)
+
+
+_OUTGOING: ContextVar[Outgoing | None] = ContextVar("citecheck_outgoing", default=None)
+
+
+@contextlib.contextmanager
+def sending(outgoing: Outgoing) -> Iterator[None]:
+    """Around asking Jev about one citation: its requests that leave the process are held to ``outgoing``."""
+    token = _OUTGOING.set(outgoing)
+    try:
+        yield
+    finally:
+        _OUTGOING.reset(token)
+
+
+Send = Callable[[Any, Any], Any]
+AsyncSend = Callable[[Any, Any], Awaitable[Any]]
+
+
+def limited(real: Send) -> Send:
+    """``real`` (a sync transport's ``handle_request``), shared when identical and paced."""
+
+    def handle_request(transport: Any, request: Any) -> Any:
+        outgoing = _OUTGOING.get()
+        if outgoing is None:
+            return real(transport, request)
+        body = request.read()
+
+        def send() -> Any:
+            with paced(server_key(request.url), outgoing.pacing, len(body)):
+                return _read_through(real(transport, request))
+
+        if outgoing.shared is None:
+            return send()
+        return outgoing.shared.send(request_key(request, body), send)
+
+    return handle_request
+
+
+def alimited(real: AsyncSend) -> AsyncSend:
+    """``real`` (an async transport's ``handle_async_request``), shared when identical and paced."""
+
+    async def handle_async_request(transport: Any, request: Any) -> Any:
+        outgoing = _OUTGOING.get()
+        if outgoing is None:
+            return await real(transport, request)
+        body = await request.aread()
+
+        async def send() -> Any:
+            async with apaced(server_key(request.url), outgoing.pacing, len(body)):
+                return await _aread_through(await real(transport, request))
+
+        if outgoing.shared is None:
+            return await send()
+        return await outgoing.shared.asend(request_key(request, body), send)
+
+    return handle_async_request
+
+
+def _read_through(response: Any) -> Any:
+    """The response with its body read, so that the request holds its slot until the last byte."""
+    try:
+        content = b"".join(response.stream)
+    finally:
+        response.stream.close()
+    return _with_body(response, content)
+
+
+async def _aread_through(response: Any) -> Any:
+    try:
+        content = b"".join([part async for part in response.stream])
+    finally:
+        await response.stream.aclose()
+    return _with_body(response, content)
+
+
+def _with_body(response: Any, content: bytes) -> Any:
+    import httpx2
+
+    read = httpx2.Response(
+        response.status_code,
+        headers=response.headers,
+        stream=httpx2.ByteStream(content),
+        extensions=response.extensions,
+    )
+    read.read()
+    return read
