@@ -95,9 +95,9 @@ def estimated_tokens(body_bytes: int) -> int:
 class LimiterStateError(Exception):
     """The shared state of the rate limiter cannot be used: it names the file, the cause and the remedy."""
 
-    def __init__(self, path: Path, reason: str, remedy: str | None = None) -> None:
+    def __init__(self, path: Path, reason: str, remedy: str | None = None, *, cause: str | None = None) -> None:
         self.path = path
-        self.cause = f"the rate limiter's shared state {path} cannot be used ({reason})"
+        self.cause = cause or f"the rate limiter's shared state {path} cannot be used ({reason})"
         self.remedy = remedy or (
             f"remove {path} (pytest-citecheck makes it again), or set TMPDIR to a directory of your own; "
             "it is shared by every pytest process of this user that asks the same server"
@@ -107,7 +107,8 @@ class LimiterStateError(Exception):
     @classmethod
     def of_directory(cls, error: LockUnavailableError) -> LimiterStateError:
         """The lock directory, where the shared state lives, cannot be used (``_files``)."""
-        return cls(error.directory, error.reason, error.remedy)
+        cause = f"{error}, where the run's rate limiter keeps its shared state"
+        return cls(error.directory, error.reason, error.remedy, cause=cause)
 
 
 def server_key(url: Any) -> str:

@@ -141,13 +141,15 @@ def test_a_lock_directory_of_another_user_is_named_not_the_cassette_directory(
     suite.makepyfile(test_app=SHARED)
     result = suite.runpytest("--citecheck-record-mode=once")
     result.assert_outcomes(failed=1)
+    # The run's rate limiter keeps its state there too, so the request fails before it is sent (_judge.pacing).
     result.stdout.fnmatch_lines(
         [
-            f"*RecordingNotSavedError: cassette *jwt-answers.yaml: this test's recording was not saved: the lock "
-            f"directory {locks} cannot be used (it belongs to another user (uid {os.getuid() + 4242}))*",
-            f"*-> remove {locks}, or set TMPDIR to a directory of your own, then record again*",
+            f"*JudgeError: citation 'clock_skew': the lock directory {locks} cannot be used (it belongs to another "
+            f"user (uid {os.getuid() + 4242})), where the run's rate limiter keeps its shared state*",
+            f"*-> remove {locks}, or set TMPDIR to a directory of your own*",
         ]
     )
+    assert jev_server.systemone_requests == []
     assert "writable" not in result.stdout.str()
 
 
