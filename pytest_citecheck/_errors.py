@@ -7,8 +7,6 @@ None of them imports pytest: the plugin layer decides whether an error fails or 
 
 from __future__ import annotations
 
-from pytest_citecheck._text import visible_lines
-
 # The documentation site ([project.urls] Documentation in pyproject.toml). A message that refers to the
 # documentation names one of its pages in full: the person reading it installed a wheel, not docs/.
 DOCS_URL = "https://pytest-citecheck.readthedocs.io/en/latest/"
@@ -32,6 +30,9 @@ class CitecheckError(Exception):
     """
 
     def __str__(self) -> str:
+        # Imported here: pytest loads this module with the plugin in every run, and most runs raise nothing.
+        from pytest_citecheck._text import visible_lines
+
         return visible_lines(super().__str__())
 
 

@@ -10,8 +10,9 @@ recordings, in ``session``), and loads only when a run needs it.
 from __future__ import annotations
 
 import ast
+import functools
 import re
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,10 +20,10 @@ import pytest
 
 from pytest_citecheck import _hooks
 from pytest_citecheck._check import binding
-from pytest_citecheck._errors import CitecheckError, OptionError
+from pytest_citecheck._errors import OptionError
 from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Option, Settings
-from pytest_citecheck._pytest_glue.stash import CHECKER, SETTINGS
-from pytest_citecheck._pytest_glue.trigger import SessionTrigger
+from pytest_citecheck._pytest_glue.stash import SETTINGS
+from pytest_citecheck._pytest_glue.trigger import SessionTrigger, session_plugins
 
 # Everything else (the checker, cassettes, reports, reviews) is imported where it is used: pytest
 # loads this module for every run, and a suite that checks no citation should not pay for them.
@@ -120,30 +121,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[PREVIOUS_BINDING] = binding.enter_session()
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(
-    item: pytest.Item, call: pytest.CallInfo[None]
-) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    report = yield
-    if call.excinfo is not None and isinstance(call.excinfo.value, CitecheckError) and report.failed:
-        # Our errors say what happened and what to do; a traceback into the plugin adds nothing.
-        error = call.excinfo.value
-        report.longrepr = f"{type(error).__name__}: {error}"
-        report.citecheck_error = report.longrepr  # type: ignore[attr-defined]  # for the GitHub annotations (``_pytest_glue.session``)
-    return report
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
-    result = yield
-    # Saved as the test's call ends, not at teardown: a recording that cannot be written fails the
-    # test itself, instead of a PASSED test followed by an ERROR at teardown.
-    checker = item.stash.get(CHECKER, None)
-    if checker is not None:
-        checker.save()
-    return result
-
-
 def _check_report_paths(settings: Settings) -> None:
     """A report path that is a directory (``--citecheck-json=.``) is a usage error before any test runs."""
     for option, value in (("--citecheck-json", settings.json), ("--citecheck-html", settings.html)):
@@ -233,38 +210,21 @@ def citecheck(request: pytest.FixtureRequest) -> Checker:
     return make_checker(request)
 
 
-# How ``assert_citations_supported`` finds the running test's checker. It must come from a fixture:
-# the checker's client is the ``citecheck_client`` fixture this test sees (a conftest may override it,
-# at any scope, with fixtures of its own), and only a fixture's ``request`` resolves one (pytest has
-# no public API to resolve a fixture from an item). It is not autouse: pytest would compute it into
-# every test's fixture closure at collection (about 20 µs a test). It is added to a test's fixture
-# names as the test is set up, before pytest sets up its fixtures: collecting costs nothing (not even
-# a pass over the collected tests), and a test that runs pays one hook call. First in the list, as
-# an autouse fixture would be: the test's function-scoped fixtures may check citations too.
-BINDING_FIXTURE = "_citecheck_current_test"
-
-
+# How ``assert_citations_supported`` finds the running test's checker: one getter for the session,
+# bound when it starts (``_pytest_glue.running``). Nothing is added to a test and no hook runs per
+# test: a test that calls no helper and asks for no fixture of ours pays nothing. The checker comes
+# from the ``citecheck`` fixture as the running test sees it: its client is the ``citecheck_client``
+# fixture that test sees (a conftest may override it, at any scope, with fixtures of its own).
 @pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    names = getattr(item, "fixturenames", None)  # Function and doctest items: the fixtures setup provides
-    # The tests of one function (its parametrisations) share one list: changed once.
-    if names.__class__ is list and BINDING_FIXTURE not in names:
-        names.insert(0, BINDING_FIXTURE)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    binding.bind(functools.partial(_running_test_checker, session))
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Iterator[Any]:
-    """A fixture wider than the test (session, package, module, class) sees no test bound while it is
-    set up: what it checked would be recorded in whichever test happened to set it up first."""
-    if fixturedef.scope == "function":
-        return (yield)
-    with binding.unbound():
-        return (yield)
+def _running_test_checker(session: pytest.Session) -> Checker | None:
+    from pytest_citecheck._pytest_glue.running import running_checker
 
-
-@pytest.fixture(name=BINDING_FIXTURE)
-def _citecheck_current_test(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Lets ``assert_citations_supported`` find the running test's checker (costs nothing unused)."""
-    binding.bind(lambda: request.getfixturevalue("citecheck"))
-    yield
-    binding.bind(None)
+    checker = running_checker(session)
+    if checker is None:
+        # The helper raises that it was called outside a test: the session's plugins say it in one line.
+        session_plugins(session.config)
+    return checker

@@ -38,8 +38,9 @@ def _inside_pytest() -> bool:
 
 def current_checker(caller: str = "assert_citations_supported()") -> Checker:
     __tracebackhide__ = True
-    if binding.current is not None:
-        return binding.current()
+    checker = binding.current() if binding.current is not None else None
+    if checker is not None:
+        return checker
     if binding.sessions:
         raise CheckerUnavailableError(
             f"{caller} was called outside a running test (at import or collection time, or from a fixture "

@@ -20,7 +20,8 @@ from pytest_citecheck._citations.coverage import coverage_failure
 from pytest_citecheck._gate.enforce import enforce
 from pytest_citecheck._gate.human import with_human_decision
 from pytest_citecheck._locate.citations import as_source
-from pytest_citecheck._options import CheckOptions, Settings
+from pytest_citecheck._options import Settings
+from pytest_citecheck._options.keywords import CheckOptions
 from pytest_citecheck._results import CitationResult, Status
 from pytest_citecheck._sources.source import Format, Source
 

@@ -1,51 +1,19 @@
-"""The resolved settings (``Settings``) and the per-test keywords a call takes (``CheckOptions``).
+"""The resolved settings (``Settings``).
 
-Precedence, highest first: call > marker > command line > ini > default.
+Precedence, highest first: call > marker > command line > ini > default. The per-test keywords a
+call takes (``CheckOptions``) are in ``keywords``, loaded when first named.
+
+No ``from __future__ import annotations`` here, on purpose: ``typing.NamedTuple`` compiles a string
+annotation into a ``ForwardRef`` for each field, and every pytest run builds this class.
 """
 
-from __future__ import annotations
-
-from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple, TypedDict
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from pytest_citecheck._errors import OptionError
-from pytest_citecheck._options.parsing import (
-    MisattributedPolicy,
-    OffWord,
-    RecordMode,
-    ReviewPolicy,
-    UnusedPolicy,
-)
+from pytest_citecheck._options.parsing import RecordMode, ReviewPolicy, UnusedPolicy
 from pytest_citecheck._options.table import OPTIONS, OPTIONS_BY_NAME, PER_TEST_OPTIONS
-from pytest_citecheck._verdicts import Verdict, VerdictName
-
-
-class CheckOptions(TypedDict, total=False):
-    """The per-test settings a call takes as keyword arguments (and ``@pytest.mark.citecheck`` too).
-
-    ``assert_citations_supported(citations, source, **options: Unpack[CheckOptions])``: a type
-    checker reports a misspelt keyword or a value of the wrong type. ``None`` leaves a setting to
-    the marker, the command line or the ini file (for ``model`` it means the SDK's default). Each
-    key is a per-test ``Option`` below, with its meaning; ``tests/project/test_typing.py`` keeps the two in step.
-    """
-
-    auto_accept: float | None
-    model: str | None
-    fail_on: str | Iterable[Verdict | VerdictName] | None
-    review: ReviewPolicy | None
-    concurrency: int | None
-    request_deadline: float | OffWord | None
-    max_rpm: int | OffWord | None
-    max_tokens_per_second: int | OffWord | None
-    screen: bool | None
-    fuzzy: float | OffWord | None
-    casefold: bool | None
-    min_quote_length: int | None
-    window: int | OffWord | None
-    misattributed: MisattributedPolicy | None
-    questions: str | Iterable[str] | None
-    min_citations: int | None
-    require_cited_sentences: bool | None
+from pytest_citecheck._verdicts import Verdict
 
 
 class Settings(NamedTuple):
@@ -85,7 +53,7 @@ class Settings(NamedTuple):
     reviews: str = "citecheck-reviews.json"
 
     @classmethod
-    def resolve(cls, command_line: Mapping[str, Any], ini: Mapping[str, Any]) -> Settings:
+    def resolve(cls, command_line: Mapping[str, Any], ini: Mapping[str, Any]) -> "Settings":
         """Session settings: command line over ini over default. Raises OptionError naming the source."""
         values: dict[str, Any] = {}
         for option in OPTIONS:
@@ -102,7 +70,7 @@ class Settings(NamedTuple):
                 raise OptionError(origin, str(error)) from None
         return cls(**values)
 
-    def override(self, overrides: Mapping[str, Any], origin: str) -> Settings:
+    def override(self, overrides: Mapping[str, Any], origin: str) -> "Settings":
         """These settings with per-test keywords (from a marker or a call) applied on top."""
         if not overrides:
             return self

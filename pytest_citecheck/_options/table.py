@@ -3,9 +3,10 @@
 Each ``Option`` becomes a ``--citecheck-*`` flag and a ``citecheck_*`` ini key; the per-test ones
 are also ``@pytest.mark.citecheck(...)`` and call keyword arguments. ``docs/configuration.md`` is
 generated from this table (``citecheck options``), so the two cannot drift.
-"""
 
-from __future__ import annotations
+No ``from __future__ import annotations``: ``typing.NamedTuple`` would compile each field's string
+annotation (``_options.settings`` says why that matters).
+"""
 
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
@@ -52,7 +53,7 @@ class Option(NamedTuple):
         return self.parse is parse_bool
 
     @property
-    def ini_type(self) -> IniType:
+    def ini_type(self) -> "IniType":
         """The type pytest reads the ini key as (shown in ``pytest --help``); the parser still validates."""
         return _INI_TYPES.get(self.parse, "string")
 

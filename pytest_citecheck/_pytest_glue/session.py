@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_citecheck._errors import CitecheckError
 from pytest_citecheck._pytest_glue.stash import (
     CHECKER,
     PENDING_ROWS,
@@ -26,6 +27,20 @@ if TYPE_CHECKING:
     from pytest_citecheck._report.github import Outcomes
     from pytest_citecheck._report.run_report import Report
     from pytest_citecheck._review.decisions import Reviews, ReviewsFileError
+
+
+def _save(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
+    """The test's recording, saved as its call ends (not at teardown): one that cannot be written fails
+    the test itself, instead of a PASSED test followed by an ERROR at teardown. Here rather than in a
+    ``pytest_runtest_call`` wrapper, which would run for every test: this plugin is registered only
+    when the run checks citations or has cassettes, and the checker may be built during the call."""
+    checker = item.stash.get(CHECKER, None)
+    if checker is None:
+        return
+    try:
+        checker.save()
+    except Exception as error:
+        call.excinfo = pytest.ExceptionInfo.from_exception(error)
 
 
 class CitecheckRun:
@@ -77,7 +92,14 @@ class CitecheckRun:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+        if call.when == "call" and call.excinfo is None:
+            _save(item, call)
         report = yield
+        if call.excinfo is not None and isinstance(call.excinfo.value, CitecheckError) and report.failed:
+            # Our errors say what happened and what to do; a traceback into the plugin adds nothing.
+            error = call.excinfo.value
+            report.longrepr = f"{type(error).__name__}: {error}"
+            report.citecheck_error = report.longrepr  # for the GitHub annotations
         rows = item.stash.get(PENDING_ROWS, None)
         failing: list[str] = []
         if call.excinfo is not None and report.failed and CHECKER in item.stash:

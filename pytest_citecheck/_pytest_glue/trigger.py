@@ -71,9 +71,20 @@ class SessionTrigger:
         if any((folder / cassette_dir).is_dir() for folder in {module.parent for module in modules}):
             session_plugins(self.config)
 
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # Only an xdist controller takes in reports it did not make: only it watches them (no hook per test otherwise).
+        if self.config.pluginmanager.has_plugin("dsession"):
+            self.config.pluginmanager.register(ControllerTrigger(self.config), "citecheck-controller-trigger")
+
+
+class ControllerTrigger:
+    """On an xdist controller, which builds no checker: the first report with rows (or an error of ours,
+    or unused recordings) registers the session's plugins, and is handed on to them."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        # Under xdist the controller builds no checker: the first report with rows (or an error of
-        # ours, or unused recordings) registers the session's plugins, and is handed on to them.
         if SESSION_PLUGINS in self.config.stash or not any(hasattr(report, field) for field in _REPORT_FIELDS):
             return
         run, bookkeeping = session_plugins(self.config)
