@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_citecheck._errors import CitecheckError
+from pytest_citecheck._pytest_glue.shipping import OUTPUT_KEY, REPORT_FIELD, Shipment, unpack
 from pytest_citecheck._pytest_glue.stash import (
     CHECKER,
     PENDING_ROWS,
@@ -50,6 +51,8 @@ class CitecheckRun:
         self.config = config
         self._report: Report | None = None
         self._reviews: dict[Path, Reviews | ReviewsFileError] = {}
+        self._resolved: dict[Path, Path] = {}
+        self._shipment = Shipment()  # an xdist worker's rows, shipped to the controller in batches
         # Why the run fails although every test passed (a flip, unused recordings): the summary's last words.
         self.failed_because: list[str] = []
         # Under GitHub Actions: which tests failed on which citations, and where the tests are
@@ -77,14 +80,22 @@ class CitecheckRun:
         """The reviews file at ``path``, read once per session (a damaged file fails each checking test)."""
         from pytest_citecheck._review.decisions import load_once
 
-        return load_once(self._reviews, path.resolve())
+        return load_once(self._reviews, self._resolve(path))
+
+    def _resolve(self, path: Path) -> Path:
+        """``path.resolve()``, asked of the file system once per path in a session: every test of a
+        directory names the same reviews file, and resolving is a system call per part of the path."""
+        resolved = self._resolved.get(path)
+        if resolved is None:
+            resolved = self._resolved[path] = path.resolve()
+        return resolved
 
     def display_path(self, path: Path) -> str:
         """``path`` relative to where pytest was run (where ``citecheck review`` is run), if inside it."""
         try:
-            return str(path.resolve().relative_to(Path(self.config.invocation_params.dir).resolve()))
+            return str(self._resolve(path).relative_to(self._resolve(Path(self.config.invocation_params.dir))))
         except ValueError:
-            return str(path.resolve())
+            return str(self._resolve(path))
 
     @property
     def _is_controller(self) -> bool:
@@ -107,38 +118,68 @@ class CitecheckRun:
 
             failing = failed_ids(call.excinfo.value, rows or [])  # the citations that failed it, their rows marked
         if rows:
-            # Rows ride on the report so they reach the xdist controller; each is sent exactly once.
-            report.citecheck_rows = list(rows)
-            rows.clear()
+            self._hand_on(report, rows)
         if self._github and failing:
             report.citecheck_failing = failing  # for the annotations, like the rows
         return report
+
+    def _hand_on(self, report: pytest.TestReport, rows: list[dict[str, Any]]) -> None:
+        """A test's rows, each handed on exactly once: on its report in this process; from an xdist
+        worker, into the batch it ships to the controller (``shipping``)."""
+        if self._is_controller:
+            report.citecheck_rows = list(rows)  # type: ignore[attr-defined]  # read in pytest_runtest_logreport
+        else:
+            self._shipment.add(report.nodeid, report.location, rows)
+            if self._shipment.full:
+                setattr(report, REPORT_FIELD, self._shipment.take())
+        rows.clear()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         rows = getattr(report, "citecheck_rows", None)
         if rows:
             self.report.extend(rows)
+        batch = getattr(report, REPORT_FIELD, None)
+        if batch and self._is_controller:
+            self._take_batch(batch)
         if self._github:
             self._note_outcome(report, bool(rows))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        # What a worker had not shipped when it finished.
+        batch = getattr(node, "workeroutput", {}).get(OUTPUT_KEY)
+        if batch:
+            self._take_batch(batch)
+
+    def _take_batch(self, batch: str) -> None:
+        rows, locations = unpack(batch)
+        self.report.extend(rows)
+        if self._github:
+            for nodeid, (path, line) in locations.items():
+                self._note_location(nodeid, path, line)
 
     def _note_outcome(self, report: pytest.TestReport, has_rows: bool) -> None:
         failing = getattr(report, "citecheck_failing", None)
         error = getattr(report, "citecheck_error", None)
         if not (has_rows or failing or error):
             return
+        outcomes = self._note_location(report.nodeid, report.location[0], report.location[1])
+        if failing:
+            outcomes.failing[report.nodeid] = list(failing)
+        if error:
+            outcomes.errors[report.nodeid] = str(error)
+
+    def _note_location(self, nodeid: str, path: str, line: int | None) -> Outcomes:
+        """Where a test with rows (or a failure) is, for the GitHub annotations and step summary."""
         from pytest_citecheck._report.github import Outcomes, workspace_path
 
         if self._outcomes is None:
             self._outcomes = Outcomes()
-        if failing:
-            self._outcomes.failing[report.nodeid] = list(failing)
-        if error:
-            self._outcomes.errors[report.nodeid] = str(error)
-        if report.nodeid not in self._outcomes.locations:
-            path, line = report.location[0], report.location[1]
+        if nodeid not in self._outcomes.locations:
             here = Path(self.config.invocation_params.dir)
             shown = workspace_path(self.config.rootpath / path, os.environ, here)
-            self._outcomes.locations[report.nodeid] = (shown, None if line is None else line + 1)
+            self._outcomes.locations[nodeid] = (shown, None if line is None else line + 1)
+        return self._outcomes
 
     def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
         # Ctrl-C: open cassettes are still saved at teardown, but a half-done rewrite must not
@@ -200,6 +241,9 @@ class CitecheckRun:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         settings = self.config.stash[SETTINGS]
         if not self._is_controller:
+            left = self._shipment.take()
+            if left is not None:
+                self.config.workeroutput[OUTPUT_KEY] = left  # type: ignore[attr-defined]  # set by xdist
             return
         if self._github:
             self._github_step_summary()

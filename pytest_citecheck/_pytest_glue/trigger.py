@@ -38,7 +38,9 @@ def session_plugins(config: pytest.Config) -> tuple[CitecheckRun, CassetteBookke
 
 
 # A test's report carries these (set in ``session`` and ``plugin``) when it has something for the session's plugins.
-_REPORT_FIELDS = ("citecheck_rows", "citecheck_unused", "citecheck_failing", "citecheck_error")
+_REPORT_FIELDS = ("citecheck_rows", "citecheck_batch", "citecheck_unused", "citecheck_failing", "citecheck_error")
+# What an xdist worker leaves in its ``workeroutput`` for the session's plugins: orphan cassettes, unshipped rows.
+_OUTPUT_KEYS = ("citecheck_orphans", "citecheck_rows")
 
 
 class SessionTrigger:
@@ -93,7 +95,10 @@ class ControllerTrigger:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        # An xdist worker's orphan cassettes reach the controller with the worker's end.
-        if SESSION_PLUGINS in self.config.stash or not getattr(node, "workeroutput", {}).get("citecheck_orphans"):
+        # An xdist worker's orphan cassettes and last rows reach the controller with the worker's end.
+        output = getattr(node, "workeroutput", {})
+        if SESSION_PLUGINS in self.config.stash or not any(output.get(key) for key in _OUTPUT_KEYS):
             return
-        session_plugins(self.config)[1].pytest_testnodedown(node, error)
+        run, bookkeeping = session_plugins(self.config)
+        run.pytest_testnodedown(node, error)
+        bookkeeping.pytest_testnodedown(node, error)

@@ -35,7 +35,6 @@ from pytest_citecheck._recording.cassette_file import CassetteFormatError, Casse
 from pytest_citecheck._recording.lifecycle.stale import stale_message
 from pytest_citecheck._recording.matching import (
     TYPESAFE_PATH,
-    canonical_json,
     citation_of,
     method_and_endpoint,
     parsed_body,
@@ -114,21 +113,14 @@ class Recording:
         self.path = path
         self._recorded = [_Recorded(index, interaction) for index, interaction in enumerate(interactions)]
         self._plays = [0] * len(self._recorded)
-        # Two indexes of the same interactions. By the body's
-        # text as stored: the serializer writes a JSON body in one canonical form, so a request is
-        # found by its own body in that form, without parsing a single stored body. By the parsed
-        # body (``request_key``), built only if a request is not found the first way (a cassette
-        # edited by hand, or written in another form): the rule is vcrpy's either way.
-        self._by_text: dict[tuple[str, str, str], int] = {}
-        self._methods_and_endpoints: list[tuple[str, str]] = []
+        # Indexed by what vcrpy matched on: method, endpoint and the parsed body (``request_key``:
+        # key-sorted compact JSON, which the C encoder writes; the indented form a cassette stores
+        # is written by the pure-Python one, several times slower for a section-sized body).
+        self._by_key: dict[tuple[str, str, str], int] = {}
         for index, interaction in enumerate(interactions):
             request = interaction["request"]
             method, endpoint = method_and_endpoint(str(request.get("method", "")), str(request.get("uri", "")))
-            self._methods_and_endpoints.append((method, endpoint))
-            body = self._recorded[index].body
-            if isinstance(body, str):
-                self._by_text.setdefault((method, endpoint, body), index)
-        self._by_key: dict[tuple[str, str, str], int] | None = None
+            self._by_key.setdefault((method, endpoint, request_key(self._recorded[index].body)), index)
         self._by_citation: dict[tuple[str, str], int] | None = None
         self._lock = threading.Lock()
         self._in_flight = 0
@@ -154,24 +146,14 @@ class Recording:
     def take(self, method: str, path: str, body: bytes) -> _Recorded:
         """The recording of this request; ``ReplayMiss`` when there is none."""
         method, endpoint = method_and_endpoint(method, path)
-        text = canonical_json(body)
+        key = (method, endpoint, request_key(body))
         with self._lock:
-            index = self._by_text.get((method, endpoint, text)) if text else None
-            if index is None:
-                index = self._parsed_index().get((method, endpoint, request_key(body)))
+            index = self._by_key.get(key)
             if index is None:
                 raise ReplayMiss(self.path, parsed_body(body), [parsed_body(r.body) for r in self._recorded])
             self._plays[index] += 1
         count_play()
         return self._recorded[index]
-
-    def _parsed_index(self) -> dict[tuple[str, str, str], int]:
-        if self._by_key is None:
-            self._by_key = {}
-            for index, recorded in enumerate(self._recorded):
-                method, endpoint = self._methods_and_endpoints[index]
-                self._by_key.setdefault((method, endpoint, request_key(recorded.body)), index)
-        return self._by_key
 
     @contextlib.contextmanager
     def serving(self) -> Iterator[None]:
@@ -260,14 +242,18 @@ class _Request:
 
     __slots__ = ("method", "uri", "headers", "body")
 
-    def __init__(self, method: str, uri: str, headers: dict[str, str], body: bytes) -> None:
+    def __init__(self, method: str, uri: str, headers: dict[str, list[str]], body: bytes) -> None:
         self.method, self.uri, self.headers, self.body = method, uri, headers, body
 
 
 def _scrubbed(request: Any, body: bytes) -> tuple[str, str, bytes]:
     """(method, path, body) of an outgoing request after the same scrub a recording got
     (``redaction.scrub_request``): vcrpy matched requests only after it, so replay does too."""
-    incoming = _Request(request.method, str(request.url), dict(request.headers), body)
+    # In one pass over the header list (``dict(request.headers)`` looks each name up again in the list).
+    headers: dict[str, list[str]] = {}
+    for name, value in request.headers.multi_items():
+        headers.setdefault(name, []).append(value)
+    incoming = _Request(request.method, str(request.url), headers, body)
     scrubbed = scrub_request(incoming) or incoming
     return scrubbed.method, urlsplit(scrubbed.uri).path, scrubbed.body
 

@@ -104,3 +104,36 @@ def test_unused_recordings_and_orphans_found_on_workers_reach_the_controller(sui
         assert [entry["test"] for entry in data["unused"]] == ["test_spread_2.py::test_21"] * 2
         assert data["orphans"] == ["cassettes/test_spread_1/test_gone.yaml"]
     assert serial.ret == 0
+
+
+BATCH_CONFTEST = """
+import pytest_citecheck._pytest_glue.shipping as shipping
+
+shipping.BATCH_ROWS = 4  # small batches: some ship on a test's report, the rest when the worker ends
+SEEN = {"rows": 0, "batches": 0}
+
+def pytest_runtest_logreport(report):
+    SEEN["rows"] += bool(getattr(report, "citecheck_rows", None))
+    SEEN["batches"] += isinstance(getattr(report, "citecheck_batch", None), str)
+
+def pytest_terminal_summary(terminalreporter, config):
+    if not hasattr(config, "workerinput"):
+        terminalreporter.write_line(f"REPORTS WITH ROWS: {SEEN['rows']}; WITH A BATCH: {SEEN['batches']}")
+"""
+
+
+def test_workers_ship_rows_in_batches_not_on_every_report(suite, jev_server, offline):
+    write_forty_tests(suite)
+    suite.runpytest("--citecheck-record-mode=once", "test_spread_0.py", "test_spread_1.py").assert_outcomes(passed=20)
+    offline()
+    suite.runpytest("--citecheck-json=serial.json", "test_spread_0.py", "test_spread_1.py").assert_outcomes(passed=20)
+    suite.makeconftest(BATCH_CONFTEST)
+    result = suite.runpytest("-n", "2", "--citecheck-json=xdist.json", "test_spread_0.py", "test_spread_1.py")
+    result.assert_outcomes(passed=20)
+    # 30 rows: no report carries a test's rows; a few carry a batch of them, the rest come at each worker's end.
+    [line] = [line for line in result.stdout.lines if line.startswith("REPORTS WITH ROWS:")]
+    rows, batches = (int(part.rsplit(" ", 1)[1]) for part in line.split(";"))
+    assert rows == 0
+    assert 1 <= batches <= 30 // 4
+    assert sorted_report(suite.path / "xdist.json") == sorted_report(suite.path / "serial.json")
+    result.stdout.fnmatch_lines(["30 citations checked in 20 tests:*"])
