@@ -30,6 +30,19 @@ Format: TypeAlias = BuiltinFormat | str
 
 _NUMERIC_ID = re.compile(r"^\d+(?:\.\d+)*$")
 
+# The last documents split by a built-in format, and what splitting them warned: a suite's modules
+# that build a Source of one document each (``SOURCE = Source.from_file(...)`` at the top of every
+# test file, in every xdist worker) split it once per process. A Source is immutable; the warnings
+# are given again for each call. A format of the user's own (the split hook) is split every time.
+_BUILT: dict[tuple[str, str, str | None], tuple[Source, tuple[str, ...]]] = {}
+_BUILT_KEEP = 8
+
+
+def _keep(key: tuple[str, str, str | None], built: tuple[Source, tuple[str, ...]]) -> None:
+    if len(_BUILT) >= _BUILT_KEEP:
+        del _BUILT[next(iter(_BUILT))]
+    _BUILT[key] = built
+
 
 def _numeric_key(section_id: str) -> tuple[int, ...]:
     return tuple(int(part) for part in section_id.split("."))
@@ -142,7 +155,7 @@ class Source:
         Warns (``SourceWarning``) once, here: when ``auto``'s best layout still explains the text
         badly, and when sections are too large for one Jev request.
         """
-        from pytest_citecheck._sources.formats import explained, split, split_detected
+        from pytest_citecheck._sources.formats import FORMATS, explained, split, split_detected
 
         if not isinstance(text, str):
             raise SourceError(f"the document must be text (str), not {type(text).__name__}", field="source")
@@ -154,21 +167,32 @@ class Source:
             raise SourceError(
                 f"format must be a format name such as 'rfc' or 'markdown', not {format!r}", field="format"
             )
-        warnings: list[str | None] = []
-        if format == "auto":
-            detected = split_detected(text, name)
-            format, parts = detected.format, detected.split
-            warnings.append(detected.warning(name))
-        else:
-            parts = split(text, format, hooks)
-            warnings.append(explained(format, parts, name))
-        source = cls(
-            sections=parts.sections, text=parts.clean, name=name, format=format, original=text, offsets=parts.offsets
-        )
-        warnings.append(source.oversized_warning())
-        for message in filter(None, warnings):
+        key = (text, format, name)
+        built = _BUILT.get(key) if format in FORMATS else None
+        if built is None:
+            warnings: list[str | None] = []
+            if format == "auto":
+                detected = split_detected(text, name)
+                chosen, parts = detected.format, detected.split
+                warnings.append(detected.warning(name))
+            else:
+                chosen, parts = format, split(text, format, hooks)
+                warnings.append(explained(format, parts, name))
+            source = cls(
+                sections=parts.sections,
+                text=parts.clean,
+                name=name,
+                format=chosen,
+                original=text,
+                offsets=parts.offsets,
+            )
+            warnings.append(source.oversized_warning())
+            built = (source, tuple(filter(None, warnings)))
+            if format in FORMATS:
+                _keep(key, built)
+        for message in built[1]:
             _warnings.warn(message, SourceWarning, stacklevel=3)
-        return source
+        return built[0]
 
     @classmethod
     def from_blocks(cls, content: Any, *, ids: Sequence[str] | None = None, name: str | None = None) -> Source:

@@ -164,3 +164,17 @@ def test_auto_scores_every_layout_and_keeps_the_best() -> None:
     assert names[0] == "rst" and "markdown" in names
     markdown = next(fit for fit in detected.fits if fit.format == "markdown")
     assert markdown.score < detected.fits[0].score
+
+
+def test_a_document_split_again_is_split_once_and_warns_each_time() -> None:
+    # Every test module of a suite builds the same Source: split once per process (and its finder
+    # built once); what splitting it warned is said to each caller.
+    text = "# Terms\n\n" + WRAPPED
+    with pytest.warns(SourceWarning) as first:
+        one = Source.from_text(text, name="again.txt")
+    with pytest.warns(SourceWarning) as second:
+        other = Source.from_text(text, name="again.txt")
+    assert other is one
+    assert [str(w.message) for w in second] == [str(w.message) for w in first]
+    with pytest.warns(SourceWarning):
+        assert Source.from_text(text, name="other-name.txt") is not one  # the name is in what it says
