@@ -9,6 +9,7 @@ verdict is the human's; a decision whose digest no longer matches is attached as
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Callable
 from hashlib import sha256
@@ -25,8 +26,9 @@ class Decisions(Protocol):
     def lookup(self, key: str, test: str | None, citation: str) -> Any: ...
 
 
+@functools.cache
 def question_fingerprint() -> str:
-    """The relation question as canonical JSON: a changed question invalidates every decision."""
+    """The relation question as canonical JSON: a changed question invalidates every decision (worked out once)."""
     from pytest_citecheck._judge.relation import CRITERIA, INSTRUCTIONS, QUESTION_NAME
 
     return json.dumps({"name": QUESTION_NAME, "instructions": INSTRUCTIONS, "criteria": CRITERIA}, sort_keys=True)

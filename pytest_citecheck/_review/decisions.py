@@ -61,6 +61,10 @@ class Reviews:
         self.decisions: dict[str, dict[str, Any]] = dict(decisions or {})
         # Decisions recorded since the file was read, written over the file's current content by ``save``.
         self._changes: dict[str, dict[str, Any] | None] = {}
+        # The keys of each test's decision for each citation, for ``lookup``'s stale decisions: built
+        # when first needed, dropped when the decisions change (``_by_citation_for``).
+        self._by_citation: dict[tuple[Any, Any], list[str]] = {}
+        self._indexed: tuple[int, int] | None = None
 
     # --- files ------------------------------------------------------------------------------
 
@@ -116,6 +120,7 @@ class Reviews:
 
     def _put(self, key: str, entry: dict[str, Any] | None) -> None:
         """Set (or with None, remove) the decision under ``key``; one decision per test and citation."""
+        self._indexed = None
         if entry is None:
             self.decisions.pop(key, None)
             return
@@ -134,15 +139,22 @@ class Reviews:
         decision = self.decisions.get(key)
         if decision is not None:
             return Lookup(decision={**decision, "key": key})
-        stale = [
-            {**entry, "key": other}
-            for other, entry in self.decisions.items()
-            if entry.get("citation") == citation and entry.get("test") == test
-        ]
+        stale = [{**self.decisions[other], "key": other} for other in self._by_citation_for(test, citation)]
         if stale:
             stale.sort(key=lambda entry: str(entry.get("at", "")))
             return Lookup(stale=stale[-1])
         return Lookup()
+
+    def _by_citation_for(self, test: str | None, citation: str) -> list[str]:
+        """The keys of the decisions for this test and citation id, from an index of every decision
+        (one pass over the file, not one per citation looked up)."""
+        state = (id(self.decisions), len(self.decisions))
+        if self._indexed != state:
+            self._by_citation = {}
+            for key, entry in self.decisions.items():
+                self._by_citation.setdefault((entry.get("test"), entry.get("citation")), []).append(key)
+            self._indexed = state
+        return [key for key in self._by_citation.get((test, citation), ()) if key in self.decisions]
 
     # --- writing ----------------------------------------------------------------------------
 
