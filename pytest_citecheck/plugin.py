@@ -115,6 +115,10 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"pytest-citecheck: {error}") from None
     # The session's report and recording bookkeeping load when the run needs them (``_pytest_glue.trigger``).
     config.pluginmanager.register(SessionTrigger(config), "citecheck-trigger")
+    if config.stash[SETTINGS].estimate:  # --citecheck-estimate: a dry run (``_pytest_glue.estimating``)
+        from pytest_citecheck._pytest_glue.estimating import register
+
+        register(config)
     # Source.from_text(..., format=<not built in>) in a test or conftest reaches this session's hook.
     config.stash[PREVIOUS_SPLIT_HOOK] = _hooks.set_split_hook(config.hook.pytest_citecheck_split_sections)
     # Until a test runs, assert_citations_supported has no checker: it raises instead of going live.

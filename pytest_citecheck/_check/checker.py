@@ -13,7 +13,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
 from pytest_citecheck._check.invalid import locate_valid
-from pytest_citecheck._check.running import Asking, Plan, ask_in_tasks, ask_on_threads, in_order, pending
+from pytest_citecheck._check.running import (
+    Asking,
+    Plan,
+    ask_in_tasks,
+    ask_on_threads,
+    in_order,
+    pending,
+    settle_estimate,
+)
 from pytest_citecheck._check.wiring import Wiring, standalone
 from pytest_citecheck._citations.adapt import adapt_answer
 from pytest_citecheck._citations.coverage import coverage_failure
@@ -146,6 +154,7 @@ class Checker:
         indices = pending(plan.located)
         step = Asking(plan, self.cassette, self._wiring.record_hint, self._wiring.shared_answers)
         outcomes = ask_on_threads(step, self.client, indices) if indices else {}
+        settle_estimate(plan, outcomes, self.cassette, self._wiring.review_actions.get("skip"))
         return self._finish(*in_order(plan.located, outcomes), plan)
 
     async def _acheck(self, plan: Plan) -> list[CitationResult]:
@@ -155,6 +164,7 @@ class Checker:
         step = Asking(plan, self.cassette, self._wiring.record_hint, self._wiring.shared_answers)
         factory = self._wiring.async_client_factory
         outcomes = await ask_in_tasks(step, factory, indices) if indices else {}
+        settle_estimate(plan, outcomes, self.cassette, self._wiring.review_actions.get("skip"))
         return self._finish(*in_order(plan.located, outcomes), plan)
 
     def _finish(

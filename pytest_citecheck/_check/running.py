@@ -104,9 +104,9 @@ class Asking:
 def ask_on_threads(step: Asking, client: Callable[[], Any], indices: list[int]) -> Outcomes:
     """``check``'s step 2: up to ``concurrency`` threads (one when replaying: nothing waits on the network)."""
     workers = min(step.plan.settings.concurrency, len(indices))
-    if step.cassette is not None and step.cassette.record_mode == "none":
-        # Replay only: every answer comes from memory (or the check fails on a miss) and nothing
-        # waits on the network, so threads would only add their start-up and GIL contention.
+    if step.cassette is not None and (step.cassette.record_mode == "none" or step.plan.settings.estimate):
+        # Replay only (or an estimate, which sends nothing): every answer comes from memory (or the check
+        # fails on a miss) and nothing waits on the network, so threads would only add their start-up and GIL contention.
         workers = 1
     if workers > 1:
         try:
@@ -116,7 +116,15 @@ def ask_on_threads(step: Asking, client: Callable[[], Any], indices: list[int]) 
             open_cassette(step.cassette, step.plan.citations[indices[0]].id, step.record_hint)
         except Exception as error:
             return {indices[0]: error}
-    return judge_on_threads(indices, lambda index: step.judge(client(), index), workers)
+    counted = _not_sent() if step.plan.settings.estimate else ()
+    return judge_on_threads(indices, lambda index: step.judge(client(), index), workers, keep_going=counted)
+
+
+def _not_sent() -> tuple[type[BaseException], ...]:
+    """In an estimate run, a request counted and not sent: the next citation is still asked (and counted)."""
+    from pytest_citecheck._estimate.recording import NotSent
+
+    return (NotSent,)
 
 
 async def ask_in_tasks(step: Asking, async_client_factory: Callable[[], Any] | None, indices: list[int]) -> Outcomes:
@@ -129,6 +137,15 @@ async def ask_in_tasks(step: Asking, async_client_factory: Callable[[], Any] | N
         if owned:
             # Its connections belong to this call's event loop: closed here, while it runs.
             await client.aclose()
+
+
+def settle_estimate(plan: Plan, outcomes: Outcomes, cassette: Any, skip: Callable[[str], object] | None) -> None:
+    """An estimate run (``--citecheck-estimate``): a check that would have sent a request is skipped, unjudged."""
+    __tracebackhide__ = True
+    if plan.settings.estimate:
+        from pytest_citecheck._estimate.recording import settle
+
+        settle(outcomes, cassette, skip)
 
 
 def pending(located: Sequence[CitationResult | Item]) -> list[int]:
@@ -153,8 +170,17 @@ def in_order(
     return results, None
 
 
-def judge_on_threads(indices: list[int], judge: Callable[[int], CitationResult], workers: int) -> Outcomes:
-    """Judge ``indices`` with up to ``workers`` threads; on the first error the rest are cancelled."""
+def judge_on_threads(
+    indices: list[int],
+    judge: Callable[[int], CitationResult],
+    workers: int,
+    *,
+    keep_going: tuple[type[BaseException], ...] = (),
+) -> Outcomes:
+    """Judge ``indices`` with up to ``workers`` threads; on the first error the rest are cancelled.
+
+    ``keep_going``: errors after which one thread goes on with the next citation (an estimate's ``NotSent``).
+    """
     outcomes: Outcomes = {}
     if workers <= 1:
         for index in indices:
@@ -162,7 +188,8 @@ def judge_on_threads(indices: list[int], judge: Callable[[int], CitationResult],
                 outcomes[index] = judge(index)
             except Exception as error:
                 outcomes[index] = error
-                break
+                if not isinstance(error, keep_going):
+                    break
         return outcomes
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="citecheck") as pool:
         futures: dict[int, Future[CitationResult]] = {index: pool.submit(judge, index) for index in indices}

@@ -192,3 +192,24 @@ def parse_dir(raw: Any) -> str:
     if not isinstance(raw, str) or not raw.strip():
         raise ValueError(f"expected a directory name, got {raw!r}")
     return raw.strip()
+
+
+# The highest price ``parse_price`` takes: far above any model's, so a slip (a price per token
+# instead of per million, a missing decimal point) is an error, not an estimate in the billions.
+MAX_PRICE_PER_MILLION = 10_000.0
+
+
+def parse_price(raw: Any) -> float:
+    """US dollars per million tokens: a finite number from 0 to ``MAX_PRICE_PER_MILLION`` (a leading ``$`` is allowed)."""
+    shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:39] + "…"
+    expected = f"expected US dollars per million tokens, a number from 0 to {MAX_PRICE_PER_MILLION:,.0f} (e.g. 0.042)"
+    if isinstance(raw, bool):
+        raise ValueError(f"{expected}, got {shown}")
+    text = raw.strip().removeprefix("$") if isinstance(raw, str) else raw
+    try:
+        value = float(text)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{expected}, got {shown}") from None
+    if not math.isfinite(value) or not 0.0 <= value <= MAX_PRICE_PER_MILLION:
+        raise ValueError(f"{expected}, got {shown}")
+    return value

@@ -51,6 +51,9 @@ class Settings(NamedTuple):
     fail_on_flip: bool = False
     html: str | None = None
     reviews: str = "citecheck-reviews.json"
+    estimate: bool = False
+    estimate_input_price: float = 0.042
+    estimate_output_price: float = 0.0
 
     @classmethod
     def resolve(cls, command_line: Mapping[str, Any], ini: Mapping[str, Any]) -> "Settings":

@@ -27,6 +27,7 @@ from pytest_citecheck._options.parsing import (
     parse_optional_positive_int,
     parse_path,
     parse_positive_int,
+    parse_price,
     parse_questions,
     parse_seconds,
     parse_verdicts,
@@ -296,6 +297,30 @@ OPTIONS: tuple[Option, ...] = (
         "citecheck-reviews.json",
         parse_dir,
         "PATH",
+    ),
+    Option(
+        "estimate",
+        "Dry run: run the tests as usual, but count every Jev request a record run would send (a cassette miss under "
+        "the record mode, every request under rewrite or all) instead of sending it, and print the requests, tokens and "
+        "dollars per test module and in total. Replayed answers are counted apart and cost nothing. A check that would "
+        "send is skipped with no verdict, nothing is recorded, and the run exits 1 (see " + docs_url("estimate") + ").",
+        False,
+        parse_bool,
+        "{true,false}",
+    ),
+    Option(
+        "estimate_input_price",
+        "With estimate: US dollars per million input tokens (the default is TypeSafe's published Jev price).",
+        0.042,
+        parse_price,
+        "USD",
+    ),
+    Option(
+        "estimate_output_price",
+        "With estimate: US dollars per million output tokens (Jev's output tokens are free).",
+        0.0,
+        parse_price,
+        "USD",
     ),
 )
 

@@ -25,8 +25,10 @@ if TYPE_CHECKING:
     from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
 
     from pytest_citecheck._check.checker import Checker
+    from pytest_citecheck._options import Settings
     from pytest_citecheck._pytest_glue.bookkeeping import CassetteBookkeeping
     from pytest_citecheck._pytest_glue.session import CitecheckRun
+    from pytest_citecheck._recording.cassette import TestCassette
     from pytest_citecheck._results import CitationResult
     from pytest_citecheck._review.decisions import Reviews
 
@@ -52,7 +54,8 @@ def redact_logs() -> None:
 
 def replay_only_transport(config: pytest.Config) -> dict[str, Any]:
     """In record mode none the default clients get a transport that sends nothing (``replay.offline_transport``)."""
-    if config.stash[SETTINGS].record_mode != "none":
+    settings = config.stash[SETTINGS]
+    if settings.record_mode != "none" and not settings.estimate:  # an estimate run sends nothing either
         return {}
     from pytest_citecheck._judge.endpoint import for_replay
     from pytest_citecheck._recording.replay import offline_transport
@@ -218,9 +221,19 @@ def _reporting(item: pytest.Item, run: CitecheckRun) -> tuple[Callable[[Citation
     return on_result, reviews_of_this_test
 
 
+def _cassette(item: pytest.Item, path: Path, settings: Settings, shared: bool) -> TestCassette:
+    """The test's cassette; in an estimate run one that counts what it would send (``estimating``)."""
+    if settings.estimate:
+        from pytest_citecheck._pytest_glue.estimating import estimating_cassette
+
+        return estimating_cassette(item, path, settings.record_mode, shared=shared)
+    from pytest_citecheck._recording.cassette import TestCassette
+
+    return TestCassette(path, settings.record_mode, shared=shared)
+
+
 def make_checker(request: pytest.FixtureRequest) -> Checker:
     from pytest_citecheck._check.checker import checker_for
-    from pytest_citecheck._recording.cassette import TestCassette
 
     item = request.node
     existing: Checker | None = item.stash.get(CHECKER, None)
@@ -237,7 +250,7 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
         settings=settings,
         client_factory=lambda: request.getfixturevalue("citecheck_client"),
         async_client_factory=lambda: request.getfixturevalue("citecheck_async_client"),
-        cassette=TestCassette(path, settings.record_mode, shared=shared),
+        cassette=_cassette(item, path, settings, shared),
         test_id=item.nodeid,
         record_hint=f"TYPESAFE_API_KEY=... pytest {shell_quote(item.nodeid)} --citecheck-record-mode={mode}",
         on_result=on_result,

@@ -41,6 +41,8 @@ class Report:
         self.orphans: list[str] = []
         # After ``merge``: "test::citation" of each row that more than one report held (counted once).
         self.duplicates: list[str] = []
+        # An estimate run's counts (``_estimate.tally.RunEstimate.to_json``), written as the report's "estimate".
+        self.estimate: dict[str, Any] | None = None
 
     def extend(self, rows: Iterable[ReportRow | Mapping[str, Any]]) -> None:
         self.rows.extend(as_row(row) for row in rows)
@@ -54,6 +56,8 @@ class Report:
         data: dict[str, Any] = {"version": REPORT_VERSION, "results": [row.to_json() for row in self.rows]}
         if self.unused or self.orphans:
             data.update(unused=self.unused, orphans=self.orphans)
+        if self.estimate is not None:
+            data["estimate"] = self.estimate
         return data
 
     def write(self, path: str | Path) -> None:

@@ -39,7 +39,7 @@ FLOORS = {
     **dict.fromkeys(["_sources", "_citations"], 2),
     "_locate": 3,
     **dict.fromkeys(["_judge", "_recording"], 4),
-    **dict.fromkeys(["_results", "_gate"], 5),
+    **dict.fromkeys(["_results", "_gate", "_estimate"], 5),
     "_check": 6,
     "_report": 7,
     "_review": 8,

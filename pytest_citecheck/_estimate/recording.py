@@ -1,0 +1,124 @@
+"""A test's cassette in an estimate run: what the record mode would replay is replayed, the rest is counted.
+
+``EstimatingCassette`` stands in for ``TestCassette`` and never writes a file. Its
+``EstimateRecording`` answers from httpx2's transports, as replay does (``_recording.replay``): the
+real SDK builds the real request, and the patched transport takes it before any network transport
+(or the test's own client's) is reached. A request the record mode would replay is replayed; a miss
+the record mode would send (``once`` on a new file, ``new_episodes``, ``all``, ``rewrite``, and a
+shared cassette's ``once``) is counted and raises ``NotSent``; a miss it would not send (``none``,
+``once`` on an existing file) is the cassette miss it always is, counted as unrecorded.
+
+``settle`` then turns a check that would have sent anything into a skip with no verdict: its replayed
+answers are not enough to judge the test, and a check must never pass on what was not asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pytest_citecheck._errors import CitecheckError
+from pytest_citecheck._estimate.tally import TestTally, input_tokens, output_tokens, request_digest
+from pytest_citecheck._recording.cassette import TestCassette
+from pytest_citecheck._recording.cassette_file import read_cassette_text
+from pytest_citecheck._recording.matching import method_and_endpoint, parsed_body, request_key
+from pytest_citecheck._recording.replay import Recording, ReplayMiss, _Recorded, replays_only
+from pytest_citecheck._recording.shared import shared_record_mode
+from pytest_citecheck._text import plural
+
+# The record modes (after a shared cassette's mapping) in which a recorded answer is replayed.
+_REPLAYING_MODES = ("none", "once", "new_episodes")
+
+
+class NotSent(Exception):
+    """A request a record run would send: counted by the estimate, never sent (not an error of the check)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"estimate run: a request for cassette {path} was counted, not sent")
+
+
+class EstimateOnlyError(CitecheckError):
+    """A check that would have sent a request, outside pytest (where it is skipped instead)."""
+
+
+class EstimateRecording(Recording):
+    """A cassette's recordings (those the record mode would replay), and a tally of every other request."""
+
+    def __init__(self, path: Path, interactions: list[Any], *, sends: bool, tally: TestTally) -> None:
+        super().__init__(path, interactions)
+        self.sends = sends  # whether the record mode sends a request with no recording
+        self.tally = tally
+
+    @classmethod
+    def for_mode(cls, path: Path, record_mode: str, *, shared: bool, tally: TestTally) -> EstimateRecording:
+        mode = shared_record_mode(record_mode) if shared else record_mode
+        text = read_cassette_text(path) if mode in _REPLAYING_MODES else None
+        interactions = [] if text is None else list(cls._deserialize(text))
+        sends = not replays_only(record_mode, path, shared=shared)
+        return cls(path, interactions, sends=sends, tally=tally)
+
+    @staticmethod
+    def _deserialize(text: str) -> list[Any]:
+        from pytest_citecheck._recording.cassette_file import CassetteSerializer
+
+        return list(CassetteSerializer.deserialize(text)["interactions"])
+
+    def take(self, method: str, path: str, body: bytes) -> _Recorded:
+        """The recording of this request; otherwise it is counted and ``NotSent`` (or a miss: ``ReplayMiss``)."""
+        try:
+            recorded = super().take(method, path, body)
+        except ReplayMiss:
+            if not self.sends:
+                self.tally.add("unrecorded")
+                raise
+            verb, endpoint = method_and_endpoint(method, path)
+            digest = request_digest(verb, endpoint, request_key(body))
+            self.tally.would_send(digest, input_tokens(body), output_tokens(parsed_body(body)))
+            raise NotSent(self.path) from None
+        self.tally.add("replayed")
+        return recorded
+
+
+class EstimatingCassette(TestCassette):
+    """``TestCassette`` for an estimate run: served by ``EstimateRecording``, never saved."""
+
+    def __init__(self, path: Path, record_mode: str, *, shared: bool = False, tally: TestTally) -> None:
+        super().__init__(path, record_mode, shared=shared)
+        self.tally = tally
+
+    def open(self) -> Any:
+        if self.cassette is None:
+            self.cassette = EstimateRecording.for_mode(
+                self.path, self.record_mode, shared=self.shared, tally=self.tally
+            )
+            self.loaded_count = len(self.cassette)
+        return self.cassette
+
+    def save(self) -> None:
+        """An estimate run writes no cassette."""
+
+
+def settle(outcomes: Mapping[int, object], cassette: Any, skip: Callable[[str], object] | None) -> None:
+    """A check in which a request was not sent: the first real error (in citation order) if any, else a skip.
+
+    Nothing of it is reported: a check that asked only part of what it needed has no verdict.
+    """
+    __tracebackhide__ = True
+    not_sent = sum(isinstance(outcome, NotSent) for outcome in outcomes.values())
+    if not not_sent:
+        return
+    for index in sorted(outcomes):
+        outcome = outcomes[index]
+        if isinstance(outcome, BaseException) and not isinstance(outcome, NotSent):
+            raise outcome
+    tally = getattr(cassette, "tally", None)
+    if isinstance(tally, TestTally):
+        tally.add("not_judged")
+    message = (
+        f"citecheck estimate: {plural(not_sent, 'Jev request')} of this check counted, not sent; "
+        "no verdict (run without --citecheck-estimate to check it)"
+    )
+    if skip is not None:
+        skip(message)
+    raise EstimateOnlyError(message)
