@@ -140,7 +140,7 @@ def test_a_clients_own_transport_is_never_reached(suite, jev_server):
 
 def test_async_checks_are_counted_too(suite, jev_server):
     suite.makepyfile(
-        test_async="""
+        test_estimated_async="""
         import pytest
         from cookbook import SOURCE, pick
 
