@@ -300,13 +300,18 @@ def _time_xdist(suite: Suite, runs: int) -> tuple[float, float]:
 
 def _xdist_row(suite: Suite, walls: tuple[float, float]) -> Row:
     serial, spread = walls
-    return at_most_row(
+    row = at_most_row(
         f"Replay under xdist: {_shape(suite)}, -n 2 vs serial, wall time (2 CPUs)",
         f"-n 2: {secs(spread)}",
         f"serial: {secs(serial)}",
         spread / serial,
         *GOALS.xdist,
     )
+    # Wall time, not CPU: on a shared machine (CI, where --quick runs) it says how busy the machine
+    # was as much as how well xdist spreads the work, so it is never a regression there. The goal is
+    # judged by the full run on a quiet machine.
+    row.guard_ok, row.guard = None, "information (wall time)"
+    return row
 
 
 def _count_loads(suite: Suite) -> list[str]:
