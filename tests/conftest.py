@@ -365,6 +365,26 @@ def chromium_or_skip() -> Callable[[], None]:
     return _chromium_or_skip
 
 
+def _plugin_or_skip(module: str, distribution: str) -> None:
+    """Skip where a pytest plugin of the ``test`` group is not installed, except in CI: there its test must run."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        reason = f"{distribution} is not installed (it is in the test group: pip install -e . --group test)"
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set, so this test must run: {reason}")
+        pytest.skip(reason)
+
+
+@pytest.fixture
+def plugin_or_skip() -> Callable[[str, str], None]:
+    """``plugin_or_skip(module, distribution)``: skip where that pytest plugin is not installed, fail in CI.
+
+    Inner runs leave such plugins out (``NOT_A_USERS_PLUGINS``); a test that needs one enables it (``-p NAME``).
+    """
+    return _plugin_or_skip
+
+
 @pytest.fixture(scope="session")
 def _chromium() -> Iterator[Any]:
     # One browser for every browser test of the session (of each xdist worker): starting one is

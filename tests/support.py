@@ -27,7 +27,14 @@ INNER_INI = "[pytest]\nfilterwarnings = default\nasyncio_default_fixture_loop_sc
 # Hypothesis then walks the whole heap with gc) and LangSmith's (it comes with langchain-core). And
 # pytest-randomly, where a developer has it installed: the inner suites' assertions follow the order
 # their tests are written in, and it would shuffle them (blocking a plugin that is not there is a no-op).
-NOT_A_USERS_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin", "-p", "no:randomly")
+# And pytest-repeat and pytest-rerunfailures (the test group has them for the tests of
+# --citecheck-unused=delete under them): rerunfailures takes part in every run it is loaded in (a
+# status server under xdist, its own handling of a crashed worker's test); a test that needs either
+# enables it (``-p repeat``, ``-p rerunfailures``), which unblocks it.
+NOT_A_USERS_PLUGINS = (
+    *("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin", "-p", "no:randomly"),
+    *("-p", "no:repeat", "-p", "no:rerunfailures"),
+)
 
 
 # The suites of the report tests (tests/report/), which the shared xdist run (``xdist_run``) runs too.

@@ -73,8 +73,10 @@ def test_nothing_is_deleted_after_a_run_in_which_a_test_failed(recorded: pytest.
     result.stdout.no_fnmatch_line("Deleted *")
 
 
-def test_nothing_is_deleted_when_pytest_repeat_renames_the_tests(recorded: pytest.Pytester) -> None:
-    pytest.importorskip("pytest_repeat")
+def test_nothing_is_deleted_when_pytest_repeat_renames_the_tests(
+    recorded: pytest.Pytester, plugin_or_skip: Any
+) -> None:
+    plugin_or_skip("pytest_repeat", "pytest-repeat")
     before = with_orphan(recorded)
     result = recorded.runpytest("-p", "repeat", "--count", "2", "--citecheck-unused=delete")
     result.assert_outcomes(failed=4)  # test_two[1-2] is not test_two: its cassette is another file
@@ -84,8 +86,10 @@ def test_nothing_is_deleted_when_pytest_repeat_renames_the_tests(recorded: pytes
     result.stdout.no_fnmatch_line("Deleted *")
 
 
-def test_nothing_is_deleted_when_pytest_rerunfailures_may_run_a_test_again(recorded: pytest.Pytester) -> None:
-    pytest.importorskip("pytest_rerunfailures")
+def test_nothing_is_deleted_when_pytest_rerunfailures_may_run_a_test_again(
+    recorded: pytest.Pytester, plugin_or_skip: Any
+) -> None:
+    plugin_or_skip("pytest_rerunfailures", "pytest-rerunfailures")
     before = with_orphan(recorded)
     result = recorded.runpytest("-p", "rerunfailures", "--reruns", "1", "--citecheck-unused=delete")
     result.assert_outcomes(passed=2)
