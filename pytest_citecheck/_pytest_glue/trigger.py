@@ -95,9 +95,13 @@ class ControllerTrigger:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        # An xdist worker's orphan cassettes and last rows reach the controller with the worker's end.
+        # An xdist worker's orphan cassettes and last rows reach the controller with the worker's end; a
+        # worker that crashed (``error``), perhaps before any report registered them, keeps
+        # --citecheck-unused=delete from deleting and is named as the reason.
         output = getattr(node, "workeroutput", {})
-        if SESSION_PLUGINS in self.config.stash or not any(output.get(key) for key in _OUTPUT_KEYS):
+        if SESSION_PLUGINS in self.config.stash:
+            return
+        if error is None and not any(output.get(key) for key in _OUTPUT_KEYS):
             return
         run, bookkeeping = session_plugins(self.config)
         run.pytest_testnodedown(node, error)

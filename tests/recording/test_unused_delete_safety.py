@@ -146,14 +146,20 @@ def test_the_refusal_names_each_reason() -> None:
     assert "the run was interrupted" in str(deletion_refusal(**{**clean, "exit_status": 2}))
 
 
-def test_nothing_is_deleted_after_an_xdist_worker_crashed(recorded: pytest.Pytester) -> None:
+@pytest.mark.slow  # real xdist workers, one killed and replaced (deletion_refusal's words are tested above)
+def test_nothing_is_deleted_after_an_xdist_worker_crashed_and_the_crash_is_named(recorded: pytest.Pytester) -> None:
+    """The crash is named even when the worker dies before any citation reached the controller (it
+    once said "tests failed")."""
     pytest.importorskip("xdist")
     before = with_orphan(recorded)
     recorded.makepyfile(test_unused=ONE, test_crash="import os\n\ndef test_crash():\n    os._exit(1)\n")
     result = recorded.runpytest_subprocess("-n", "2", "-p", "no:randomly", "--citecheck-unused=delete")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert cassettes(recorded) == before
-    # xdist reports the crashed worker's test as failed (and replaces the worker): nothing is deleted.
+    # xdist reports the crashed worker's test as failed (and replaces the worker): nothing is deleted, and why.
     result.stdout.fnmatch_lines(
-        ["worker 'gw*' crashed while running*", "*--citecheck-unused=delete deleted nothing: *"]
+        [
+            "worker 'gw*' crashed while running*",
+            "*--citecheck-unused=delete deleted nothing: 1 xdist worker crashed, so some tests never ran to the end*",
+        ]
     )
