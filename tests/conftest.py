@@ -223,6 +223,28 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+# A conftest of the shared xdist run: when each worker's session has finished (every sessionfinish
+# hook of it run, ours included), which of the run's report files exist. Only the controller writes
+# them, and it does so after every worker is done: a worker that wrote one would leave it seen here.
+WORKER_END_PROBE = """
+import json, pathlib
+import pytest
+
+REPORTS = ("r.json", "report.html", "junit.xml")
+
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionfinish(session):
+    result = yield
+    worker = getattr(session.config, "workerinput", {}).get("workerid")
+    if worker:
+        root = pathlib.Path(__file__).parent
+        seen = {name: (root / name).exists() for name in REPORTS}
+        (root / "worker-ends").mkdir(exist_ok=True)
+        (root / "worker-ends" / f"{worker}.json").write_text(json.dumps(seen))
+    return result
+"""
+
+
 @dataclass(frozen=True)
 class XdistRun:
     """What the shared xdist run wrote: its directory (reports, cassettes), its output, the step summary."""
@@ -237,7 +259,8 @@ def xdist_run(tmp_path_factory: pytest.TempPathFactory) -> XdistRun:
     """One real xdist run (two workers) shared by the report tests that read what such a run wrote.
 
     The report tests' two suites (``GITHUB_SUITE`` and ``REVIEW_SUITE``) recorded through the loopback
-    Jev as a GitHub Actions step, with the JUnit XML, HTML and JSON reports: once per session (per
+    Jev as a GitHub Actions step, with the JUnit XML, HTML and JSON reports (and ``worker-ends/gwN.json``:
+    which of them existed when each worker finished, ``WORKER_END_PROBE``): once per session (per
     xdist worker of the outer run), since starting the workers is most of an xdist run's cost. Read
     it, never change it (copy ``path`` first).
     """
@@ -248,6 +271,7 @@ def xdist_run(tmp_path_factory: pytest.TempPathFactory) -> XdistRun:
     (root / "pytest.ini").write_text(INNER_INI + "citecheck_model = jev-1.12\n")
     (root / "test_gh.py").write_text(GITHUB_SUITE)
     (root / "test_it.py").write_text(REVIEW_SUITE)
+    (root / "conftest.py").write_text(WORKER_END_PROBE)
     summary = root / "step-summary.md"
     summary.write_text("# Build\n\nAn earlier step wrote this.\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TYPESAFE_", "GITHUB_", "PYTEST_"))}

@@ -105,3 +105,13 @@ def test_under_xdist_the_controller_writes_one_html_report_with_every_row(xdist_
     assert page.count("checked 2 times: the last check is shown") == 3
     assert not list(xdist_run.path.glob(".report.html.*.tmp"))  # written atomically, nothing left behind
     assert "HTML report: report.html" in xdist_run.stdout
+
+
+def test_under_xdist_no_worker_writes_the_json_or_html_report(xdist_run) -> None:
+    """Workers send their rows to the controller and write no report of their own: when each worker
+    had finished, no report file existed yet; the controller wrote them all after."""
+    ends = {end.stem: json.loads(end.read_text()) for end in (xdist_run.path / "worker-ends").glob("*.json")}
+    assert sorted(ends) == ["gw0", "gw1"], xdist_run.stdout[-3000:]
+    for worker, seen in ends.items():
+        assert seen == {"r.json": False, "report.html": False, "junit.xml": False}, worker
+    assert all((xdist_run.path / name).is_file() for name in ("r.json", "report.html", "junit.xml"))
