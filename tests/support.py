@@ -1,4 +1,6 @@
-"""Values the tests need at import time (parametrize lists, module-level suites): paths and constants.
+"""Values the tests need at import time (parametrize lists, module-level suites): paths and constants;
+and the set-up several test modules share that a fixture cannot hold (a module-scoped fixture's
+inner command line, a suite chosen by a parameter, documents built inside a test).
 
 Fixtures live in ``conftest.py``; a value a test needs before any fixture runs lives here, in a plain
 module (``pythonpath = ["tests"]`` in pyproject.toml puts it on ``sys.path`` under every import mode
@@ -7,9 +9,12 @@ and in the unpacked sdist). ``from conftest import ...`` is never used: conftest
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import socket
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pytest
@@ -19,6 +24,7 @@ EXAMPLE = REPO / "examples" / "rfc7519"
 RFC7519 = EXAMPLE / "rfc7519.txt"
 CITATIONS = EXAMPLE / "citations.json"
 CANARY_KEY = "sk-citecheck-canary-7f3a9c2e41b8d6"
+DATA = REPO / "tests" / "data"
 # The ini of the suites that tests run through pytester. In-process runs would otherwise inherit
 # this suite's "filterwarnings = error"; pytest-asyncio, when installed, wants its loop scope set.
 INNER_INI = "[pytest]\nfilterwarnings = default\nasyncio_default_fixture_loop_scope = function\n"
@@ -109,3 +115,105 @@ def failures_section(output: str) -> str:
     start = output.index("= FAILURES =")
     end = output.find("short test summary info", start)
     return output[start : end if end != -1 else len(output)]
+
+
+# One claim with no quote, checked through the sync API and through the async client: the same test
+# (and so the same cassette, cassettes/test_app/test_claims.yaml) on either path.
+ONE_CLAIM_PATHS = {
+    "sync": """
+from cookbook import SOURCE
+from pytest_citecheck import assert_citations_supported
+
+def test_claims():
+    assert_citations_supported([{"id": "aud", "claim": "A JWT can name its audience.", "quote": None, "section": "4.1.3"}], SOURCE)
+""",
+    "async": """
+import pytest
+from cookbook import SOURCE
+
+@pytest.mark.asyncio
+async def test_claims(citecheck):
+    await citecheck.aassert_supported([{"id": "aud", "claim": "A JWT can name its audience.", "quote": None, "section": "4.1.3"}], SOURCE)
+""",
+}
+
+
+def inner_pytest_command(*args: str) -> list[str]:
+    """``python -m pytest`` as an inner run in its own process: quiet, judging with jev-1.12, without
+    the cache provider or the plugins a user's suite does not have (``NOT_A_USERS_PLUGINS``)."""
+    return [
+        sys.executable,
+        *("-m", "pytest", "-p", "no:cacheprovider", *NOT_A_USERS_PLUGINS),
+        *("-q", "--citecheck-model=jev-1.12", *args),
+    ]
+
+
+def pdf_pages(source: str, labels: Sequence[str] | None = None) -> list[Any]:
+    """What LangChain's PyPDFLoader returns for ``tests/data/apache-2.0.pdf`` (4 pages, read with pypdf):
+    a Document a page, its metadata ``source``, ``page`` (0-based) and ``page_label`` (as printed:
+    ``labels``, or 1, 2, 3, 4). LangChain and pypdf are imported when it is first called."""
+    from langchain_core.documents import Document
+    from pypdf import PdfReader
+
+    texts = [page.extract_text() for page in PdfReader(DATA / "apache-2.0.pdf").pages]
+    labels = [str(number + 1) for number in range(len(texts))] if labels is None else labels
+    assert len(texts) == len(labels)
+    return [
+        Document(page_content=text, metadata={"source": source, "page": number, "page_label": label})
+        for number, (text, label) in enumerate(zip(texts, labels))
+    ]
+
+
+class RawServer:
+    """A loopback HTTP server on a raw socket, for answers ``JevServer`` cannot give: a body cut short,
+    one sent a byte at a time. For each request, on a thread of its own, the request is read whole
+    (head and ``Content-Length`` body) and ``respond(connection, stopped)`` writes what it likes;
+    ``stopped`` is set by ``stop()``. ``requests`` counts the requests read."""
+
+    def __init__(self, respond: Callable[[socket.socket, threading.Event], None]) -> None:
+        self.respond = respond
+        self.stopped = threading.Event()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.requests = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._answer, args=(connection,), daemon=True).start()
+
+    def _answer(self, connection: socket.socket) -> None:
+        with connection:
+            try:
+                if not _read_request(connection):
+                    return
+                self.requests += 1
+                self.respond(connection, self.stopped)
+            except OSError:
+                return
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.listener.close()
+
+
+def _read_request(connection: socket.socket) -> bool:
+    """Read one request whole (head, then as many body bytes as its Content-Length); False if it closed first."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = connection.recv(65536)
+        if not chunk:
+            return False
+        data += chunk
+    head, rest = data.split(b"\r\n\r\n", 1)
+    lengths = [int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")]
+    while len(rest) < (lengths[0] if lengths else 0):
+        chunk = connection.recv(65536)
+        if not chunk:
+            return False
+        rest += chunk
+    return True

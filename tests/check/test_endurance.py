@@ -21,7 +21,7 @@ from copy import deepcopy
 from pathlib import Path
 
 import pytest
-from support import Offline
+from support import Offline, inner_pytest_command
 
 from pytest_citecheck._recording.cassette_file import read_interactions, write_interactions
 from pytest_citecheck.testing import JevServer
@@ -95,24 +95,7 @@ def pytest_sessionfinish(session):
 
 def _run(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:hypothesispytest",
-            "-q",
-            "--no-header",
-            "--citecheck-model=jev-1.12",
-            *args,
-        ],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1200,
+        inner_pytest_command("--no-header", *args), cwd=root, env=env, capture_output=True, text=True, timeout=1200
     )
 
 

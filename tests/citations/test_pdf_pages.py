@@ -9,26 +9,15 @@ The pages here are the real text of ``tests/data/apache-2.0.pdf`` (4 pages), rea
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from support import pdf_pages
 
 from pytest_citecheck import Corpus, Status, check_retrieval
 from pytest_citecheck._citations.adapt import adapt_citations
 
-PDF = Path(__file__).resolve().parent.parent / "data" / "apache-2.0.pdf"
-
 
 def pages(labels: list[str]) -> list:
-    from langchain_core.documents import Document
-    from pypdf import PdfReader
-
-    texts = [page.extract_text() for page in PdfReader(PDF).pages]
-    assert len(texts) == len(labels)
-    return [
-        Document(page_content=text, metadata={"source": "apache-2.0.pdf", "page": number, "page_label": label})
-        for number, (text, label) in enumerate(zip(texts, labels))
-    ]
+    return pdf_pages("apache-2.0.pdf", labels)
 
 
 @pytest.mark.parametrize(

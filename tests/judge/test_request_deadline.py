@@ -11,62 +11,38 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
-from support import failures_section
+from support import RawServer, failures_section
 
 from pytest_citecheck.testing import choice_answer
 
 
-class TricklingServer:
-    """Answers every request with a valid Jev answer, one byte every ``pause`` seconds, until stopped."""
+def _trickle(pause: float = 0.2) -> Callable[[socket.socket, threading.Event], None]:
+    """A valid Jev answer, one byte every ``pause`` seconds, until the server is stopped."""
+    body = json.dumps(
+        {
+            "model": "jev-1.12",
+            "answers": {"relation": choice_answer("supports")},
+            "usage": {"input_tokens": 10, "output_tokens": 1},
+        }
+    ).encode()
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
 
-    def __init__(self, pause: float = 0.2) -> None:
-        self.pause = pause
-        self.stopped = threading.Event()
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
-        self.requests = 0
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while not self.stopped.is_set():
-            try:
-                connection, _ = self.listener.accept()
-            except OSError:
+    def respond(connection: socket.socket, stopped: threading.Event) -> None:
+        connection.sendall(head.encode())
+        for byte in body:
+            if stopped.wait(pause):
                 return
-            threading.Thread(target=self._answer, args=(connection,), daemon=True).start()
+            connection.sendall(bytes([byte]))
 
-    def _answer(self, connection: socket.socket) -> None:
-        body = json.dumps(
-            {
-                "model": "jev-1.12",
-                "answers": {"relation": choice_answer("supports")},
-                "usage": {"input_tokens": 10, "output_tokens": 1},
-            }
-        ).encode()
-        head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
-        with connection:
-            connection.recv(65536)
-            self.requests += 1
-            try:
-                connection.sendall(head.encode())
-                for byte in body:
-                    if self.stopped.wait(self.pause):
-                        return
-                    connection.sendall(bytes([byte]))
-            except OSError:
-                return
-
-    def stop(self) -> None:
-        self.stopped.set()
-        self.listener.close()
+    return respond
 
 
 @pytest.fixture
-def trickling(monkeypatch: pytest.MonkeyPatch, canary_key: str) -> Iterator[TricklingServer]:
-    server = TricklingServer()
+def trickling(monkeypatch: pytest.MonkeyPatch, canary_key: str) -> Iterator[RawServer]:
+    server = RawServer(_trickle())
     monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
     monkeypatch.setenv("TYPESAFE_API_KEY", canary_key)
     yield server
@@ -101,7 +77,7 @@ async def test_async_marker(citecheck):
 
 @pytest.mark.parametrize("channel", ["flag", "ini"])
 def test_a_trickling_answer_fails_each_citation_at_the_deadline_naming_the_knob(
-    suite: pytest.Pytester, trickling: TricklingServer, inner_ini: str, channel: str
+    suite: pytest.Pytester, trickling: RawServer, inner_ini: str, channel: str
 ) -> None:
     suite.makepyfile(test_it=TESTS)
     args = ["--citecheck-record-mode=once", "-p", "asyncio"]

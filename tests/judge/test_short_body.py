@@ -10,81 +10,39 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
+from support import ONE_CLAIM_PATHS, RawServer
 
 from pytest_citecheck.testing import choice_answer
 
-SYNC = """
-from cookbook import SOURCE
-from pytest_citecheck import assert_citations_supported
 
-def test_claims():
-    assert_citations_supported([{"id": "aud", "claim": "A JWT can name its audience.", "quote": None, "section": "4.1.3"}], SOURCE)
-"""
-ASYNC = """
-import pytest
-from cookbook import SOURCE
-
-@pytest.mark.asyncio
-async def test_claims(citecheck):
-    await citecheck.aassert_supported([{"id": "aud", "claim": "A JWT can name its audience.", "quote": None, "section": "4.1.3"}], SOURCE)
-"""
-
-
-def _answer_short(connection: socket.socket, body: bytes) -> None:
-    with connection:
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = connection.recv(65536)
-            if not chunk:
-                return
-            data += chunk
-        head, rest = data.split(b"\r\n\r\n", 1)
-        length = next(
-            int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
-        )
-        while len(rest) < length:
-            rest += connection.recv(65536)
+def _answer_short(body: bytes) -> Callable[[socket.socket, threading.Event], None]:
+    def respond(connection: socket.socket, stopped: threading.Event) -> None:
         promised = len(body) + 100
         connection.sendall(
             b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (promised, body)
         )
 
+    return respond
+
 
 @pytest.fixture
 def short_body_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     body = json.dumps({"model": "jev-1.12", "answers": {"relation": choice_answer("supports", 0.97)}}).encode()
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                connection, _ = listener.accept()
-            except OSError:
-                return
-            _answer_short(connection, body)
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
-    monkeypatch.setenv("TYPESAFE_BASE_URL", url)
+    server = RawServer(_answer_short(body))
+    monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
     monkeypatch.setenv("TYPESAFE_API_KEY", "sk-citecheck-short-body-0c4e1d")
-    yield url
-    stop.set()
-    listener.close()
-    thread.join(5)
+    yield server.url
+    server.stop()
 
 
-@pytest.mark.parametrize("path", ["sync", "async"])
+@pytest.mark.parametrize("path", ONE_CLAIM_PATHS)
 def test_a_body_shorter_than_its_content_length_says_it_was_cut_short(
     suite: pytest.Pytester, short_body_server: str, path: str
 ) -> None:
-    suite.makepyfile(test_app=SYNC if path == "sync" else ASYNC)
+    suite.makepyfile(test_app=ONE_CLAIM_PATHS[path])
     result = suite.runpytest("--citecheck-record-mode=once")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(

@@ -15,13 +15,12 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Offline
+from support import Offline, inner_pytest_command
 
 from pytest_citecheck import _files
 from pytest_citecheck._files import atomic_write_text
@@ -153,19 +152,7 @@ def _env(server: JevServer) -> dict[str, str]:
 
 
 def _command(*args: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:hypothesispytest",
-        "-q",
-        "--citecheck-model=jev-1.12",
-        "--citecheck-json=report.json",
-        *args,
-    ]
+    return inner_pytest_command("--citecheck-json=report.json", *args)
 
 
 def _ctrl_c_reaches_python() -> None:

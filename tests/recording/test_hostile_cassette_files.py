@@ -16,27 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Offline
+from support import ONE_CLAIM_PATHS, Offline
 
 from pytest_citecheck._files import locks_directory
 from pytest_citecheck.testing import choice_answer
 
-SYNC = """
-from cookbook import SOURCE
-from pytest_citecheck import assert_citations_supported
-
-def test_claims():
-    assert_citations_supported([{"id": "aud", "claim": "A JWT can name its audience.", "quote": None, "section": "4.1.3"}], SOURCE)
-"""
-ASYNC = """
-import pytest
-from cookbook import SOURCE
-
-@pytest.mark.asyncio
-async def test_claims(citecheck):
-    await citecheck.aassert_supported([{"id": "aud", "claim": "A JWT can name its audience.", "quote": None, "section": "4.1.3"}], SOURCE)
-"""
-PATHS = {"sync": SYNC, "async": ASYNC}
+PATHS = ONE_CLAIM_PATHS
 CASSETTE = Path("cassettes") / "test_app" / "test_claims.yaml"
 
 

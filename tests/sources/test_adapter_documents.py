@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+import support
 
 from pytest_citecheck import Corpus, RetrievalResult, Source, SourceError, check_retrieval
 
@@ -55,18 +56,8 @@ def made_when_run(make: Callable[[], Any]) -> Callable[[], Any]:
 
 
 def pdf_pages() -> list[Document]:
-    """What LangChain's PyPDFLoader returns: a Document per page, "page" 0-based, "page_label" as printed."""
-    from langchain_core.documents import Document
-    from pypdf import PdfReader
-
-    reader = PdfReader(DATA / "apache-2.0.pdf")
-    return [
-        Document(
-            page_content=page.extract_text(),
-            metadata={"source": "/srv/kb/apache-2.0.pdf", "page": number, "page_label": str(number + 1)},
-        )
-        for number, page in enumerate(reader.pages)
-    ]
+    """What LangChain's PyPDFLoader returns for the Apache licence PDF kept at /srv/kb/."""
+    return support.pdf_pages("/srv/kb/apache-2.0.pdf")
 
 
 def llama_nodes(folder: Path) -> list[TextNode]:
