@@ -186,7 +186,9 @@ class Checker:
     def _enforce(self, results: list[CitationResult], plan: Plan) -> list[CitationResult]:
         __tracebackhide__ = True
         uncovered = coverage_failure(plan.citations, plan.uncited, plan.settings)  # no silent pass
-        enforce(results, plan.settings, self._wiring.review_actions, uncovered)  # step 3: fail, warn or review
+        enforce(
+            results, plan.settings, self._wiring.review_actions, uncovered, self._wiring.review_command
+        )  # step 3: fail, warn or review
         return results
 
     def client(self) -> Any:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_citecheck._gate.messages import DEFAULT_REVIEW_COMMAND
 from pytest_citecheck._judge.sharing import SharedAnswers
 from pytest_citecheck._options import Settings
 from pytest_citecheck._results import CitationResult
@@ -34,6 +35,9 @@ class Wiring:
     cassette: TestCassette | None = None
     test_id: str | None = None
     record_hint: str = DEFAULT_RECORD_HINT
+    # What the failure and review messages tell a reviewer to run: the command that finds the run's
+    # report (``_gate.messages.review_command``), or None when the run keeps none (no JSON report, no cache).
+    review_command: str | None = DEFAULT_REVIEW_COMMAND
     on_result: Callable[[CitationResult], None] | None = None
     # What a review does, by review policy ("xfail", "skip"; "warn" is the gate's own).
     review_actions: Mapping[str, Callable[[str], None]] = field(default_factory=dict)

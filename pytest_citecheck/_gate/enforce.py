@@ -11,7 +11,12 @@ import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 
-from pytest_citecheck._gate.messages import failure_message, misattributed_message, review_message
+from pytest_citecheck._gate.messages import (
+    DEFAULT_REVIEW_COMMAND,
+    failure_message,
+    misattributed_message,
+    review_message,
+)
 from pytest_citecheck._gate.rule import Ruling, decide
 from pytest_citecheck._options import Settings
 from pytest_citecheck._results import CitationResult
@@ -83,15 +88,18 @@ def enforce(
     settings: Settings,
     review_actions: Mapping[str, Callable[[str], None]],
     uncovered: str | None = None,
+    review_command: str | None = DEFAULT_REVIEW_COMMAND,
 ) -> None:
     """Raise ``CitationsNotSupported`` when the ruling fails the test, or the answer cites too little
-    (``uncovered``: ``_citations.coverage``); otherwise warn and review as the ruling says."""
+    (``uncovered``: ``_citations.coverage``); otherwise warn and review as the ruling says.
+
+    ``review_command``: what the messages tell a reviewer to run (``messages.review_command``)."""
     __tracebackhide__ = True
     ruling = decide(results, settings)
     if ruling.failing or uncovered:
-        failures = [failure_message(ruling)] if ruling.failing else []
+        failures = [failure_message(ruling, review_command)] if ruling.failing else []
         raise CitationsNotSupported("\n\n".join([*failures, *([uncovered] if uncovered else [])]), ruling)
     if ruling.misattributed and settings.misattributed == "warn":
         warn_at_caller(CitationMisattributedWarning(misattributed_message(ruling)))
     if ruling.review:
-        {**DEFAULT_REVIEW_ACTIONS, **review_actions}[settings.review](review_message(ruling))
+        {**DEFAULT_REVIEW_ACTIONS, **review_actions}[settings.review](review_message(ruling, review_command))

@@ -8,6 +8,7 @@ a misattributed quote really is, the screen's and extra questions' flags) and on
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable, Sequence
 
 from pytest_citecheck._errors import docs_url
@@ -58,9 +59,30 @@ def _table_row(result: CitationResult, with_documents: bool, mark: str | None) -
     )
 
 
-REVIEW_STEP = (
-    "run `citecheck review` to confirm or correct each verdict that needs review (a human's decision then stands)"
+# The command that finds a run's report when it writes no --citecheck-json: pytest's cache keeps the last one.
+DEFAULT_REVIEW_COMMAND = "citecheck review"
+NO_REPORT_KEPT = (
+    "this run keeps no report for `citecheck review` (pytest's cache is off: -p no:cacheprovider); "
+    "rerun with --citecheck-json=PATH, then run `citecheck review --report PATH`"
 )
+
+
+def review_command(json_path: str | None, *, cached: bool) -> str | None:
+    """The command that finds this run's report: ``citecheck review --report PATH`` when the run writes
+    one, ``citecheck review`` when pytest's cache keeps it, None when the run keeps none."""
+    if json_path:
+        return f"{DEFAULT_REVIEW_COMMAND} --report {shlex.quote(str(json_path))}"
+    return DEFAULT_REVIEW_COMMAND if cached else None
+
+
+def review_step(command: str | None = DEFAULT_REVIEW_COMMAND) -> str:
+    """What to do about the verdicts that need review, with the command that finds the run's report."""
+    if command is None:
+        return f"{NO_REPORT_KEPT}, to confirm or correct each verdict that needs review"
+    return f"run `{command}` to confirm or correct each verdict that needs review (a human's decision then stands)"
+
+
+REVIEW_STEP = review_step()
 MISATTRIBUTED_STEP = (
     "a misattributed citation quotes real text from another place than it names: make the app "
     "cite the section (and document) that holds the quote, or set misattributed='warn'"
@@ -89,7 +111,7 @@ _VERDICT_STEPS: tuple[tuple[Callable[[Sequence[CitationResult]], bool], str], ..
 )
 
 
-def _hint(ruling: Ruling) -> str:
+def _hint(ruling: Ruling, review: str | None) -> str:
     unsupported = _unsupported(ruling)
     misattributed = bool(unsupported) and all(
         r.status is Status.FOUND_ELSEWHERE and r.verdict is not Verdict.CONTRADICTED for r in unsupported
@@ -100,7 +122,7 @@ def _hint(ruling: Ruling) -> str:
         step = next((words for applies, words in _VERDICT_STEPS if applies(unsupported)), None)
         steps, see = ([step] if step else []), docs_url("usage", "reading-a-failure")
     if ruling.review:
-        steps.append(REVIEW_STEP)
+        steps.append(review_step(review))
     return f"What next: {'; '.join(steps)}; see {see}"
 
 
@@ -130,9 +152,10 @@ def _headline(ruling: Ruling, unsupported: Sequence[CitationResult]) -> str:
     return headline
 
 
-def failure_message(ruling: Ruling) -> str:
+def failure_message(ruling: Ruling, review: str | None = DEFAULT_REVIEW_COMMAND) -> str:
     """The assertion message: a summary line, the table of every citation at issue, one hint.
 
+    ``review``: the command that finds the run's report (``review_command``; None: the run keeps none).
     A citation that fails the test only because it needs review (``review="fail"``) is said to
     need review, not to be unsupported: its verdict may well be ``verified``.
     """
@@ -150,7 +173,7 @@ def failure_message(ruling: Ruling) -> str:
                 *screen_lines(shown),
                 *question_lines(shown),
                 *missing_quote_lines(ruling.failing),
-                _hint(ruling),
+                _hint(ruling, review),
             ]
         )
     )
@@ -270,16 +293,17 @@ def question_lines(results: Sequence[CitationResult]) -> list[str]:
     return lines
 
 
-def review_message(ruling: Ruling) -> str:
-    """The warning (or xfail/skip reason) for verdicts below the threshold."""
+def review_message(ruling: Ruling, review: str | None = DEFAULT_REVIEW_COMMAND) -> str:
+    """The warning (or xfail/skip reason) for verdicts below the threshold; ``review`` as for ``failure_message``."""
     n = len(ruling.review)
     threshold = ruling.review[0].auto_accept if ruling.review else 0.8
     lines = [f"{plural(n, 'citation')} below auto_accept {threshold:g} need{'s' if n == 1 else ''} a human review:"]
     lines += result_table(ruling.review)
     lines += screen_lines(ruling.review)
     lines += question_lines(ruling.review)
+    how = f"with `{review}`" if review is not None else f"({NO_REPORT_KEPT})"
     lines.append(
-        f"What next: confirm or correct each verdict with `citecheck review` (see {docs_url('usage', 'review')}), "
+        f"What next: confirm or correct each verdict {how} (see {docs_url('usage', 'review')}), "
         "or set review='fail' to make this fail."
     )
     return visible_lines("\n".join(lines))

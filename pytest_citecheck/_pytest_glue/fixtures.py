@@ -234,6 +234,7 @@ def _cassette(item: pytest.Item, path: Path, settings: Settings, shared: bool) -
 
 def make_checker(request: pytest.FixtureRequest) -> Checker:
     from pytest_citecheck._check.checker import checker_for
+    from pytest_citecheck._gate.messages import review_command
 
     item = request.node
     existing: Checker | None = item.stash.get(CHECKER, None)
@@ -253,6 +254,7 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
         cassette=_cassette(item, path, settings, shared),
         test_id=item.nodeid,
         record_hint=f"TYPESAFE_API_KEY=... pytest {shell_quote(item.nodeid)} --citecheck-record-mode={mode}",
+        review_command=review_command(settings.json, cached=getattr(request.config, "cache", None) is not None),
         on_result=on_result,
         review_actions={"xfail": pytest.xfail, "skip": pytest.skip},
         marker_options=marker_options,

@@ -8,13 +8,13 @@ checked against the row schema. Pure code: the plugin feeds rows in and prints t
 from __future__ import annotations
 
 import json
-import shlex
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pytest_citecheck._files import UnreadableFileError, atomic_write_text, read_regular_file
+from pytest_citecheck._gate.messages import DEFAULT_REVIEW_COMMAND, NO_REPORT_KEPT, review_command
 from pytest_citecheck._report.row import VERDICT_ORDER as VERDICT_ORDER
 from pytest_citecheck._report.row import ReportRow, RowError, as_row
 from pytest_citecheck._text import plural, render_table, stop_commands, visible
@@ -342,17 +342,11 @@ def review_hint(json_path: str | Path | None, *, cached: bool) -> str:
     ``json_path``: the run's JSON report, if it wrote one; ``cached``: pytest's cache (where
     ``citecheck review`` looks by default) is on.
     """
-    if json_path:
-        return f"run `citecheck review --report {shlex.quote(str(json_path))}`."
-    if cached:
-        return DEFAULT_REVIEW_HINT
-    return (
-        "this run keeps no report for `citecheck review` (pytest's cache is off: -p no:cacheprovider); "
-        "rerun with --citecheck-json=PATH, then run `citecheck review --report PATH`."
-    )
+    command = review_command(None if json_path is None else str(json_path), cached=cached)
+    return NO_REPORT_KEPT + "." if command is None else f"run `{command}`."
 
 
-DEFAULT_REVIEW_HINT = "run `citecheck review`."
+DEFAULT_REVIEW_HINT = f"run `{DEFAULT_REVIEW_COMMAND}`."
 
 
 def misattributed_line(rows: Sequence[ReportRow]) -> str:
