@@ -23,7 +23,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `bench` and the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import collect, corpus_step1, live, replay, step1
+from bench import collect, corpus_step1, limits, live, replay, step1
 from bench.common import Row, megabytes
 
 REPO = Path(__file__).resolve().parent.parent
@@ -111,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += step_rows
         rows += replay.run(per_test=(5, 100, 500), runs=3)
         rows += live.run(count=32, latency=0.05, concurrency=8, runs=3)
+        rows += limits.run(citations=400)
         rows += collect.run(tests=2_000, runs=9)
     else:
         step_rows, facts = step1.run(step1.FULL)
@@ -118,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += corpus_step1.run(corpus_step1.FULL)  # not in --quick: it builds 20 MB twice
         rows += replay.run(per_test=(5, 200, 2_000), runs=5)
         rows += live.run(count=64, latency=0.1, concurrency=8, runs=3)
+        rows += limits.run(citations=2_000)
         rows += collect.run(tests=2_000, runs=5, count_instructions=True)
     elapsed = time.perf_counter() - started
     print()
@@ -209,6 +211,11 @@ much less. Wall time is shown next to it.
   to `pytest_citecheck.testing.JevServer` with added latency, running in a process of its own; the
   baseline is `concurrency=1`. The rate-limit run answers the first requests with 429 and
   `Retry-After`; it must pass.
+- **Within limits** (`bench/limits.py`): a suite re-recorded (`--citecheck-record-mode=rewrite`) on four
+  xdist workers against `JevServer` enforcing a scaled-down limit (3,000 requests a minute, a burst of
+  8, 429 beyond), with the plugin configured to it. The ideal is the limit's: 8 requests at once, then
+  one every 20 ms; the measure is the server's first arrival to its last (starting the workers is not
+  the limiter's). The server must refuse nothing.
 - **Installed**: `pytest --collect-only`, the plugin loaded as an installed plugin is (pytest's
   autoload finds its `pytest11` entry point), against the same run with it blocked
   (`-p no:citecheck`, so it is never imported); every other installed pytest plugin is blocked in

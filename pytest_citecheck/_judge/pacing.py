@@ -177,8 +177,8 @@ def _read_state(path: Path, now: float) -> dict[str, float]:
         ) from None
     try:
         state = json.loads(data)
-    except ValueError:
-        return {}  # half-written by a process that died while writing it: start afresh
+    except (ValueError, RecursionError):
+        return {}  # half-written by a process that died while writing it (or not ours): start afresh
     if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
         return {}
     return {

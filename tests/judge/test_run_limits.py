@@ -10,15 +10,18 @@ Nothing is timed here: the pace against the ideal time is bench/'s (``python -m 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 from support import INNER_INI
 
-from pytest_citecheck._judge.pacing import Pacing, schedule, server_key, state_path
+from pytest_citecheck._judge.pacing import LimiterStateError, Pacing, reserve, schedule, server_key, state_path
 from pytest_citecheck.testing import JevServer, Reply
 
 SOURCE_MODULE = """
@@ -225,6 +228,44 @@ def test_a_state_file_that_is_not_json_is_started_afresh(pytester: pytest.Pytest
     pytester.runpytest("--citecheck-record-mode=rewrite").assert_outcomes(passed=1)
     assert server.refused == []
     assert set(json.loads(state.read_text())) == {"version", "requests", "tokens"}
+
+
+HOSTILE_STATES = {
+    "not UTF-8": b"\xff\xfe\x00garbage",
+    "nested 2,000 deep": b"[" * 2000 + b"]" * 2000,
+    "a list": b"[1, 2, 3]",
+    "NaN": b'{"version": 1, "requests": NaN}',
+    "a year ahead (the clock was set back)": b'{"version": 1, "requests": 1e12, "tokens": -1e308}',
+    "true for a time": b'{"version": 1, "requests": true}',
+}
+
+
+@pytest.mark.parametrize("content", HOSTILE_STATES.values(), ids=HOSTILE_STATES)
+def test_a_state_file_of_any_other_content_is_started_afresh_and_nothing_waits(
+    content: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    state_path("k").write_bytes(content)
+    assert reserve("k", Pacing(max_rpm=60, max_tokens_per_second=1000, concurrency=2), tokens=10) == 0.0
+    assert json.loads(state_path("k").read_text())["version"] == 1
+
+
+@pytest.mark.parametrize("kind", ["a symbolic link to /dev/zero", "a FIFO", "larger than 4 KB"])
+def test_a_state_file_that_cannot_be_read_as_a_file_is_an_error_naming_it(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    path = state_path("k")
+    if kind == "a FIFO":
+        os.mkfifo(path)
+    elif kind == "larger than 4 KB":
+        path.write_text(" " * 5000)
+    else:
+        path.symlink_to("/dev/zero")
+    with pytest.raises(LimiterStateError) as caught:
+        reserve("k", Pacing(max_rpm=60, max_tokens_per_second=None, concurrency=2), tokens=10)
+    assert caught.value.cause.startswith(f"the rate limiter's shared state {path} cannot be used (it is ")
+    assert caught.value.remedy.startswith(f"remove {path}")
 
 
 def test_the_bucket_allows_a_burst_of_the_concurrency_then_spaces_requests_at_the_rate() -> None:
