@@ -45,6 +45,7 @@ from support import (  # noqa: F401  (re-exported for fixtures)
     EXAMPLE,
     GITHUB_SUITE,
     INNER_INI,
+    INNER_RUN_OPTIONS,
     NOT_A_USERS_PLUGINS,
     REPO,
     REVIEW_SUITE,
@@ -149,8 +150,9 @@ def _cookbook_answer(claim: str, section: str) -> tuple[str, float]:
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """pytest's ``pytester``, its runs (in-process and subprocess alike) without ``NOT_A_USERS_PLUGINS``.
 
-    Set after pytester's own set-up, which clears ``PYTEST_ADDOPTS`` to isolate its runs."""
-    monkeypatch.setenv("PYTEST_ADDOPTS", " ".join(NOT_A_USERS_PLUGINS))
+    Set after pytester's own set-up, which clears ``PYTEST_ADDOPTS`` to isolate its runs. Each run
+    also gets ``INNER_RUN_OPTIONS``, so an inner suite needs no ini file to run at the lowest versions."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", " ".join(NOT_A_USERS_PLUGINS + INNER_RUN_OPTIONS))
     return pytester
 
 

@@ -42,6 +42,12 @@ NOT_A_USERS_PLUGINS = (
     *("-p", "no:repeat", "-p", "no:rerunfailures"),
 )
 
+# What every inner run is given besides (through PYTEST_ADDOPTS, see the ``pytester`` fixture): the
+# event-loop scope pytest-asyncio warns about when it is unset. An inner suite written without an ini
+# file otherwise gets that PytestDeprecationWarning at configure time, which pytest 8.4 with
+# pytest-asyncio 1.0 (the lowest versions pyproject.toml allows) turns into an INTERNALERROR.
+INNER_RUN_OPTIONS = ("-o", "asyncio_default_fixture_loop_scope=function")
+
 
 # The suites of the report tests (tests/report/), which the shared xdist run (``xdist_run``) runs too.
 GITHUB_SUITE = """
