@@ -2,8 +2,8 @@
 
 It used to see the text of Anthropic and OpenAI answers only (and LangChain and Chat Completions
 through them): a Cohere, Gemini, LlamaIndex or Haystack answer with a sentence citing nothing passed.
-Each answer here is built from its SDK's recorded payload (``tests/data/payloads``) or by the
-framework's own classes, with one sentence added that cites nothing; the check lists that sentence,
+Each answer here is built from its SDK's recorded payload (``tests/data/payloads``), as the JSON and
+as the SDK's own object (``cohere``, ``google-genai``), or by the framework's own classes, with one sentence added that cites nothing; the check lists that sentence,
 and the same answer without it passes.
 """
 
@@ -37,6 +37,13 @@ def cohere_v2(extra: bool) -> tuple[Any, Corpus]:
     return answer, corpus
 
 
+def cohere_v2_sdk(extra: bool) -> tuple[Any, Corpus]:
+    import cohere
+
+    answer, corpus = cohere_v2(extra)
+    return cohere.ChatResponse.model_validate(answer), corpus
+
+
 def cohere_v1(extra: bool) -> tuple[Any, Corpus]:
     v2, corpus = cohere_v2(extra)
     v1 = {
@@ -47,6 +54,13 @@ def cohere_v1(extra: bool) -> tuple[Any, Corpus]:
         ],
     }
     return v1, corpus
+
+
+def cohere_v1_sdk(extra: bool) -> tuple[Any, Corpus]:
+    import cohere
+
+    answer, corpus = cohere_v1(extra)
+    return cohere.NonStreamedChatResponse.model_validate(answer), corpus
 
 
 URI = "https://vertexaisearch.cloud.google.com....."
@@ -62,6 +76,13 @@ def gemini(extra: bool) -> tuple[Any, Corpus]:
         candidate["content"]["parts"][0]["text"] = text + " " + EXTRA
     corpus = Corpus({URI: "# Final\n\nSpain beat England 2-1 in the Euro 2024 final, their fourth title.\n"})
     return response, corpus
+
+
+def gemini_sdk(extra: bool) -> tuple[Any, Corpus]:
+    from google.genai import types
+
+    response, corpus = gemini(extra)
+    return types.GenerateContentResponse.model_validate(response), corpus
 
 
 POLICY = {
@@ -93,8 +114,11 @@ def haystack(extra: bool) -> tuple[Any, Corpus]:
 
 SHAPES: dict[str, Callable[[bool], tuple[Any, Corpus]]] = {
     "cohere-v2": cohere_v2,
+    "cohere-v2-sdk": cohere_v2_sdk,
     "cohere-v1": cohere_v1,
+    "cohere-v1-sdk": cohere_v1_sdk,
     "gemini": gemini,
+    "gemini-sdk": gemini_sdk,
     "llamaindex": llamaindex,
     "haystack": haystack,
 }

@@ -88,8 +88,12 @@ def test_standard_content_blocks_with_annotations_are_citations_not_zero() -> No
 
 
 def test_cohere_v2_citations_are_claims_against_the_cited_documents(judged) -> None:
-    answer = payload("cohere_v2_penguins.json")
-    corpus = Corpus({name: Source(sections={"snippet": text}) for name, text in answer.pop("documents").items()})
+    import cohere
+
+    recorded = payload("cohere_v2_penguins.json")
+    corpus = Corpus({name: Source(sections={"snippet": text}) for name, text in recorded.pop("documents").items()})
+    answer = cohere.ChatResponse.model_validate(recorded)  # the SDK's V2ChatResponse, as client.chat returns it
+    assert type(answer).__name__ == "V2ChatResponse"
     adapted = adapt_answer(answer)
     sentence = "The tallest penguins are the Emperor penguins, which only live in Antarctica."
     assert [(c.claim, c.quote, c.document) for c in adapted.citations] == [
@@ -104,7 +108,9 @@ def test_cohere_v2_citations_are_claims_against_the_cited_documents(judged) -> N
     }
 
 
-def test_cohere_v1_dict_names_documents_by_document_ids() -> None:
+def test_cohere_v1_response_names_documents_by_document_ids() -> None:
+    import cohere
+
     v2 = payload("cohere_v2_penguins.json")
     v1 = {  # the same documented answer in the v1 shape
         "text": v2["message"]["content"][0]["text"],
@@ -115,13 +121,22 @@ def test_cohere_v1_dict_names_documents_by_document_ids() -> None:
         "documents": [{"id": key, "snippet": text} for key, text in v2["documents"].items()],
     }
     assert [c.document for c in adapt_answer(v1).citations] == ["100", "101"]
+    # The SDK's v1 response (client.chat of cohere.Client), built from the same answer.
+    response = cohere.NonStreamedChatResponse.model_validate(v1)
+    assert [(c.claim, c.document) for c in adapt_answer(response).citations] == [
+        (v1["text"], "100"),
+        (v1["text"], "101"),
+    ]
 
 
 # --- Gemini grounding metadata ------------------------------------------------------------------------
 
 
 def test_gemini_grounding_supports_cite_web_chunks_by_uri(judged) -> None:
-    response = payload("gemini_grounding_euro2024.json")
+    from google.genai import types
+
+    # The SDK's own response, validated from the REST JSON the docs show (camelCase, as the API sends it).
+    response = types.GenerateContentResponse.model_validate(payload("gemini_grounding_euro2024.json"))
     uri = "https://vertexaisearch.cloud.google.com....."
     adapted = adapt_answer(response)
     assert [(c.id, c.claim, c.quote, c.document) for c in adapted.citations] == [
@@ -136,6 +151,8 @@ def test_gemini_grounding_supports_cite_web_chunks_by_uri(judged) -> None:
 
 
 def test_gemini_retrieved_context_text_is_the_quote() -> None:
+    from google.genai import types
+
     response = {
         "candidates": [
             {
@@ -156,12 +173,10 @@ def test_gemini_retrieved_context_text_is_the_quote() -> None:
             }
         ]
     }
-    [citation] = adapt_answer(response).citations
-    assert (citation.claim, citation.quote, citation.document) == (
-        "Contributors grant a patent licence.",
-        "Grant of Patent License.",
-        "apache-2.0.txt",
-    )
+    expected = ("Contributors grant a patent licence.", "Grant of Patent License.", "apache-2.0.txt")
+    for answer in (response, types.GenerateContentResponse.model_validate(response)):
+        [citation] = adapt_answer(answer).citations
+        assert (citation.claim, citation.quote, citation.document) == expected
 
 
 # --- OpenAI Chat Completions ------------------------------------------------------------------------------
