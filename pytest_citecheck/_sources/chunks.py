@@ -8,7 +8,8 @@ the frameworks' own objects have, so plain dicts shaped like them work too):
 - the document: the ``source`` metadata (LangChain's loaders: a path or URL), else ``file_name``
   (LlamaIndex's ``SimpleDirectoryReader``), or what the caller's ``document_id`` says;
 - the section: the physical page (LangChain's 0-based ``page`` plus one, else ``page_number``, else
-  the printed ``page_label`` when nothing else says) as ``"page 3"``; a chunk without a page is a ``"chunk N"`` section of
+  for LlamaIndex's printed ``page_label`` the physical page ``pdf_pages`` recovers, else the label
+  itself) as ``"page 3"``; a chunk without a page is a ``"chunk N"`` section of
   its own (``chunk_index`` / ``chunk_id`` metadata when present, else its order in the document).
 
 ``sources_from_chunks`` builds the sources behind ``Corpus.from_documents`` (the corpus imports
@@ -27,6 +28,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pytest_citecheck._citations.model import MISSING, field_of
 from pytest_citecheck._errors import SourceError
+from pytest_citecheck._sources.pdf_pages import physical_page
 from pytest_citecheck._sources.source import Source
 
 DocumentId = str | Callable[[Any], Any] | None
@@ -85,7 +87,7 @@ def read_chunk(raw: Any, position: int, document_id: DocumentId = None) -> Chunk
     if not isinstance(start, int) or isinstance(start, bool) or start < 0:
         start = None
     chunk_label = next((str(metadata[key]) for key in _CHUNK_KEYS if metadata.get(key) not in (None, "")), None)
-    return Chunk(position, text, document, _page_section(metadata), start, chunk_label)
+    return Chunk(position, text, document, _page_section(metadata, node, text), start, chunk_label)
 
 
 # What LlamaIndex's CitationQueryEngine writes before each source node's text.
@@ -121,10 +123,11 @@ def _document_of(raw: Any, node: Any, metadata: Mapping[str, Any], document_id: 
     return str(value).strip()
 
 
-def _page_section(metadata: Mapping[str, Any]) -> str | None:
+def _page_section(metadata: Mapping[str, Any], node: Any, text: str) -> str | None:
     """The chunk's page as ``"page N"``, N the physical page (as Claude's ``page_location`` counts them),
-    whatever the printed label says: a PDF labelled i, ii, 1, 2 or 1, 2, 1, 2 has pages 1 to 4. The
-    printed label is used only when the metadata has nothing else (LlamaIndex's PDFReader)."""
+    whatever the printed label says: a PDF labelled i, ii, 1, 2 or 1, 2, 1, 2 has pages 1 to 4. For
+    LlamaIndex's PDFReader, which gives only the printed label, the physical page comes from the reader's
+    Document ids or the PDF itself (``pdf_pages``); the label is the section only when neither says."""
     page = metadata.get("page")  # 0-based: LangChain's PDF loaders
     if isinstance(page, int) and not isinstance(page, bool):
         return f"page {page + 1}"
@@ -133,7 +136,8 @@ def _page_section(metadata: Mapping[str, Any]) -> str | None:
         return f"page {number}"
     label = metadata.get("page_label")  # as printed: LlamaIndex's PDFReader
     if isinstance(label, (str, int)) and not isinstance(label, bool) and str(label).strip():
-        return f"page {str(label).strip()}"
+        physical = physical_page(node, metadata, str(label).strip(), text)
+        return f"page {physical if physical is not None else str(label).strip()}"
     return None
 
 
