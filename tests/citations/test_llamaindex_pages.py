@@ -63,30 +63,21 @@ def pdf_reader() -> Any:
     return PDFReader()
 
 
-def retrieved(path: Path, **reader: Any) -> list[Any]:
-    """The PDF's chunks as a retriever hands them back: shuffled, as NodeWithScore."""
+def retrieved(path: Path, **reader: Any) -> tuple[list[Any], list[int]]:
+    """The PDF's chunks as a retriever hands them back (shuffled, as NodeWithScore; none of a few words,
+    which two pages may share), and the physical page of each: its Document's place in the reader's
+    output, one Document per page in page order."""
     from llama_index.core import SimpleDirectoryReader
     from llama_index.core.node_parser import TokenTextSplitter
     from llama_index.core.schema import NodeWithScore
 
     documents = SimpleDirectoryReader(input_files=[path], file_extractor={".pdf": pdf_reader()}, **reader).load_data()
-    assert [d.metadata["page_label"] for d in documents] == [p for p in LABELS[_kind(documents)]]
+    assert [d.metadata["page_label"] for d in documents] in LABELS.values()
+    page = {document.id_: number for number, document in enumerate(documents, start=1)}
     nodes = TokenTextSplitter(chunk_size=128, chunk_overlap=0).get_nodes_from_documents(documents)
+    nodes = [node for node in nodes if len(node.get_content().strip()) >= 40]
     random.Random(7).shuffle(nodes)
-    return [NodeWithScore(node=node, score=0.5) for node in nodes]
-
-
-def _kind(documents: list[Any]) -> str:
-    return "roman-then-arabic" if documents[0].metadata["page_label"] == "i" else "restarting"
-
-
-def page_of(node: Any, path: Path) -> int:
-    """The physical page a chunk came from, found the slow way: which page's text holds it."""
-    from pypdf import PdfReader
-
-    texts = [page.extract_text() for page in PdfReader(path).pages]
-    [number] = [n for n, text in enumerate(texts, start=1) if node.node.get_content() in text]
-    return number
+    return [NodeWithScore(node=node, score=0.5) for node in nodes], [page[node.source_node.node_id] for node in nodes]
 
 
 def claude_cites_page(number: int, quote: str) -> dict:
@@ -102,8 +93,7 @@ def claude_cites_page(number: int, quote: str) -> dict:
 @pytest.mark.parametrize("how", ["filename_as_id", "file_path"])
 def test_chunks_of_a_labelled_pdf_are_on_their_physical_pages(tmp_path: Path, kind: str, how: str) -> None:
     path = labelled(tmp_path, kind)
-    chunks = retrieved(path, filename_as_id=how == "filename_as_id")
-    pages = [page_of(chunk, path) for chunk in chunks]
+    chunks, pages = retrieved(path, filename_as_id=how == "filename_as_id")
     if how == "filename_as_id":
         path.rename(tmp_path / "moved.pdf")  # the ids alone say the page: the file is not read
     corpus = Corpus.from_documents(chunks)
