@@ -18,11 +18,11 @@ import os
 import stat
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from hashlib import sha256
 from pathlib import Path
 
-from pytest_citecheck._secrets import redact_known
+from pytest_citecheck._secrets import cut_secrets, known_secrets
 
 LOCKS_DIRECTORY_NAME = "pytest-citecheck-locks"
 
@@ -49,14 +49,22 @@ def atomic_write_text(path: Path, text: str) -> None:
     write comes through here, so known secrets are cut out here last of all: a claim that carries
     the app's key reaches no report or reviews file either.
     """
-    text = redact_known(text)
+    atomic_write_chunks(path, (text,))
+
+
+def atomic_write_chunks(path: Path, chunks: Iterable[str]) -> None:
+    """``atomic_write_text`` of the text ``chunks`` make, written as they come (a report of many rows
+    is never built whole in memory). Each chunk is redacted on its own, so a chunk holds whole values
+    (a report row, not half of one)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = _mode_for(path)
+    secrets = known_secrets()
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.chmod(temp, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+            for chunk in chunks:
+                handle.write(cut_secrets(chunk, secrets))
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, path)

@@ -138,9 +138,12 @@ class CitecheckRun:
         rows = getattr(report, "citecheck_rows", None)
         if rows:
             self.report.extend(rows)
+            # pytest keeps every test's report to the end of the run: the rows live on once, in the Report.
+            del report.citecheck_rows
         batch = getattr(report, REPORT_FIELD, None)
         if batch and self._is_controller:
             self._take_batch(batch)
+            delattr(report, REPORT_FIELD)  # likewise
         if self._github:
             self._note_outcome(report, bool(rows))
 

@@ -15,13 +15,13 @@ over report rows; the plugin calls ``write_html`` on the controller at the end o
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_citecheck._files import atomic_write_text
+from pytest_citecheck._files import atomic_write_chunks
+from pytest_citecheck._report.page import PAGE_END, generated_at, page_start
 from pytest_citecheck._report.page import escape as _e
-from pytest_citecheck._report.page import generated_at, html_page
 from pytest_citecheck._report.row import ReportRow
 from pytest_citecheck._report.run_report import VERDICT_ORDER, Report
 from pytest_citecheck._text import plural
@@ -240,7 +240,7 @@ def _cited(row: ReportRow) -> str:
 
 
 def _is_approximate(row: ReportRow) -> bool:
-    if row.approximate or row.status == "approximate" or row.data.get("approximate"):
+    if row.approximate or row.status == "approximate" or row.get("approximate"):
         return True
     return row.similarity is not None and row.similarity < 1.0 and row.span is not None
 
@@ -335,14 +335,18 @@ def _card(index: int, row: ReportRow, checks: int = 1) -> str:
 
 
 def render_html(report: Report, *, generated: str | None = None) -> str:
-    """The report page as one string."""
+    """The report page as one string (``html_chunks`` joined)."""
+    return "".join(html_chunks(report, generated=generated))
+
+
+def html_chunks(report: Report, *, generated: str | None = None) -> Iterator[str]:
+    """The report page in pieces, a card each, for ``write_html`` to write as they come."""
     rows = report.distinct
     repeats = report.repeats()
-    cards = (
-        "\n".join(_card(index, row, repeats.get(row.qualified_id, 1)) for index, row in enumerate(rows, start=1))
-        or "<p>No citation was checked.</p>"
-    )
-    body = f"""<a class="skip" href="#citations-heading">Skip to the citations</a>
+    title = f"Citation check: {plural(len(rows), 'citation')}"
+    yield (
+        page_start(title, STYLE)
+        + f"""<a class="skip" href="#citations-heading">Skip to the citations</a>
 <header>
 <h1>Citation check</h1>
 <p class="meta">{_e(plural(len(rows), "citation"))} checked in {_e(plural(report.tests, "test"))} · generated {_e(generated_at(generated))} by pytest-citecheck</p>
@@ -358,12 +362,20 @@ def render_html(report: Report, *, generated: str | None = None) -> str:
 <h2 id="citations-heading" tabindex="-1">Citations</h2>
 <div class="controls"><label><input type="checkbox" id="only-review"> Show only citations that need review</label>
 <span id="filter-status" role="status" aria-live="polite"></span></div>
-{cards}
+"""
+    )
+    for index, row in enumerate(rows, start=1):
+        yield ("\n" if index > 1 else "") + _card(index, row, repeats.get(row.qualified_id, 1))
+    if not rows:
+        yield "<p>No citation was checked.</p>"
+    yield (
+        f"""
 </section>
 </main>
 <footer>Verdicts at or above auto_accept stand on their own; the rest need a human. Record decisions with <code>citecheck review</code>.</footer>
 <script>{SCRIPT}</script>"""
-    return html_page(f"Citation check: {plural(len(rows), 'citation')}", STYLE, body)
+        + PAGE_END
+    )
 
 
 def _count_items(report: Report) -> list[str]:
@@ -382,5 +394,5 @@ def _count_items(report: Report) -> list[str]:
 
 
 def write_html(report: Report, path: str | Path) -> None:
-    """Write the report page to ``path`` atomically."""
-    atomic_write_text(Path(path), render_html(report))
+    """Write the report page to ``path`` atomically, card by card (the page is never held whole)."""
+    atomic_write_chunks(Path(path), html_chunks(report))

@@ -26,6 +26,11 @@ def generated_at(generated: str | None = None) -> str:
 
 def html_page(title: str, style: str, body: str) -> str:
     """The whole page: ``body`` (the markup inside ``<body>``) under a head with ``title`` (plain text) and ``style``."""
+    return page_start(title, style) + body + PAGE_END
+
+
+def page_start(title: str, style: str) -> str:
+    """The page up to the start of its body's markup (a page written in pieces: ``html_chunks``)."""
     return f"""<!doctype html>
 <html lang="en">
 <head>
@@ -36,7 +41,10 @@ def html_page(title: str, style: str, body: str) -> str:
 <style>{style}</style>
 </head>
 <body>
-{body}
+"""
+
+
+PAGE_END = """
 </body>
 </html>
 """

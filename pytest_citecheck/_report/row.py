@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_citecheck._text import format_confidence
@@ -23,6 +24,8 @@ from pytest_citecheck._text import format_confidence
 if TYPE_CHECKING:
     from pytest_citecheck._results import CitationResult
 
+# What a row asked no extra question holds (one object for every such row).
+_NO_QUESTIONS: Mapping[str, Mapping[str, Any]] = MappingProxyType({})
 VERDICT_ORDER = ("verified", "unsupported", "contradicted", "fabricated")
 DEFAULT_AUTO_ACCEPT = 0.8
 
@@ -209,8 +212,11 @@ class ReportRow:
     # An ``altered`` quote: the words its elisions removed that turn the meaning.
     removed: tuple[str, ...] | None = None
     has_scope: bool = False  # the row says where its auto_accept was set (absent before that was recorded)
-    # The JSON object the row was read from or built as: what the JSON report writes back.
-    data: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # The JSON object the row was read from or built as, what the JSON report writes back: its keys
+    # (one tuple shared by every row of the same shape) and its values, in order. Two tuples hold far
+    # less than a dict of some 40 keys per row, and a run holds a row per checked citation.
+    layout: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    values: tuple[Any, ...] = field(default=(), repr=False, compare=False)
 
     # --- building ---------------------------------------------------------------------------
 
@@ -223,7 +229,7 @@ class ReportRow:
         return cls(
             **{name: get(name) for name in _PLAIN if get(name) is not None},
             span=_span(get("span")),
-            questions=dict(get("questions") or {}),
+            questions=get("questions") or _NO_QUESTIONS,
             replayed=get("replayed") is True,
             flagged=get("flagged") is True,
             auto_accept=DEFAULT_AUTO_ACCEPT if get("auto_accept") is None else float(get("auto_accept")),
@@ -232,7 +238,8 @@ class ReportRow:
             removed=None if get("removed") is None else tuple(get("removed")),
             spans=None if spans is None else tuple((int(a), int(b)) for a, b in spans),
             has_scope="auto_accept_scope" in data,
-            data=data,
+            layout=_shared_layout(tuple(data)),
+            values=tuple(data.values()),
         )
 
     @classmethod
@@ -244,7 +251,23 @@ class ReportRow:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON report's object for this row (as read, or as ``CitationResult.to_json`` wrote it)."""
-        return dict(self.data)
+        return dict(zip(self.layout, self.values))
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The row's JSON object (a new dict each time: ``get`` and ``has`` read one field)."""
+        return self.to_json()
+
+    def has(self, name: str) -> bool:
+        """The row's JSON object has field ``name`` (null or not)."""
+        return name in self.layout
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """Field ``name`` of the row's JSON object, as written (``default`` when absent)."""
+        try:
+            return self.values[self.layout.index(name)]
+        except ValueError:
+            return default
 
     # --- predicates -------------------------------------------------------------------------
 
@@ -270,7 +293,7 @@ class ReportRow:
     @property
     def requested(self) -> bool:
         """The row carries the cost of a Jev request (its input tokens)."""
-        return "input_tokens" in self.data or self.input_tokens is not None
+        return self.input_tokens is not None or self.has("input_tokens")
 
     @property
     def misattributed(self) -> bool:
@@ -332,15 +355,29 @@ class ReportRow:
         return self.qualified_id if self.test and self.id in shared else self.id
 
 
+# The key tuples rows share (``ReportRow.layout``): a run's rows come in a handful of shapes. Bounded,
+# so that a report file of rows with made-up keys adds rows, not shapes, to what stays in memory.
+_LAYOUTS: dict[tuple[str, ...], tuple[str, ...]] = {}
+_MAX_LAYOUTS = 256
+
+
+def _shared_layout(keys: tuple[str, ...]) -> tuple[str, ...]:
+    shared = _LAYOUTS.get(keys)
+    if shared is not None:
+        return shared
+    if len(_LAYOUTS) < _MAX_LAYOUTS:
+        _LAYOUTS[keys] = keys
+    return keys
+
+
 def as_row(row: ReportRow | Mapping[str, Any]) -> ReportRow:
     """``row`` as a ``ReportRow`` (a JSON object is checked against ``SCHEMA``).
 
-    A plain ``dict`` is kept, not copied: a run holds one row per checked citation until its report
-    is written, and the rows handed in here are not changed afterwards.
+    The row keeps the object's values, not the object (``ReportRow.layout``, ``ReportRow.values``).
     """
     if isinstance(row, ReportRow):
         return row
-    return ReportRow.from_json(row if type(row) is dict else dict(row))
+    return ReportRow.from_json(row if isinstance(row, dict) else dict(row))
 
 
 def failed_ids(error: BaseException, rows: list[dict[str, Any]]) -> list[str]:

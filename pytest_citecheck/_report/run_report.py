@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_citecheck._files import UnreadableFileError, atomic_write_text, read_regular_file
+from pytest_citecheck._files import UnreadableFileError, atomic_write_chunks, read_regular_file
 from pytest_citecheck._gate.messages import DEFAULT_REVIEW_COMMAND, NO_REPORT_KEPT, review_command
 from pytest_citecheck._report.row import VERDICT_ORDER as VERDICT_ORDER
 from pytest_citecheck._report.row import ReportRow, RowError, as_row
@@ -61,7 +61,22 @@ class Report:
         return data
 
     def write(self, path: str | Path) -> None:
-        atomic_write_text(Path(path), json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n")
+        """Write the JSON report to ``path`` atomically, row by row (the text is never held whole)."""
+        atomic_write_chunks(Path(path), self.json_chunks())
+
+    def json_chunks(self) -> Iterator[str]:
+        """The JSON report's text in pieces, a row each: together, ``json.dumps(self.to_json(), indent=2)``."""
+        yield f'{{\n  "version": {REPORT_VERSION},\n  "results": ['
+        for index, row in enumerate(self.rows):
+            # A JSON string holds no line break, so indenting each line nests the row as dumps would.
+            text = json.dumps(row.to_json(), indent=2, ensure_ascii=False).replace("\n", "\n    ")
+            yield ("," if index else "") + "\n    " + text
+        yield "\n  ]" if self.rows else "]"
+        if self.unused or self.orphans:
+            for name in ("unused", "orphans"):
+                value = json.dumps(getattr(self, name), indent=2, ensure_ascii=False).replace("\n", "\n  ")
+                yield f',\n  "{name}": {value}'
+        yield "\n}\n"
 
     @classmethod
     def load(cls, path: str | Path) -> Report:

@@ -117,7 +117,7 @@ def load_report_rows(paths: Sequence[Path]) -> list[Judged]:
                 model_verdict=row.said,
                 confidence=float(row.confidence),
                 overturned=None,
-                auto_accept=row.data.get("auto_accept"),
+                auto_accept=row.get("auto_accept"),
                 scope=row.auto_accept_scope if row.has_scope else UNRECORDED_SCOPE,
                 flagged=row.flagged,
             )

@@ -86,7 +86,7 @@ def load_rows(path: Path) -> list[ReportRow]:
             ) from None
         raise ReviewInputError(str(error)) from None
     judged = [row for row in report.rows if row.judged]
-    if judged and any("review_key" not in row.data or "section_text" not in row.data for row in judged):
+    if judged and any(not row.has("review_key") or not row.has("section_text") for row in judged):
         raise ReviewInputError(
             f"{path} was written by a pytest-citecheck without review support (no review keys); rerun pytest to write a new one"
         )

@@ -209,7 +209,7 @@ def _entry(row: ReportRow, chosen: str, *, by: str, note: str | None, at: str | 
         entry["note"] = note
     # What `citecheck calibrate` needs beyond Jev's verdict and confidence: the threshold the
     # citation was gated at and where it was set (absent in files written before calibration).
-    entry["auto_accept"] = row.data.get("auto_accept")
+    entry["auto_accept"] = row.get("auto_accept")
     if row.has_scope:  # absent from older reports: unknown, which is not "the ini file"
         entry["auto_accept_scope"] = row.auto_accept_scope
     if row.flagged:  # a screened "supports" that never stands on its own, whatever the confidence

@@ -1,0 +1,132 @@
+"""Reports are written as a stream and rows are held once (issue 27, item 5).
+
+- A run keeps each checked citation once, in its ``Report``, compactly: the test reports pytest keeps
+  to the end of the run no longer carry the row objects too.
+- The JSON and HTML reports are written row by row, still atomically: what is written is exactly
+  what one ``json.dumps`` would give, and a write that fails half-way leaves the old report whole.
+
+Memory per citation and the HTML's size per citation are measured in ``bench/memory.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_citecheck._report import html
+from pytest_citecheck._report.html import html_chunks, write_html
+from pytest_citecheck._report.row import ReportRow
+from pytest_citecheck._report.run_report import Report
+
+HOSTILE = {
+    "test": 't.py::test["\\n"]',
+    "id": 'id "with"\nline\u2028break',
+    "verdict": "verified",
+    "auto": True,
+    "claim": "ünïcode </script> <b>",
+    "probabilities": {"supports": 0.9, "contradicts": 0.05, "says_nothing": 0.05},
+    "questions": {"scope": {"yes": 0.4, "concern": 0.6, "flagged": True}},
+    "span": [0, 3],
+    "decision": None,
+    "an_unknown_field": {"kept": [1, 2]},
+}
+
+
+@pytest.mark.parametrize(
+    ("rows", "unused", "orphans"),
+    [
+        ([HOSTILE, {"id": "b", "verdict": "fabricated", "auto": True}], [], []),
+        ([], [], []),
+        ([HOSTILE], [{"test": "t", "cassette": "c"}], ["o.yaml"]),
+    ],
+    ids=["rows", "empty", "unused-and-orphans"],
+)
+def test_the_streamed_json_is_what_one_dump_gives(
+    tmp_path: Path, rows: list[dict[str, Any]], unused: list[dict[str, Any]], orphans: list[str]
+) -> None:
+    report = Report(rows)
+    report.unused, report.orphans = unused, orphans
+    report.write(tmp_path / "r.json")
+    expected = (
+        json.dumps(
+            {"version": 1, "results": rows, **({"unused": unused, "orphans": orphans} if unused or orphans else {})},
+            indent=2,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
+    assert (tmp_path / "r.json").read_text() == expected
+    assert [row.to_json() for row in Report.load(tmp_path / "r.json").rows] == rows  # every field, in order
+
+
+def test_a_row_keeps_its_fields_in_order_without_its_dict() -> None:
+    row = ReportRow.from_json(dict(HOSTILE))
+    assert list(row.to_json()) == list(HOSTILE) and row.to_json() == HOSTILE
+    assert row.has("decision") and not row.has("outcome") and row.get("an_unknown_field") == {"kept": [1, 2]}
+    assert not hasattr(row, "__dict__")
+    other = ReportRow.from_json({**HOSTILE, "id": "other"})
+    assert other.layout is row.layout  # rows of one shape share their keys
+
+
+class _Broken(Exception):
+    pass
+
+
+def test_a_report_that_fails_half_way_leaves_the_old_one_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "report.json"
+    Report([HOSTILE]).write(path)
+    before = path.read_text()
+    rows = [{**HOSTILE, "id": f"c{n}"} for n in range(50)]
+    report = Report(rows)
+    real = ReportRow.to_json
+
+    def failing(row: ReportRow) -> dict[str, Any]:
+        if row.id == "c40":
+            raise _Broken
+        return real(row)
+
+    monkeypatch.setattr(ReportRow, "to_json", failing)
+    with pytest.raises(_Broken):
+        report.write(path)
+    real_card = html._card
+
+    def failing_card(index: int, row: ReportRow, checks: int = 1) -> str:
+        if row.id == "c40":
+            raise _Broken
+        return real_card(index, row, checks)
+
+    monkeypatch.setattr(html, "_card", failing_card)
+    with pytest.raises(_Broken):
+        write_html(report, tmp_path / "report.html")
+    assert path.read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]  # no half-written temp file left
+
+
+def test_the_html_page_comes_a_card_at_a_time() -> None:
+    report = Report([{**HOSTILE, "id": f"c{n}"} for n in range(30)])
+    chunks = list(html_chunks(report, generated="2026-01-01 00:00 UTC"))
+    assert len(chunks) == 32 and sum('<article class="citation' in chunk for chunk in chunks) == 30
+    assert all(chunk.count("<article") <= 1 for chunk in chunks)
+
+
+def test_a_run_holds_each_row_once(suite: pytest.Pytester, jev_server: Any) -> None:
+    suite.makepyfile(
+        test_app="""
+        import pytest
+        from cookbook import SOURCE, pick
+        from pytest_citecheck import check_citations
+
+        @pytest.mark.parametrize("n", range(3))
+        def test_answer(n):
+            check_citations(pick("clock_skew", "aud_reject"), SOURCE)
+        """
+    )
+    recorded = suite.inline_run("--citecheck-record-mode=once", "--citecheck-json=r.json")
+    recorded.assertoutcome(passed=3)
+    calls = [report for report in recorded.getreports("pytest_runtest_logreport") if report.when == "call"]
+    assert len(calls) == 3 and not any(hasattr(report, "citecheck_rows") for report in calls)
+    rows = json.loads((suite.path / "r.json").read_text())["results"]
+    assert [row["id"] for row in rows] == ["clock_skew", "aud_reject"] * 3
