@@ -143,7 +143,6 @@ class CitecheckRun:
         batch = getattr(report, REPORT_FIELD, None)
         if batch and self._is_controller:
             self._take_batch(batch)
-            delattr(report, REPORT_FIELD)  # likewise
         if self._github:
             self._note_outcome(report, bool(rows))
 

@@ -53,7 +53,11 @@ class Report:
     # --- files ------------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"version": REPORT_VERSION, "results": [row.to_json() for row in self.rows]}
+        return {"version": REPORT_VERSION, "results": [row.to_json() for row in self.rows], **self._after_results()}
+
+    def _after_results(self) -> dict[str, Any]:
+        """The report's fields after its rows: recordings no test used, orphan cassettes, an estimate."""
+        data: dict[str, Any] = {}
         if self.unused or self.orphans:
             data.update(unused=self.unused, orphans=self.orphans)
         if self.estimate is not None:
@@ -72,10 +76,9 @@ class Report:
             text = json.dumps(row.to_json(), indent=2, ensure_ascii=False).replace("\n", "\n    ")
             yield ("," if index else "") + "\n    " + text
         yield "\n  ]" if self.rows else "]"
-        if self.unused or self.orphans:
-            for name in ("unused", "orphans"):
-                value = json.dumps(getattr(self, name), indent=2, ensure_ascii=False).replace("\n", "\n  ")
-                yield f',\n  "{name}": {value}'
+        for name, field in self._after_results().items():
+            value = json.dumps(field, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+            yield f",\n  {json.dumps(name)}: {value}"
         yield "\n}\n"
 
     @classmethod
