@@ -120,11 +120,16 @@ def test_reports_and_reviews_are_written_through_atomic_write_text(
 
     calls: list[Path] = []
 
-    def recording(path: Path, text: str) -> None:
+    def recording(path: Path, text: object) -> None:
         calls.append(Path(path))
 
-    for module in (report, html_report, reviews):
-        monkeypatch.setattr(module, "atomic_write_text", recording)
+    # The reports are written as a stream, through the atomic writer's chunked form.
+    for module, name in (
+        (report, "atomic_write_chunks"),
+        (html_report, "atomic_write_chunks"),
+        (reviews, "atomic_write_text"),
+    ):
+        monkeypatch.setattr(module, name, recording)
     Report([]).write(tmp_path / "r.json")
     html_report.write_html(Report([]), tmp_path / "r.html")
     reviews_file = reviews.Reviews.load(tmp_path / "reviews.json")
