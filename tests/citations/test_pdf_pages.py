@@ -35,24 +35,23 @@ def test_each_physical_page_is_its_own_section(labels: list[str]) -> None:
     ]
 
 
+def page_citation(quote: str, start: int, end: int, title: str | None = None) -> dict:
+    """A Claude text block citing ``quote`` on physical pages ``start`` to ``end`` (end exclusive) of document 0."""
+    location = {"type": "page_location", "cited_text": quote, "document_index": 0}
+    if title is not None:
+        location["document_title"] = title
+    return {
+        "type": "text",
+        "text": "The licence says so.",
+        "citations": [location | {"start_page_number": start, "end_page_number": end}],
+    }
+
+
 def test_a_claude_citation_of_physical_page_3_cites_the_page_labelled_1() -> None:
     documents = pages(["i", "ii", "1", "2"])
     corpus = Corpus.from_documents(documents)
     quote = documents[2].page_content.split("\n")[3].strip()
-    block = {
-        "type": "text",
-        "text": "The licence says so.",
-        "citations": [
-            {
-                "type": "page_location",
-                "cited_text": quote,
-                "document_index": 0,
-                "document_title": "apache-2.0.pdf",
-                "start_page_number": 3,
-                "end_page_number": 4,
-            }
-        ],
-    }
+    block = page_citation(quote, 3, 4, title="apache-2.0.pdf")
     [citation] = adapt_citations([block], source=corpus)
     assert (citation.document, citation.section) == ("apache-2.0.pdf", "page 3")
     from pytest_citecheck._locate.citations import Located, locate_all
@@ -71,19 +70,7 @@ def test_a_page_that_disagrees_with_the_cited_text_is_found_elsewhere_naming_bot
     documents = pages(["i", "ii", "1", "2"])
     corpus = Corpus.from_documents(documents)
     quote = documents[2].page_content.split("\n")[3].strip()
-    block = {
-        "type": "text",
-        "text": "The licence says so.",
-        "citations": [
-            {
-                "type": "page_location",
-                "cited_text": quote,
-                "document_index": 0,
-                "start_page_number": 2,
-                "end_page_number": 3,
-            }
-        ],
-    }
+    block = page_citation(quote, 2, 3)
     [citation] = adapt_citations([block], source=corpus)
     [located] = locate_all([citation], corpus, Settings())
     assert isinstance(located, Located)
