@@ -12,9 +12,9 @@ Each citation's location says where its passage is:
   section;
 - ``content_block_location`` (custom-content documents): ``[start_block_index, end_block_index)`` in
   the document's ``content`` list. Against ``Source.from_blocks`` (the content the app sent), one
-  block cites its section (a quote found in another is ``found-elsewhere``), and a range whose
-  ``cited_text`` is its blocks run together is judged against those blocks, assembled; against any
-  other source the indices are only checked for sense and the quote is looked for in the document.
+  block cites its section, a range its blocks (a quote found outside them is ``found-elsewhere``); a
+  range whose ``cited_text`` is its blocks run together is judged against those blocks, assembled; against
+  any other source the indices are only checked for sense and the quote is looked for in the document.
 
 When the check is given a ``Corpus``, ``document_title`` (or ``file_id``) selects the document when
 it names one, else ``document_index`` is the position in the corpus (the order the documents were
@@ -108,10 +108,8 @@ def _adapt_cited(item: Any, citation_id: str, claim: str, position: int, source:
     elif kind == "content_block_location":
         cited_blocks = _block_sections(item, document_source, citation_id)
         section = cited_blocks[0] if len(cited_blocks) == 1 else None
-        if len(cited_blocks) > 1 and _is_concatenation(quote, document_source, cited_blocks):
-            # Claude's cited_text of a block range is the blocks' texts run together: the claim is judged
-            # against those blocks, assembled (no quote to look for across their borders).
-            return Citation(citation_id, claim, None, None, document=document, sections=cited_blocks)
+        if len(cited_blocks) > 1:
+            return _block_range(citation_id, claim, quote, document, document_source, cited_blocks)
     elif kind == "search_result_location":
         _index_range(item, "start_block_index", "end_block_index", 0, citation_id)
     if not quote.strip():
@@ -136,6 +134,23 @@ def _block_sections(item: Any, source: Source | Corpus | None, citation_id: str)
             field="end_block_index",
         )
     return tuple(section for section in blocks[start:end] if section is not None)
+
+
+def _block_range(
+    citation_id: str,
+    claim: str,
+    quote: str,
+    document: str | None,
+    source: Source | Corpus | None,
+    blocks: tuple[str, ...],
+) -> Citation:
+    """A ``content_block_location`` over several blocks: an assembly of those blocks. Claude's cited_text of
+    a range is the blocks' texts run together (or empty): the claim is judged against the blocks, with no
+    quote to look for across their borders. Any other cited_text is a quote looked for in the range first
+    (also across the borders of its blocks), then in the rest of the document: ``found-elsewhere`` there."""
+    if not quote.strip() or _is_concatenation(quote, source, blocks):
+        return Citation(citation_id, claim, None, None, document=document, sections=blocks)
+    return Citation(citation_id, claim, None, None, document=document, sections=blocks, quotes=(quote,))
 
 
 def _is_concatenation(quote: str, source: Source | Corpus | None, sections: tuple[str, ...]) -> bool:

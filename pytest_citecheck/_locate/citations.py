@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CitationInputError
+from pytest_citecheck._locate.across import Across, find_across
 from pytest_citecheck._locate.finders import CorpusFinder, Documents, Finder, Found, SourceFinder, finder_for
 from pytest_citecheck._locate.locator import Match, QuoteLocator
 from pytest_citecheck._locate.normalize import quote_length
@@ -366,7 +367,7 @@ def locate_assembly(citation: Citation, documents: Documents, settings: Settings
     source = source_of(documents, citation.document)  # validate_assembly: a corpus's names its document
     finder = finder_for(source)
     locator = finder.locator if isinstance(finder, SourceFinder) else QuoteLocator(source)
-    matches = []
+    matches: list[Match | Across] = []
     status = Status.FOUND if citation.quotes else Status.SECTION_ONLY
     for quote in citation.quotes:
         match = _assembly_match(citation, quote, locator, finder, settings)
@@ -375,21 +376,39 @@ def locate_assembly(citation: Citation, documents: Documents, settings: Settings
         if match.approximate:
             status = Status.FOUND_APPROX
         matches.append(match)
-    wanted = set(citation.sections) | {match.section for match in matches}
+    wanted = set(citation.sections) | {section for match in matches for section in _sections_of(match)}
     sections = tuple(section for section in source.order if section in wanted)
     text, starts = assemble(source, sections)
-    spans = tuple((starts[m.section] + m.start, starts[m.section] + m.end) for m in matches)
+    spans = tuple(_span(match, starts) for match in matches)
     similarity = min((m.similarity for m in matches), default=None)
-    if citation.sections and any(match.section not in citation.sections for match in matches):
+    if citation.sections and any(not set(_sections_of(m)) <= set(citation.sections) for m in matches):
         status = Status.FOUND_ELSEWHERE  # a quote in none of the sections the citation names: misattributed
     return Assembly(status, sections, text, spans, similarity, citation.quotes, citation.sections, citation.document)
 
 
+def _sections_of(match: Match | Across) -> tuple[str, ...]:
+    return match.sections if isinstance(match, Across) else (match.section,)
+
+
+def _span(match: Match | Across, starts: dict[str, int]) -> tuple[int, int]:
+    """A quote's ``[start, end)`` in the assembled text (from its first section to its last)."""
+    sections = _sections_of(match)
+    return starts[sections[0]] + match.start, starts[sections[-1]] + match.end
+
+
 def _assembly_match(
     citation: Citation, quote: str, locator: QuoteLocator, finder: Finder, settings: Settings
-) -> Match | Unfound:
-    """One quote of an assembly: its match (exact, or within ``fuzzy``), or ``Unfound`` (fabricated or altered)."""
+) -> Match | Across | Unfound:
+    """One quote of an assembly: its match (exact, or within ``fuzzy``), or ``Unfound`` (fabricated or altered).
+
+    It is looked for in each section the citation names, then across their borders (``across``: a
+    quote of a block range run together), then anywhere in the source."""
     match = _find_in_sections(locator, quote, citation.sections, settings)
+    if match is None:
+        across = find_across(locator.source, quote, citation.sections, casefold=settings.casefold)
+        if across is not None:
+            return across
+        match = locator.find(quote, casefold=settings.casefold)
     if match is not None and match.turning_words:
         return unfound(dataclasses.replace(citation, quote=quote), finder, Found(None, match))
     if match is not None:
@@ -402,9 +421,5 @@ def _assembly_match(
 
 
 def _find_in_sections(locator: QuoteLocator, quote: str, sections: tuple[str, ...], settings: Settings) -> Match | None:
-    """The quote's match in the first named section that holds it, else wherever the source holds it."""
-    for section in sections:
-        match = locator.find(quote, casefold=settings.casefold, prefer_section=section)
-        if match is not None and match.section == section:
-            return match
-    return locator.find(quote, casefold=settings.casefold)
+    """The quote's match in the first named section that holds it, else None."""
+    return locator.find_in_sections(quote, sections, casefold=settings.casefold)

@@ -164,3 +164,58 @@ def test_an_assembly_in_a_corpus_without_its_document_is_still_refused(direct_ch
     citation = {"id": "c", "claim": "A claim.", "quote": None, "section": ["block 0", "block 1"]}
     with pytest.raises(CitecheckError, match="field 'section'.*name the document"):
         direct_checker().check([citation], corpus)
+
+
+def check_range(checker: Any, source: Source, text: str, cited: str, start: int, end: int, **options: Any) -> Any:
+    [result] = checker.check(answer(text, cited, start, end), source, **options)
+    return result
+
+
+def test_a_quote_outside_its_block_range_is_found_elsewhere_naming_both(
+    rfc: Source, sent: tuple[DocumentBlockParam, Source], direct_checker: Any, jev_server: JevServer
+) -> None:
+    _, source = sent
+    first = block_of(rfc, "4.1.3")
+    quote = 'The "nbf" (not before) claim identifies the time before which the JWT'  # 4.1.5, cited 4.1.3-4.1.4
+    message = answer("A JWT is not valid before its nbf time.", quote, first, first + 2)
+    checker = direct_checker(jev_server)
+    [result] = checker.check(message, source)
+    assert (result.status, result.cited_section) == (Status.FOUND_ELSEWHERE, "4.1.3 + 4.1.4")
+    assert "4.1.5" in result.sections
+    with pytest.raises(AssertionError, match=r"cited §4\.1\.3 \+ §4\.1\.4, the quote is in §4\.1\.5"):
+        checker.assert_supported(message, source, misattributed="fail")
+
+
+def test_a_quote_in_one_block_of_its_range_is_found_there_not_where_the_document_says_it_first(
+    rfc: Source, sent: tuple[DocumentBlockParam, Source], direct_checker: Any, jev_server: JevServer
+) -> None:
+    _, source = sent
+    first = block_of(rfc, "4.1.5")
+    quote = "the JWT MUST NOT be accepted for processing"  # in 4.1.4 first, and in 4.1.5 (cited: 4.1.5-4.1.6)
+    result = check_range(direct_checker(jev_server), source, "Early tokens are refused.", quote, first, first + 2)
+    assert (result.status, result.sections) == (Status.FOUND, ("4.1.5", "4.1.6"))
+    [request] = jev_server.systemone_requests
+    assert rfc.sections["4.1.4"] not in request.body["state"]["section"]
+
+
+def test_a_quote_running_across_two_blocks_of_its_range_is_found(
+    rfc: Source, sent: tuple[DocumentBlockParam, Source], direct_checker: Any, jev_server: JevServer
+) -> None:
+    _, source = sent
+    first = block_of(rfc, "4.1.3")
+    # The end of 4.1.3 and the start of 4.1.4, as Claude runs the blocks of a range together.
+    quote = 'interpretation of audience values is generally application specific.\n   Use of this claim is OPTIONAL.4.1.4.  "exp" (Expiration Time) Claim'
+    result = check_range(direct_checker(jev_server), source, "The aud claim is optional.", quote, first, first + 2)
+    assert (result.status, result.sections) == (Status.FOUND, ("4.1.3", "4.1.4"))
+    [(start, end)] = result.spans
+    assert result.section_text[start:end].startswith("interpretation of audience values")
+    assert result.section_text[start:end].endswith('"exp" (Expiration Time) Claim')
+
+
+def test_an_empty_cited_text_of_a_block_range_judges_the_claim_against_its_blocks(
+    rfc: Source, sent: tuple[DocumentBlockParam, Source], direct_checker: Any, jev_server: JevServer
+) -> None:
+    _, source = sent
+    first = block_of(rfc, "4.1.3")
+    result = check_range(direct_checker(jev_server), source, "The aud claim is optional.", "", first, first + 2)
+    assert (result.status, result.sections) == (Status.SECTION_ONLY, ("4.1.3", "4.1.4"))

@@ -1,0 +1,63 @@
+"""A quote that runs across the border of consecutive sections a citation names.
+
+Claude cites a custom-content document by block range (``content_block_location``), and runs the
+blocks of a range together; a quote of the end of one block and the start of the next is in the range
+the model cited, though in no one of its sections. ``find_across`` looks for it in the named sections'
+texts joined, with nothing between them (as Claude joins them), then with a space, when the sections
+are consecutive in the document. A quote that one section holds is never looked for here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from pytest_citecheck._locate.locator import Match, QuoteLocator
+from pytest_citecheck._sources.source import Source
+
+# How the texts of a range are joined to look for a quote across their borders, in turn.
+SEPARATORS = ("", " ")
+
+
+class Across(NamedTuple):
+    """Where a quote runs across sections: the sections from the one it starts in to the one it ends in,
+    ``start`` in the first one's text and ``end`` in the last one's."""
+
+    sections: tuple[str, ...]
+    start: int
+    end: int
+    similarity: float = 1.0
+    approximate: bool = False
+
+
+def find_across(source: Source, quote: str, sections: Sequence[str], *, casefold: bool) -> Across | None:
+    """The quote in the named sections run together, when they are consecutive in the document; else None.
+
+    A placement whose elisions remove a word that turns the meaning is not taken (the quote is then
+    looked for as any other, and is ``altered`` or ``missing`` there)."""
+    names = list(source.sections)
+    positions = sorted({names.index(section) for section in sections if section in source.sections})
+    if len(positions) < 2 or positions[-1] - positions[0] != len(positions) - 1:
+        return None
+    ordered = [names[position] for position in positions]
+    texts = [source.sections[section] for section in ordered]
+    for separator in SEPARATORS:
+        joined = separator.join(texts)
+        match = QuoteLocator(Source(sections={"range": joined})).find(quote, casefold=casefold)
+        if match is not None and not match.turning_words:
+            return _split(ordered, texts, len(separator), match)
+    return None
+
+
+def _split(ordered: list[str], texts: list[str], gap: int, match: Match) -> Across:
+    """The joined text's match as the sections it runs across and offsets in the first and last."""
+    starts = []
+    position = 0
+    for text in texts:
+        starts.append(position)
+        position += len(text) + gap
+    first = max(index for index, start in enumerate(starts) if start <= match.start)
+    last = max(index for index, start in enumerate(starts) if start < match.end)
+    start = min(match.start - starts[first], len(texts[first]))
+    end = min(match.end - starts[last], len(texts[last]))
+    return Across(tuple(ordered[first : last + 1]), start, end)
