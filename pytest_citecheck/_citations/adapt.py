@@ -61,7 +61,8 @@ def _anthropic(raw: Any, position: int, source: Source | Corpus | None) -> _Read
 
 
 def _openai(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
-    return (*read_openai_output_text(raw, position), {})
+    invalid: dict[str, CitationInputError] = {}  # one bad annotation of a part never hides the others
+    return (*read_openai_output_text(raw, position, invalid=invalid), invalid)
 
 
 def _cohere(raw: Any, position: int, source: Source | Corpus | None) -> _Read:

@@ -30,7 +30,7 @@ from typing import Any
 
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
 from pytest_citecheck._citations.plain import adapt_citation
-from pytest_citecheck._citations.sentences import clean_claim, sentence_spans
+from pytest_citecheck._citations.sentences import claim_of, sentence_spans
 from pytest_citecheck._citations.urls import url_document
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._sources.corpus import Corpus
@@ -82,7 +82,7 @@ def uncited_anthropic_text(raw: Any) -> list[str]:
     text, cited = field_of(raw, "text"), field_of(raw, "citations")
     if not isinstance(text, str) or (cited not in (None, MISSING) and cited):
         return []
-    return [sentence for start, end in sentence_spans(text) if (sentence := clean_claim(text[start:end]))]
+    return [sentence for start, end in sentence_spans(text) if (sentence := claim_of(text[start:end]))]
 
 
 def _adapt_cited(item: Any, citation_id: str, claim: str, position: int, source: Source | Corpus | None) -> Citation:

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
-from pytest_citecheck._citations.sentences import clean_claim, sentence_spans
+from pytest_citecheck._citations.sentences import claim_of, clean_claim, sentence_spans
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._sources.chunks import is_chunk, read_chunk
 
@@ -77,7 +77,7 @@ def uncited_by_markers(answer_text: str, sources: Sequence[Any] | Mapping[int, A
     spans = sentence_spans(text)
     uncited = []
     for (start, end), numbers in zip(spans, _cited_numbers(text, spans)):
-        sentence = clean_claim(text[start:end])
+        sentence = claim_of(text[start:end])
         if not numbers and sentence and not _SOURCES_HEADING.match(sentence) and _MARKER.sub("", sentence).strip():
             uncited.append(sentence)
     return uncited

@@ -34,7 +34,7 @@ from pytest_citecheck._citations.sentences import (
     MAX_CLAIM_CHARACTERS,
     clean_claim,
     sentence_closed_by,
-    sentence_spans,
+    uncited_sentences,
 )
 from pytest_citecheck._errors import CitationInputError
 
@@ -42,6 +42,7 @@ DocumentMap = Mapping[str, Any] | Callable[[Any], Any] | None
 _NOT_SOURCES = frozenset({"file_path", "container_file_citation"})
 _CLOSING = re.compile(r"[ \t]*[)\]]*[.!?]?[\"'”’)\]]*")
 _EMPTY_BRACKETS = re.compile(r"[ \t]*(?:\(\s*\)|\[\s*\])")
+_LINK = re.compile(r"\[([^\]]+)\]\(")
 
 
 def is_openai_output_text(raw: Any) -> bool:
@@ -82,8 +83,13 @@ def adapt_openai_output_text(raw: Any, position: int, documents: DocumentMap = N
     return read_openai_output_text(raw, position, documents)[0]
 
 
-def read_openai_output_text(raw: Any, position: int, documents: DocumentMap = None) -> tuple[list[Citation], list[str]]:
-    """The citations of an ``output_text`` part, and the sentences of its text that no annotation covers."""
+def read_openai_output_text(
+    raw: Any, position: int, documents: DocumentMap = None, invalid: dict[str, CitationInputError] | None = None
+) -> tuple[list[Citation], list[str]]:
+    """The citations of an ``output_text`` part, and the sentences of its text that no annotation covers.
+
+    With ``invalid``, an annotation that cannot be read is recorded there by id (a stand-in keeps its
+    place) instead of raising, so the part's other annotations are still checked."""
     part_id = f"#{position}"
     text: str = field_of(raw, "text")
     annotations = field_of(raw, "annotations")
@@ -93,36 +99,68 @@ def read_openai_output_text(raw: Any, position: int, documents: DocumentMap = No
         raise CitationInputError(
             f"must be a list of annotations, got {type(annotations).__name__}", citation=part_id, field="annotations"
         )
-    annotations = list(annotations)
-    markup = _markup_spans(text, annotations)
-    answer = _without(text, markup)
+    reading = _Reading(text, list(annotations), documents)
     adapted: list[Citation] = []
-    covered: list[tuple[int, int]] = []
-    seen: set[tuple[str, str | None, str]] = set()
-    previous = 0
-    for number, annotation in enumerate(annotations, start=1):
+    for number, annotation in enumerate(reading.annotations, start=1):
         citation_id = f"#{position}.{number}"
+        try:
+            citation = reading.citation(annotation, citation_id)
+        except CitationInputError as error:
+            if invalid is None:
+                raise
+            invalid[citation_id] = error  # ``_check.invalid`` makes its result; the others are still read
+            citation = Citation(id=citation_id, claim=text, quote=None, section=None)
+        if citation is not None:
+            adapted.append(citation)
+    return adapted, _uncited(reading.answer, reading.covered)
+
+
+class _Reading:
+    """One ``output_text`` part being read: its text without the links' markup (``answer``), where the
+    previous annotation's claim ended, and the claims found so far (``covered``, ``seen``)."""
+
+    def __init__(self, text: str, annotations: list[Any], documents: DocumentMap) -> None:
+        self.text, self.annotations, self.documents = text, annotations, documents
+        self.markup = _markup_spans(text, annotations)
+        self.answer = _without(text, self.markup)
+        self.covered: list[tuple[int, int]] = []
+        self.seen: set[tuple[str, str | None, str]] = set()
+        self.previous = 0
+
+    def citation(self, annotation: Any, citation_id: str) -> Citation | None:
+        """The annotation's claim-only citation; None for a file the model made, or the same document cited
+        twice for one claim."""
         kind = field_of(annotation, "type")
         if kind in _NOT_SOURCES:
-            continue
-        target = _target(annotation, kind, text, citation_id)
-        point = _shifted(target.point, markup)
-        start, end = claim_range(answer, point, previous)
-        previous = max(previous, point) if point > previous else previous
-        claim = _claim_text(answer[start:end])
+            return None
+        target = _target(annotation, kind, self.text, citation_id)
+        point = _shifted(target.point, self.markup)
+        start, end = claim_range(self.answer, point, self.previous)
+        self.previous = max(self.previous, point)
+        claim = _claim_text(self.answer[start:end]) or _link_text(self.text, target)
         if not claim:
             raise CitationInputError(
-                f"closes no sentence of the answer (offset {target.point} of {len(text)} characters)",
+                f"closes no sentence of the answer (offset {target.point} of {len(self.text)} characters)",
                 citation=citation_id,
                 field=target.offset_field,
             )
-        covered.append((start, end))
-        document, section = _mapped(annotation, target, documents, citation_id)
-        if (claim, section, document) in seen:  # the same file cited twice for one claim
-            continue
-        seen.add((claim, section, document))
-        adapted.append(Citation(id=citation_id, claim=claim, quote=None, section=section, document=document))
-    return adapted, _uncited(answer, covered)
+        self.covered.append((start, end))
+        document, section = _mapped(annotation, target, self.documents, citation_id)
+        if (claim, section, document) in self.seen:
+            return None
+        self.seen.add((claim, section, document))
+        return Citation(id=citation_id, claim=claim, quote=None, section=section, document=document)
+
+
+def _link_text(text: str, target: _Target) -> str:
+    """For a link that stands alone (a list of sources: ``- [Volcano erupts near Grindavik](https://…)``),
+    the link's words: what a reader sees the link say. A link whose text is one word (a site's name,
+    ``[reuters.com]``) says nothing of its own: empty."""
+    if target.span is None:
+        return ""
+    link = _LINK.search(text, *target.span)
+    words = clean_claim(link.group(1)) if link is not None else ""
+    return words if len(words.split()) > 1 else ""
 
 
 def claim_range(answer: str, point: int, previous: int) -> tuple[int, int]:
@@ -138,18 +176,14 @@ def claim_range(answer: str, point: int, previous: int) -> tuple[int, int]:
 
 
 def _claim_text(piece: str) -> str:
-    return _EMPTY_BRACKETS.sub("", clean_claim(piece)).strip()
+    """The words of an annotated piece of the answer as a claim; "" when it has none (a bullet alone)."""
+    claim = _EMPTY_BRACKETS.sub("", clean_claim(piece)).strip()
+    return claim if re.search(r"\w", claim) else ""
 
 
 def _uncited(answer: str, covered: list[tuple[int, int]]) -> list[str]:
-    """The sentences of the answer that no annotation's claim overlaps."""
-    uncited = []
-    for start, end in sentence_spans(answer):
-        if not any(start < cover_end and cover_start < end for cover_start, cover_end in covered):
-            sentence = _claim_text(answer[start:end])
-            if sentence:
-                uncited.append(sentence)
-    return uncited
+    """The sentences of the answer that no annotation's claim overlaps (layout aside: ``claim_of``)."""
+    return [_EMPTY_BRACKETS.sub("", sentence).strip() for sentence in uncited_sentences(answer, covered)]
 
 
 @dataclass(frozen=True)
@@ -162,6 +196,8 @@ class _Target:
     keys: tuple[Any, ...]
     name_field: str
     offset_field: str
+    # ``[start, end)`` of a ``url_citation`` in the answer (its link), None for a file citation.
+    span: tuple[int, int] | None = None
 
 
 def _file_citation(annotation: Any, text: str, citation_id: str) -> _Target:
@@ -181,7 +217,7 @@ def _url_citation(annotation: Any, text: str, citation_id: str) -> _Target:
             f"end_index {point} is before start_index {start}", citation=citation_id, field="end_index"
         )
     default = _required_string(annotation, "url", citation_id)
-    return _Target(point, default, (default,), "url", "start_index")
+    return _Target(point, default, (default,), "url", "start_index", (start, point))
 
 
 _TARGETS: dict[str, Callable[[Any, str, str], _Target]] = {

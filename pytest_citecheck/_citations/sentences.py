@@ -100,12 +100,28 @@ def clean_claim(sentence: str) -> str:
     return _INLINE_MARKER.sub("", claim).strip()
 
 
+# Text of an answer that is layout, not a claim: a markdown heading ("## Recent developments"), a line
+# that is all emphasis ("**Volcanic Activity**"), a lead-in that introduces what follows ("Here is the
+# latest news:"), or no words at all (a bullet left when its link is taken out).
+_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]|(\*\*|__)[^\n]*\1[ \t]*$)")
+
+
+def claim_of(sentence: str) -> str:
+    """A sentence of the answer as a claim that needs a citation (``clean_claim``), or "" for layout:
+    a heading, an all-bold line, a lead-in ending in ":", or text without a word."""
+    claim = clean_claim(sentence)
+    if _HEADING.match(sentence) or claim.endswith(":") or not re.search(r"\w", claim):
+        return ""
+    return claim
+
+
 def uncited_sentences(text: str, covered: list[tuple[int, int]]) -> list[str]:
-    """The sentences of ``text`` that no ``covered`` span (``[start, end)`` in ``text``) overlaps, as claims."""
+    """The sentences of ``text`` that no ``covered`` span (``[start, end)`` in ``text``) overlaps, as
+    claims (layout aside: ``claim_of``)."""
     uncited = []
     for start, end in sentence_spans(text):
         if not any(start < cover_end and cover_start < end for cover_start, cover_end in covered):
-            sentence = clean_claim(text[start:end])
+            sentence = claim_of(text[start:end])
             if sentence:
                 uncited.append(sentence)
     return uncited

@@ -175,3 +175,27 @@ def test_gemini_segments_are_found_by_their_text_or_their_byte_offsets() -> None
         ]
     }
     assert adapt_answer(response).uncited == ["Nobody cited this."]
+
+
+def test_headings_and_lead_ins_are_layout_not_uncited_sentences() -> None:
+    from anthropic.types import Message
+
+    cited = {"type": "char_location", "cited_text": "x" * 20, "document_index": 0, "start_char_index": 0}
+    message = Message.model_validate(
+        {
+            "id": "msg_01",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [
+                {"type": "text", "text": "## Refunds\n\n**Volcanic Activity**\n\nHere is what the policy says:\n\n- "},
+                {"type": "text", "text": "Refunds take 30 days.", "citations": [{**cited, "end_char_index": 20}]},
+                {"type": "text", "text": "\n\nGift cards are final: no refund is given."},
+            ],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 10},
+        }
+    )
+    # A colon inside a sentence keeps it a sentence; only text that ends in one is a lead-in.
+    assert adapt_answer(message).uncited == ["Gift cards are final: no refund is given."]
