@@ -126,6 +126,8 @@ def interprocess_lock(path: Path) -> Iterator[None]:
         guard.acquire()
     except OSError as error:
         raise LockUnavailableError(lock.parent, error.strerror or type(error).__name__) from None
+    with contextlib.suppress(OSError):
+        os.utime(lock)  # taken now: the lock directory's sweep (``_judge.sweeping``) leaves it for another day
     try:
         yield
     finally:

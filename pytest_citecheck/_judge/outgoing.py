@@ -28,11 +28,15 @@ class Outgoing:
 
     pacing: Pacing
     shared: SharedAnswers | None = None
+    # ``request_deadline``: the longest a request waits for an identical one another worker is asking.
+    deadline: float | None = None
 
     @classmethod
     def under(cls, settings: Settings, shared: SharedAnswers | None) -> Outgoing:
-        """A citation's requests under its check's settings (``max_rpm``, ``max_tokens_per_second``, ``concurrency``)."""
-        return cls(Pacing(settings.max_rpm, settings.max_tokens_per_second, settings.concurrency), shared)
+        """A citation's requests under its check's settings (``max_rpm``, ``max_tokens_per_second``,
+        ``concurrency``, ``request_deadline``)."""
+        pacing = Pacing(settings.max_rpm, settings.max_tokens_per_second, settings.concurrency)
+        return cls(pacing, shared, settings.request_deadline)
 
 
 _OUTGOING: ContextVar[Outgoing | None] = ContextVar("citecheck_outgoing", default=None)
@@ -67,7 +71,7 @@ def limited(real: Send) -> Send:
 
         if outgoing.shared is None:
             return send()
-        return outgoing.shared.send(request_key(request, body), send)
+        return outgoing.shared.send(request_key(request, body), send, outgoing.deadline)
 
     return handle_request
 
@@ -87,7 +91,7 @@ def alimited(real: AsyncSend) -> AsyncSend:
 
         if outgoing.shared is None:
             return await send()
-        return await outgoing.shared.asend(request_key(request, body), send)
+        return await outgoing.shared.asend(request_key(request, body), send, outgoing.deadline)
 
     return handle_async_request
 

@@ -40,6 +40,7 @@ from pytest_citecheck._files import (
     interprocess_lock,
     read_regular_file,
 )
+from pytest_citecheck._judge.sweeping import sweep_if_due, touch_lock
 from pytest_citecheck._limits import BYTES_PER_TOKEN
 
 STATE_VERSION = 1
@@ -128,9 +129,11 @@ def slot_path(key: str, slot: int) -> Path:
 
 def _directory() -> Path:
     try:
-        return checked_locks_directory()
+        directory = checked_locks_directory()
     except LockUnavailableError as error:
         raise LimiterStateError.of_directory(error) from None
+    sweep_if_due(directory)  # once a process, and once a day: what no one touched for a day goes
+    return directory
 
 
 # --- the bucket -----------------------------------------------------------------------------------
@@ -223,6 +226,7 @@ def _try_slot(key: str, count: int) -> Any:
             continue
         except OSError as error:
             raise LimiterStateError(path, _reason(error)) from None
+        touch_lock(path)
         return lock
     return None
 

@@ -4,9 +4,10 @@ Two citations whose requests are the same (same server, model, claim, section an
 same JSON body) get the same answer: the first one asks, the others wait for its answer and take a
 copy. It sits below the cassette (``_judge.outgoing``), so each test's cassette still records its own
 copy, and a replayed citation never comes here. Only a 2xx answer is shared: after an error, a
-429 or a failure to connect, the next identical request asks again. Within one process (the plugin
-keeps one ``SharedAnswers`` per pytest session; a ``Checker`` of a script has its own); xdist
-workers each keep theirs.
+429 or a failure to connect, the next identical request asks again. The plugin keeps one
+``SharedAnswers`` per pytest session (a ``Checker`` of a script has its own); under xdist each
+worker's also shares with the run's other workers through ``run`` (``_judge.run_answers``): the
+request is sent once per run.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from hashlib import sha256
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_citecheck._judge.run_answers import RunAnswers
 
 # Answers kept per run, the least recently used dropped first: about 1 KB each.
 KEPT_ANSWERS = 4096
@@ -47,7 +51,9 @@ class Answer:
         import httpx2
 
         stream = httpx2.ByteStream(self.content)
-        return httpx2.Response(self.status, headers=self.headers, stream=stream, extensions=dict(self.extensions))
+        response = httpx2.Response(self.status, headers=self.headers, stream=stream, extensions=dict(self.extensions))
+        response.read()  # read, as the answers ``_judge.outgoing`` sends are: a copy may be shared again
+        return response
 
 
 def request_key(request: Any, body: bytes) -> str:
@@ -58,8 +64,9 @@ def request_key(request: Any, body: bytes) -> str:
 class SharedAnswers:
     """The run's answers by request, and the requests in flight that others may wait for."""
 
-    def __init__(self, kept: int = KEPT_ANSWERS) -> None:
+    def __init__(self, kept: int = KEPT_ANSWERS, run: RunAnswers | None = None) -> None:
         self._kept = kept
+        self.run = run  # the answers shared with the run's other processes (xdist workers), if any
         self._lock = threading.Lock()
         self._answers: OrderedDict[str, Answer] = OrderedDict()
         self._asking: dict[str, threading.Event] = {}
@@ -91,8 +98,11 @@ class SharedAnswers:
                     self._answers.popitem(last=False)
         asking.set()
 
-    def send(self, key: str, send: Callable[[], Any]) -> Any:
-        """The answer to the request of ``key``: shared if it was given, else ``send()``'s (then shared)."""
+    def send(self, key: str, send: Callable[[], Any], deadline: float | None = None) -> Any:
+        """The answer to the request of ``key``: shared if it was given, else ``send()``'s (then shared).
+
+        ``deadline``: the request's own ``request_deadline``, the longest it waits for another process.
+        """
         claim = self._claim(key)
         while claim is not None:
             if isinstance(claim, Answer):
@@ -101,12 +111,12 @@ class SharedAnswers:
             claim = self._claim(key)
         response = None
         try:
-            response = send()
+            response = send() if self.run is None else self.run.send(key, send, deadline)
             return response
         finally:
             self._settle(key, response)
 
-    async def asend(self, key: str, send: Callable[[], Awaitable[Any]]) -> Any:
+    async def asend(self, key: str, send: Callable[[], Awaitable[Any]], deadline: float | None = None) -> Any:
         """``send`` for the async client: a request waiting for an identical one yields to the event loop."""
         import anyio
 
@@ -119,7 +129,7 @@ class SharedAnswers:
             claim = self._claim(key)
         response = None
         try:
-            response = await send()
+            response = await (send() if self.run is None else self.run.asend(key, send, deadline))
             return response
         finally:
             self._settle(key, response)

@@ -122,12 +122,18 @@ class SessionClient:
 
 
 def _shared_answers(config: pytest.Config) -> Any:
-    """The session's answers to identical requests (``_judge.sharing``): each request is sent once per run."""
+    """The session's answers to identical requests (``_judge.sharing``): each request is sent once per run.
+
+    An xdist worker shares them with the run's other workers (``_judge.run_answers``, by xdist's run id).
+    """
     shared = config.stash.get(SHARED_ANSWERS, None)
     if shared is None:
+        from pytest_citecheck._judge.run_answers import RunAnswers
         from pytest_citecheck._judge.sharing import SharedAnswers
 
-        shared = config.stash[SHARED_ANSWERS] = SharedAnswers()
+        run_id = getattr(config, "workerinput", {}).get("testrunuid")
+        run = RunAnswers.for_run(run_id) if isinstance(run_id, str) and run_id else None
+        shared = config.stash[SHARED_ANSWERS] = SharedAnswers(run=run)
     return shared
 
 

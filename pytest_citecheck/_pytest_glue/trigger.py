@@ -93,6 +93,16 @@ class ControllerTrigger:
         run.pytest_runtest_logreport(report)
         bookkeeping.pytest_runtest_logreport(report)
 
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self) -> None:
+        # After xdist's own (its workers are down): the answers they shared (``_judge.run_answers``) go.
+        nodes = getattr(self.config.pluginmanager.getplugin("dsession"), "nodemanager", None)
+        run_id = getattr(nodes, "testrunuid", None)
+        if isinstance(run_id, str) and run_id:
+            from pytest_citecheck._judge.run_answers import remove_run
+
+            remove_run(run_id)
+
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         # An xdist worker's orphan cassettes and last rows reach the controller with the worker's end; a

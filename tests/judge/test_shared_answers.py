@@ -7,6 +7,10 @@ the requests it receives.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from pytest_citecheck._recording.cassette_file import read_interactions
@@ -87,3 +91,92 @@ def test_an_answer_that_failed_is_not_shared_the_next_identical_request_is_sent(
     assert len(jev_server.systemone_requests) == 4
     assert not (suite.path / "cassettes" / "test_retry" / "test_first.yaml").exists()
     assert len(read_interactions(suite.path / "cassettes" / "test_retry" / "test_second.yaml")) == 1
+
+
+# Two tests asking the identical question, one on each xdist worker (``--dist load`` hands out the
+# first tests one by one, in turn); each notes its worker. The inner conftest notes, as each worker's
+# session ends, what the run's shared answers directory holds (the controller removes it after).
+ACROSS_WORKERS_SUITE = """
+import os, pathlib
+from cookbook import SOURCE, pick
+
+def ask(citecheck, name):
+    pathlib.Path(f"worker-{name}").write_text(os.environ.get("PYTEST_XDIST_WORKER", "none"))
+    citecheck.assert_supported(pick("aud_reject"), SOURCE, model="jev-1.12")
+
+def test_first(citecheck):
+    ask(citecheck, "first")
+
+def test_second(citecheck):
+    ask(citecheck, "second")
+"""
+
+ANSWERS_PROBE = """
+import json, os, pathlib, stat
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session):
+    config = session.config
+    if not hasattr(config, "workerinput"):
+        return
+    from pytest_citecheck._judge.run_answers import run_directory
+
+    directory = run_directory(config.workerinput["testrunuid"])
+    files = {path.name: path.read_bytes().decode("latin-1") for path in directory.iterdir() if path.is_file()}
+    seen = {"directory": str(directory), "mode": stat.S_IMODE(os.lstat(directory).st_mode), "files": files}
+    pathlib.Path(f"seen-{config.workerinput['workerid']}.json").write_text(json.dumps(seen))
+"""
+
+
+def _run_on_two_workers(
+    suite: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Any:
+    """The suite recorded on two workers (a pytest process of its own, in a temporary directory of its own)."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path_factory.mktemp("tmpdir")))
+    suite.makepyfile(test_across=ACROSS_WORKERS_SUITE)
+    suite.makeconftest(ANSWERS_PROBE)
+    return suite.runpytest_subprocess("-n", "2", "--dist=load", "--citecheck-record-mode=once")
+
+
+def test_an_identical_request_on_two_xdist_workers_is_sent_once_and_each_cassette_keeps_its_copy(
+    suite: pytest.Pytester, jev_server: JevServer, offline, tmp_path_factory, monkeypatch, canary_key: str
+) -> None:
+    result = _run_on_two_workers(suite, tmp_path_factory, monkeypatch)
+    result.assert_outcomes(passed=2)
+    workers = {(suite.path / f"worker-{name}").read_text() for name in ("first", "second")}
+    assert workers == {"gw0", "gw1"}
+    assert len(jev_server.systemone_requests) == 1  # the other worker took the answer its twin was given
+    folder = suite.path / "cassettes" / "test_across"
+    for name in ("test_first", "test_second"):
+        assert len(read_interactions(folder / f"{name}.yaml")) == 1
+    # What the workers shared: one answer, in a private directory; no key, no header but its type.
+    seen = [json.loads(path.read_text()) for path in sorted(suite.path.glob("seen-gw*.json"))]
+    assert len(seen) == 2 and seen[0]["mode"] == 0o700
+    answers = {name: text for name, text in seen[-1]["files"].items() if name.endswith(".json")}
+    assert len(answers) == 1
+    (answer,) = answers.values()
+    assert canary_key not in answer and "authorization" not in answer.lower()
+    assert set(json.loads(answer)) == {"version", "status", "content_type", "body"}
+    assert not Path(seen[0]["directory"]).exists()  # removed at the end of the run
+    offline()
+    suite.runpytest("--citecheck-unused=fail", "-p", "no:xdist").assert_outcomes(passed=2)
+
+
+def test_a_failed_answer_is_not_shared_with_the_other_worker(
+    suite: pytest.Pytester, jev_server: JevServer, offline, tmp_path_factory, monkeypatch
+) -> None:
+    calls = {"n": 0}
+    real = jev_server.answer
+
+    def answer(claim: str, section: str):
+        calls["n"] += 1
+        return Reply(500, {"detail": "down"}) if calls["n"] == 1 else real(claim, section)
+
+    jev_server.answer = answer
+    result = _run_on_two_workers(suite, tmp_path_factory, monkeypatch)
+    result.assert_outcomes(passed=2)
+    # The 500 went to one worker only (and its retry, or the other worker, asked again): once asked, shared.
+    assert len(jev_server.systemone_requests) == 2
+    offline()
+    suite.runpytest("--citecheck-unused=fail", "-p", "no:xdist").assert_outcomes(passed=2)
