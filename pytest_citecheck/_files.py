@@ -167,11 +167,15 @@ def read_regular_file(path: Path, limit: int, *, head_only: bool = False) -> byt
     except IsADirectoryError:
         raise UnreadableFileError("it is a directory, not a regular file") from None
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise UnreadableFileError(f"it is {_kind_of(mode)}, not a regular file")
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise UnreadableFileError(f"it is {_kind_of(status.st_mode)}, not a regular file")
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(limit + 1)
+            # As much as the file holds (asking for ``limit`` would allocate that much for each read),
+            # and on to the limit if it grew since.
+            data = handle.read(min(status.st_size, limit) + 1)
+            if len(data) > status.st_size:
+                data += handle.read(limit + 1 - len(data))
     finally:
         os.close(fd)
     if len(data) > limit and not head_only:

@@ -60,9 +60,9 @@ class EstimateRecording(Recording):
 
     @staticmethod
     def _deserialize(text: str) -> list[Any]:
-        from pytest_citecheck._recording.cassette_file import CassetteSerializer
+        from pytest_citecheck._recording.cassette_file import read_checked
 
-        return list(CassetteSerializer.deserialize(text)["interactions"])
+        return read_checked(text)[1]
 
     def take(self, method: str, path: str, body: bytes) -> _Recorded:
         """The recording of this request; otherwise it is counted and ``NotSent`` (or a miss: ``ReplayMiss``)."""

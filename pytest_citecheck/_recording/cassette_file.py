@@ -26,10 +26,19 @@ from __future__ import annotations
 import json
 from hashlib import sha256
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pytest_citecheck._files import UnreadableFileError, atomic_write_text, read_regular_file
-from pytest_citecheck._recording.matching import canonical_json, lookup_key, parsed_body, request_key, state_of
+from pytest_citecheck._recording.layout import read_layout
+from pytest_citecheck._recording.matching import (
+    canonical_json,
+    compact_json,
+    lookup_key,
+    method_and_endpoint,
+    parsed_body,
+    request_key,
+    state_of,
+)
 from pytest_citecheck._recording.yaml_reader import safe_load, yaml_module
 
 # 1: the first format; 2: each interaction carries a digest. Only the current format is read.
@@ -84,18 +93,26 @@ def interaction_digest(interaction: dict[str, Any]) -> str:
     request, response = interaction.get("request") or {}, interaction.get("response") or {}
     status = response.get("status")
     body = response.get("body")
-    canonical = {
-        "request": {
-            "method": request.get("method"),
-            "uri": request.get("uri"),
-            "body": _canonical_body(request.get("body")),
-        },
-        "response": {
-            "status": status.get("code") if isinstance(status, dict) else None,
-            "body": _canonical_body(body.get("string") if isinstance(body, dict) else None),
-        },
-    }
-    text = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _digest(
+        (request.get("method"), request.get("uri"), _canonical_body(request.get("body"))),
+        (
+            status.get("code") if isinstance(status, dict) else None,
+            _canonical_body(body.get("string") if isinstance(body, dict) else None),
+        ),
+    )
+
+
+def _digest(request: tuple[Any, Any, Any], response: tuple[Any, Any], sent: str | None = None) -> str:
+    """The digest of (method, uri, parsed body) and (status, parsed body): the canonical JSON's SHA-256.
+
+    The canonical JSON is key-sorted and compact, so it is written part by part (``sent``: the request
+    body's part, when the caller has it) exactly as one ``compact_json`` of the whole would be.
+    """
+    (method, uri, body), (status, answer) = request, response
+    text = (
+        f'{{"request":{{"body":{compact_json(body) if sent is None else sent},"method":{compact_json(method)},'
+        f'"uri":{compact_json(uri)}}},"response":{{"body":{compact_json(answer)},"status":{compact_json(status)}}}}}'
+    )
     return "sha256:" + sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -109,62 +126,98 @@ def _canonical_body(body: Any) -> Any:
 # --- checking what was read ---------------------------------------------------------------------
 
 
-def check_interaction(number: int, interaction: Any) -> None:
+class Checked(NamedTuple):
+    """An interaction that passed every check, with what reading it needed anyway."""
+
+    interaction: dict[str, Any]
+    request: dict[str, Any]  # its request body, parsed
+    answer: dict[str, Any]  # its response body, parsed
+    key: tuple[str, str, str]  # what replay matches a request on: method, endpoint, ``matching.replay_key``
+
+
+def check_interaction(number: int, interaction: Any) -> Checked:
     """Refuse an interaction that pytest-citecheck could not have written, saying what is wrong with it.
 
     What vcrpy would otherwise do with such a file reads like something else: a response cut short
     or not JSON becomes "TypeSafe's response is malformed", a stored 500 is retried into a cassette
-    miss, a request without headers is ``Request.__init__() missing ... 'headers'``.
+    miss, a request without headers is ``Request.__init__() missing ... 'headers'``. Each body is
+    parsed once, here (not through ``parsed_body``'s small cache: a cassette holds thousands).
     """
-    where = _check_shape(number, interaction)
-    _check_contents(where, interaction["response"], interaction["request"])
+    _check_shape(number, interaction)
+    request, response = interaction["request"], interaction["response"]
+    status, sent, answer = _check_contents(number, response, request)
+    key = compact_json(sent)  # the digest's part for the request body, and what replay indexes it by
     recorded = interaction.get(DIGEST_KEY)
-    if recorded != interaction_digest(interaction):
+    if recorded != _digest((request["method"], request["uri"], sent), (status, answer), key):
         missing = "has no digest" if recorded is None else "does not match its digest"
-        raise CassetteDigestError(f"the recording of {where} {missing}: edited by hand?")
+        raise CassetteDigestError(f"the recording of {_where(number, request)} {missing}: edited by hand?")
+    method, endpoint = method_and_endpoint(str(request["method"]), str(request["uri"]))
+    return Checked(interaction, sent, answer, (method, endpoint, key))
 
 
-def _check_shape(number: int, interaction: Any) -> str:
-    """The interaction's name for messages, once it has a request and a response with every key."""
+def _where(number: int, request: dict[str, Any]) -> str:
+    """The interaction's name for messages."""
+    return f"interaction {number} ({claim_label(request)})"
+
+
+def _check_shape(number: int, interaction: Any) -> None:
+    """The interaction has a request and a response with every key."""
     if not isinstance(interaction, dict):
         raise CassetteFormatError(f"interaction {number} is not a request and a response ({_DAMAGED})")
     request, response = interaction.get("request"), interaction.get("response")
     if not isinstance(request, dict):
         raise CassetteFormatError(f"interaction {number} has no request ({_DAMAGED})")
-    where = f"interaction {number} ({claim_label(request)})"
     missing = next((key for key in _REQUEST_KEYS if key not in request), None)
     if missing is not None:
-        raise CassetteFormatError(f"{where} is incomplete: its request has no {missing!r} ({_DAMAGED})")
+        raise CassetteFormatError(
+            f"{_where(number, request)} is incomplete: its request has no {missing!r} ({_DAMAGED})"
+        )
     if not isinstance(response, dict):
-        raise CassetteFormatError(f"{where} is incomplete: it has no response ({_DAMAGED})")
+        raise CassetteFormatError(f"{_where(number, request)} is incomplete: it has no response ({_DAMAGED})")
     missing = next((key for key in _RESPONSE_KEYS if key not in response), None)
     if missing is not None:
-        raise CassetteFormatError(f"{where} is incomplete: its response has no {missing!r} ({_DAMAGED})")
-    return where
+        raise CassetteFormatError(
+            f"{_where(number, request)} is incomplete: its response has no {missing!r} ({_DAMAGED})"
+        )
 
 
-def _check_contents(where: str, response: dict[str, Any], request: dict[str, Any]) -> None:
+def _check_contents(number: int, response: dict[str, Any], request: dict[str, Any]) -> tuple[int, Any, Any]:
+    """The status, the parsed request body and the parsed answer, once each is one pytest-citecheck records."""
     status = response["status"].get("code") if isinstance(response["status"], dict) else None
     if not isinstance(status, int) or not 200 <= status < 300:
         raise CassetteFormatError(
-            f"{where} holds an HTTP {status} response, which pytest-citecheck never records (the file was edited or damaged)"
+            f"{_where(number, request)} holds an HTTP {status} response, which pytest-citecheck never records "
+            "(the file was edited or damaged)"
         )
-    _check_headers(where, "request", request["headers"])
-    _check_headers(where, "response", response["headers"])
-    body = response["body"].get("string") if isinstance(response["body"], dict) else None
-    if not isinstance(parsed_body(body), dict):
-        raise CassetteFormatError(f"{where}: its response body is not JSON ({_DAMAGED})")
-    if not isinstance(parsed_body(request["body"]), dict):
-        raise CassetteFormatError(f"{where}: its request body is not JSON ({_DAMAGED})")
+    _check_headers(number, request, "request", request["headers"])
+    _check_headers(number, request, "response", response["headers"])
+    answer = _json(response["body"].get("string") if isinstance(response["body"], dict) else None)
+    if not isinstance(answer, dict):
+        raise CassetteFormatError(f"{_where(number, request)}: its response body is not JSON ({_DAMAGED})")
+    sent = _json(request["body"])
+    if not isinstance(sent, dict):
+        raise CassetteFormatError(f"{_where(number, request)}: its request body is not JSON ({_DAMAGED})")
+    return status, sent, answer
 
 
-def _check_headers(where: str, side: str, headers: Any) -> None:
+def _json(body: Any) -> Any:
+    """``parsed_body`` without its cache: JSON text parsed, anything else as it is."""
+    if not isinstance(body, (bytes, str)):
+        return body
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return body
+
+
+def _check_headers(number: int, request: dict[str, Any], side: str, headers: Any) -> None:
     """Only ``Content-Type`` is ever recorded: another header (``content-encoding: gzip``) was written by hand."""
     names = [str(name) for name in headers] if isinstance(headers, dict) else []
     extra = next((name for name in names if name.lower() not in _RECORDED_HEADERS), None)
     if extra is not None:
         raise CassetteFormatError(
-            f"{where}: its {side} has the header {extra!r}, which pytest-citecheck never records (the file was edited)",
+            f"{_where(number, request)}: its {side} has the header {extra!r}, which pytest-citecheck never records "
+            "(the file was edited)",
             "remove that header from the file, or delete the file and re-record the test",
         )
 
@@ -199,14 +252,24 @@ class CassetteSerializer:
 
     @staticmethod
     def deserialize(cassette_string: str) -> dict[str, Any]:
-        data = safe_load(cassette_string)
-        if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
-            raise CassetteFormatError("the file is not a vcrpy cassette (no 'interactions' list)")
-        _check_format(data.get(FORMAT_KEY, _MISSING))
-        for number, interaction in enumerate(data["interactions"], start=1):
-            check_interaction(number, interaction)
-        _refuse_repeated_requests(data["interactions"])
-        return data
+        return read_checked(cassette_string)[0]
+
+
+def read_checked(text: str) -> tuple[dict[str, Any], list[Checked]]:
+    """A cassette file's data (as ``yaml.safe_load`` gives it) and each of its interactions, checked.
+
+    A file in the layout this plugin writes is read without a YAML parser (``layout.read_layout``);
+    any other goes through the safe YAML reader. Either way every check below is made.
+    """
+    data = read_layout(text)
+    if data is None:
+        data = safe_load(text)
+    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+        raise CassetteFormatError("the file is not a vcrpy cassette (no 'interactions' list)")
+    _check_format(data.get(FORMAT_KEY, _MISSING))
+    checked = [check_interaction(number, interaction) for number, interaction in enumerate(data["interactions"], 1)]
+    _refuse_repeated_requests(checked)
+    return data, checked
 
 
 _MISSING = object()
@@ -228,18 +291,16 @@ def _check_format(found: Any) -> None:
     )
 
 
-def _refuse_repeated_requests(interactions: list[dict[str, Any]]) -> None:
+def _refuse_repeated_requests(checked: list[Checked]) -> None:
     """Two recordings of one request (what a union merge of two branches leaves): which answer is meant?"""
     first: dict[tuple[str, str, str], int] = {}
-    for number, interaction in enumerate(interactions, start=1):
-        request = interaction["request"]
-        key = lookup_key(str(request["method"]), str(request["uri"]), request["body"])
+    for number, (interaction, _, _, key) in enumerate(checked, start=1):
         if key not in first:
             first[key] = number
             continue
         earlier = first[key]
         raise CassetteFormatError(
-            f"interactions {earlier} and {number} both record the request of {claim_label(request)}, "
+            f"interactions {earlier} and {number} both record the request of {claim_label(interaction['request'])}, "
             "each with its own answer (a union merge of two branches leaves this)",
             f"keep one of them: delete interaction {earlier} or {number} from the file, "
             "or delete the file and re-record the test with --citecheck-record-mode=rewrite",
@@ -324,7 +385,7 @@ def read_cassette_text(path: Path) -> str | None:
 def read_interactions(path: Path) -> list[dict[str, Any]]:
     """The interactions of a citecheck cassette file, as plain dicts (request and response)."""
     text = read_cassette_text(path)
-    return [] if text is None else list(CassetteSerializer.deserialize(text)["interactions"])
+    return [] if text is None else [checked.interaction for checked in read_checked(text)[1]]
 
 
 def write_interactions(path: Path, interactions: list[dict[str, Any]]) -> None:

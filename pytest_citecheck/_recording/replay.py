@@ -31,14 +31,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pytest_citecheck._recording.cassette_file import CassetteFormatError, CassetteSerializer, read_cassette_text
+from pytest_citecheck._recording.cassette_file import CassetteFormatError, Checked, read_cassette_text, read_checked
 from pytest_citecheck._recording.lifecycle.stale import stale_message
 from pytest_citecheck._recording.matching import (
     TYPESAFE_PATH,
     citation_of,
     method_and_endpoint,
     parsed_body,
-    request_key,
+    replay_key,
 )
 from pytest_citecheck._recording.plays import count_play
 from pytest_citecheck._recording.redaction import scrub_request
@@ -83,12 +83,11 @@ class ReplayMiss(Exception):
 class _Recorded:
     """One recorded interaction, as replay needs it."""
 
-    __slots__ = ("body", "status", "reason", "headers", "content")
+    __slots__ = ("status", "reason", "headers", "content")
 
     def __init__(self, index: int, interaction: Any) -> None:
         try:
-            request, response = interaction["request"], interaction["response"]
-            self.body = request["body"]
+            response = interaction["response"]
             status = response["status"]
             self.status = int(status["code"])
             message = status.get("message")
@@ -109,18 +108,21 @@ class Recording:
     request as often as it is asked: a test that checks one citation twice asks the same question.
     """
 
-    def __init__(self, path: Path, interactions: list[Any]) -> None:
+    def __init__(self, path: Path, checked: list[Checked]) -> None:
         self.path = path
-        self._recorded = [_Recorded(index, interaction) for index, interaction in enumerate(interactions)]
+        self._recorded = [_Recorded(index, entry.interaction) for index, entry in enumerate(checked)]
+        # Each recorded request and response body, parsed (reading the file parsed them to check them).
+        self._requests = [entry.request for entry in checked]
+        self._answers = [entry.answer for entry in checked]
         self._plays = [0] * len(self._recorded)
-        # Indexed by what vcrpy matched on: method, endpoint and the parsed body (``request_key``:
+        # Indexed by what vcrpy matched on: method, endpoint and the parsed body (``replay_key``:
         # key-sorted compact JSON, which the C encoder writes; the indented form a cassette stores
-        # is written by the pure-Python one, several times slower for a section-sized body).
+        # is written by the pure-Python one, several times slower for a section-sized body). Reading
+        # the file worked each key out already (``cassette_file.read_checked``, with the digest),
+        # and refused a repeated one.
         self._by_key: dict[tuple[str, str, str], int] = {}
-        for index, interaction in enumerate(interactions):
-            request = interaction["request"]
-            method, endpoint = method_and_endpoint(str(request.get("method", "")), str(request.get("uri", "")))
-            self._by_key.setdefault((method, endpoint, request_key(self._recorded[index].body)), index)
+        for index, entry in enumerate(checked):
+            self._by_key.setdefault(entry.key, index)
         self._by_citation: dict[tuple[str, str], int] | None = None
         self._lock = threading.Lock()
         self._in_flight = 0
@@ -132,7 +134,7 @@ class Recording:
         text = read_cassette_text(path)
         if text is None:
             return cls(path, [])
-        return cls(path, list(CassetteSerializer.deserialize(text)["interactions"]))
+        return cls(path, read_checked(text)[1])
 
     def __len__(self) -> int:
         return len(self._recorded)
@@ -146,11 +148,11 @@ class Recording:
     def take(self, method: str, path: str, body: bytes) -> _Recorded:
         """The recording of this request; ``ReplayMiss`` when there is none."""
         method, endpoint = method_and_endpoint(method, path)
-        key = (method, endpoint, request_key(body))
+        key = (method, endpoint, replay_key(body))
         with self._lock:
             index = self._by_key.get(key)
             if index is None:
-                raise ReplayMiss(self.path, parsed_body(body), [parsed_body(r.body) for r in self._recorded])
+                raise ReplayMiss(self.path, parsed_body(body), list(self._requests))
             self._plays[index] += 1
         count_play()
         return self._recorded[index]
@@ -220,21 +222,19 @@ class Recording:
         """The (request body, response body) recorded for a claim and section, as JSON; the last one if several."""
         if self._by_citation is None:
             by_citation = {}
-            for index, recorded in enumerate(self._recorded):
-                citation = citation_of(parsed_body(recorded.body))
+            for index, request in enumerate(self._requests):
+                citation = citation_of(request)
                 if citation is not None:
                     by_citation[citation] = index
             self._by_citation = by_citation
         found = self._by_citation.get((claim, section))
         if found is None:
             return None
-        recorded = self._recorded[found]
-        answer = parsed_body(recorded.content.decode("utf-8", "replace"))
-        return parsed_body(recorded.body), answer if isinstance(answer, dict) else {}
+        return self._requests[found], self._answers[found]
 
     def unplayed(self) -> list[Any]:
         """Request bodies of this file that no request played."""
-        return [parsed_body(recorded.body) for recorded, plays in zip(self._recorded, self._plays) if not plays]
+        return [request for request, plays in zip(self._requests, self._plays) if not plays]
 
 
 class _Request:
