@@ -14,8 +14,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,104 +21,15 @@ import httpx2
 import pytest
 from support import INNER_INI, NOT_A_USERS_PLUGINS
 
+from bench.limited_jev import LimitedJevServer, source_module
+from bench.limited_jev import write_suite as write_limited_suite
 from pytest_citecheck._judge.pacing import LimiterStateError, Pacing, reserve, schedule, server_key, state_path
-from pytest_citecheck.testing import JevServer, Reply
-
-SOURCE_MODULE = """
-from pytest_citecheck import Source
-
-SECTIONS = {{str(n): f"{{n}}.  Section {{n}}\\n\\n   {filler}Rule {{n}} says that value {{n}} is allowed." for n in range(1, {count} + 1)}}
-SOURCE = Source(sections=SECTIONS)
-
-def cited(first, count):
-    return [
-        {{"id": f"c{{n}}", "claim": f"claim {{n}}", "quote": f"value {{n}} is allowed", "section": str(n)}}
-        for n in range(first, first + count)
-    ]
-"""
 
 
 def write_suite(pytester: pytest.Pytester, tests: int, per_test: int, *, filler: str = "") -> None:
-    """``tests`` tests of ``per_test`` citations each, every citation its own request."""
-    count = tests * per_test
-    pytester.makepyfile(limits_source=SOURCE_MODULE.format(count=count, filler=filler))
-    body = "from limits_source import SOURCE, cited\n"
-    for index in range(tests):
-        body += f"\ndef test_{index:04d}(citecheck):\n    citecheck.assert_supported(cited({index * per_test + 1}, {per_test}), SOURCE)\n"
-    pytester.makepyfile(test_limited=body)
+    """``tests`` tests of ``per_test`` citations each, every citation its own request (``bench.limited_jev``)."""
+    write_limited_suite(pytester.path, tests, per_test, filler=filler)
     pytester.makeini(INNER_INI)
-
-
-class LimitedJevServer(JevServer):
-    """A ``JevServer`` that enforces Jev's kind of limits, scaled down: beyond one it answers 429.
-
-    Requests a minute with a burst (a token bucket on the time each request arrives), tokens a
-    second (counted as Jev does, about one per four bytes of the body; the plugin counts one per
-    three) and requests in flight. ``slack`` seconds of the bucket allow for requests sent in
-    order arriving out of step (the scheduling of several processes on a loaded 2-core machine); a
-    client over the rate still exceeds it within the runs below (each fails without the limiter).
-    ``hold`` keeps each accepted request in flight that long.
-    """
-
-    def __init__(
-        self,
-        *,
-        max_rpm: int | None = None,
-        burst: int = 1,
-        max_tokens_per_second: int | None = None,
-        max_in_flight: int | None = None,
-        hold: float = 0.0,
-        slack: float = 0.5,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.max_rpm, self.burst, self.max_tps = max_rpm, burst, max_tokens_per_second
-        self.max_in_flight, self.hold, self.slack = max_in_flight, hold, slack
-        self.refused: list[str] = []
-        self.most_in_flight = 0
-        self._in_flight = 0
-        self._full_at = {"requests": 0.0, "tokens": 0.0}
-        self._limits = threading.Lock()
-
-    def _handle(self, path: str, headers: dict[str, str], raw: bytes) -> Reply:
-        with self._limits:
-            self._in_flight += 1
-            self.most_in_flight = max(self.most_in_flight, self._in_flight)
-            refusal = self._refused(time.monotonic(), len(raw) // 4)
-            if refusal is not None:
-                self.refused.append(refusal)
-        try:
-            if refusal is not None:
-                self.requests.append(self._received(path, headers, raw))
-                return Reply(429, {"detail": refusal}, {"retry-after": "0.5"})
-            if self.hold:
-                time.sleep(self.hold)
-            return super()._handle(path, headers, raw)
-        finally:
-            with self._limits:
-                self._in_flight -= 1
-
-    def _refused(self, now: float, tokens: int) -> str | None:
-        if self.max_in_flight is not None and self._in_flight > self.max_in_flight:
-            return f"more than {self.max_in_flight} requests in flight"
-        depth = (self.burst * 60.0 / self.max_rpm if self.max_rpm else 1.0) + self.slack
-        costs = {}
-        if self.max_rpm:
-            costs["requests"] = 60.0 / self.max_rpm
-        if self.max_tps:
-            costs["tokens"] = tokens / self.max_tps
-        for name, cost in costs.items():
-            if max(self._full_at[name], now) + cost - now > depth + 1e-9:
-                return f"over the {name} limit"
-        for name, cost in costs.items():
-            self._full_at[name] = max(self._full_at[name], now) + cost
-        return None
-
-    @staticmethod
-    def _received(path: str, headers: dict[str, str], raw: bytes) -> Any:
-        from pytest_citecheck.testing.server import ReceivedRequest
-
-        return ReceivedRequest(path, headers, json.loads(raw))
 
 
 @pytest.fixture
@@ -147,21 +56,35 @@ def cassette_count(pytester: pytest.Pytester) -> int:
     return len(list((pytester.path / "cassettes").rglob("*.yaml")))
 
 
-def test_two_workers_keep_to_one_rate_and_one_concurrency_bound_for_the_whole_run(
-    pytester: pytest.Pytester, limited_server: Any
+@pytest.mark.parametrize(
+    ("workers", "max_rpm", "concurrency", "hold", "tests", "per_test"),
+    [
+        # 600 a minute with a burst of 3, and 3 in flight: two workers of 3 threads each would put 6 in
+        # flight, and with nothing pacing them would send far faster than 10 a second.
+        pytest.param(2, 600, 3, 0.05, 8, 5, id="40 citations on 2 workers"),
+        # Jev's 1,200 a minute scaled up to 3,000 so that the run takes under a minute; concurrency 8.
+        pytest.param(4, 3000, 8, 0.01, 200, 10, id="2,000 citations on 4 workers", marks=pytest.mark.slow),
+    ],
+)
+def test_the_workers_of_a_run_keep_to_one_rate_and_one_concurrency_bound(
+    pytester: pytest.Pytester,
+    limited_server: Any,
+    workers: int,
+    max_rpm: int,
+    concurrency: int,
+    hold: float,
+    tests: int,
+    per_test: int,
 ) -> None:
-    # 600 a minute with a burst of 3, and 3 in flight: two workers of 3 threads each would put 6 in
-    # flight, and with nothing pacing them would send far faster than 10 a second.
-    server = limited_server(max_rpm=600, burst=3, max_in_flight=3, hold=0.05)
-    write_suite(pytester, tests=8, per_test=5)
-    result = pytester.runpytest_subprocess(
-        "-n", "2", "--citecheck-record-mode=rewrite", "--citecheck-max-rpm=600", "--citecheck-concurrency=3"
-    )
-    result.assert_outcomes(passed=8)
+    server = limited_server(max_rpm=max_rpm, burst=concurrency, max_in_flight=concurrency, hold=hold)
+    write_suite(pytester, tests=tests, per_test=per_test)
+    options = [f"--citecheck-max-rpm={max_rpm}", f"--citecheck-concurrency={concurrency}"]
+    result = pytester.runpytest_subprocess("-n", str(workers), "--citecheck-record-mode=rewrite", *options)
+    result.assert_outcomes(passed=tests)
     assert server.refused == []
-    assert len(server.systemone_requests) == 40  # each citation asked once: none was retried
-    assert server.most_in_flight <= 3
-    assert cassette_count(pytester) == 8
+    assert len(server.systemone_requests) == tests * per_test  # each citation asked once: none was retried
+    assert server.most_in_flight <= concurrency
+    assert cassette_count(pytester) == tests
 
 
 @pytest.mark.slow
@@ -211,7 +134,7 @@ def test_the_tokens_a_second_are_kept_to_from_the_size_of_each_request(
 
 def test_a_marker_sets_the_limits_for_its_test(pytester: pytest.Pytester, limited_server: Any) -> None:
     server = limited_server(max_rpm=300, burst=2)
-    pytester.makepyfile(limits_source=SOURCE_MODULE.format(count=10, filler=""))
+    pytester.makepyfile(limits_source=source_module(10))
     pytester.makeini(INNER_INI)
     pytester.makepyfile(
         test_marked="""
@@ -314,20 +237,3 @@ def test_the_bucket_allows_a_burst_of_the_concurrency_then_spaces_requests_at_th
     assert send_at == 0.0 and state["tokens"] == 1.5
     send_at, _ = schedule(state, 0.0, tokens, tokens=500)  # once half a second's debt is left
     assert send_at == 1.0
-
-
-@pytest.mark.slow
-def test_two_thousand_citations_re_recorded_on_four_workers_meet_no_429(
-    pytester: pytest.Pytester, limited_server: Any
-) -> None:
-    # Jev's 1,200 a minute scaled up to 3,000 so that the run takes under a minute; concurrency 8.
-    server = limited_server(max_rpm=3000, burst=8, max_in_flight=8, hold=0.01)
-    write_suite(pytester, tests=200, per_test=10)
-    result = pytester.runpytest_subprocess(
-        "-n", "4", "--citecheck-record-mode=rewrite", "--citecheck-max-rpm=3000", "--citecheck-concurrency=8"
-    )
-    result.assert_outcomes(passed=200)
-    assert server.refused == []
-    assert len(server.systemone_requests) == 2000
-    assert server.most_in_flight <= 8
-    assert cassette_count(pytester) == 200
