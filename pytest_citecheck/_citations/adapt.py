@@ -66,19 +66,23 @@ def _openai(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
 
 
 def _cohere(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
-    return cohere_citations(raw, position), uncited_cohere_text(raw), {}
+    invalid: dict[str, CitationInputError] = {}
+    return cohere_citations(raw, position, invalid), uncited_cohere_text(raw), invalid
 
 
 def _gemini(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
-    return gemini_citations(raw, position), uncited_gemini_text(raw), {}
+    invalid: dict[str, CitationInputError] = {}
+    return gemini_citations(raw, position, invalid), uncited_gemini_text(raw), invalid
 
 
 def _llamaindex(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
-    return (*llamaindex_citations(raw, position), {})
+    invalid: dict[str, CitationInputError] = {}
+    return (*llamaindex_citations(raw, position, invalid), invalid)
 
 
 def _haystack(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
-    return (*haystack_citations(raw, position), {})
+    invalid: dict[str, CitationInputError] = {}
+    return (*haystack_citations(raw, position, invalid), invalid)
 
 
 _SHAPES: tuple[tuple[Callable[[Any], bool], _Adapter, bool], ...] = (

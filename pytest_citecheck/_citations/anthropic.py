@@ -7,9 +7,10 @@ Each citation's location says where its passage is:
 - ``char_location`` (plain-text documents): ``[start_char_index, end_char_index)`` in the
   document's text, kept as the citation's ``location`` so the quote is looked for first in the
   section those offsets fall in;
-- ``page_location`` (PDFs): ``[start_page_number, end_page_number)``, 1-based. A one-page citation of
-  a document whose sections are pages (``Corpus.from_documents`` names them ``"page 3"``) cites that
-  section;
+- ``page_location`` (PDFs): ``[start_page_number, end_page_number)``, 1-based. Against a document
+  whose sections are pages (``Corpus.from_documents`` names them ``"page 3"``), a one-page citation cites
+  that section and a longer one its pages, as a block range does (a quote found outside them is
+  ``found-elsewhere``);
 - ``content_block_location`` (custom-content documents): ``[start_block_index, end_block_index)`` in
   the document's ``content`` list. Against ``Source.from_blocks`` (the content the app sent), one
   block cites its section, a range its blocks (a quote found outside them is ``found-elsewhere``); a
@@ -103,13 +104,11 @@ def _adapt_cited(item: Any, citation_id: str, claim: str, position: int, source:
     kind = field_of(item, "type")
     location = _char_location(item, citation_id)
     section = _placed_section(document_source, location)
-    if kind == "page_location":
-        section = _page_section(item, document_source, citation_id)
-    elif kind == "content_block_location":
-        cited_blocks = _block_sections(item, document_source, citation_id)
-        section = cited_blocks[0] if len(cited_blocks) == 1 else None
-        if len(cited_blocks) > 1:
-            return _block_range(citation_id, claim, quote, document, document_source, cited_blocks)
+    if kind in _RANGES:
+        cited = _RANGES[kind](item, document_source, citation_id)
+        section = cited[0] if len(cited) == 1 else None
+        if len(cited) > 1:
+            return _range(citation_id, claim, quote, document, document_source, cited)
     elif kind == "search_result_location":
         _index_range(item, "start_block_index", "end_block_index", 0, citation_id)
     if not quote.strip():
@@ -136,21 +135,22 @@ def _block_sections(item: Any, source: Source | Corpus | None, citation_id: str)
     return tuple(section for section in blocks[start:end] if section is not None)
 
 
-def _block_range(
+def _range(
     citation_id: str,
     claim: str,
     quote: str,
     document: str | None,
     source: Source | Corpus | None,
-    blocks: tuple[str, ...],
+    sections: tuple[str, ...],
 ) -> Citation:
-    """A ``content_block_location`` over several blocks: an assembly of those blocks. Claude's cited_text of
-    a range is the blocks' texts run together (or empty): the claim is judged against the blocks, with no
-    quote to look for across their borders. Any other cited_text is a quote looked for in the range first
-    (also across the borders of its blocks), then in the rest of the document: ``found-elsewhere`` there."""
-    if not quote.strip() or _is_concatenation(quote, source, blocks):
-        return Citation(citation_id, claim, None, None, document=document, sections=blocks)
-    return Citation(citation_id, claim, None, None, document=document, sections=blocks, quotes=(quote,))
+    """A citation of several blocks (``content_block_location``) or pages (``page_location``): an assembly
+    of those sections. Claude's cited_text of a block range is the blocks' texts run together (or empty):
+    the claim is judged against the blocks, with no quote to look for across their borders. Any other
+    cited_text is a quote looked for in the range first (also across the borders of its sections), then
+    in the rest of the document: ``found-elsewhere`` there."""
+    if not quote.strip() or _is_concatenation(quote, source, sections):
+        return Citation(citation_id, claim, None, None, document=document, sections=sections)
+    return Citation(citation_id, claim, None, None, document=document, sections=sections, quotes=(quote,))
 
 
 def _is_concatenation(quote: str, source: Source | Corpus | None, sections: tuple[str, ...]) -> bool:
@@ -206,12 +206,19 @@ def _index_range(
     return start, end
 
 
-def _page_section(item: Any, source: Source | Corpus | None, citation_id: str) -> str | None:
+def _page_sections(item: Any, source: Source | Corpus | None, citation_id: str) -> tuple[str, ...]:
+    """The pages a ``page_location`` cites, ``[start_page_number, end_page_number)``, that are sections of
+    the document (``Corpus.from_documents`` of PDF pages names them ``"page 3"``); none for a document
+    whose sections are not its pages (the quote is then looked for in the whole document)."""
     start, end = _index_range(item, "start_page_number", "end_page_number", 1, citation_id)
-    if end - start != 1 or not isinstance(source, Source):
-        return None  # a passage over several pages is looked for in the whole document
-    section = f"page {start}"
-    return section if section in source.sections else None
+    if not isinstance(source, Source):
+        return ()
+    last = min(end, start + len(source.sections))  # a hostile end_page_number costs no more than the pages
+    return tuple(section for page in range(start, last) if (section := f"page {page}") in source.sections)
+
+
+# The citation locations that name a range of sections: pages of a PDF, blocks of custom content.
+_RANGES = {"page_location": _page_sections, "content_block_location": _block_sections}
 
 
 def _cited_document(item: Any, source: Source | Corpus | None, citation_id: str) -> str | None:

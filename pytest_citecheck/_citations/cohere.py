@@ -36,8 +36,11 @@ def is_cohere_response(raw: Any) -> bool:
     )
 
 
-def cohere_citations(raw: Any, position: int) -> list[Citation]:
-    """One claim-only citation per (sentence, cited document) of the answer, ids ``#<position>.<citation>.<source>``."""
+def cohere_citations(raw: Any, position: int, invalid: dict[str, CitationInputError] | None = None) -> list[Citation]:
+    """One claim-only citation per (sentence, cited document) of the answer, ids ``#<position>.<citation>.<source>``.
+
+    With ``invalid``, a citation that cannot be read is recorded there by id (a stand-in keeps its
+    place) instead of raising, so the answer's other citations are still checked."""
     message = field_of(raw, "message")
     v2 = message is not MISSING and field_of(raw, "text") is MISSING
     text = _v2_text(message) if v2 else field_of(raw, "text")
@@ -45,7 +48,14 @@ def cohere_citations(raw: Any, position: int) -> list[Citation]:
     seen: set[tuple[str, str]] = set()
     for number, item in enumerate(field_of(message if v2 else raw, "citations") or (), start=1):
         citation_id = f"#{position}.{number}"
-        claim = _claim(text, item, citation_id)
+        try:
+            claim = _claim(text, item, citation_id)
+        except CitationInputError as error:
+            if invalid is None:
+                raise
+            invalid[citation_id] = error
+            adapted.append(Citation(id=citation_id, claim=str(text), quote=None, section=None))
+            continue
         for k, document in enumerate(_documents(item, v2), start=1):
             if (claim, document) not in seen:  # several spans of one sentence citing one document: one citation
                 seen.add((claim, document))

@@ -30,8 +30,11 @@ def is_gemini_response(raw: Any) -> bool:
     )
 
 
-def gemini_citations(raw: Any, position: int) -> list[Citation]:
-    """One citation per (grounding support, chunk) of every candidate, ids ``#<candidate>.<support>.<chunk>``."""
+def gemini_citations(raw: Any, position: int, invalid: dict[str, CitationInputError] | None = None) -> list[Citation]:
+    """One citation per (grounding support, chunk) of every candidate, ids ``#<candidate>.<support>.<chunk>``.
+
+    With ``invalid``, a support or chunk that cannot be read is recorded there by id (a stand-in keeps
+    its place) instead of raising, so the answer's other citations are still checked."""
     adapted: list[Citation] = []
     for number, candidate in enumerate(field_of(raw, "candidates")):
         metadata = _field(candidate, "grounding_metadata", "groundingMetadata")
@@ -43,10 +46,26 @@ def gemini_citations(raw: Any, position: int) -> list[Citation]:
             support_id = f"#{position + number}.{support_number}"
             claim = field_of(_field(support, "segment", "segment"), "text")
             if not isinstance(claim, str) or not claim.strip():
-                raise CitationInputError("has no text: it cites nothing to judge", citation=support_id, field="segment")
-            indices = _field(support, "grounding_chunk_indices", "groundingChunkIndices") or ()
-            adapted.extend(_cited(chunks, index, claim.strip(), f"{support_id}.{index}") for index in indices)
+                error = CitationInputError(
+                    "has no text: it cites nothing to judge", citation=support_id, field="segment"
+                )
+                adapted.append(_invalid(error, "", invalid))
+                continue
+            for index in _field(support, "grounding_chunk_indices", "groundingChunkIndices") or ():
+                try:
+                    adapted.append(_cited(chunks, index, claim.strip(), f"{support_id}.{index}"))
+                except CitationInputError as error:
+                    adapted.append(_invalid(error, claim.strip(), invalid))
     return adapted
+
+
+def _invalid(error: CitationInputError, claim: str, invalid: dict[str, CitationInputError] | None) -> Citation:
+    """The stand-in for a citation that cannot be read, its error kept in ``invalid`` (raised without it)."""
+    if invalid is None:
+        raise error
+    citation_id = error.citation or "#?"
+    invalid[citation_id] = error
+    return Citation(id=citation_id, claim=claim, quote=None, section=None)
 
 
 def uncited_gemini_text(raw: Any) -> list[str]:

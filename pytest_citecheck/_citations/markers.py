@@ -46,6 +46,18 @@ def citations_from_markers(answer_text: str, sources: Sequence[Any] | Mapping[in
     A marker with no source is an error naming the sentence; an answer without markers gives no
     citations. Citation ids are ``s<sentence>[<n>]``: ``s3[1]`` is the third sentence citing [1].
     """
+    return marker_citations(answer_text, sources)
+
+
+def marker_citations(
+    answer_text: str,
+    sources: Sequence[Any] | Mapping[int, Any],
+    prefix: str = "",
+    invalid: dict[str, CitationInputError] | None = None,
+) -> list[Citation]:
+    """``citations_from_markers``, with ids ``<prefix>s<sentence>[<n>]``; with ``invalid``, a marker that
+    cannot be read (no such source, no claim) is recorded there by id (a stand-in keeps its place)
+    instead of raising, so the answer's other markers are still checked."""
     if not isinstance(answer_text, str):
         raise CitationInputError(f"must be the answer's text, got {type(answer_text).__name__}", field="answer_text")
     numbered = _numbered(sources)
@@ -53,22 +65,30 @@ def citations_from_markers(answer_text: str, sources: Sequence[Any] | Mapping[in
     spans = sentence_spans(text)
     adapted: list[Citation] = []
     for index, numbers in enumerate(_cited_numbers(text, spans)):
-        if not numbers:
-            continue
         claim = clean_claim(text[spans[index][0] : spans[index][1]])
         for number in numbers:
-            citation_id = f"s{index + 1}[{number}]"
-            if not claim:
-                raise CitationInputError("the marker stands alone: it cites no claim", citation=citation_id)
-            if number not in numbered:
-                available = ", ".join(str(n) for n in sorted(numbered)) or "none"
-                raise CitationInputError(
-                    f"cites [{number}], but there is no source {number} (sources: {available})",
-                    citation=citation_id,
-                    field="sources",
-                )
-            adapted.append(_citation(citation_id, claim, numbered[number], number))
+            citation_id = f"{prefix}s{index + 1}[{number}]"
+            try:
+                adapted.append(_marker_citation(citation_id, claim, numbered, number))
+            except CitationInputError as error:
+                if invalid is None:
+                    raise
+                invalid[citation_id] = error
+                adapted.append(Citation(id=citation_id, claim=claim, quote=None, section=None))
     return adapted
+
+
+def _marker_citation(citation_id: str, claim: str, numbered: dict[int, Any], number: int) -> Citation:
+    if not claim:
+        raise CitationInputError("the marker stands alone: it cites no claim", citation=citation_id)
+    if number not in numbered:
+        available = ", ".join(str(n) for n in sorted(numbered)) or "none"
+        raise CitationInputError(
+            f"cites [{number}], but there is no source {number} (sources: {available})",
+            citation=citation_id,
+            field="sources",
+        )
+    return _citation(citation_id, claim, numbered[number], number)
 
 
 def uncited_by_markers(answer_text: str, sources: Sequence[Any] | Mapping[int, Any]) -> list[str]:

@@ -9,17 +9,18 @@
   ``meta`` names its document (``file_path``, ``source``, ``file_name``).
 
 Both are read with ``citations_from_markers``: each marked sentence is a claim, one citation per
-source it cites. Neither framework is imported.
+source it cites (ids ``#<position>.s<sentence>[<n>]``); a marker naming no source is ``invalid`` and
+the others are still checked. Neither framework is imported.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
-from pytest_citecheck._citations.markers import citations_from_markers, uncited_by_markers
+from pytest_citecheck._citations.markers import marker_citations, uncited_by_markers
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
+from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._sources.chunks import without_source_prefix
 
 
@@ -35,7 +36,9 @@ def is_haystack_answer(raw: Any) -> bool:
     )
 
 
-def llamaindex_citations(raw: Any, position: int) -> tuple[list[Citation], list[str]]:
+def llamaindex_citations(
+    raw: Any, position: int, invalid: dict[str, CitationInputError] | None = None
+) -> tuple[list[Citation], list[str]]:
     """The citations of a LlamaIndex ``Response``, and the sentences of its answer that carry no marker."""
     nodes = {}
     for number, scored in enumerate(field_of(raw, "source_nodes"), start=1):
@@ -47,10 +50,12 @@ def llamaindex_citations(raw: Any, position: int) -> tuple[list[Citation], list[
             "metadata": field_of(node, "metadata"),
         }
     answer = field_of(raw, "response")
-    return _numbered(citations_from_markers(answer, nodes), position), uncited_by_markers(answer, nodes)
+    return marker_citations(answer, nodes, f"#{position}.", invalid), uncited_by_markers(answer, nodes)
 
 
-def haystack_citations(raw: Any, position: int) -> tuple[list[Citation], list[str]]:
+def haystack_citations(
+    raw: Any, position: int, invalid: dict[str, CitationInputError] | None = None
+) -> tuple[list[Citation], list[str]]:
     """The citations of a Haystack ``GeneratedAnswer``, and the sentences of its answer that carry no marker."""
     sources = {}
     for number, document in enumerate(field_of(raw, "documents"), start=1):
@@ -60,7 +65,7 @@ def haystack_citations(raw: Any, position: int) -> tuple[list[Citation], list[st
         key = index if isinstance(index, int) and not isinstance(index, bool) else number
         sources[key] = {"page_content": field_of(document, "content"), "metadata": _named(meta)}
     answer = field_of(raw, "data")
-    return _numbered(citations_from_markers(answer, sources), position), uncited_by_markers(answer, sources)
+    return marker_citations(answer, sources, f"#{position}.", invalid), uncited_by_markers(answer, sources)
 
 
 def _named(meta: dict[str, Any]) -> dict[str, Any]:
@@ -68,8 +73,3 @@ def _named(meta: dict[str, Any]) -> dict[str, Any]:
     if "source" not in meta and isinstance(meta.get("file_path"), str):
         meta["source"] = meta["file_path"]
     return meta
-
-
-def _numbered(citations: list[Citation], position: int) -> list[Citation]:
-    """Citation ids of an answer passed among others: ``#<position>.s<sentence>[<n>]``."""
-    return [replace(citation, id=f"#{position}.{citation.id}") for citation in citations]

@@ -75,3 +75,41 @@ def test_a_page_that_disagrees_with_the_cited_text_is_found_elsewhere_naming_bot
     [located] = locate_all([citation], corpus, Settings())
     assert isinstance(located, Located)
     assert (located.status, citation.section, located.section) == (Status.FOUND_ELSEWHERE, "page 2", "page 3")
+
+
+def located_range(quote: str, start: int, end: int):
+    """A Claude citation of physical pages ``start`` to ``end`` (exclusive), located in the PDF's corpus."""
+    from pytest_citecheck._locate.citations import locate_all
+    from pytest_citecheck._options import Settings
+
+    corpus = Corpus.from_documents(pages(["i", "ii", "1", "2"]))
+    [citation] = adapt_citations([page_citation(quote, start, end)], source=corpus)
+    [located] = locate_all([citation], corpus, Settings())
+    return located
+
+
+def test_a_page_range_cites_its_pages_and_a_quote_outside_them_is_found_elsewhere() -> None:
+    documents = pages(["i", "ii", "1", "2"])
+    on_page_4 = documents[3].page_content.split("\n")[3].strip()
+    outside = located_range(on_page_4, 1, 3)  # pages 1 and 2; the quote is on page 4
+    assert (outside.status, outside.cited, outside.sections) == (
+        Status.FOUND_ELSEWHERE,
+        ("page 1", "page 2"),
+        ("page 1", "page 2", "page 4"),
+    )
+    inside = located_range(on_page_4, 3, 5)  # pages 3 and 4
+    assert (inside.status, inside.sections) == (Status.FOUND, ("page 3", "page 4"))
+
+
+def test_a_quote_running_from_one_page_of_the_range_onto_the_next_is_found() -> None:
+    documents = pages(["i", "ii", "1", "2"])
+    end_of_2, start_of_3 = documents[1].page_content[-60:], documents[2].page_content[:60]
+    located = located_range(end_of_2 + start_of_3, 2, 4)
+    assert (located.status, located.sections) == (Status.FOUND, ("page 2", "page 3"))
+    assert located.text[located.spans[0][0] : located.spans[0][1]].startswith(end_of_2.strip()[:20])
+
+
+def test_a_hostile_end_page_number_costs_no_more_than_the_pages() -> None:
+    documents = pages(["i", "ii", "1", "2"])
+    located = located_range(documents[1].page_content.split("\n")[3].strip(), 1, 10**12)
+    assert (located.status, located.sections) == (Status.FOUND, ("page 1", "page 2", "page 3", "page 4"))
