@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._options import Settings
+from pytest_citecheck._text import plural
 
 _SHOWN = 10  # uncited sentences listed in a failure; the rest are counted
 
@@ -58,7 +59,7 @@ def _uncited_message(uncited: Sequence[str]) -> str:
     shown = "\n".join(f"  - {sentence!r}" for sentence in uncited[:_SHOWN])
     more = f"\n  … and {len(uncited) - _SHOWN} more" if len(uncited) > _SHOWN else ""
     return (
-        f"{len(uncited)} sentence{'s' if len(uncited) != 1 else ''} of the answer cite nothing "
+        f"{plural(len(uncited), 'sentence')} of the answer {'cites' if len(uncited) == 1 else 'cite'} nothing "
         f"(require_cited_sentences):\n{shown}{more}\n"
         "Have the app cite them, or leave require_cited_sentences off for this test"
     )

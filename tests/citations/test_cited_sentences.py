@@ -138,7 +138,7 @@ def test_a_sentence_that_cites_nothing_is_listed(shape: str, direct_checker: Any
     with pytest.raises(CitationsNotSupported) as failure:
         direct_checker(server).assert_supported(answer, corpus, require_cited_sentences=True)
     text = str(failure.value)
-    assert f"1 sentence of the answer cite nothing (require_cited_sentences):\n  - {EXTRA!r}" in text
+    assert f"1 sentence of the answer cites nothing (require_cited_sentences):\n  - {EXTRA!r}" in text
 
 
 @pytest.mark.parametrize("shape", SHAPES)
