@@ -124,3 +124,13 @@ def test_the_controller_removes_the_run_directory(run: RunAnswers) -> None:
     remove_run("0123456789abcdef")
     assert not run.directory.exists()
     remove_run("0123456789abcdef")  # gone already: nothing to do
+
+
+def test_a_run_directory_that_is_a_symbolic_link_is_not_used(run: RunAnswers, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    run.directory.parent.mkdir(mode=0o700, exist_ok=True)
+    run.directory.symlink_to(elsewhere)
+    own = Sender(_answered())
+    run.send(KEY, own, deadline=1.0)
+    assert own.calls == 1 and list(elsewhere.iterdir()) == []
