@@ -1,4 +1,4 @@
-"""The cost of being installed: ``pytest --collect-only`` over generated tests that check no citation.
+"""The cost of being installed: ``pytest --collect-only``, and a plain run, of generated tests that check no citation.
 
 Plugin enabled versus not, loaded the way an installed plugin is: pytest's plugin autoload finds
 its ``pytest11`` entry point. Every other installed pytest plugin is blocked in both runs
@@ -8,14 +8,15 @@ user who did not install it runs, but for the plugin's metadata that pytest stil
 points and file list): that is measured on its own and counted against the plugin. Why not
 ``-p pytest_citecheck.plugin``: see "How each figure is measured" in ``bench/run.py``.
 
-In the full run, where valgrind is installed, the figure is the ratio of the two runs' instruction
-counts (callgrind, one run each, ``PYTHONHASHSEED=0``): the same on a loaded machine as on an idle
-one, where a few percent of CPU time is within the noise of a shared machine. Otherwise
-(``--quick``, or no valgrind), runs interleaved in pairs, and the median of the pairs' CPU time
-ratios (each pair ran under the same load, so a machine whose load drifts during the run moves both
-of a pair alike). The CPU times are reported either way. A separate run of the same tests reports
-which heavy modules were imported when no citation was checked, and what the plugin sets up per
-test (``--setup-show``).
+Where valgrind is installed (the full run and ``--quick`` alike), each figure is the ratio of the
+two runs' instruction counts (callgrind, one run each, ``PYTHONHASHSEED=0``): the same on a loaded
+machine as on an idle one. CPU time cannot judge a goal of 3% here: on a shared 2-CPU machine the
+same command's CPU time moves by 10-30% between runs (steal and shared caches are charged to the
+process), and CI's ``--quick`` once read +9% and +11% where the instruction counts, the simulated
+cache misses and branch mispredictions (cachegrind) all said under 3%. The CPU time of runs
+interleaved in pairs (the order inside a pair alternating) is reported beside it, and is the figure
+only without valgrind. A separate run of the same tests reports which heavy modules were imported
+when no citation was checked, and what the plugin sets up per test (``--setup-show``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -63,6 +65,8 @@ DISABLED = ("-p", f"no:{ENTRY_POINT}")
 # Slower than bare pytest, as a fraction: the goal, and --quick's guard, generous for a loaded 2-core CI
 # machine (interleaved CPU times of two short runs move by several percent from one run to the next).
 GOAL, GUARD = 0.03, 0.20
+# Instruction counts do not move with the machine's load: a bound of twice the goal catches a regression.
+INSTRUCTIONS_GUARD = 0.06
 # What pytest still reads of the plugin when it is blocked: its distribution's entry points and file
 # list (``_mark_plugins_for_rewrite``). Finding it is not: pytest walks every distribution either way.
 FIND_DISTRIBUTION = "import importlib.metadata as m; d = m.distribution('pytest-citecheck')"
@@ -104,8 +108,8 @@ def _callgrind(root: Path, command: list[str]) -> int | None:
 
 
 def _instructions(root: Path, *args: str) -> int | None:
-    """Instructions executed by ``pytest --collect-only``, or None without valgrind."""
-    return _callgrind(root, _pytest_command("--collect-only", *args))
+    """Instructions executed by ``pytest *args`` over the suite, or None without valgrind."""
+    return _callgrind(root, _pytest_command(*args))
 
 
 def _metadata_read(root: Path) -> int | None:
@@ -117,91 +121,132 @@ def _metadata_read(root: Path) -> int | None:
     return None if reading is None or bare is None else max(0, reading - bare)
 
 
+def _pairs(root: Path, pairs: int, *args: str) -> tuple[list[Measured], list[Measured]]:
+    """``pairs`` runs with the plugin and as many without, in pairs, the order inside a pair alternating."""
+    enabled, disabled = [], []
+    for number in range(pairs):
+        if number % 2:
+            disabled.append(_pytest(root, *args, *DISABLED))
+            enabled.append(_pytest(root, *args, *ENABLED))
+        else:
+            enabled.append(_pytest(root, *args, *ENABLED))
+            disabled.append(_pytest(root, *args, *DISABLED))
+    return enabled, disabled
+
+
+def _cpu_slower(enabled: list[Measured], disabled: list[Measured]) -> float:
+    return statistics.median(on.cpu / off.cpu for on, off in zip(enabled, disabled)) - 1
+
+
+@dataclass
+class Figure:
+    """Plugin vs bare pytest for one command: CPU pairs always, instructions where valgrind is installed."""
+
+    enabled: list[Measured]
+    disabled: list[Measured]
+    instructions: tuple[int, int] | None  # (plugin, bare), the plugin's metadata read included
+
+    @property
+    def cpu_slower(self) -> float:
+        return _cpu_slower(self.enabled, self.disabled)
+
+    @property
+    def slower(self) -> float:
+        return self.instructions[0] / self.instructions[1] - 1 if self.instructions else self.cpu_slower
+
+    @property
+    def counted(self) -> str:
+        if self.instructions is None:
+            return f"{self.cpu_slower:+.1%} in CPU time (median of {len(self.enabled)} pairs)"
+        on, off = self.instructions
+        return f"{self.slower:+.1%} in instructions ({on / 1e6:,.0f} M vs {off / 1e6:,.0f} M)"
+
+    def cpu(self, runs: list[Measured]) -> str:
+        return (
+            f"{secs(statistics.median(m.cpu for m in runs))} CPU ({secs(statistics.median(m.wall for m in runs))} wall)"
+        )
+
+
+def _figure(root: Path, pairs: int, metadata_read: int | None, *args: str) -> Figure:
+    enabled, disabled = _pairs(root, pairs, *args)
+    instructions = None
+    if metadata_read is not None:
+        on, off = _instructions(root, *args, *ENABLED), _instructions(root, *args, *DISABLED)
+        instructions = (on + metadata_read, off) if on and off else None
+    return Figure(enabled, disabled, instructions)
+
+
+def _row(measure: str, figure: Figure, metadata_read: int | None) -> Row:
+    how = "instructions (callgrind)" if figure.instructions else "CPU time"
+    read = ""
+    if figure.instructions and metadata_read is not None:
+        read = f"; the plugin's side includes {metadata_read / 1e6:,.1f} M for reading its metadata"
+    guard = INSTRUCTIONS_GUARD if figure.instructions else GUARD
+    return Row(
+        measure,
+        figure.cpu(figure.enabled),
+        f"without the plugin {figure.cpu(figure.disabled)}; CPU, median of {len(figure.enabled)} pairs: "
+        f"{figure.cpu_slower:+.1%}{read}",
+        figure.counted,
+        f"≤ {GOAL:.0%} slower ({how})",
+        figure.slower <= GOAL,
+        guard_ok=figure.slower <= guard,
+        guard=f"≤ {guard:.0%} slower",
+        miss=f"{figure.slower - GOAL:+.1%} over" if figure.slower > GOAL else "",
+    )
+
+
 def run(tests: int, runs: int, count_instructions: bool = False, log: Any = print) -> list[Row]:
+    """Collection and a plain run of ``tests`` trivial tests, plugin vs bare pytest; the modules it imported.
+
+    With ``count_instructions`` and valgrind installed, the figures are instruction counts (one run
+    each); the CPU time of ``runs`` interleaved pairs (half as many for the plain run) is shown beside them.
+    """
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         write_suite(root, tests)
         _pytest(root, "--collect-only", *ENABLED)  # warm up: bytecode and the OS file cache
         _pytest(root, "--collect-only", *DISABLED)
-        enabled, disabled = [], []
-        for _ in range(runs):
-            enabled.append(_pytest(root, "--collect-only", *ENABLED))
-            disabled.append(_pytest(root, "--collect-only", *DISABLED))
-        full = _pytest(root, *ENABLED)
-        blocked = _pytest(root, *DISABLED)
-        ran, ran_bare = [], []  # the tests run, not only collected: what being loaded costs per test
-        for _ in range(max(3, runs // 2)):
-            ran.append(_pytest(root, *ENABLED))
-            ran_bare.append(_pytest(root, *DISABLED))
+        metadata_read = _metadata_read(root) if count_instructions else None
+        collected = _figure(root, runs, metadata_read, "--collect-only")
+        ran = _figure(root, max(3, runs // 2), metadata_read)
+        full, blocked = _pytest(root, *ENABLED), _pytest(root, *DISABLED)
         shown = _pytest(root, "--setup-show", "test_plain_0.py", *ENABLED)
-        counted: tuple[int | None, int | None] = (None, None)
-        metadata_read = None
-        if count_instructions:
-            counted = (_instructions(root, *ENABLED), _instructions(root, *DISABLED))
-            metadata_read = _metadata_read(root)
-    with_plugin = statistics.median(m.cpu for m in enabled)
-    without = statistics.median(m.cpu for m in disabled)
-    walls = (statistics.median(m.wall for m in enabled), statistics.median(m.wall for m in disabled))
-    cpu_slower = statistics.median(on.cpu / off.cpu for on, off in zip(enabled, disabled)) - 1
-    if counted[0] and counted[1] and metadata_read is not None:
-        slower = (counted[0] + metadata_read) / counted[1] - 1
-        figure = (
-            f"{slower:+.1%} in instructions ({counted[0] / 1e6:,.0f} M + {metadata_read / 1e6:,.1f} M reading its "
-            f"metadata vs {counted[1] / 1e6:,.0f} M)"
-        )
-    else:
-        slower, figure = cpu_slower, f"{cpu_slower:+.1%} (median of {runs} pairs)"
+    for name, figure in (("collect", collected), ("run", ran)):
+        log(f"{name}: {figure.counted}; CPU {figure.cpu_slower:+.1%} (median of {len(figure.enabled)} pairs)")
+    return [
+        _row(
+            f"Installed: pytest --collect-only, {tests:,} tests that check no citation, plugin vs bare pytest",
+            collected,
+            metadata_read,
+        ),
+        _row(
+            f"Installed: pytest running {tests:,} tests that check no citation, plugin vs bare pytest",
+            ran,
+            metadata_read,
+        ),
+        _modules_row(full, blocked, shown),
+    ]
+
+
+def _modules_row(full: Measured, blocked: Measured, shown: Measured) -> Row:
     heavy = next(
         (line.split(":", 1)[1].strip() for line in full.stdout.splitlines() if line.startswith("HEAVY-MODULES:")), "?"
     )
     # Blocked, the plugin must not be imported at all, or the run without it is not bare pytest.
     loaded = "CITECHECK-LOADED: True" in full.stdout and "CITECHECK-IMPORTED: False" in blocked.stdout
     per_test_fixtures = [line for line in shown.stdout.splitlines() if "citecheck" in line and "SETUP" in line]
-    log(
-        f"collect: {figure}; enabled {secs(with_plugin)} CPU, disabled {secs(without)} ({cpu_slower:+.1%}); wall {secs(walls[0])} vs "
-        f"{secs(walls[1])}; heavy modules after running: {heavy}; fixtures shown per test: {len(per_test_fixtures)}"
+    return Row(
+        "Installed: heavy modules imported when no citation is checked",
+        heavy,
+        f"plugin loaded by autoload: {'yes' if loaded else 'NO'}; set up per test: "
+        + (", ".join(sorted({line.split()[-1] for line in per_test_fixtures})) or "nothing"),
+        "",
+        "none of " + ", ".join(HEAVY),
+        heavy == "none" and loaded,
+        guard_ok=heavy == "none" and loaded,
+        guard="none",
+        miss=f"imported {heavy}"
+        if heavy != "none"
+        else ("" if loaded else "the plugin was not loaded, or loaded when blocked"),
     )
-    run_slower = statistics.median(on.cpu / off.cpu for on, off in zip(ran, ran_bare)) - 1
-    log(
-        f"run: {run_slower:+.1%} (median of {len(ran)} pairs); enabled {secs(statistics.median(m.cpu for m in ran))} CPU"
-    )
-    return [
-        Row(
-            f"Installed: pytest --collect-only, {tests:,} tests that check no citation, plugin vs bare pytest",
-            f"{secs(with_plugin)} CPU ({secs(walls[0])} wall)",
-            f"without the plugin {secs(without)} CPU ({secs(walls[1])} wall); CPU, median of {runs} pairs: "
-            f"{cpu_slower:+.1%}",
-            figure,
-            f"≤ {GOAL:.0%} slower",
-            slower <= GOAL,
-            guard_ok=slower <= GUARD,
-            guard=f"≤ {GUARD:.0%} slower",
-            miss=f"{slower - GOAL:+.1%} over" if slower > GOAL else "",
-        ),
-        Row(
-            f"Installed: pytest running {tests:,} tests that check no citation, plugin vs bare pytest",
-            f"{secs(statistics.median(m.cpu for m in ran))} CPU ({secs(statistics.median(m.wall for m in ran))} wall)",
-            f"without the plugin {secs(statistics.median(m.cpu for m in ran_bare))} CPU "
-            f"({secs(statistics.median(m.wall for m in ran_bare))} wall)",
-            f"{run_slower:+.1%} (median of {len(ran)} pairs)",
-            f"≤ {GOAL:.0%} slower",
-            run_slower <= GOAL,
-            guard_ok=run_slower <= GUARD,
-            guard=f"≤ {GUARD:.0%} slower",
-            miss=f"{run_slower - GOAL:+.1%} over" if run_slower > GOAL else "",
-        ),
-        Row(
-            "Installed: heavy modules imported when no citation is checked",
-            heavy,
-            f"plugin loaded by autoload: {'yes' if loaded else 'NO'}; set up per test: "
-            + (", ".join(sorted({line.split()[-1] for line in per_test_fixtures})) or "nothing"),
-            "",
-            "none of " + ", ".join(HEAVY),
-            heavy == "none" and loaded,
-            guard_ok=heavy == "none" and loaded,
-            guard="none",
-            miss=f"imported {heavy}"
-            if heavy != "none"
-            else ("" if loaded else "the plugin was not loaded, or loaded when blocked"),
-        ),
-    ]

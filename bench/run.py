@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += replay.run(per_test=(5, 100, 500), runs=3)
         rows += live.run(count=32, latency=0.05, concurrency=8, runs=3)
         rows += limits.run(citations=400)
-        rows += collect.run(tests=2_000, runs=9)
+        rows += collect.run(tests=2_000, runs=9, count_instructions=True)
     else:
         step_rows, facts = step1.run(step1.FULL)
         rows += step_rows
@@ -216,14 +216,15 @@ much less. Wall time is shown next to it.
   8, 429 beyond), with the plugin configured to it. The ideal is the limit's: 8 requests at once, then
   one every 20 ms; the measure is the server's first arrival to its last (starting the workers is not
   the limiter's). The server must refuse nothing.
-- **Installed**: `pytest --collect-only`, the plugin loaded as an installed plugin is (pytest's
+- **Installed**: `pytest --collect-only`, and a plain run, of 2,000 trivial tests, the plugin loaded as an installed plugin is (pytest's
   autoload finds its `pytest11` entry point), against the same run with it blocked
   (`-p no:citecheck`, so it is never imported); every other installed pytest plugin is blocked in
   both runs, so the comparison is against bare pytest. What pytest still reads of a blocked plugin
   (its entry points and file list) is measured on its own and added to the plugin's side. Where
   valgrind is installed, the figure is the ratio of instructions executed (callgrind,
-  `PYTHONHASHSEED=0`), which a shared machine's load does not move; the CPU time of interleaved
-  pairs is shown beside it (and is the figure `--quick` uses). Then one full run of the same tests
+  `PYTHONHASHSEED=0`), in the full run and in `--quick`, which a shared machine's load does not move (the CPU
+  time of one command moves by 10-30% from run to run there); the CPU time of interleaved
+  pairs is shown beside it, and is the figure only without valgrind. Then one full run of the same tests
   for the modules it imported, and `--setup-show` for what it sets up per test. (Earlier versions of this
   benchmark loaded the plugin with `-p pytest_citecheck.plugin` under `PYTEST_DISABLE_PLUGIN_AUTOLOAD`,
   which also charged it for pytest looking that name up among every installed distribution's entry

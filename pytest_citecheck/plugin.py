@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from pytest_citecheck._check.checker import Checker
     from pytest_citecheck._pytest_glue.fixtures import SessionClient
 
-PREVIOUS_SPLIT_HOOK = pytest.StashKey["_hooks.SplitHook | None"]()
-PREVIOUS_BINDING = pytest.StashKey[Any]()
+PREVIOUS_SPLIT_HOOK: pytest.StashKey[_hooks.SplitHook | None] = pytest.StashKey()
+PREVIOUS_BINDING: pytest.StashKey[Any] = pytest.StashKey()
 MARKER_HELP = (
     "citecheck(*, "
     + ", ".join(f"{name}=None" for name in PER_TEST_OPTIONS)

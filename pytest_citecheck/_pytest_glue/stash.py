@@ -13,21 +13,23 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_citecheck._check.checker import Checker  # noqa: F401  (named in CHECKER's type)
-    from pytest_citecheck._judge.sharing import SharedAnswers  # noqa: F401  (named in SHARED_ANSWERS' type)
-    from pytest_citecheck._options import Settings  # noqa: F401  (named in SETTINGS' type)
-    from pytest_citecheck._pytest_glue.bookkeeping import CassetteBookkeeping  # noqa: F401  (named in SESSION_PLUGINS' type)
-    from pytest_citecheck._pytest_glue.session import CitecheckRun  # noqa: F401  (named in SESSION_PLUGINS' type)
+    from pytest_citecheck._check.checker import Checker
+    from pytest_citecheck._judge.sharing import SharedAnswers
+    from pytest_citecheck._options import Settings
+    from pytest_citecheck._pytest_glue.bookkeeping import CassetteBookkeeping
+    from pytest_citecheck._pytest_glue.session import CitecheckRun
 
-SETTINGS = pytest.StashKey["Settings"]()
-PENDING_ROWS = pytest.StashKey[list[dict[str, Any]]]()
-CHECKER = pytest.StashKey["Checker"]()
-RAN_TO_END = pytest.StashKey[bool]()
+# Typed by annotation, not ``pytest.StashKey[T]()``: subscribing a generic class builds a typing alias at
+# import, and pytest imports this module in every run (ten times what the keys themselves cost).
+SETTINGS: pytest.StashKey[Settings] = pytest.StashKey()
+PENDING_ROWS: pytest.StashKey[list[dict[str, Any]]] = pytest.StashKey()
+CHECKER: pytest.StashKey[Checker] = pytest.StashKey()
+RAN_TO_END: pytest.StashKey[bool] = pytest.StashKey()
 # Every collected test, deselected ones included (``-k``, ``-m``): their cassettes are not orphans.
-COLLECTED = pytest.StashKey[list[pytest.Item]]()
-SESSION_PLUGINS = pytest.StashKey["tuple[CitecheckRun, CassetteBookkeeping]"]()
+COLLECTED: pytest.StashKey[list[pytest.Item]] = pytest.StashKey()
+SESSION_PLUGINS: pytest.StashKey[tuple[CitecheckRun, CassetteBookkeeping]] = pytest.StashKey()
 # The session's answers to identical requests, each sent once (``_judge.sharing``); made with the first checker.
-SHARED_ANSWERS = pytest.StashKey["SharedAnswers"]()
+SHARED_ANSWERS: pytest.StashKey[SharedAnswers] = pytest.StashKey()
 
 
 def collected_modules(items: list[pytest.Item]) -> dict[int, Path]:

@@ -60,6 +60,54 @@ def test_checking_no_citation_loads_nothing_heavy_and_the_session_plugins_only_f
         result.stdout.fnmatch_lines(["*OURS: none", "*SESSION-PLUGINS: False"])
 
 
+# Every module of ours that a run checking no citation imports: the package, its dependency check, the
+# option table, the glue's stash and trigger, the hooks. Each one is paid by every pytest run of every
+# user (through pytest's assertion rewriting, in an installed plugin): a new one belongs in a function.
+START_UP = (
+    "pytest_citecheck",
+    "pytest_citecheck._check",
+    "pytest_citecheck._check.binding",
+    "pytest_citecheck._dependencies",
+    "pytest_citecheck._errors",
+    "pytest_citecheck._hooks",
+    "pytest_citecheck._options",
+    "pytest_citecheck._options.parsing",
+    "pytest_citecheck._options.settings",
+    "pytest_citecheck._options.table",
+    "pytest_citecheck._pytest_glue",
+    "pytest_citecheck._pytest_glue.stash",
+    "pytest_citecheck._pytest_glue.trigger",
+    "pytest_citecheck._secrets",  # the header's notice of a key too short to redact (not under -q)
+    "pytest_citecheck._verdicts",
+    "pytest_citecheck.hookspecs",
+    "pytest_citecheck.plugin",
+)
+
+
+def test_a_run_that_checks_no_citation_imports_only_the_start_up_modules_of_ours(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makeini("[pytest]\n")
+    pytester.makeconftest(
+        """
+        import sys
+
+        def pytest_unconfigure(config):
+            print("OURS:", ",".join(sorted(name for name in sys.modules if name.split(".")[0] == "pytest_citecheck")))
+        """
+    )
+    pytester.makepyfile(test_plain="def test_one():\n    assert 1 + 1 == 2\n")
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    result = pytester.runpytest_subprocess("-p", "pytest_citecheck.plugin", "-s", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    [line] = [line for line in result.stdout.lines if line.startswith("OURS:")]
+    loaded = set(line.split(":", 1)[1].strip().split(","))
+    assert loaded == set(START_UP), (
+        f"imported in a run that checks no citation, and not a start-up module: {sorted(loaded - set(START_UP))}; "
+        f"no longer imported (take it off START_UP): {sorted(set(START_UP) - loaded)}"
+    )
+
+
 def test_the_adapters_read_sdk_shapes_without_importing_the_sdks(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
