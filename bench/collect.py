@@ -177,7 +177,7 @@ def _figure(root: Path, pairs: int, metadata_read: int | None, *args: str) -> Fi
 
 
 def _row(measure: str, figure: Figure, metadata_read: int | None) -> Row:
-    how = "instructions (callgrind)" if figure.instructions else "CPU time"
+    how = "in instructions" if figure.instructions else "in CPU time"
     read = ""
     if figure.instructions and metadata_read is not None:
         read = f"; the plugin's side includes {metadata_read / 1e6:,.1f} M for reading its metadata"
@@ -188,7 +188,7 @@ def _row(measure: str, figure: Figure, metadata_read: int | None) -> Row:
         f"without the plugin {figure.cpu(figure.disabled)}; CPU, median of {len(figure.enabled)} pairs: "
         f"{figure.cpu_slower:+.1%}{read}",
         figure.counted,
-        f"≤ {GOAL:.0%} slower ({how})",
+        f"≤ {GOAL:.0%} slower, {how}",
         figure.slower <= GOAL,
         guard_ok=figure.slower <= guard,
         guard=f"≤ {guard:.0%} slower",
