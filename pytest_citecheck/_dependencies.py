@@ -13,19 +13,27 @@ imported): neither library is imported here, so loading the plugin stays cheap.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from importlib import metadata
-from typing import NamedTuple
 
 
-class Supported(NamedTuple):
-    """A dependency's supported range, ``minimum <= version < below``, and what sets each end."""
+class Supported:
+    """A dependency's supported range, ``minimum <= version < below``, and what sets each end.
 
-    package: str
-    minimum: str
-    below: str
-    why: str
+    A plain class, not a ``NamedTuple``: pytest imports this module in every run, and building a
+    named tuple class compiles its constructor (about 1 M instructions).
+    """
+
+    __slots__ = ("package", "minimum", "below", "why")
+
+    def __init__(self, package: str, minimum: str, below: str, why: str) -> None:
+        self.package = package
+        self.minimum = minimum
+        self.below = below
+        self.why = why
+
+    def __repr__(self) -> str:
+        return f"Supported({self.package!r}, {self.minimum!r}, {self.below!r})"
 
     @property
     def specifier(self) -> str:
@@ -59,13 +67,29 @@ def release(version: str) -> tuple[int, ...]:
 
     Pre-releases count as their release, so ``0.8.0rc1`` is outside ``<0.8`` as pip would have it.
     """
-    match = re.match(r"\s*v?(\d+(?:\.\d+)*)", version)
-    if match is None:
+    # What ``re.match(r"\s*v?(\d+(?:\.\d+)*)", version)`` reads, without compiling a pattern in every run.
+    text = version.strip()
+    text = text[1:] if text.startswith("v") else text
+    numbers: list[int] = []
+    for part in text.split("."):
+        digits = _leading_decimals(part)
+        if not digits:
+            break
+        numbers.append(int(digits))
+        if len(digits) < len(part):
+            break
+    if not numbers:
         raise ValueError(f"not a version: {version!r}")
-    numbers = [int(part) for part in match.group(1).split(".")]
     while len(numbers) > 1 and numbers[-1] == 0:
         numbers.pop()  # 10.0 == 10
     return tuple(numbers)
+
+
+def _leading_decimals(part: str) -> str:
+    count = 0
+    while count < len(part) and part[count].isdecimal():
+        count += 1
+    return part[:count]
 
 
 def installed_version(package: str) -> str:

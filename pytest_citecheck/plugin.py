@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_citecheck import _hooks
-from pytest_citecheck._check import binding
 from pytest_citecheck._errors import OptionError
 from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Option, Settings
 from pytest_citecheck._pytest_glue.stash import SETTINGS
@@ -66,14 +65,15 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 _INI_TYPE_WORDS = {"bool": "true or false", "int": "a whole number", "float": "a number"}
-# pytest's conversion errors end with the value it could not convert: "... float: 'nope'".
-_TRAILING_REPR = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*$""")
+# pytest's conversion errors end with the value it could not convert: "... float: 'nope'". A pattern, compiled
+# (and cached by ``re``) when a bad ini value needs it, not in every run (about 1 M instructions).
+_TRAILING_REPR = r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*$"""
 
 
 def _ini_type_error(option: Option, error: Exception) -> OptionError:
     """pytest could not read an ini value as the key's type: our parser's words for it, naming the key."""
     origin = f"ini {option.ini}"
-    found = _TRAILING_REPR.search(str(error))
+    found = re.search(_TRAILING_REPR, str(error))
     if found is not None:
         try:
             option.parse(ast.literal_eval(found[1]))
@@ -122,7 +122,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # Source.from_text(..., format=<not built in>) in a test or conftest reaches this session's hook.
     config.stash[PREVIOUS_SPLIT_HOOK] = _hooks.set_split_hook(config.hook.pytest_citecheck_split_sections)
     # Until a test runs, assert_citations_supported has no checker: it raises instead of going live.
-    config.stash[PREVIOUS_BINDING] = binding.enter_session()
+    config.stash[PREVIOUS_BINDING] = _hooks.enter_session()
 
 
 def _check_report_paths(settings: Settings) -> None:
@@ -139,7 +139,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if PREVIOUS_SPLIT_HOOK in config.stash:
         _hooks.set_split_hook(config.stash[PREVIOUS_SPLIT_HOOK])
     if PREVIOUS_BINDING in config.stash:
-        binding.leave_session(config.stash[PREVIOUS_BINDING])
+        _hooks.leave_session(config.stash[PREVIOUS_BINDING])
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
@@ -221,7 +221,7 @@ def citecheck(request: pytest.FixtureRequest) -> Checker:
 # fixture that test sees (a conftest may override it, at any scope, with fixtures of its own).
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    binding.bind(functools.partial(_running_test_checker, session))
+    _hooks.bind_checker(functools.partial(_running_test_checker, session))
 
 
 def _running_test_checker(session: pytest.Session) -> Checker | None:

@@ -1,6 +1,6 @@
 """The functions a test calls directly, and how they find the test they are called from.
 
-The plugin binds each running test's ``citecheck`` checker in ``binding``. Inside a pytest run with no test
+The plugin binds a getter of the running test's ``citecheck`` checker in ``_hooks``. Inside a pytest run with no test
 bound (the plugin disabled, or a call at import time or from a session-scoped fixture) the helpers
 raise ``CheckerUnavailableError``: a check there would have no cassette, no record mode and no
 report, and would spend the key. Outside pytest (a script, a notebook) a standalone checker asks
@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Unpack
 
-from pytest_citecheck._check import binding
+from pytest_citecheck import _hooks
 from pytest_citecheck._errors import CheckerUnavailableError
 
 if TYPE_CHECKING:
@@ -38,10 +38,10 @@ def _inside_pytest() -> bool:
 
 def current_checker(caller: str = "assert_citations_supported()") -> Checker:
     __tracebackhide__ = True
-    checker = binding.current() if binding.current is not None else None
+    checker = _hooks.checker_getter() if _hooks.checker_getter is not None else None
     if checker is not None:
         return checker
-    if binding.sessions:
+    if _hooks.sessions:
         raise CheckerUnavailableError(
             f"{caller} was called outside a running test (at import or collection time, or from a fixture "
             "wider than function scope): only a test has a cassette and a report row to record the check in, "

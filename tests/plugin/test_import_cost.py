@@ -61,12 +61,10 @@ def test_checking_no_citation_loads_nothing_heavy_and_the_session_plugins_only_f
 
 
 # Every module of ours that a run checking no citation imports: the package, its dependency check, the
-# option table, the glue's stash and trigger, the hooks. Each one is paid by every pytest run of every
+# option table, the glue's stash and trigger, the hooks (and what the session hands the pytest-free modules). Each one is paid by every pytest run of every
 # user (through pytest's assertion rewriting, in an installed plugin): a new one belongs in a function.
 START_UP = (
     "pytest_citecheck",
-    "pytest_citecheck._check",
-    "pytest_citecheck._check.binding",
     "pytest_citecheck._dependencies",
     "pytest_citecheck._errors",
     "pytest_citecheck._hooks",
