@@ -26,6 +26,7 @@ import json
 import math
 import os
 import random
+import stat
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ from pytest_citecheck._files import (
     UnreadableFileError,
     checked_locks_directory,
     interprocess_lock,
+    lock_path_for,
+    locks_directory,
     read_regular_file,
 )
 from pytest_citecheck._judge.sweeping import sweep_if_due, touch_lock
@@ -114,8 +117,31 @@ class LimiterStateError(Exception):
 
 def server_key(url: Any) -> str:
     """The shared files' key for a request's server: its scheme, host and port, digested (the rest may hold a credential)."""
-    origin = f"{url.scheme}://{url.host}:{url.port}"
-    return sha256(origin.encode()).hexdigest()[:20]
+    return origin_key(url.scheme, url.host, url.port)
+
+
+def origin_key(scheme: str, host: str, port: int | None) -> str:
+    """``server_key`` of the server at ``scheme://host:port``."""
+    return sha256(f"{scheme}://{host}:{port}".encode()).hexdigest()[:20]
+
+
+def forget_server(key: str) -> None:
+    """Remove the shared files of the server of ``key``: its bucket, the bucket's lock and its slots.
+
+    For a server that is gone for good: the loopback rehearsal server (``testing.JevServer``) when it
+    stops, whose port is not asked again; a suite starting one per test would otherwise leave ten
+    files a test in the lock directory. Only regular files, and quietly: what cannot go stays.
+    """
+    directory = locks_directory()
+    state = directory / f"rate-{key}.json"
+    try:
+        found = [state, lock_path_for(state), *directory.glob(f"inflight-{key}-*.lock")]
+    except (OSError, RuntimeError):  # no such directory, or a loop of links where it should be
+        return
+    for path in found:
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                path.unlink()
 
 
 def state_path(key: str) -> Path:

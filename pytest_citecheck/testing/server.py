@@ -195,9 +195,14 @@ class JevServer:
 
     def stop(self) -> None:
         if self._server is not None:
+            host, port = self._server.server_address[:2]
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+            # Its port is not asked again: the run limiter's files for it go (``_judge.pacing.forget_server``).
+            from pytest_citecheck._judge.pacing import forget_server, origin_key
+
+            forget_server(origin_key("http", str(host), int(port)))
 
     def __enter__(self) -> JevServer:
         return self.start()

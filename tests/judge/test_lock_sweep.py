@@ -13,11 +13,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import httpx2
 import pytest
 
-from pytest_citecheck._files import locks_directory
+from pytest_citecheck._files import lock_path_for, locks_directory
 from pytest_citecheck._judge import sweeping
+from pytest_citecheck._judge.pacing import server_key, state_path
 from pytest_citecheck._judge.sweeping import STALE_SECONDS, sweep, sweep_if_due
+from pytest_citecheck.testing import JevServer
 
 DAY_AND_AN_HOUR_AGO = time.time() - STALE_SECONDS - 3600
 
@@ -124,3 +127,28 @@ def test_a_recording_run_sweeps_the_stale_files_of_its_lock_directory(
     pytester.runpytest_subprocess("--citecheck-record-mode=rewrite").assert_outcomes(passed=1)
     assert not any(path.exists() for path in stale)
     assert fresh.exists() and (directory / ".swept").exists()
+
+
+def test_a_rehearsal_server_that_stops_takes_the_limiters_files_for_it_along(
+    pytester: pytest.Pytester, inner_ini: str, canary_key: str, tmp_path_factory, monkeypatch
+) -> None:
+    own_tmp = tmp_path_factory.mktemp("tmpdir")
+    monkeypatch.setenv("TMPDIR", str(own_tmp))  # the recording run's lock directory ...
+    monkeypatch.setattr(tempfile, "tempdir", str(own_tmp))  # ... is the one the server cleans in this process
+    server = JevServer().start()
+    monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+    monkeypatch.setenv("TYPESAFE_API_KEY", canary_key)
+    pytester.makeini(inner_ini)
+    pytester.makepyfile(test_recorded=RECORDING)
+    try:
+        pytester.runpytest_subprocess("--citecheck-record-mode=rewrite").assert_outcomes(passed=1)
+        key = server_key(httpx2.URL(server.url))
+        state = state_path(key)
+        assert state.is_file() and lock_path_for(state).is_file()
+        assert list(state.parent.glob(f"inflight-{key}-*.lock"))
+        another = _file(state.parent / "inflight-0123456789abcdef0123-0.lock", old=False)
+    finally:
+        server.stop()
+    assert not state.exists() and not lock_path_for(state).exists()
+    assert not list(state.parent.glob(f"*{key}*"))
+    assert another.exists()  # another server's
