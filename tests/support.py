@@ -223,3 +223,38 @@ def _read_request(connection: socket.socket) -> bool:
             return False
         rest += chunk
     return True
+
+
+# --- the HTML report: its data, and the cards a real browser draws from it ---------------------
+
+_HTML_DATA = r'<script type="application/json" id="citecheck-{}">(.*?)</script>'
+
+
+def html_report_data(page: Path) -> tuple[list[Any], list[dict[str, Any]]]:
+    """The HTML report's two JSON blocks: the texts its cards share (each once), and one object per citation."""
+    import json
+    import re
+
+    text = page.read_text(encoding="utf-8")
+    blocks = [re.search(_HTML_DATA.format(name), text, re.DOTALL) for name in ("texts", "cards")]
+    assert all(blocks), f"{page} has no citation data"
+    texts, cards = (json.loads(block.group(1)) for block in blocks if block)
+    return texts, cards
+
+
+def html_report_cards(browser: Any, page: Path) -> dict[str, str]:
+    """The cards a real Chromium draws on the first page of the HTML report ``page``: citation id ->
+    the card's markup (``outerHTML``; the cards of an id that several tests use, one after the other).
+    Fails on anything the page logged to the console."""
+    browser.get(page.as_uri())
+    logged = [entry for entry in browser.get_log("browser") if entry["level"] in ("SEVERE", "WARNING")]
+    assert logged == [], logged
+    drawn = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#cards article.citation'), function (card) {"
+        " return [card.querySelector('h3').firstChild.textContent, card.outerHTML]; });"
+    )
+    cards: dict[str, str] = {}
+    for heading, markup in drawn:
+        citation = heading.removeprefix("Citation ")[:-1]
+        cards[citation] = f"{cards[citation]}\n{markup}" if citation in cards else markup
+    return cards

@@ -16,7 +16,6 @@ large for Jev is a clear error naming each section's size, before anything is se
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import httpcore2  # noqa: F401  (imported once: see tests/judge/test_hostile.py)
@@ -24,7 +23,7 @@ import pytest
 import typesafe_sdk  # noqa: F401
 import vcr
 import vcr.stubs.httpx_stubs  # noqa: F401
-from support import Offline
+from support import Offline, html_report_data
 
 from pytest_citecheck.testing import JevServer
 
@@ -148,9 +147,11 @@ def test_a_claim_that_needs_two_sections_is_judged_on_both_at_once(run: Any, pyt
         "verified",
     )
     assert [quoted["section_text"][start:end] for start, end in quoted["spans"]] == [DEFINES, RULES]
-    page = Path(pytester.path, "report.html").read_text()
-    assert f"<mark>{DEFINES}</mark>" in page and f"<mark>{RULES}</mark>" in page
-    assert "§ 4, § 9 (judged together)" in page
+    # The HTML report's card (its data: tests/report/test_html_report.py draws cards in Chromium) marks both quotes.
+    texts, cards = html_report_data(pytester.path / "report.html")
+    card = next(card for card in cards if texts[card["t"]].endswith("::test_two_quotes"))
+    assert [texts[card["s"]][1][start:end] for start, end in card["p"]] == [DEFINES, RULES]
+    assert card["w"] == "§ 4, § 9 (judged together)"
 
     # A quote of several that is not in the source: fabricated, no request, with that quote and its closest passage.
     assert "MISSING fabricated Personal data is kept for ten years. 7" in output, output

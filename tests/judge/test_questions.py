@@ -14,7 +14,6 @@ or malformed answer fails closed; and without the option the request is the cook
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 # Imported once, at collection (see tests/judge/test_hostile.py: in-process runs re-import what they import).
@@ -23,7 +22,7 @@ import pytest
 import typesafe_sdk  # noqa: F401
 import vcr
 import vcr.stubs.httpx_stubs  # noqa: F401
-from support import Offline
+from support import Offline, html_report_cards
 
 from pytest_citecheck.testing import JevServer
 
@@ -323,13 +322,13 @@ def test_a_missing_or_malformed_answer_fails_closed(run: Any, answer: dict[str, 
     assert len(rows) == 1
 
 
-def test_the_html_report_shows_the_answers(run: Any, pytester: pytest.Pytester) -> None:
+def test_the_html_report_shows_the_answers(run: Any, pytester: pytest.Pytester, browser: Any) -> None:
     result, _, _ = run("--citecheck-questions=out_of_context", "--citecheck-html=report.html")
     result.assert_outcomes(passed=3, failed=1, warnings=1)
-    page = Path(pytester.path, "report.html").read_text()
+    page = "\n".join(html_report_cards(browser, pytester.path / "report.html").values())
     assert '<span class="tag flagged">flagged: out_of_context</span>' in page
     assert "<strong>flagged, confident</strong> (at or above auto_accept 0.80): fails the test" in page
-    assert "concern 0.94, Jev&#x27;s probability of yes 0.94" in page
+    assert "concern 0.94, Jev's probability of yes 0.94" in page
     assert "<strong>flagged</strong> (below auto_accept 0.80): needs review" in page
     assert "<code>out_of_context</code>: not flagged (concern 0.04" in page
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import html_report_cards
 
 from pytest_citecheck._report.html import render_html
 from pytest_citecheck._report.run_report import Report, review_hint
@@ -49,7 +50,7 @@ def rows(suite: pytest.Pytester) -> dict[str, dict[str, Any]]:
 
 @pytest.mark.parametrize(("policy", "outcome", "action"), [("fail", "failed", "FAIL"), ("warn", "passed", "warn")])
 def test_a_misattributed_citation_shows_the_action_it_got(
-    recorded: pytest.Pytester, policy: str, outcome: str, action: str
+    recorded: pytest.Pytester, policy: str, outcome: str, action: str, browser: Any
 ) -> None:
     write_suite(recorded, f", misattributed={policy!r}")
     result = recorded.runpytest("--citecheck-json=report.json", "--citecheck-html=report.html", "-W", "ignore")
@@ -58,9 +59,9 @@ def test_a_misattributed_citation_shows_the_action_it_got(
     assert f"  epoch_seconds  verified  0.94  {action}" in section
     assert "verified  0.94  auto" not in section.split("clock_skew")[0]  # never "auto" for the misattributed one
     assert rows(recorded)["epoch_seconds"].get("outcome") == ("fail" if policy == "fail" else None)
-    page = (recorded.path / "report.html").read_text()
-    assert f'<article class="citation verified action-{action.lower()}"' in page
-    assert f'<span class="tag action-{action.lower()}">{action}: misattributed</span>' in page
+    card = html_report_cards(browser, recorded.path / "report.html")["epoch_seconds"]
+    assert card.startswith(f'<article class="citation verified action-{action.lower()}"')
+    assert f'<span class="tag action-{action.lower()}">{action}: misattributed</span>' in card
 
 
 def _row(**fields: Any) -> dict[str, Any]:

@@ -5,7 +5,7 @@
 - The JSON and HTML reports are written row by row, still atomically: what is written is exactly
   what one ``json.dumps`` would give, and a write that fails half-way leaves the old report whole.
 
-Memory per citation and the HTML's size per citation are measured in ``bench/memory.py``.
+The HTML report's size per citation, at 20,000 citations, is asserted in ``test_html_report.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pytest_citecheck._report import html
+from pytest_citecheck._report import html_cards
 from pytest_citecheck._report.html import html_chunks, write_html
 from pytest_citecheck._report.row import ReportRow
 from pytest_citecheck._report.run_report import Report
@@ -91,14 +91,14 @@ def test_a_report_that_fails_half_way_leaves_the_old_one_whole(tmp_path: Path, m
     monkeypatch.setattr(ReportRow, "to_json", failing)
     with pytest.raises(_Broken):
         report.write(path)
-    real_card = html._card
+    real_card = html_cards.card
 
-    def failing_card(index: int, row: ReportRow, checks: int = 1) -> str:
+    def failing_card(row: ReportRow, checks: int, test: int, section: int | None) -> dict[str, Any]:
         if row.id == "c40":
             raise _Broken
-        return real_card(index, row, checks)
+        return real_card(row, checks, test, section)
 
-    monkeypatch.setattr(html, "_card", failing_card)
+    monkeypatch.setattr(html_cards, "card", failing_card)
     with pytest.raises(_Broken):
         write_html(report, tmp_path / "report.html")
     assert path.read_text() == before
@@ -106,10 +106,18 @@ def test_a_report_that_fails_half_way_leaves_the_old_one_whole(tmp_path: Path, m
 
 
 def test_the_html_page_comes_a_card_at_a_time() -> None:
-    report = Report([{**HOSTILE, "id": f"c{n}"} for n in range(30)])
+    report = Report([{**HOSTILE, "id": f"c{n}", "test": f"t.py::test[{n % 3}]"} for n in range(30)])
     chunks = list(html_chunks(report, generated="2026-01-01 00:00 UTC"))
-    assert len(chunks) == 32 and sum('<article class="citation' in chunk for chunk in chunks) == 30
-    assert all(chunk.count("<article") <= 1 for chunk in chunks)
+    cards = [chunk for chunk in chunks if '{"i":"c' in chunk]
+    assert len(cards) == 30 and all(chunk.count('{"i":') == 1 for chunk in cards)
+    # The shared texts come first, each its own chunk: here the three tests.
+    texts = chunks[chunks.index('<script type="application/json" id="citecheck-texts">[') + 1 :][:4]
+    assert [json.loads(chunk.lstrip(",\n")) for chunk in texts[:3]] == [
+        "t.py::test[0]",
+        "t.py::test[1]",
+        "t.py::test[2]",
+    ]
+    assert texts[3].startswith("]</script>")
 
 
 def test_a_run_holds_each_row_once(suite: pytest.Pytester, jev_server: Any) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import CANARY_KEY, INNER_INI
+from support import CANARY_KEY, INNER_INI, html_report_cards
 
 from pytest_citecheck.testing import JevServer
 
@@ -88,15 +88,15 @@ def test_the_json_report_carries_the_computed_confidence_and_the_removed_words(
 
 
 def test_the_html_report_shows_the_computed_confidence_and_the_removed_words(
-    run: tuple[pytest.RunResult, Path],
+    run: tuple[pytest.RunResult, Path], browser: Any
 ) -> None:
     _, path = run
-    page = (path / "r.html").read_text()
-    assert "0.81 (computed 0.79) (threshold 0.80)" in page
+    cards = html_report_cards(browser, path / "r.html")
+    assert "0.81 (computed 0.79) (threshold 0.80)" in cards["r1"]
     # The bar is drawn at what the gate used, below the threshold.
-    assert 'aria-label="confidence 0.81 (computed 0.79), below the auto_accept threshold 0.80"' in page
-    assert 'style="width:79.0%"' in page
-    assert "the elision removes <q>not</q>" in page
+    assert 'aria-label="confidence 0.81 (computed 0.79), below the auto_accept threshold 0.80"' in cards["r1"]
+    assert 'style="width: 79%;"' in cards["r1"]
+    assert "the elision removes <q>not</q>" in cards["alt"]
 
 
 def test_the_github_step_summary_shows_the_computed_confidence(run: tuple[pytest.RunResult, Path]) -> None:

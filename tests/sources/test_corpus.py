@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support import INNER_INI
+from support import INNER_INI, html_report_cards
 
 from pytest_citecheck import Corpus, Source, SourceError
 
@@ -367,7 +367,9 @@ def test_a_document_too_large_to_judge_whole_says_to_cite_a_section_or_a_quote_a
 # --- the reports: document beside section ----------------------------------------------------
 
 
-def test_the_terminal_summary_json_and_html_reports_show_the_document_and_where_it_was_cited(licences, jev_server):
+def test_the_terminal_summary_json_and_html_reports_show_the_document_and_where_it_was_cited(
+    licences, jev_server, browser
+):
     citations = [c for c in CITATIONS if c["id"] in ("found", "other-document", "invented")]
     licences.makepyfile(
         test_app=f"""
@@ -393,9 +395,7 @@ def test_the_terminal_summary_json_and_html_reports_show_the_document_and_where_
             "the quote is in §8 of 'gpl-3.0.txt').",
         ]
     )
-    html = (licences.path / "report.html").read_text()
-    card = html[html.index("Citation other-document") :]
-    card = card[: card.index("</article>")]
+    card = html_report_cards(browser, licences.path / "report.html")["other-document"]
     assert "found elsewhere" in card
     assert "<dt>Document</dt><dd>gpl-3.0.txt</dd>" in card
     assert "<dt>Section</dt><dd>§ 8</dd>" in card
