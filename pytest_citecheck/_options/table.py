@@ -4,12 +4,11 @@ Each ``Option`` becomes a ``--citecheck-*`` flag and a ``citecheck_*`` ini key; 
 are also ``@pytest.mark.citecheck(...)`` and call keyword arguments. ``docs/configuration.md`` is
 generated from this table (``citecheck options``), so the two cannot drift.
 
-No ``from __future__ import annotations``: ``typing.NamedTuple`` would compile each field's string
-annotation (``_options.settings`` says why that matters).
+Kept cheap to import: pytest imports it in every run (``_options.settings`` says why that matters).
 """
 
 from collections.abc import Callable
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from pytest_citecheck._errors import docs_url
 from pytest_citecheck._options.parsing import (
@@ -35,18 +34,33 @@ from pytest_citecheck._options.parsing import (
 from pytest_citecheck._verdicts import Verdict
 
 
-class Option(NamedTuple):
+class Option:
     """One setting: its name (the marker and call keyword), help text, default and parser.
 
-    A ``NamedTuple`` for the reason ``Settings`` is one (``_options.settings``).
+    A plain class with slots, not a ``NamedTuple``: pytest builds this module in every run, and a
+    named tuple class compiles its constructor then (about 1 M instructions).
     """
 
-    name: str
-    help: str
-    default: Any
-    parse: Callable[[Any], Any]
-    metavar: str = "VALUE"
-    per_test: bool = False  # also a marker / call keyword
+    __slots__ = ("name", "help", "default", "parse", "metavar", "per_test")
+
+    def __init__(
+        self,
+        name: str,
+        help: str,
+        default: Any,
+        parse: Callable[[Any], Any],
+        metavar: str = "VALUE",
+        per_test: bool = False,  # also a marker / call keyword
+    ) -> None:
+        self.name = name
+        self.help = help
+        self.default = default
+        self.parse = parse
+        self.metavar = metavar
+        self.per_test = per_test
+
+    def __repr__(self) -> str:
+        return f"Option({self.name!r})"
 
     @property
     def is_switch(self) -> bool:
