@@ -8,6 +8,7 @@ so the check fails closed the same way on either path.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -104,20 +105,31 @@ class Asking:
 def ask_on_threads(step: Asking, client: Callable[[], Any], indices: list[int]) -> Outcomes:
     """``check``'s step 2: up to ``concurrency`` threads (one when replaying: nothing waits on the network)."""
     workers = min(step.plan.settings.concurrency, len(indices))
-    if step.cassette is not None and (step.cassette.record_mode == "none" or step.plan.settings.estimate):
+    replay = step.cassette is not None and (step.cassette.record_mode == "none" or step.plan.settings.estimate)
+    if replay:
         # Replay only (or an estimate, which sends nothing): every answer comes from memory (or the check
         # fails on a miss) and nothing waits on the network, so threads would only add their start-up and GIL contention.
         workers = 1
-    if workers > 1:
+    if workers > 1 or replay:
         try:
-            # On this thread, before any worker starts: the client may come from a pytest fixture,
-            # and opening the cassette patches the HTTP transport for the whole process.
+            # On this thread, before any worker starts (or the first request): the client may come
+            # from a pytest fixture, and the cassette is read once, here.
             client()
             open_cassette(step.cassette, step.plan.citations[indices[0]].id, step.record_hint)
         except Exception as error:
             return {indices[0]: error}
     counted = _not_sent() if step.plan.settings.estimate else ()
-    return judge_on_threads(indices, lambda index: step.judge(client(), index), workers, keep_going=counted)
+    with _serving_throughout(step.cassette if replay else None):
+        return judge_on_threads(indices, lambda index: step.judge(client(), index), workers, keep_going=counted)
+
+
+def _serving_throughout(cassette: TestCassette | None) -> contextlib.AbstractContextManager[Any]:
+    """Replaying on this one thread: the cassette's patches stay in place from the first request to
+    the last, rather than put in and taken out around each (a class's attributes set twice per
+    citation, and what the interpreter had cached about the class lost each time). Nothing but this
+    check runs on this thread in between; each request still counts itself in (``asking``)."""
+    recording = cassette.replaying if cassette is not None else None
+    return recording.serving() if recording is not None else contextlib.nullcontext()
 
 
 def _not_sent() -> tuple[type[BaseException], ...]:

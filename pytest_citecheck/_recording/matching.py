@@ -53,9 +53,14 @@ def request_key(body: Any) -> str:
     return parsed if isinstance(parsed, str) else ""
 
 
+# One encoder for every call: ``json.dumps`` with options builds a new one each time, which costs
+# more than encoding a short value.
+_COMPACT = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def compact_json(value: Any) -> str:
     """Key-sorted JSON without spaces (the C encoder's fastest form): a cassette's digest is taken over it."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _COMPACT.encode(value)
 
 
 def replay_key(body: Any) -> str:
