@@ -9,16 +9,17 @@ they wait for Jev (``running``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Unpack
 
 from pytest_citecheck._check.invalid import locate_valid
 from pytest_citecheck._check.running import (
     Asking,
+    Outcomes,
     Plan,
     ask_in_tasks,
     ask_on_threads,
-    in_order,
+    finish,
     pending,
     settle_estimate,
 )
@@ -26,11 +27,10 @@ from pytest_citecheck._check.wiring import Wiring, standalone
 from pytest_citecheck._citations.adapt import adapt_answer
 from pytest_citecheck._citations.coverage import coverage_failure
 from pytest_citecheck._gate.enforce import enforce
-from pytest_citecheck._gate.human import with_human_decision
 from pytest_citecheck._locate.citations import as_source
 from pytest_citecheck._options import Settings
 from pytest_citecheck._options.keywords import CheckOptions
-from pytest_citecheck._results import CitationResult, Status
+from pytest_citecheck._results import CitationResult
 from pytest_citecheck._sources.source import Format, Source
 
 if TYPE_CHECKING:
@@ -62,8 +62,7 @@ class Checker:
 
     @classmethod
     def _wired(cls, wiring: Wiring) -> Checker:
-        checker = cls.__new__(cls)
-        checker._wire(wiring)
+        (checker := cls.__new__(cls))._wire(wiring)
         return checker
 
     def _wire(self, wiring: Wiring) -> None:
@@ -151,37 +150,25 @@ class Checker:
     def _check(self, plan: Plan) -> list[CitationResult]:
         """Steps 2 and 4 for what step 1 left pending, on threads; then finish every result."""
         __tracebackhide__ = True
-        indices = pending(plan.located)
-        step = Asking(plan, self.cassette, self._wiring.record_hint, self._wiring.shared_answers)
-        outcomes = ask_on_threads(step, self.client, indices) if indices else {}
-        settle_estimate(plan, outcomes, self.cassette, self._wiring.review_actions.get("skip"))
-        return self._finish(*in_order(plan.located, outcomes), plan)
+        indices, step = self._asking(plan)
+        return self._finish(plan, ask_on_threads(step, self.client, indices) if indices else {})
 
     async def _acheck(self, plan: Plan) -> list[CitationResult]:
         """``_check`` for async tests: ask in tasks."""
         __tracebackhide__ = True
-        indices = pending(plan.located)
-        step = Asking(plan, self.cassette, self._wiring.record_hint, self._wiring.shared_answers)
+        indices, step = self._asking(plan)
         factory = self._wiring.async_client_factory
-        outcomes = await ask_in_tasks(step, factory, indices) if indices else {}
-        settle_estimate(plan, outcomes, self.cassette, self._wiring.review_actions.get("skip"))
-        return self._finish(*in_order(plan.located, outcomes), plan)
+        return self._finish(plan, await ask_in_tasks(step, factory, indices) if indices else {})
 
-    def _finish(
-        self, judged: Sequence[CitationResult], error: BaseException | None, plan: Plan
-    ) -> list[CitationResult]:
-        """Apply human decisions (before the gate) and report every result judged; then raise the first error."""
+    def _asking(self, plan: Plan) -> tuple[list[int], Asking]:
+        """The citations step 1 left pending, and step 2 for them."""
+        return pending(plan.located), Asking(plan, self.cassette, self._wiring.record_hint, self._wiring.shared_answers)
+
+    def _finish(self, plan: Plan, outcomes: Outcomes) -> list[CitationResult]:
+        """Every result in order, with a human's decision, reported; then the first error is raised."""
         __tracebackhide__ = True
-        results = []
-        for result in judged:
-            result = with_human_decision(result, plan.source, self._wiring.reviews, self.test_id)
-            results.append(result)
-            self.results.append(result)
-            if self._wiring.on_result is not None and result.status is not Status.INVALID:  # never judged
-                self._wiring.on_result(result)
-        if (plan.invalid or error) is not None:
-            raise plan.invalid or error  # type: ignore[misc]
-        return results
+        settle_estimate(plan, outcomes, self.cassette, self._wiring.review_actions.get("skip"))
+        return finish(plan, outcomes, self._wiring, self.results)
 
     def _enforce(self, results: list[CitationResult], plan: Plan) -> list[CitationResult]:
         __tracebackhide__ = True

@@ -14,10 +14,11 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pytest_citecheck._check.wiring import async_client_for_call
+from pytest_citecheck._check.wiring import Wiring, async_client_for_call
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._gate import judged_result
+from pytest_citecheck._gate.human import with_human_decision
 from pytest_citecheck._judge.ask import ask, ask_async
 from pytest_citecheck._judge.outgoing import Outgoing, sending
 from pytest_citecheck._judge.request import Question, question_for
@@ -25,7 +26,7 @@ from pytest_citecheck._locate.citations import Assembly, Located
 from pytest_citecheck._locate.finders import Documents
 from pytest_citecheck._options import Settings
 from pytest_citecheck._recording.checking import against_recordings, asking, open_cassette, replayed
-from pytest_citecheck._results import CitationResult, Judgement
+from pytest_citecheck._results import CitationResult, Judgement, Status
 
 if TYPE_CHECKING:
     from pytest_citecheck._judge.sharing import SharedAnswers
@@ -180,6 +181,24 @@ def in_order(
         assert outcome is not None
         results.append(outcome)
     return results, None
+
+
+def finish(plan: Plan, outcomes: Outcomes, wiring: Wiring, kept: list[CitationResult]) -> list[CitationResult]:
+    """The results in citation order (up to the first error), each with a human's decision applied
+    (before the gate) and reported as it is made (``wiring.on_result``) and ``kept``; then the first
+    error (an invalid citation's, else a request's) is raised."""
+    __tracebackhide__ = True
+    judged, error = in_order(plan.located, outcomes)
+    results = []
+    for result in judged:
+        result = with_human_decision(result, plan.source, wiring.reviews, wiring.test_id)
+        results.append(result)
+        kept.append(result)
+        if wiring.on_result is not None and result.status is not Status.INVALID:  # never judged
+            wiring.on_result(result)
+    if (plan.invalid or error) is not None:
+        raise plan.invalid or error  # type: ignore[misc]
+    return results
 
 
 def judge_on_threads(

@@ -13,6 +13,7 @@ import functools
 import json
 from collections.abc import Callable
 from hashlib import sha256
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Protocol
 
 from pytest_citecheck._locate.citations import source_of
@@ -34,14 +35,29 @@ def question_fingerprint() -> str:
     return json.dumps({"name": QUESTION_NAME, "instructions": INSTRUCTIONS, "criteria": CRITERIA}, sort_keys=True)
 
 
+# The section's text is most of a key's payload, and a section is cited again and again: the JSON
+# form of the last few long texts is kept (encoding one costs some 40 instructions a character).
+_encoded_long_text = functools.lru_cache(maxsize=64)(encode_basestring)
+
+
+def _encoded_text(text: str) -> str:
+    return _encoded_long_text(text) if len(text) >= 256 else encode_basestring(text)
+
+
+# What ``json.dumps(payload, sort_keys=True, ensure_ascii=False)`` writes, through one encoder.
+_PAYLOAD = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
+_ENCODE = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(None, _PAYLOAD.default, _encoded_text, None, ": ", ", ", True, False, True)
+)
+
+
 def review_key(claim: str, section_text: str, model: str | None) -> str:
     """The digest a decision is stored under: claim, section text, question and model."""
-    payload = json.dumps(
-        {"claim": claim, "section": section_text, "question": question_fingerprint(), "model": model},
-        sort_keys=True,
-        ensure_ascii=False,
-    )
-    return sha256(payload.encode("utf-8")).hexdigest()
+    payload = {"claim": claim, "section": section_text, "question": question_fingerprint(), "model": model}
+    text = _PAYLOAD.encode(payload) if _ENCODE is None else "".join(_ENCODE(payload, 0))
+    return sha256(text.encode("utf-8")).hexdigest()
 
 
 def with_human_decision(
