@@ -57,7 +57,8 @@ _Adapter = Callable[[Any, int, "Source | Corpus | None"], _Read]
 
 def _anthropic(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
     invalid: dict[str, CitationInputError] = {}  # one bad citation of a block never hides the others
-    return adapt_anthropic_block(raw, position, source, invalid), uncited_anthropic_text(raw), invalid
+    # Its uncited sentences are read with the blocks around it, in ``adapt_answer`` (``_Blocks``).
+    return adapt_anthropic_block(raw, position, source, invalid), [], invalid
 
 
 def _openai(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
@@ -138,6 +139,7 @@ def adapt_answer(citations: Any, hooks: Any = None, *, source: Source | Corpus |
     # Citations whose document an adapter read from an SDK object or a chunk's metadata (a file name,
     # a path), rather than one the user wrote in a dict: see ``_in_source``.
     named_by_adapter: set[int] = set()
+    blocks: list[Any] = []  # the run of Anthropic text blocks read so far: one answer's text
     for position, raw in enumerate(_parts(citations)):
         if hooks is not None:
             converted = hooks.pytest_citecheck_adapt_citation(citation=raw, position=position)
@@ -151,7 +153,12 @@ def adapt_answer(citations: Any, hooks: Any = None, *, source: Source | Corpus |
         if by_adapter:
             named_by_adapter.update(range(len(adapted), len(adapted) + len(from_raw)))
         adapted.extend(from_raw)
-        uncited.extend(uncited_here)
+        if is_anthropic_text_block(raw):
+            blocks.append(raw)
+            continue
+        uncited.extend(uncited_anthropic_text(blocks) + uncited_here)
+        blocks = []
+    uncited.extend(uncited_anthropic_text(blocks))
     if isinstance(source, Corpus):
         adapted = [_in_corpus(citation, source) for citation in adapted]
     elif isinstance(source, Source) and source.name:

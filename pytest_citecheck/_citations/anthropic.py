@@ -25,13 +25,13 @@ request had several documents, and the check must be given all of them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
 from pytest_citecheck._citations.plain import adapt_citation
-from pytest_citecheck._citations.sentences import claim_of, sentence_spans
+from pytest_citecheck._citations.sentences import uncited_sentences
 from pytest_citecheck._citations.urls import url_document
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._sources.corpus import Corpus
@@ -78,12 +78,24 @@ def adapt_anthropic_block(
     return adapted
 
 
-def uncited_anthropic_text(raw: Any) -> list[str]:
-    """The sentences of a text block that cites nothing (an answer's connecting text, or a claim left uncited)."""
-    text, cited = field_of(raw, "text"), field_of(raw, "citations")
-    if not isinstance(text, str) or (cited not in (None, MISSING) and cited):
-        return []
-    return [sentence for start, end in sentence_spans(text) if (sentence := claim_of(text[start:end]))]
+def uncited_anthropic_text(blocks: Sequence[Any]) -> list[str]:
+    """The sentences of an answer's consecutive text blocks that no citing block touches.
+
+    Claude cuts a sentence into blocks where its citations begin and end: "According to the documents, "
+    + "the grass is green" (cited) + " and " + "the sky is blue" (cited) + ".". Read block by block, the
+    connecting text would be listed as sentences that cite nothing; read together, the sentence is cited.
+    """
+    text, covered = "", []
+    for block in blocks:
+        part, cited = field_of(block, "text"), field_of(block, "citations")
+        if not isinstance(part, str):
+            continue  # an unreadable block is the invalid citation's business, not coverage's
+        if text and text[-1] in ".!?" and part[:1].strip():
+            text += " "  # a block that closes a sentence ends it, though the next block adds no space
+        if cited not in (None, MISSING) and cited:
+            covered.append((len(text), len(text) + len(part)))
+        text += part
+    return uncited_sentences(text, covered)
 
 
 def _adapt_cited(item: Any, citation_id: str, claim: str, position: int, source: Source | Corpus | None) -> Citation:
