@@ -23,7 +23,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `bench` and the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import collect, corpus_step1, limits, live, replay, step1
+from bench import collect, corpus_step1, limits, live, replay, report_html, step1
 from bench.common import Row, megabytes
 
 REPO = Path(__file__).resolve().parent.parent
@@ -112,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += replay.run(per_test=(5, 100, 500), runs=3)
         rows += live.run(count=32, latency=0.05, concurrency=8, runs=3)
         rows += limits.run(citations=400)
+        rows += report_html.run(citations=20_000)
         rows += collect.run(tests=2_000, runs=9, count_instructions=True)
     else:
         step_rows, facts = step1.run(step1.FULL)
@@ -120,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += replay.run(per_test=(5, 200, 2_000), runs=5)
         rows += live.run(count=64, latency=0.1, concurrency=8, runs=3)
         rows += limits.run(citations=2_000)
+        rows += report_html.run(citations=20_000)
         rows += collect.run(tests=2_000, runs=5, count_instructions=True)
     elapsed = time.perf_counter() - started
     print()
@@ -216,6 +218,11 @@ much less. Wall time is shown next to it.
   8, 429 beyond), with the plugin configured to it. The ideal is the limit's: 8 requests at once, then
   one every 20 ms; the measure is the server's first arrival to its last (starting the workers is not
   the limiter's). The server must refuse nothing.
+- **HTML report** (`bench/report_html.py`): `write_html` of 20,000 citations shaped like the RFC 7519
+  example's (its claims, each quoting a hundred characters of one of RFC 7519's sections, five to a
+  test, its mix of verdicts); the goal is the file's size per citation (each section text is stored
+  once). How long headless Chromium (Debian's `chromium` and `chromium-driver`, Selenium) takes to
+  open it and draw page 1 is information: the median of three loads after a first one.
 - **Installed**: `pytest --collect-only`, and a plain run, of 2,000 trivial tests, the plugin loaded as an installed plugin is (pytest's
   autoload finds its `pytest11` entry point), against the same run with it blocked
   (`-p no:citecheck`, so it is never imported); every other installed pytest plugin is blocked in
