@@ -88,9 +88,12 @@ def test_char_location_offsets_name_the_sentence_each_claim_cites() -> None:
 def test_the_streamed_answer_gives_the_same_citations_as_the_whole_one() -> None:
     message = streamed()
     assert [block.type for block in message.content] == ["text", "text", "text"]
-    claims = [(claim.rstrip("."), quote) for claim, quote, *_ in located(message, sentences())]
-    assert claims == [("The grass is green", "The grass is green. "), ("The sky is blue", "The sky is blue.")]
-    assert [result[2:] for result in located(message, sentences())] == [(Status.FOUND, "grass"), (Status.FOUND, "sky")]
+    # The streamed blocks are whole sentences ("The grass is green."), the cited spans the same as above.
+    assert [
+        (claim.rstrip("."), quote, status, section) for claim, quote, status, section in located(message, sentences())
+    ] == [
+        (claim.capitalize(), quote, Status.FOUND, section) for (claim, quote), section in zip(CLAIMS, ["grass", "sky"])
+    ]
 
 
 def test_offsets_swapped_between_the_two_citations_are_found_elsewhere() -> None:
