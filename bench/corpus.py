@@ -247,7 +247,9 @@ def make_quotes(corpus: Corpus, count: int, *, seed: int = 6, missing: float = 0
         while True:
             section = rng.choice(ids)
             span = _span(rng, corpus.sections[section], rng.randint(10, 30))
-            if span is None or len(span) < 40:
+            # A span holding an ellipsis would read as an elided quote, which step 1 validates as
+            # one (issue 24): draw another, so the count stays what was asked for.
+            if span is None or len(span) < 40 or "..." in span or "\u2026" in span:
                 continue
             if kind == "found":
                 quotes.append(Quote(f"q{number}", kind, _perturb(rng, span), section))
