@@ -168,6 +168,8 @@ class CitationResult:
             "output_tokens": judgement.output_tokens,
             "replayed": judgement.replayed,
         }
+        if judgement.shared:  # a copy of an answer this run already received: nothing sent for it
+            fields["shared"] = True
         if self.computed_confidence is not None:  # the gate used it (below the reported confidence)
             fields["computed_confidence"] = self.computed_confidence
         if judgement.screen is not None:  # only screened rows carry the screen's answer

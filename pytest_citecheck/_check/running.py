@@ -20,7 +20,7 @@ from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._gate import judged_result
 from pytest_citecheck._gate.human import with_human_decision
 from pytest_citecheck._judge.ask import ask, ask_async
-from pytest_citecheck._judge.outgoing import Outgoing, sending
+from pytest_citecheck._judge.outgoing import Outgoing, copied, sending
 from pytest_citecheck._judge.request import Question, question_for
 from pytest_citecheck._locate.citations import Assembly, Located
 from pytest_citecheck._locate.finders import Documents
@@ -65,16 +65,18 @@ class Asking:
         """Ask through a sync client (on a worker thread, or this one)."""
         open_cassette(self.cassette, self.plan.citations[index].id, self.record_hint)
         question = self._question(index)
-        with asking(self.cassette) as played, sending(Outgoing.under(self.plan.settings, self.shared)):
+        outgoing = Outgoing.under(self.plan.settings, self.shared)
+        with asking(self.cassette) as played, sending(outgoing):
             judgement = ask(client, question)
-        return self._result(index, question, judgement, played)
+        return self._result(index, question, copied(judgement, outgoing), played)
 
     async def ajudge(self, client: Any, index: int) -> CitationResult:
         """Ask through an async client (in a task); the cassette is already open."""
         question = self._question(index)
-        with asking(self.cassette) as played, sending(Outgoing.under(self.plan.settings, self.shared)):
+        outgoing = Outgoing.under(self.plan.settings, self.shared)
+        with asking(self.cassette) as played, sending(outgoing):
             judgement = await ask_async(client, question)
-        return self._result(index, question, judgement, played)
+        return self._result(index, question, copied(judgement, outgoing), played)
 
     def _question(self, index: int) -> Question:
         citation, located = self.plan.citations[index], self.plan.located[index]

@@ -43,6 +43,9 @@ class Judgement:
     input_tokens: int = 0
     output_tokens: int = 0
     replayed: bool = False
+    # Answered with a copy of an answer this run already received for the identical request
+    # (``_judge.sharing``): nothing was sent for this citation, so it cost nothing.
+    shared: bool = False
     # With the ``screen`` option: Jev's probability that the claim or section holds instructions
     # addressed to an AI system, and whether that crossed the line (then "supports" does not stand).
     screen: float | None = None

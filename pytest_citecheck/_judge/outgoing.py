@@ -4,7 +4,9 @@ The recording seam (``_recording.vcr_seam``) puts ``limited`` and ``alimited`` a
 transport's own send, underneath vcrpy: a request the cassette answers never comes here, so replay
 takes no lock and waits for nothing. ``sending`` tells them, for the citation being asked (a context
 variable: each thread or task its own), which limits hold and which run's answers it may share; a
-request made without it (not one of ours) goes straight through.
+request made without it (not one of ours) goes straight through. A citation whose answer was a copy
+of one the run already received (nothing sent for it) is marked ``shared`` (``copied``): the cost
+line prices only what was sent.
 """
 
 from __future__ import annotations
@@ -19,17 +21,24 @@ from pytest_citecheck._judge.pacing import Pacing, apaced, paced, server_key
 from pytest_citecheck._judge.sharing import SharedAnswers, request_key
 
 if TYPE_CHECKING:
+    from pytest_citecheck._judge.judgement import Judgement
     from pytest_citecheck._options import Settings
 
 
-@dataclass(frozen=True)
+@dataclass
 class Outgoing:
-    """What a citation's live request is held to: the limits, and the run's shared answers (if any)."""
+    """What a citation's live request is held to: the limits, and the run's shared answers (if any).
+
+    One per citation asked; ``answered_with_copy`` is set as its answer comes: True when the answer
+    was a copy of one this run already received (this process's, or another xdist worker's), so
+    nothing was sent for it.
+    """
 
     pacing: Pacing
     shared: SharedAnswers | None = None
     # ``request_deadline``: the longest a request waits for an identical one another worker is asking.
     deadline: float | None = None
+    answered_with_copy: bool = False
 
     @classmethod
     def under(cls, settings: Settings, shared: SharedAnswers | None) -> Outgoing:
@@ -71,7 +80,10 @@ def limited(real: Send) -> Send:
 
         if outgoing.shared is None:
             return send()
-        return outgoing.shared.send(request_key(request, body), send, outgoing.deadline)
+        sent = _Sent(send)
+        response = outgoing.shared.send(request_key(request, body), sent, outgoing.deadline)
+        outgoing.answered_with_copy = not sent.called
+        return response
 
     return handle_request
 
@@ -91,9 +103,37 @@ def alimited(real: AsyncSend) -> AsyncSend:
 
         if outgoing.shared is None:
             return await send()
-        return await outgoing.shared.asend(request_key(request, body), send, outgoing.deadline)
+        sent = _Sent(send)
+        response = await outgoing.shared.asend(request_key(request, body), sent, outgoing.deadline)
+        outgoing.answered_with_copy = not sent.called
+        return response
 
     return handle_async_request
+
+
+class _Sent:
+    """A request's ``send``, noting whether sharing called it (sent the request) or answered with a copy."""
+
+    __slots__ = ("called", "_send")
+
+    def __init__(self, send: Callable[[], Any]) -> None:
+        self._send = send
+        self.called = False
+
+    def __call__(self) -> Any:
+        self.called = True
+        return self._send()
+
+
+def copied(judgement: Judgement, outgoing: Outgoing) -> Judgement:
+    """The judgement, marked ``shared`` when its answer was a copy of one the run already received.
+
+    ``judgement`` was just read from this request's answer and nothing else holds it yet: marked in
+    place, as ``_recording.checking.replayed`` marks a replayed one.
+    """
+    if outgoing.answered_with_copy:
+        object.__setattr__(judgement, "shared", True)  # frozen: set once, before anyone sees it
+    return judgement
 
 
 def _read_through(response: Any) -> Any:

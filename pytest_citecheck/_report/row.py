@@ -126,6 +126,7 @@ SCHEMA: dict[str, tuple[Callable[[Any], bool], str]] = {
     "input_tokens": (_optional(_is_count), "a count"),
     "output_tokens": (_optional(_is_count), "a count"),
     "replayed": (_optional(lambda value: isinstance(value, bool)), "true or false"),
+    "shared": (_optional(lambda value: isinstance(value, bool)), "true or false"),
     "screen": _OPTIONAL_FRACTION,
     "flagged": (_optional(lambda value: isinstance(value, bool)), "true or false"),
     "questions": (_map_of(_is_question), "an object of question answers"),
@@ -192,6 +193,7 @@ class ReportRow:
     cited_document: str | None = None
     input_tokens: int | None = None
     replayed: bool = False
+    shared: bool = False  # answered with a copy of an answer the run already received: not sent
     flagged: bool = False
     questions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     section_text: str | None = None
@@ -231,6 +233,7 @@ class ReportRow:
             span=_span(get("span")),
             questions=get("questions") or _NO_QUESTIONS,
             replayed=get("replayed") is True,
+            shared=get("shared") is True,
             flagged=get("flagged") is True,
             auto_accept=DEFAULT_AUTO_ACCEPT if get("auto_accept") is None else float(get("auto_accept")),
             sections=None if get("sections") is None else tuple(get("sections")),

@@ -267,17 +267,21 @@ class Report:
         return {citation_id for citation_id, seen in tests.items() if len(seen) > 1}
 
     def cost_line(self) -> str | None:
-        """Jev requests, input tokens and their price, and how many were replayed rather than sent."""
+        """Jev requests, input tokens and their price; how many were replayed, really sent, or answered
+        with a copy of an answer the run already received (identical requests are sent once: ``shared``).
+        Only what was sent is priced as spent."""
         judged = [row for row in self.rows if row.requested]
         if not judged:
             return None
         tokens = sum(row.input_tokens or 0 for row in judged)
-        sent = [row for row in judged if not row.replayed]
+        sent = [row for row in judged if not row.replayed and not row.shared]
         sent_tokens = sum(row.input_tokens or 0 for row in sent)
-        replayed = len(judged) - len(sent)
+        shared = sum(1 for row in judged if row.shared and not row.replayed)
+        replayed = len(judged) - len(sent) - shared
+        copies = f", {shared} shared" if shared else ""
         return (
             f"Jev: {plural(len(judged), 'request')}, {tokens:,} input tokens = {_dollars(tokens)} "
-            f"at ${PRICE_PER_MILLION_INPUT_TOKENS} per million; {replayed} replayed, {len(sent)} sent "
+            f"at ${PRICE_PER_MILLION_INPUT_TOKENS} per million; {replayed} replayed, {len(sent)} sent{copies} "
             f"({_dollars(sent_tokens)} spent by this run)"
         )
 

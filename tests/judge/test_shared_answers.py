@@ -8,6 +8,7 @@ the requests it receives.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +40,28 @@ def test_other_model(citecheck):
 """
 
 
+def _reported_sending(output: str, report: Path) -> tuple[int, int, int]:
+    """What the run says it sent: the cost line's "sent" and "shared", and the report's rows sent."""
+    line = re.search(r"^Jev: .*; (\d+) replayed, (\d+) sent(?:, (\d+) shared)? \((\$[0-9.]+) spent", output, re.M)
+    assert line is not None, output
+    rows = json.loads(report.read_text())["results"]
+    sent_rows = [row for row in rows if "input_tokens" in row and not row.get("replayed") and not row.get("shared")]
+    # The dollars "spent by this run" are the price of the rows really sent, not of the copies.
+    spent = sum(row["input_tokens"] for row in sent_rows) * 0.042 / 1e6
+    assert line[4] == f"${spent:.6f}"
+    return int(line[2]), int(line[3] or 0), len(sent_rows)
+
+
 def test_identical_requests_are_sent_once_per_run_and_each_cassette_keeps_its_copy(
     suite: pytest.Pytester, jev_server: JevServer, offline
 ) -> None:
     suite.makepyfile(test_sharing=SHARING_SUITE)
-    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=5)
+    result = suite.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json")
+    result.assert_outcomes(passed=5)
     # Three distinct requests of model jev-1.12, and aud_reject again for jev-1.13: a different request.
     assert len(jev_server.systemone_requests) == 4
+    # The cost line and the report count what left the machine: 11 citations judged, 4 requests sent, 7 copies.
+    assert _reported_sending(result.stdout.str(), suite.path / "report.json") == (4, 7, 4)
     models = sorted(r.body["model"] for r in jev_server.systemone_requests)
     assert models == ["jev-1.12", "jev-1.12", "jev-1.12", "jev-1.13"]
     folder = suite.path / "cassettes" / "test_sharing"
@@ -136,7 +152,9 @@ def _run_on_two_workers(
     monkeypatch.setenv("TMPDIR", str(tmp_path_factory.mktemp("tmpdir")))
     suite.makepyfile(test_across=ACROSS_WORKERS_SUITE)
     suite.makeconftest(ANSWERS_PROBE)
-    return suite.runpytest_subprocess("-n", "2", "--dist=load", "--citecheck-record-mode=once")
+    return suite.runpytest_subprocess(
+        "-n", "2", "--dist=load", "--citecheck-record-mode=once", "--citecheck-json=report.json"
+    )
 
 
 def test_an_identical_request_on_two_xdist_workers_is_sent_once_and_each_cassette_keeps_its_copy(
@@ -147,6 +165,8 @@ def test_an_identical_request_on_two_xdist_workers_is_sent_once_and_each_cassett
     workers = {(suite.path / f"worker-{name}").read_text() for name in ("first", "second")}
     assert workers == {"gw0", "gw1"}
     assert len(jev_server.systemone_requests) == 1  # the other worker took the answer its twin was given
+    # The controller's cost line and report say so: 1 sent, 1 shared (not "2 sent").
+    assert _reported_sending(result.stdout.str(), suite.path / "report.json") == (1, 1, 1)
     folder = suite.path / "cassettes" / "test_across"
     for name in ("test_first", "test_second"):
         assert len(read_interactions(folder / f"{name}.yaml")) == 1
@@ -178,5 +198,8 @@ def test_a_failed_answer_is_not_shared_with_the_other_worker(
     result.assert_outcomes(passed=2)
     # The 500 went to one worker only (and its retry, or the other worker, asked again): once asked, shared.
     assert len(jev_server.systemone_requests) == 2
+    # The 500 is no answer (no row); one row's request was answered, the other's was sent or shared.
+    sent, shared, sent_rows = _reported_sending(result.stdout.str(), suite.path / "report.json")
+    assert sent == sent_rows and sent + shared == 2
     offline()
     suite.runpytest("--citecheck-unused=fail", "-p", "no:xdist").assert_outcomes(passed=2)

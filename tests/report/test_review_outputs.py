@@ -53,13 +53,20 @@ def test_under_xdist_junit_has_each_citations_verdict_confidence_and_section_onc
     assert_each_citations_verdict_confidence_and_section_once(ET.parse(xdist_run.path / "junit.xml").getroot())
 
 
-def test_terminal_summary_counts_with_plurals_and_prices_what_was_sent(recording: pytest.Pytester) -> None:
+def test_terminal_summary_counts_with_plurals_and_prices_what_was_sent(
+    recording: pytest.Pytester, jev_server: JevServer
+) -> None:
     first = recording.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json")
     rows = json.loads((recording.path / "report.json").read_text())["results"]
     judged = [row for row in rows if row["confidence"] is not None]
     tokens = sum(row["input_tokens"] for row in judged)
     assert len(judged) == 5 and tokens > 0
     price = f"${tokens * 0.042 / 1e6:.6f}"
+    # aud_reject asked three times, pii_encryption twice: two requests left the machine, three were
+    # answered with a copy (identical requests are sent once per run), and only the two are spent.
+    sent = [row for row in judged if not row.get("shared")]
+    assert len(jev_server.systemone_requests) == len(sent) == 2
+    spent = f"${sum(row['input_tokens'] for row in sent) * 0.042 / 1e6:.6f}"
     first.stdout.fnmatch_lines(
         [
             # Checked twice in one test, counted once (issue 26 item 5): 4 distinct of 7 checks.
@@ -69,7 +76,7 @@ def test_terminal_summary_counts_with_plurals_and_prices_what_was_sent(recording
             "test_it.py::test_three_checked_twice::aud_reject (2 times), *",
             # The hint names the report this run wrote (issue 26 item 7).
             "1 citation below auto_accept needs a human review: run `citecheck review --report report.json`.",
-            f"Jev: 5 requests, {tokens:,} input tokens = {price} at $0.042 per million; 0 replayed, 5 sent ({price} spent by this run)",
+            f"Jev: 5 requests, {tokens:,} input tokens = {price} at $0.042 per million; 0 replayed, 2 sent, 3 shared ({spent} spent by this run)",
         ]
     )
     replayed = recording.runpytest("-k", "test_one")
