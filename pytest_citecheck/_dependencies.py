@@ -9,12 +9,29 @@ This module turns that into one clear error at import, naming the package and th
 It reads versions from the installed metadata (``importlib.metadata``, which pytest has already
 imported): neither library is imported here, so loading the plugin stays cheap.
 ``tests/project/test_dependencies.py`` keeps ``SUPPORTED`` and ``pyproject.toml`` in step.
+
+The documentation site's address (``docs_url``) is here too, with what else the package says of
+itself to the person reading an error: pytest loads this module in every run, and the option
+table's help names pages of the site (``_errors`` re-exports it for the messages).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import metadata
+
+# The documentation site ([project.urls] Documentation in pyproject.toml). A message that refers to the
+# documentation names one of its pages in full: the person reading it installed a wheel, not docs/.
+DOCS_URL = "https://pytest-citecheck.readthedocs.io/en/latest/"
+
+
+def docs_url(page: str, anchor: str = "") -> str:
+    """The address of a docs site page built from ``docs/<page>.md``, e.g. ``docs_url("usage", "review")``.
+
+    ``anchor`` is a heading's id as MkDocs makes it (lower case, words joined by hyphens).
+    tests/project/test_docs_site.py checks that every page and anchor named in the package exists.
+    """
+    return f"{DOCS_URL}{page}/" + (f"#{anchor}" if anchor else "")
 
 
 class Supported:

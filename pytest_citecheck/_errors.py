@@ -3,22 +3,15 @@
 Every error here names what it is about (a citation, an option, a cassette), the cause, and the
 remedy, because the person reading it is looking at a red test in CI with nothing else to go on.
 None of them imports pytest: the plugin layer decides whether an error fails or errors a test.
+pytest does not load this module in a run whose settings are valid and that checks no citation.
 """
 
 from __future__ import annotations
 
-# The documentation site ([project.urls] Documentation in pyproject.toml). A message that refers to the
-# documentation names one of its pages in full: the person reading it installed a wheel, not docs/.
-DOCS_URL = "https://pytest-citecheck.readthedocs.io/en/latest/"
-
-
-def docs_url(page: str, anchor: str = "") -> str:
-    """The address of a docs site page built from ``docs/<page>.md``, e.g. ``docs_url("usage", "review")``.
-
-    ``anchor`` is a heading's id as MkDocs makes it (lower case, words joined by hyphens).
-    tests/test_docs_links.py checks that every page and anchor named in the package exists.
-    """
-    return f"{DOCS_URL}{page}/" + (f"#{anchor}" if anchor else "")
+# The documentation site's address, for the messages here (defined beside the versions the package
+# supports: pytest loads that module in every run, and the option table's help names pages too).
+from pytest_citecheck._dependencies import DOCS_URL as DOCS_URL
+from pytest_citecheck._dependencies import docs_url as docs_url
 
 
 class CitecheckError(Exception):

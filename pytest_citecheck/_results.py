@@ -15,10 +15,9 @@ from pytest_citecheck._locate.passages import Passage as Passage
 
 # The verdicts live apart, so that the options table (loaded by every pytest run) can name them
 # without loading the result classes; re-exported here, where the rest of the package imports them.
+from pytest_citecheck._status import Status as Status
 from pytest_citecheck._verdicts import RELATION_TO_VERDICT as RELATION_TO_VERDICT
-from pytest_citecheck._verdicts import Status as Status
 from pytest_citecheck._verdicts import Verdict as Verdict
-from pytest_citecheck._verdicts import VerdictName as VerdictName
 
 
 @dataclass

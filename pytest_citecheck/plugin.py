@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_citecheck import _hooks
-from pytest_citecheck._errors import OptionError
 from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Option, Settings
 from pytest_citecheck._pytest_glue.stash import SETTINGS
 from pytest_citecheck._pytest_glue.trigger import SessionTrigger, session_plugins
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
 
     from pytest_citecheck._check.checker import Checker
+    from pytest_citecheck._errors import OptionError
     from pytest_citecheck._pytest_glue.fixtures import SessionClient
 
 PREVIOUS_SPLIT_HOOK: pytest.StashKey[_hooks.SplitHook | None] = pytest.StashKey()
@@ -72,6 +72,8 @@ _TRAILING_REPR = r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*$"""
 
 def _ini_type_error(option: Option, error: Exception) -> OptionError:
     """pytest could not read an ini value as the key's type: our parser's words for it, naming the key."""
+    from pytest_citecheck._errors import OptionError
+
     origin = f"ini {option.ini}"
     found = re.search(_TRAILING_REPR, str(error))
     if found is not None:
@@ -95,24 +97,30 @@ def _resolve_settings(config: pytest.Config) -> Settings:
     return Settings.resolve(command_line, ini)
 
 
+def _store_settings(config: pytest.Config) -> None:
+    """The session's settings, in the stash; a bad flag or ini value is a usage error (exit code 4, one line)."""
+    try:
+        config.stash[SETTINGS] = _resolve_settings(config)
+    except ValueError as error:  # an OptionError: the exception classes load only when one is raised
+        from pytest_citecheck._errors import OptionError
+
+        if not isinstance(error, OptionError):
+            raise
+        raise pytest.UsageError(f"pytest-citecheck: {error}") from None
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
     # Validated here, before the session starts, so a bad flag or ini value is a usage error
-    # (exit code 4, one line) instead of an internal error.
-    try:
-        config.stash[SETTINGS] = _resolve_settings(config)
-    except OptionError as error:
-        raise pytest.UsageError(f"pytest-citecheck: {error}") from None
+    # instead of an internal error.
+    _store_settings(config)
     _check_report_paths(config.stash[SETTINGS])
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
     if SETTINGS not in config.stash:  # configured without pytest_cmdline_main (e.g. pytester's parseconfig)
-        try:
-            config.stash[SETTINGS] = _resolve_settings(config)
-        except OptionError as error:
-            raise pytest.UsageError(f"pytest-citecheck: {error}") from None
+        _store_settings(config)
     # The session's report and recording bookkeeping load when the run needs them (``_pytest_glue.trigger``).
     config.pluginmanager.register(SessionTrigger(config), "citecheck-trigger")
     if config.stash[SETTINGS].estimate:  # --citecheck-estimate: a dry run (``_pytest_glue.estimating``)

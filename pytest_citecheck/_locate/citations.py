@@ -23,7 +23,7 @@ from pytest_citecheck._locate.rules import MIN_PIECE_WORDS, short_pieces, turnin
 from pytest_citecheck._options import Settings
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
-from pytest_citecheck._verdicts import Status
+from pytest_citecheck._status import Status
 
 if TYPE_CHECKING:
     from pytest_citecheck._results import CitationResult

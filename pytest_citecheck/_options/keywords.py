@@ -1,12 +1,21 @@
-"""The per-test keywords a call takes (``CheckOptions``): for type checkers, loaded only when named."""
+"""The per-test keywords a call takes (``CheckOptions``) and the choices as types: for type checkers, loaded when named."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TypedDict
+from typing import Literal, TypedDict
 
-from pytest_citecheck._options.parsing import MisattributedPolicy, OffWord, ReviewPolicy
-from pytest_citecheck._verdicts import Verdict, VerdictName
+from pytest_citecheck._verdicts import Verdict
+
+# The choices of the choice-valued knobs as types, for the public signatures; as tuples (what the
+# parsers accept) in ``parsing``. tests/project/test_typing.py keeps each pair equal.
+RecordMode = Literal["none", "once", "new_episodes", "all", "rewrite"]
+UnusedPolicy = Literal["warn", "fail", "delete"]
+ReviewPolicy = Literal["warn", "fail", "xfail", "skip"]
+MisattributedPolicy = Literal["fail", "warn", "ignore"]
+OffWord = Literal[False, "none", "off"]
+# The verdicts' names, for signatures that take them as text (``fail_on=["fabricated"]``).
+VerdictName = Literal["verified", "unsupported", "contradicted", "fabricated"]
 
 
 class CheckOptions(TypedDict, total=False):

@@ -1,16 +1,19 @@
-"""The one table of every knob (``OPTIONS``): its name, help, default and parser, and the page made of it.
+"""The one table of every knob (``OPTIONS``): its name, help, default and parser.
 
 Each ``Option`` becomes a ``--citecheck-*`` flag and a ``citecheck_*`` ini key; the per-test ones
 are also ``@pytest.mark.citecheck(...)`` and call keyword arguments. ``docs/configuration.md`` is
-generated from this table (``citecheck options``), so the two cannot drift.
+generated from this table (``citecheck options``, in ``page``), so the two cannot drift.
 
-Kept cheap to import: pytest imports it in every run (``_options.settings`` says why that matters).
+Kept cheap to import: pytest imports it in every run (each byte of its bytecode costs a run about 170
+instructions, through pytest's assertion rewriting: the page made of it is in ``page``).
 """
 
-from collections.abc import Callable
-from typing import Any, Literal
+from __future__ import annotations
 
-from pytest_citecheck._errors import docs_url
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pytest_citecheck._dependencies import docs_url
 from pytest_citecheck._options.parsing import (
     MISATTRIBUTED_POLICIES,
     RECORD_MODES,
@@ -32,6 +35,12 @@ from pytest_citecheck._options.parsing import (
     parse_verdicts,
 )
 from pytest_citecheck._verdicts import Verdict
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    # pytest's ini types (a type for checkers only: a ``Literal`` costs every run about 0.25 M instructions).
+    IniType = Literal["string", "bool", "int", "float", "args"]
 
 
 class Option:
@@ -68,7 +77,7 @@ class Option:
         return self.parse is parse_bool
 
     @property
-    def ini_type(self) -> "IniType":
+    def ini_type(self) -> IniType:
         """The type pytest reads the ini key as (shown in ``pytest --help``); the parser still validates."""
         return _INI_TYPES.get(self.parse, "string")
 
@@ -91,7 +100,6 @@ class Option:
 
 # pytest's ini types for the parsers whose values are one: a switch is "bool", a count "int", a
 # fraction "float", a list of verdicts "args"; a value with an off word (``none``) stays a string.
-IniType = Literal["string", "bool", "int", "float", "args"]
 _INI_TYPES: dict[Callable[[Any], Any], IniType] = {
     parse_bool: "bool",
     parse_positive_int: "int",
@@ -340,33 +348,3 @@ OPTIONS: tuple[Option, ...] = (
 
 OPTIONS_BY_NAME = {option.name: option for option in OPTIONS}
 PER_TEST_OPTIONS = tuple(option.name for option in OPTIONS if option.per_test)
-
-
-def configuration_table() -> str:
-    """The Markdown table of every option, for docs/configuration.md."""
-    lines = [
-        "| setting | flag | ini key | marker / call keyword | default | meaning |",
-        "|---|---|---|---|---|---|",
-    ]
-    for option in OPTIONS:
-        keyword = f"`{option.name}=`" if option.per_test else "–"
-        meaning = option.help.replace("|", "\\|")
-        lines.append(
-            f"| {option.name} | `{option.flag}` | `{option.ini}` | {keyword} | `{option.default_text}` | {meaning} |"
-        )
-    return "\n".join(lines) + "\n"
-
-
-def main(argv: list[str]) -> int:
-    """``citecheck options``: print the configuration table."""
-    import argparse
-
-    argparse.ArgumentParser(
-        prog="citecheck options",
-        description="Print the Markdown table of every pytest-citecheck setting: its flag, ini key, marker and "
-        "call keyword, default and meaning (the configuration page of the docs, "
-        + docs_url("configuration")
-        + ", is this table).",
-    ).parse_args(argv)
-    print(configuration_table(), end="")
-    return 0

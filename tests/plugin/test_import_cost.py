@@ -66,11 +66,9 @@ def test_checking_no_citation_loads_nothing_heavy_and_the_session_plugins_only_f
 START_UP = (
     "pytest_citecheck",
     "pytest_citecheck._dependencies",
-    "pytest_citecheck._errors",
     "pytest_citecheck._hooks",
     "pytest_citecheck._options",
     "pytest_citecheck._options.parsing",
-    "pytest_citecheck._options.settings",
     "pytest_citecheck._options.table",
     "pytest_citecheck._pytest_glue",
     "pytest_citecheck._pytest_glue.stash",

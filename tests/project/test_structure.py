@@ -32,7 +32,9 @@ MAX_MODULE_LINES = 450
 # The floors of the rooms (PROTOCOL.md, issue 21), by the first name under ``pytest_citecheck``
 # (a module ``_x.py`` or a package ``_x/``): a module imports only from its own floor or below.
 FLOORS = {
-    **dict.fromkeys(["_errors", "_verdicts", "_dependencies", "_hooks", "_files", "_secrets", "_text", "_limits"], 0),
+    **dict.fromkeys(
+        ["_errors", "_verdicts", "_status", "_dependencies", "_hooks", "_files", "_secrets", "_text", "_limits"], 0
+    ),
     # hookspecs.py declares the plugin's hooks and imports nothing of ours: any floor may name them.
     "hookspecs": 0,
     "_options": 1,

@@ -19,8 +19,18 @@ from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
 
 import pytest_citecheck
 from pytest_citecheck import CheckOptions, Verdict, plugin
-from pytest_citecheck._options import PER_TEST_OPTIONS, RECORD_MODES, REVIEW_POLICIES, ReviewPolicy
-from pytest_citecheck._results import VerdictName
+from pytest_citecheck._options import (
+    MISATTRIBUTED_POLICIES,
+    PER_TEST_OPTIONS,
+    RECORD_MODES,
+    REVIEW_POLICIES,
+    UNUSED_POLICIES,
+    MisattributedPolicy,
+    RecordMode,
+    ReviewPolicy,
+    UnusedPolicy,
+)
+from pytest_citecheck._options.keywords import VerdictName
 from pytest_citecheck._sources.formats import FORMATS
 from pytest_citecheck._sources.source import BuiltinFormat
 
@@ -167,6 +177,10 @@ def test_the_literal_types_name_exactly_the_accepted_values():
     assert set(typing.get_args(VerdictName)) == {verdict.value for verdict in Verdict}
     assert typing.get_args(ReviewPolicy) == REVIEW_POLICIES == ("warn", "fail", "xfail", "skip")
     assert "rewrite" in RECORD_MODES
+    # Each choice twice: a type (``_options.keywords``, loaded when named) and the tuple the parser accepts.
+    assert typing.get_args(RecordMode) == RECORD_MODES
+    assert typing.get_args(UnusedPolicy) == UNUSED_POLICIES
+    assert typing.get_args(MisattributedPolicy) == MISATTRIBUTED_POLICIES
 
 
 def test_the_client_fixtures_are_typed_for_editors():
