@@ -25,7 +25,13 @@ from pytest_citecheck._judge.request import Question, question_for
 from pytest_citecheck._locate.citations import Assembly, Located
 from pytest_citecheck._locate.finders import Documents
 from pytest_citecheck._options import Settings
-from pytest_citecheck._recording.checking import against_recordings, asking, open_cassette, replayed
+from pytest_citecheck._recording.checking import (
+    against_recordings,
+    asking,
+    import_for_threads,
+    open_cassette,
+    replayed,
+)
 from pytest_citecheck._results import CitationResult, Judgement, Status
 
 if TYPE_CHECKING:
@@ -114,6 +120,8 @@ def ask_on_threads(step: Asking, client: Callable[[], Any], indices: list[int]) 
         # fails on a miss) and nothing waits on the network, so threads would only add their start-up and GIL contention.
         workers = 1
     if workers > 1 or replay:
+        if workers > 1:
+            import_for_threads()  # before any thread starts (see there)
         try:
             # On this thread, before any worker starts (or the first request): the client may come
             # from a pytest fixture, and the cassette is read once, here.

@@ -59,6 +59,17 @@ def asking(cassette: TestCassette | None) -> Iterator[PlayCount]:
         cassette.accept(played)
 
 
+def import_for_threads() -> None:
+    """Import now what a request thread would otherwise import lazily (``against_recordings``; a
+    miss explained by ``_judge.failures`` asks ``vcr_seam``): called before any thread starts. Two
+    threads importing at once compile at once under pytest's assertion rewriter, which CPython 3.11
+    can fail ("AST constructor recursion depth mismatch"). Not at start-up: a run that checks
+    nothing imports none of it."""
+    import pytest_citecheck._recording.lifecycle.drift
+    import pytest_citecheck._recording.lifecycle.pinning
+    import pytest_citecheck._recording.vcr_seam  # noqa: F401
+
+
 def replayed(judgement: Judgement, played: PlayCount) -> Judgement:
     """The judgement, marked as replayed when its answer came from the cassette.
 

@@ -103,3 +103,40 @@ def test_in_record_mode_none_the_default_client_sends_nothing(suite, jev_server)
     assert jev_server.systemone_requests == []
     output = result.stdout.str()
     assert re.search(r"RAISED ReplayOnlyError .*record mode none replays cassettes only.*POST /v1/systemone", output)
+
+
+# Installed first thing in the inner session: every module of ours imported on a thread other than
+# the main one. pytest's assertion rewriter compiles our modules as they are imported (a pytester
+# run marks the plugin's package for rewriting), and CPython 3.11 can fail a compile that runs on
+# two threads at once ("SystemError: AST constructor recursion depth mismatch"): whatever a request
+# thread needs must already be imported when the threads start.
+THREAD_IMPORTS_CONFTEST = """
+import sys, threading
+
+class _Watch:
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith("pytest_citecheck") and threading.current_thread() is not threading.main_thread():
+            ON_THREADS.append(name)
+        return None
+
+ON_THREADS = []
+sys.meta_path.insert(0, _Watch())
+
+def pytest_sessionfinish(session):
+    print("\\nON THREADS:", ",".join(sorted(set(ON_THREADS))) or "none")
+"""
+
+
+def test_request_threads_import_nothing_of_ours(suite, jev_server):
+    # Recording (threads ask Jev), then a cassette that exists in mode once with a changed citation:
+    # replayed on threads, and the miss is explained on the thread that met it.
+    suite.makeconftest(THREAD_IMPORTS_CONFTEST)
+    suite.makepyfile(test_app=SUITE)
+    recorded = suite.runpytest_subprocess("--citecheck-record-mode=once", "-s")
+    recorded.assert_outcomes(passed=1)
+    assert "ON THREADS: none" in recorded.stdout.str()
+    suite.makepyfile(test_app=SUITE.replace('pick("epoch_seconds", ', 'pick("epoch_seconds", "duplicate_names", '))
+    missed = suite.runpytest_subprocess("--citecheck-record-mode=once", "-s")
+    missed.assert_outcomes(failed=1)
+    missed.stdout.fnmatch_lines(["*CassetteMissError: citation 'duplicate_names': no recorded answer matches*"])
+    assert "ON THREADS: none" in missed.stdout.str()
