@@ -20,8 +20,8 @@ import pytest
 
 from pytest_citecheck import _hooks
 from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Option, Settings
+from pytest_citecheck._pytest_glue import SessionTrigger, session_plugins
 from pytest_citecheck._pytest_glue.stash import SETTINGS
-from pytest_citecheck._pytest_glue.trigger import SessionTrigger, session_plugins
 
 # Everything else (the checker, cassettes, reports, reviews) is imported where it is used: pytest
 # loads this module for every run, and a suite that checks no citation should not pay for them.
@@ -121,7 +121,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
     if SETTINGS not in config.stash:  # configured without pytest_cmdline_main (e.g. pytester's parseconfig)
         _store_settings(config)
-    # The session's report and recording bookkeeping load when the run needs them (``_pytest_glue.trigger``).
+    # The session's report and recording bookkeeping load when the run needs them (``_pytest_glue``).
     config.pluginmanager.register(SessionTrigger(config), "citecheck-trigger")
     if config.stash[SETTINGS].estimate:  # --citecheck-estimate: a dry run (``_pytest_glue.estimating``)
         from pytest_citecheck._pytest_glue.estimating import register
@@ -230,6 +230,11 @@ def citecheck(request: pytest.FixtureRequest) -> Checker:
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     _hooks.bind_checker(functools.partial(_running_test_checker, session))
+    # Only an xdist controller takes in reports it did not make: only it watches them (no hook per test otherwise).
+    if session.config.pluginmanager.has_plugin("dsession"):
+        from pytest_citecheck._pytest_glue.controller import ControllerTrigger
+
+        session.config.pluginmanager.register(ControllerTrigger(session.config), "citecheck-controller-trigger")
 
 
 def _running_test_checker(session: pytest.Session) -> Checker | None:

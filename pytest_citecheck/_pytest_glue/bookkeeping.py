@@ -36,7 +36,7 @@ class CassetteBookkeeping:
         self.config = config
         self.run = run
         # Every collected test, deselected ones included (``-k``, ``-m``): their cassettes are not
-        # orphans. Noted by ``trigger.SessionTrigger`` as whole lists, since before this was registered.
+        # orphans. Noted by ``SessionTrigger`` (``_pytest_glue``) as whole lists, since before this was registered.
         self.items: list[pytest.Item] = config.stash[COLLECTED]
         self.orphans: set[str] = set()
         self.crashed_workers = 0  # xdist workers that went down with an error

@@ -77,7 +77,7 @@ class EstimateRun:
         if self.estimate.not_judged and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED  # an estimate never passes for a test run
         if self.config.stash[SETTINGS].json:
-            from pytest_citecheck._pytest_glue.trigger import session_plugins
+            from pytest_citecheck._pytest_glue import session_plugins
 
             session_plugins(self.config)[0].report.estimate = self.estimate.to_json()
 

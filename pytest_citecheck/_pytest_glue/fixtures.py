@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_citecheck._errors import OptionError
+from pytest_citecheck._pytest_glue import session_plugins
 from pytest_citecheck._pytest_glue.paths import cassette_path
 from pytest_citecheck._pytest_glue.stash import CHECKER, PENDING_ROWS, SETTINGS, SHARED_ANSWERS
-from pytest_citecheck._pytest_glue.trigger import session_plugins
 from pytest_citecheck._text import format_confidence, shell_quote
 
 if TYPE_CHECKING:

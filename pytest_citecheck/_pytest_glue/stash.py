@@ -1,7 +1,7 @@
 """What the plugin keeps on pytest's config and items (``pytest.StashKey``s).
 
 The floor of the pytest glue: it imports nothing else of the glue, so every other glue module
-(``trigger``, ``session``, ``fixtures``) and ``plugin`` may import it.
+(the package's trigger, ``session``, ``fixtures``) and ``plugin`` may import it.
 """
 
 from __future__ import annotations

@@ -72,7 +72,6 @@ START_UP = (
     "pytest_citecheck._options.table",
     "pytest_citecheck._pytest_glue",
     "pytest_citecheck._pytest_glue.stash",
-    "pytest_citecheck._pytest_glue.trigger",
     "pytest_citecheck._secrets",  # the header's notice of a key too short to redact (not under -q)
     "pytest_citecheck._verdicts",
     "pytest_citecheck.hookspecs",
