@@ -8,7 +8,8 @@ user's lock directory (``_files.locks_directory``: ``$TMPDIR/pytest-citecheck-lo
 by the server (scheme, host and port), so every xdist worker and every pytest process of this user on
 this machine that asks the same server shares one budget:
 
-- ``rate-<key>.json``, the bucket, read and rewritten under a file lock (``_files.interprocess_lock``):
+- ``rate-<key>.json``, the bucket, read and rewritten under a file lock (``_files.interprocess_lock``'s file,
+  taken by ``_judge.slots``):
   for requests and for tokens, the time at which the bucket would be full again (the "theoretical
   arrival time" of the generic cell rate algorithm);
 - ``inflight-<key>-<n>.lock``, ``n`` below ``concurrency``: one file lock per request in flight. The
@@ -22,10 +23,10 @@ citation naming the file and what to do (``LimiterStateError``), never a hang.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
-import random
 import stat
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -38,12 +39,12 @@ from pytest_citecheck._files import (
     LockUnavailableError,
     UnreadableFileError,
     checked_locks_directory,
-    interprocess_lock,
     lock_path_for,
     locks_directory,
     read_regular_file,
 )
-from pytest_citecheck._judge.sweeping import sweep_if_due, touch_lock
+from pytest_citecheck._judge.slots import Slot, locked, try_slot
+from pytest_citecheck._judge.sweeping import sweep_if_due
 from pytest_citecheck._limits import BYTES_PER_TOKEN
 
 STATE_VERSION = 1
@@ -185,14 +186,22 @@ def schedule(state: dict[str, float], now: float, pacing: Pacing, tokens: int) -
 def reserve(key: str, pacing: Pacing, tokens: int) -> float:
     """Reserve this request's place in the shared bucket; the seconds to wait before sending it."""
     path = state_path(key)
+    guard = _bucket_lock(path)
     try:
-        with interprocess_lock(path):
+        with locked(guard):
             now = time.time()
             send_at, state = schedule(_read_state(path, now), now, pacing, tokens)
             _write_state(path, state)
-    except LockUnavailableError as error:
-        raise LimiterStateError.of_directory(error) from None
+    except OSError as error:  # the lock itself (the state file's errors are LimiterStateErrors already)
+        raise LimiterStateError(guard, _reason(error)) from None
     return max(0.0, send_at - now)
+
+
+@functools.lru_cache(maxsize=64)
+def _bucket_lock(path: Path) -> Path:
+    """The lock file of the bucket at ``path``: ``_files.interprocess_lock``'s for it (so a process of an
+    earlier version waits for the same lock), remembered (naming it resolves the path)."""
+    return lock_path_for(path)
 
 
 def _read_state(path: Path, now: float) -> dict[str, float]:
@@ -238,34 +247,21 @@ def _reason(error: OSError) -> str:
 # --- the slots: requests in flight ----------------------------------------------------------------
 
 
-def _try_slot(key: str, count: int) -> Any:
-    """A held lock on one of the ``count`` slots of ``key``'s server, or None when every one is taken."""
-    from filelock import FileLock, Timeout
-
-    first = random.randrange(count)
-    for offset in range(count):
-        path = slot_path(key, (first + offset) % count)
-        lock = FileLock(path, timeout=0)
-        try:
-            lock.acquire()
-        except Timeout:
-            continue
-        except OSError as error:
-            raise LimiterStateError(path, _reason(error)) from None
-        touch_lock(path)
-        return lock
-    return None
+def _try_slot(directory: Path, key: str, count: int) -> Slot | None:
+    """One of the ``count`` slots of ``key``'s server, held (``_judge.slots``), or None when every one is taken."""
+    return try_slot(directory, key, count, lambda path, error: LimiterStateError(path, _reason(error)))
 
 
 @contextlib.contextmanager
 def paced(key: str, pacing: Pacing, body_bytes: int) -> Iterator[None]:
     """Around one request that leaves the process: a slot held throughout, and the bucket's wait before it."""
     delay, last = SLOT_POLL_SECONDS
-    slot = _try_slot(key, pacing.concurrency)
+    directory = _directory()
+    slot = _try_slot(directory, key, pacing.concurrency)
     while slot is None:
         time.sleep(delay)
         delay = min(delay * 2, last)
-        slot = _try_slot(key, pacing.concurrency)
+        slot = _try_slot(directory, key, pacing.concurrency)
     try:
         wait = reserve(key, pacing, estimated_tokens(body_bytes)) if pacing.rated else 0.0
         if wait > 0:
@@ -281,11 +277,12 @@ async def apaced(key: str, pacing: Pacing, body_bytes: int) -> AsyncIterator[Non
     import anyio
 
     delay, last = SLOT_POLL_SECONDS
-    slot = _try_slot(key, pacing.concurrency)
+    directory = _directory()
+    slot = _try_slot(directory, key, pacing.concurrency)
     while slot is None:
         await anyio.sleep(delay)
         delay = min(delay * 2, last)
-        slot = _try_slot(key, pacing.concurrency)
+        slot = _try_slot(directory, key, pacing.concurrency)
     try:
         wait = reserve(key, pacing, estimated_tokens(body_bytes)) if pacing.rated else 0.0
         if wait > 0:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from pytest_citecheck._files import UnreadableFileError, atomic_write_text, read_regular_file
-from pytest_citecheck._recording.layout import read_layout
+from pytest_citecheck._recording.layout import read_layout, write_layout
 from pytest_citecheck._recording.matching import (
     canonical_json,
     compact_json,
@@ -247,7 +247,9 @@ class CassetteSerializer:
             _prettify(interaction)
             interaction[DIGEST_KEY] = interaction_digest(interaction)
         data = {FORMAT_KEY: CASSETTE_FORMAT, **cassette_dict, "interactions": interactions}
-        text: str = yaml_module().dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=120)
+        text = write_layout(data)  # the layout PyYAML writes, without its emitter; anything else, PyYAML
+        if text is None:
+            text = yaml_module().dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=120)
         return text
 
     @staticmethod

@@ -14,6 +14,12 @@ line is indented more. The caller then reads the file with the safe YAML reader 
 refuses what YAML refuses. Nothing here nests, aliases or resolves a tag, and the expression matches
 line by line without backtracking (possessive repeats), so a hostile file costs one pass over its text. The
 digests, format and every other check are ``cassette_file``'s, made alike on either path.
+
+``write_layout`` writes that template for ``CassetteSerializer`` without PyYAML's emitter (pure Python,
+some ten million instructions an interaction: most of what recording a citation costs), the very
+text PyYAML writes. It writes only what it is sure of, and says None for anything else (PyYAML
+then writes it): a text it gives is one ``read_layout`` reads back as the data it was given, so
+``yaml.safe_load`` does too.
 """
 
 from __future__ import annotations
@@ -101,3 +107,90 @@ def read_layout(text: str) -> dict[str, Any] | None:
         )
         position = found.end()
     return {"citecheck_format": 2, "version": 1, "interactions": interactions}
+
+
+# --- writing --------------------------------------------------------------------------------------
+
+_TOP_KEYS = ("citecheck_format", "version", "interactions")
+
+
+def write_layout(data: dict[str, Any]) -> str | None:
+    """The text ``yaml.dump`` writes for ``data`` (as ``CassetteSerializer`` dumps it) when ``data`` is in
+    the layout, or None: PyYAML then writes it.
+
+    ``data`` as ``CassetteSerializer`` dumps it: the format, vcrpy's version and the interactions, each
+    with its JSON bodies pretty-printed and its digest. What is given is checked by reading it back.
+    """
+    if tuple(data) != _TOP_KEYS or type(data["citecheck_format"]) is not int or type(data["version"]) is not int:
+        return None
+    if (data["citecheck_format"], data["version"]) != (2, 1) or type(data["interactions"]) is not list:
+        return None
+    parts = [HEAD]
+    for interaction in data["interactions"]:
+        text = _interaction_text(interaction)
+        if text is None:
+            return None
+        parts.append(text)
+    text = "".join(parts)
+    return text if read_layout(text) == data else None
+
+
+def _interaction_text(interaction: Any) -> str | None:
+    """One interaction in the template, or None when anything in it is not the template's."""
+    fields = _exactly(interaction, "request", "response", "digest")
+    request = _exactly(fields[0], "method", "uri", "body", "headers") if fields else None
+    response = _exactly(fields[1], "status", "headers", "body") if fields else None
+    if fields is None or request is None or response is None:
+        return None
+    status, answer = _exactly(response[0], "code", "message"), _exactly(response[2], "string")
+    sent_type, answer_type = _content_type(request[3]), _content_type(response[1])
+    if status is None or answer is None or sent_type is None or answer_type is None or type(status[0]) is not int:
+        return None
+    method, uri, body, message, answer_text, digest = (
+        request[0],
+        request[1],
+        request[2],
+        status[1],
+        answer[0],
+        fields[2],
+    )
+    if not all(type(value) is str for value in (method, uri, message, digest)):
+        return None
+    sent_block, answer_block = _literal(body, 6), _literal(answer_text, 8)
+    if sent_block is None or answer_block is None:
+        return None
+    return (
+        f"- request:\n    method: {method}\n    uri: {uri}\n    body: |\n{sent_block}"
+        f"    headers:\n      content-type:\n      - {sent_type}\n"
+        f"  response:\n    status:\n      code: {status[0]}\n      message: {message}\n"
+        f"    headers:\n      content-type:\n      - {answer_type}\n"
+        f"    body:\n      string: |\n{answer_block}  digest: {digest}\n"
+    )
+
+
+def _exactly(mapping: Any, *keys: str) -> tuple[Any, ...] | None:
+    """The values of a dict holding exactly ``keys``, in that order; None for anything else."""
+    if type(mapping) is not dict or tuple(mapping) != keys:
+        return None
+    return tuple(mapping.values())
+
+
+def _content_type(headers: Any) -> str | None:
+    """The one ``Content-Type`` of recorded headers, or None when they hold anything else."""
+    values = _exactly(headers, "content-type")
+    if values is None or type(values[0]) is not list or len(values[0]) != 1 or type(values[0][0]) is not str:
+        return None
+    return values[0][0]
+
+
+def _literal(text: Any, indent: int) -> str | None:
+    """``text`` as the lines of a literal block at ``indent`` spaces, as PyYAML writes one; None when
+    PyYAML would write it another way (no final line feed, or more than one; an empty line; a line
+    that starts the block with a space or ends with one: the serializer's ``represent_str``)."""
+    if type(text) is not str or not text.endswith("\n") or text[0] in " \n" or "\n\n" in text:
+        return None
+    lines = text[:-1].split("\n")
+    if any(line != line.rstrip() for line in lines):
+        return None
+    spaces = " " * indent
+    return spaces + ("\n" + spaces).join(lines) + "\n"
