@@ -295,7 +295,7 @@ GAPS = (
     (
         "tests that check no citation",
         "Nearly all of it is paid once per run, none per test but a dict entry at the end of collection (which "
-        "modules were collected, to look for cassettes beside them): importing the 12 modules the plugin needs at "
+        "modules were collected, to look for cassettes beside them): importing the 10 modules the plugin needs at "
         "start-up (`START_UP` in tests/plugin/test_import_cost.py), pytest registering its 29 options and ini keys, "
         "its hooks, hook specifications and fixtures, and pytest reading the installed plugin's file list (about "
         "9 M instructions after `pip install`, which records each module's bytecode too). "

@@ -9,9 +9,7 @@ recordings, in ``session``), and loads only when a run needs it.
 
 from __future__ import annotations
 
-import ast
 import functools
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_citecheck import _hooks
-from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Option, Settings
+from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Settings
 from pytest_citecheck._pytest_glue import SessionTrigger, session_plugins
 from pytest_citecheck._pytest_glue.stash import SETTINGS
 
@@ -29,7 +27,6 @@ if TYPE_CHECKING:
     from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
 
     from pytest_citecheck._check.checker import Checker
-    from pytest_citecheck._errors import OptionError
     from pytest_citecheck._pytest_glue.fixtures import SessionClient
 
 PREVIOUS_SPLIT_HOOK: pytest.StashKey[_hooks.SplitHook | None] = pytest.StashKey()
@@ -64,28 +61,6 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
-_INI_TYPE_WORDS = {"bool": "true or false", "int": "a whole number", "float": "a number"}
-# pytest's conversion errors end with the value it could not convert: "... float: 'nope'". A pattern, compiled
-# (and cached by ``re``) when a bad ini value needs it, not in every run (about 1 M instructions).
-_TRAILING_REPR = r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*$"""
-
-
-def _ini_type_error(option: Option, error: Exception) -> OptionError:
-    """pytest could not read an ini value as the key's type: our parser's words for it, naming the key."""
-    from pytest_citecheck._errors import OptionError
-
-    origin = f"ini {option.ini}"
-    found = re.search(_TRAILING_REPR, str(error))
-    if found is not None:
-        try:
-            option.parse(ast.literal_eval(found[1]))
-        except ValueError as parse_error:
-            return OptionError(origin, str(parse_error))
-        except SyntaxError:
-            pass
-    return OptionError(origin, f"expected {_INI_TYPE_WORDS.get(option.ini_type, 'a value')} ({error})")
-
-
 def _resolve_settings(config: pytest.Config) -> Settings:
     command_line = {option.name: config.getoption("citecheck_" + option.name) for option in OPTIONS}
     ini = {}
@@ -93,7 +68,9 @@ def _resolve_settings(config: pytest.Config) -> Settings:
         try:
             ini[option.name] = config.getini(option.ini)
         except (ValueError, TypeError, pytest.UsageError) as error:
-            raise _ini_type_error(option, error) from None
+            from pytest_citecheck._options.parsing import ini_type_error
+
+            raise ini_type_error(option, error) from None
     return Settings.resolve(command_line, ini)
 
 

@@ -1,7 +1,7 @@
 """Every knob of pytest-citecheck, declared once, and ``Settings``, which resolves them.
 
-``table``: the one table (``OPTIONS``), one ``Option`` per knob; ``parsing``: the parsers of their
-values and the choices; here: ``Settings``, the resolved value of every knob (call > marker >
+``table``: the one table (``OPTIONS``), one ``Option`` per knob, and the choices; ``parsing``: the
+parsers of their values, loaded when a value is first parsed; here: ``Settings``, the resolved value of every knob (call > marker >
 command line > ini > default). Loaded when first named (pytest loads this package in every run, and
 each module of it costs every run): ``keywords``, the per-test keywords a call takes
 (``CheckOptions``) and the choices as types (``RecordMode``...); ``page``, the configuration page
@@ -14,14 +14,13 @@ from collections.abc import Mapping
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from pytest_citecheck._options.parsing import MISATTRIBUTED_POLICIES as MISATTRIBUTED_POLICIES
-from pytest_citecheck._options.parsing import QUESTION_NAMES as QUESTION_NAMES
-from pytest_citecheck._options.parsing import RECORD_MODES as RECORD_MODES
-from pytest_citecheck._options.parsing import REVIEW_POLICIES as REVIEW_POLICIES
-from pytest_citecheck._options.parsing import UNUSED_POLICIES as UNUSED_POLICIES
+from pytest_citecheck._options.table import MISATTRIBUTED_POLICIES as MISATTRIBUTED_POLICIES
 from pytest_citecheck._options.table import OPTIONS as OPTIONS
 from pytest_citecheck._options.table import OPTIONS_BY_NAME as OPTIONS_BY_NAME
 from pytest_citecheck._options.table import PER_TEST_OPTIONS as PER_TEST_OPTIONS
+from pytest_citecheck._options.table import RECORD_MODES as RECORD_MODES
+from pytest_citecheck._options.table import REVIEW_POLICIES as REVIEW_POLICIES
+from pytest_citecheck._options.table import UNUSED_POLICIES as UNUSED_POLICIES
 from pytest_citecheck._options.table import Option as Option
 from pytest_citecheck._verdicts import Verdict
 
@@ -35,11 +34,13 @@ if TYPE_CHECKING:
     from pytest_citecheck._options.keywords import UnusedPolicy as UnusedPolicy
     from pytest_citecheck._options.page import configuration_table as configuration_table
     from pytest_citecheck._options.page import main as main
+    from pytest_citecheck._options.parsing import QUESTION_NAMES as QUESTION_NAMES
 
 # Names loaded when first asked for -> the module of this package that defines them.
 _LAZY = {
     **dict.fromkeys(("CheckOptions", "MisattributedPolicy", "RecordMode", "ReviewPolicy", "UnusedPolicy"), "keywords"),
     **dict.fromkeys(("configuration_table", "main"), "page"),
+    "QUESTION_NAMES": "parsing",
 }
 
 

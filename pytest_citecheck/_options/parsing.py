@@ -1,4 +1,7 @@
-"""The parsers of the options' values, and the choices of the choice-valued knobs.
+"""The parsers of the options' values.
+
+Loaded when a value is first parsed (``table.Option.parse``): a run that sets no knob of ours does
+not load this module.
 
 Each parser takes what a flag, an ini key, a marker or a call gave and returns the value, or raises
 ``ValueError`` with words the caller prefixes with where the value came from (``OptionError``).
@@ -6,22 +9,18 @@ Each parser takes what a flag, an ini key, a marker or a call gave and returns t
 
 from __future__ import annotations
 
+import ast
 import math
+import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from pytest_citecheck._verdicts import Verdict
 
 if TYPE_CHECKING:
-    from pytest_citecheck._options.keywords import MisattributedPolicy, RecordMode, ReviewPolicy, UnusedPolicy
+    from pytest_citecheck._errors import OptionError
+    from pytest_citecheck._options.table import Option
 
-# The choices of the choice-valued knobs (for parsing and help). As types (for the public signatures)
-# they are in ``keywords``, loaded when first named: pytest loads this module in every run, and a
-# ``Literal`` costs it about 0.25 M instructions. tests/project/test_typing.py keeps the two equal.
-RECORD_MODES: tuple[RecordMode, ...] = ("none", "once", "new_episodes", "all", "rewrite")
-UNUSED_POLICIES: tuple[UnusedPolicy, ...] = ("warn", "fail", "delete")
-REVIEW_POLICIES: tuple[ReviewPolicy, ...] = ("warn", "fail", "xfail", "skip")
-MISATTRIBUTED_POLICIES: tuple[MisattributedPolicy, ...] = ("fail", "warn", "ignore")
 # The extra questions of option ``questions`` (``_judge.questions`` asks them, and checks this list).
 QUESTION_NAMES = ("out_of_context", "best_section")
 
@@ -212,3 +211,26 @@ def parse_price(raw: Any) -> float:
     if not math.isfinite(value) or not 0.0 <= value <= MAX_PRICE_PER_MILLION:
         raise ValueError(f"{expected}, got {shown}")
     return value
+
+
+# pytest's words for an ini type, in the message for a value it could not read as one.
+_INI_TYPE_WORDS = {"bool": "true or false", "int": "a whole number", "float": "a number"}
+# pytest's conversion errors end with the value it could not convert: "... float: 'nope'". A pattern, compiled
+# (and cached by ``re``) when a bad ini value needs it, not in every run (about 1 M instructions).
+_TRAILING_REPR = r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*$"""
+
+
+def ini_type_error(option: Option, error: Exception) -> OptionError:
+    """pytest could not read an ini value as the key's type: our parser's words for it, naming the key."""
+    from pytest_citecheck._errors import OptionError
+
+    origin = f"ini {option.ini}"
+    found = re.search(_TRAILING_REPR, str(error))
+    if found is not None:
+        try:
+            option.parse(ast.literal_eval(found[1]))
+        except ValueError as parse_error:
+            return OptionError(origin, str(parse_error))
+        except SyntaxError:
+            pass
+    return OptionError(origin, f"expected {_INI_TYPE_WORDS.get(option.ini_type, 'a value')} ({error})")

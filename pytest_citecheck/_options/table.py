@@ -14,59 +14,62 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pytest_citecheck._dependencies import docs_url
-from pytest_citecheck._options.parsing import (
-    MISATTRIBUTED_POLICIES,
-    RECORD_MODES,
-    REVIEW_POLICIES,
-    UNUSED_POLICIES,
-    choice_of,
-    parse_bool,
-    parse_count,
-    parse_dir,
-    parse_fraction,
-    parse_model,
-    parse_optional_fraction,
-    parse_optional_positive_int,
-    parse_path,
-    parse_positive_int,
-    parse_price,
-    parse_questions,
-    parse_seconds,
-    parse_verdicts,
-)
 from pytest_citecheck._verdicts import Verdict
 
 if TYPE_CHECKING:
     from typing import Literal
 
+    from pytest_citecheck._options.keywords import MisattributedPolicy, RecordMode, ReviewPolicy, UnusedPolicy
+
     # pytest's ini types (a type for checkers only: a ``Literal`` costs every run about 0.25 M instructions).
     IniType = Literal["string", "bool", "int", "float", "args"]
+
+# The choices of the choice-valued knobs (for parsing and help). As types (for the public signatures)
+# they are in ``keywords``, loaded when first named: a ``Literal`` costs every run about 0.25 M
+# instructions. tests/project/test_typing.py keeps the two equal.
+RECORD_MODES: tuple[RecordMode, ...] = ("none", "once", "new_episodes", "all", "rewrite")
+UNUSED_POLICIES: tuple[UnusedPolicy, ...] = ("warn", "fail", "delete")
+REVIEW_POLICIES: tuple[ReviewPolicy, ...] = ("warn", "fail", "xfail", "skip")
+MISATTRIBUTED_POLICIES: tuple[MisattributedPolicy, ...] = ("fail", "warn", "ignore")
 
 
 class Option:
     """One setting: its name (the marker and call keyword), help text, default and parser.
 
-    A plain class with slots, not a ``NamedTuple``: pytest builds this module in every run, and a
-    named tuple class compiles its constructor then (about 1 M instructions).
+    The parser is named, not held: the name of a function in ``parsing``, or the tuple of choices
+    the value must be one of. ``parsing`` loads when a value is first parsed: a run that sets no
+    knob of ours (every one at its default) does not load it. A plain class with slots, not a
+    ``NamedTuple``: pytest builds this module in every run, and a named tuple class compiles its
+    constructor then (about 1 M instructions).
     """
 
-    __slots__ = ("name", "help", "default", "parse", "metavar", "per_test")
+    __slots__ = ("name", "help", "default", "parser", "metavar", "per_test")
 
     def __init__(
         self,
         name: str,
         help: str,
         default: Any,
-        parse: Callable[[Any], Any],
+        parser: str | tuple[str, ...],
         metavar: str = "VALUE",
         per_test: bool = False,  # also a marker / call keyword
     ) -> None:
         self.name = name
         self.help = help
         self.default = default
-        self.parse = parse
+        self.parser = parser
         self.metavar = metavar
         self.per_test = per_test
+
+    @property
+    def parse(self) -> Callable[[Any], Any]:
+        """The parser of this knob's values (from ``parsing``, imported when a value is first parsed)."""
+        from pytest_citecheck._options import parsing
+
+        if isinstance(self.parser, tuple):
+            return parsing.choice_of(self.parser)
+        parse: Callable[[Any], Any] = getattr(parsing, self.parser)
+        return parse
 
     def __repr__(self) -> str:
         return f"Option({self.name!r})"
@@ -74,12 +77,12 @@ class Option:
     @property
     def is_switch(self) -> bool:
         """A true/false setting: its flag takes no value (``--citecheck-strict-model``), its ini key does."""
-        return self.parse is parse_bool
+        return self.parser == "parse_bool"
 
     @property
     def ini_type(self) -> IniType:
         """The type pytest reads the ini key as (shown in ``pytest --help``); the parser still validates."""
-        return _INI_TYPES.get(self.parse, "string")
+        return _INI_TYPES.get(self.parser, "string") if isinstance(self.parser, str) else "string"
 
     @property
     def flag(self) -> str:
@@ -100,12 +103,12 @@ class Option:
 
 # pytest's ini types for the parsers whose values are one: a switch is "bool", a count "int", a
 # fraction "float", a list of verdicts "args"; a value with an off word (``none``) stays a string.
-_INI_TYPES: dict[Callable[[Any], Any], IniType] = {
-    parse_bool: "bool",
-    parse_positive_int: "int",
-    parse_count: "int",
-    parse_fraction: "float",
-    parse_verdicts: "args",
+_INI_TYPES: dict[str, IniType] = {
+    "parse_bool": "bool",
+    "parse_positive_int": "int",
+    "parse_count": "int",
+    "parse_fraction": "float",
+    "parse_verdicts": "args",
 }
 
 OPTIONS: tuple[Option, ...] = (
@@ -113,7 +116,7 @@ OPTIONS: tuple[Option, ...] = (
         "auto_accept",
         "Confidence at or above which Jev's verdict stands on its own; below it a human should review.",
         0.8,
-        parse_fraction,
+        "parse_fraction",
         metavar="0..1",
         per_test=True,
     ),
@@ -121,7 +124,7 @@ OPTIONS: tuple[Option, ...] = (
         "model",
         "Jev model to ask, e.g. jev-1.12. Pin a version once thresholds are tuned.",
         None,
-        parse_model,
+        "parse_model",
         "NAME",
         per_test=True,
     ),
@@ -129,7 +132,7 @@ OPTIONS: tuple[Option, ...] = (
         "fail_on",
         "Verdicts that fail a test when they stand on their own (comma-separated; at least one).",
         frozenset({Verdict.FABRICATED, Verdict.CONTRADICTED, Verdict.UNSUPPORTED}),
-        parse_verdicts,
+        "parse_verdicts",
         "VERDICTS",
         per_test=True,
     ),
@@ -137,7 +140,7 @@ OPTIONS: tuple[Option, ...] = (
         "review",
         "What a verdict below auto_accept does to its test: warn (pass with a warning), fail, xfail or skip.",
         "warn",
-        choice_of(REVIEW_POLICIES),
+        REVIEW_POLICIES,
         "{" + ",".join(REVIEW_POLICIES) + "}",
         per_test=True,
     ),
@@ -146,7 +149,7 @@ OPTIONS: tuple[Option, ...] = (
         "none replays only and never touches the network (CI); once, new_episodes and all are vcrpy's modes; "
         "rewrite deletes a test's cassette and records it again.",
         "none",
-        choice_of(RECORD_MODES),
+        RECORD_MODES,
         "{" + ",".join(RECORD_MODES) + "}",
     ),
     Option(
@@ -154,7 +157,7 @@ OPTIONS: tuple[Option, ...] = (
         "How many Jev requests may be in flight at once, across every process of the run (xdist workers included); "
         "results keep the citations' order.",
         8,
-        parse_positive_int,
+        "parse_positive_int",
         "N",
         per_test=True,
     ),
@@ -165,7 +168,7 @@ OPTIONS: tuple[Option, ...] = (
         "server that trickles its answer would hold the test for as long as it likes. The default outlasts the "
         "wait allowed for a rate limit (180 s). Not applied when replaying (record mode none).",
         240.0,
-        parse_seconds,
+        "parse_seconds",
         "SECONDS|none",
         per_test=True,
     ),
@@ -175,7 +178,7 @@ OPTIONS: tuple[Option, ...] = (
         "this user on this machine asking the same server), with a burst of at most concurrency requests; none: "
         "no limit. Replayed answers are not counted (see " + docs_url("reliability", "within-jevs-limits") + ").",
         1200,
-        parse_optional_positive_int,
+        "parse_optional_positive_int",
         "N|none",
         per_test=True,
     ),
@@ -184,7 +187,7 @@ OPTIONS: tuple[Option, ...] = (
         "Most tokens a second sent to Jev, shared like max_rpm; a request's tokens are estimated from its body "
         "(one per 3 bytes, which over-counts); none: no limit.",
         250_000,
-        parse_optional_positive_int,
+        "parse_optional_positive_int",
         "N|none",
         per_test=True,
     ),
@@ -194,7 +197,7 @@ OPTIONS: tuple[Option, ...] = (
         "addressed to an AI system; a flagged citation never passes on its own "
         f"(see {docs_url('security', 'the-screen-opt-in')}).",
         False,
-        parse_bool,
+        "parse_bool",
         "{true,false}",
         per_test=True,
     ),
@@ -206,7 +209,7 @@ OPTIONS: tuple[Option, ...] = (
         "A flag sends a 'verified' to review; a confident flag (Jev's probability of the flagging answer at or above "
         "auto_accept) fails as 'unsupported' would (see " + docs_url("usage", "extra-questions") + ").",
         (),
-        parse_questions,
+        "parse_questions",
         "NAMES|none",
         per_test=True,
     ),
@@ -215,7 +218,7 @@ OPTIONS: tuple[Option, ...] = (
         "Accept a quote whose best alignment in a section reaches this similarity (0..1) as found-approx; "
         "none (the default) means exact matching after normalisation only.",
         None,
-        parse_optional_fraction,
+        "parse_optional_fraction",
         "0..1|none",
         per_test=True,
     ),
@@ -223,7 +226,7 @@ OPTIONS: tuple[Option, ...] = (
         "casefold",
         f"Match quotes without regard to letter case (see {docs_url('matching', 'the-normalisation-contract')}).",
         False,
-        parse_bool,
+        "parse_bool",
         "{true,false}",
         per_test=True,
     ),
@@ -231,7 +234,7 @@ OPTIONS: tuple[Option, ...] = (
         "min_quote_length",
         "Shortest quote, in characters after normalisation, that may identify a passage; a shorter quote is an error.",
         12,
-        parse_positive_int,
+        "parse_positive_int",
         "N",
         per_test=True,
     ),
@@ -240,7 +243,7 @@ OPTIONS: tuple[Option, ...] = (
         "Judge N characters of the section around the quote instead of the whole section "
         "(for sections too large for one Jev request); none judges the whole section.",
         None,
-        parse_optional_positive_int,
+        "parse_optional_positive_int",
         "N|none",
         per_test=True,
     ),
@@ -249,7 +252,7 @@ OPTIONS: tuple[Option, ...] = (
         "What a found-elsewhere citation (its quote is real, but in another section or document than it names) "
         "does to its test: fail, warn (pass with a warning) or ignore. Jev judges where the quote is, either way.",
         "fail",
-        choice_of(MISATTRIBUTED_POLICIES),
+        MISATTRIBUTED_POLICIES,
         "{" + ",".join(MISATTRIBUTED_POLICIES) + "}",
         per_test=True,
     ),
@@ -258,7 +261,7 @@ OPTIONS: tuple[Option, ...] = (
         "Fewest citations an asserted answer must have: fewer fails the test ('the answer cites nothing'), so an "
         "answer without citations never passes with nothing checked. 0 lets it pass.",
         1,
-        parse_count,
+        "parse_count",
         "N",
         per_test=True,
     ),
@@ -267,27 +270,27 @@ OPTIONS: tuple[Option, ...] = (
         "Also fail an asserted answer whose own text (an Anthropic Message, an OpenAI Response) has sentences that "
         "cite nothing, and list them.",
         False,
-        parse_bool,
+        "parse_bool",
         "{true,false}",
         per_test=True,
     ),
     Option(
-        "cassette_dir", "Cassette directory, relative to each test file's directory.", "cassettes", parse_dir, "DIR"
+        "cassette_dir", "Cassette directory, relative to each test file's directory.", "cassettes", "parse_dir", "DIR"
     ),
-    Option("json", "Write a JSON report of every checked citation to this path.", None, parse_path, "PATH"),
+    Option("json", "Write a JSON report of every checked citation to this path.", None, "parse_path", "PATH"),
     Option(
         "unused",
         "Recorded interactions a passing test did not play, and cassettes of no collected test: "
         "warn (in the summary), fail the run, or delete them.",
         "warn",
-        choice_of(UNUSED_POLICIES),
+        UNUSED_POLICIES,
         "{" + ",".join(UNUSED_POLICIES) + "}",
     ),
     Option(
         "strict_model",
         "Fail (instead of warn) when the model that answered a recording is not the model the test asks for.",
         False,
-        parse_bool,
+        "parse_bool",
         "{true,false}",
     ),
     Option(
@@ -295,21 +298,21 @@ OPTIONS: tuple[Option, ...] = (
         "With record mode rewrite: how far a confidence or probability may move from the previous recording "
         "before it is reported as a shift.",
         0.05,
-        parse_fraction,
+        "parse_fraction",
         "0..1",
     ),
     Option(
         "fail_on_flip",
         "With record mode rewrite: fail the run when a re-recorded verdict differs from the previous recording.",
         False,
-        parse_bool,
+        "parse_bool",
         "{true,false}",
     ),
     Option(
         "html",
         "Write a self-contained HTML report (verdicts, confidence against the threshold, highlighted quotes) to this path.",
         None,
-        parse_path,
+        "parse_path",
         "PATH",
     ),
     Option(
@@ -317,7 +320,7 @@ OPTIONS: tuple[Option, ...] = (
         "Reviews file of human decisions (written by `citecheck review`), relative to each test file's directory, "
         "i.e. beside the cassette directory.",
         "citecheck-reviews.json",
-        parse_dir,
+        "parse_dir",
         "PATH",
     ),
     Option(
@@ -327,21 +330,21 @@ OPTIONS: tuple[Option, ...] = (
         "dollars per test module and in total. Replayed answers are counted apart and cost nothing. A check that would "
         "send is skipped with no verdict, nothing is recorded, and the run exits 1 (see " + docs_url("estimate") + ").",
         False,
-        parse_bool,
+        "parse_bool",
         "{true,false}",
     ),
     Option(
         "estimate_input_price",
         "With estimate: US dollars per million input tokens (the default is TypeSafe's published Jev price).",
         0.042,
-        parse_price,
+        "parse_price",
         "USD",
     ),
     Option(
         "estimate_output_price",
         "With estimate: US dollars per million output tokens (Jev's output tokens are free).",
         0.0,
-        parse_price,
+        "parse_price",
         "USD",
     ),
 )

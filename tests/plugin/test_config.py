@@ -269,3 +269,34 @@ def test_native_toml_values_of_the_keys_type_are_accepted(pytester):
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*SETTINGS True False 3 0.93 contradicted+fabricated None"])
     assert "Warning" not in result.stdout.str()  # a string-typed key warns about a TOML bool or number
+
+
+def test_every_option_names_a_parser_of_the_parsing_module() -> None:
+    # The table names each knob's parser (``parsing`` loads when a value is first parsed): a misspelt
+    # name would fail only when someone sets that knob.
+    from pytest_citecheck._options import parsing
+
+    for option in OPTIONS:
+        if isinstance(option.parser, tuple):
+            assert option.parse(option.parser[0]) == option.parser[0], option.name
+            with pytest.raises(ValueError, match="expected one of"):
+                option.parse("no such choice")
+        else:
+            assert option.parse is getattr(parsing, option.parser), option.name
+            assert option.parser.startswith("parse_"), option.name
+    switches = {option.name for option in OPTIONS if option.is_switch}
+    assert switches == {"screen", "casefold", "require_cited_sentences", "strict_model", "fail_on_flip", "estimate"}
+    assert {option.name: option.ini_type for option in OPTIONS if option.ini_type != "string"} == {
+        "auto_accept": "float",
+        "fail_on": "args",
+        "concurrency": "int",
+        "screen": "bool",
+        "casefold": "bool",
+        "min_quote_length": "int",
+        "min_citations": "int",
+        "require_cited_sentences": "bool",
+        "strict_model": "bool",
+        "drift_tolerance": "float",
+        "fail_on_flip": "bool",
+        "estimate": "bool",
+    }
