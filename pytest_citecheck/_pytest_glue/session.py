@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_citecheck._errors import CitecheckError
-from pytest_citecheck._pytest_glue.shipping import OUTPUT_KEY, REPORT_FIELD, Shipment, unpack
+from pytest_citecheck._pytest_glue.shipping import OUTPUT_KEY, REPORT_FIELD, BatchError, Shipment, unpack
 from pytest_citecheck._pytest_glue.stash import (
     CHECKER,
     PENDING_ROWS,
@@ -62,6 +62,7 @@ class CitecheckRun:
         self._summary_error: str | None = None
         self._write_failures: list[str] = []  # reports that could not be written, one line each
         self._failed_reports: set[str] = set()
+        self._rows_left_out = False  # rows that failed their check: the report is incomplete
         # Said in red at the end of the run: files --citecheck-unused=delete could not change, and
         # why it deleted nothing (a run that failed, crashed or repeated tests).
         self.warnings: list[str] = []
@@ -137,12 +138,14 @@ class CitecheckRun:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         rows = getattr(report, "citecheck_rows", None)
         if rows:
-            self.report.extend(rows)
+            # Built by ``_hand_on`` in this process (a report from an xdist worker has a ``node``, and only
+            # a worker of another version would send rows this way): not checked against the whole schema.
+            self._take_rows(rows, built=not hasattr(report, "node"), whose=f"the rows of {report.nodeid}")
             # pytest keeps every test's report to the end of the run: the rows live on once, in the Report.
             del report.citecheck_rows
         batch = getattr(report, REPORT_FIELD, None)
         if batch and self._is_controller:
-            self._take_batch(batch)
+            self._take_batch(batch, getattr(report, "node", None))
         if self._github:
             self._note_outcome(report, bool(rows))
 
@@ -151,14 +154,38 @@ class CitecheckRun:
         # What a worker had not shipped when it finished.
         batch = getattr(node, "workeroutput", {}).get(OUTPUT_KEY)
         if batch:
-            self._take_batch(batch)
+            self._take_batch(batch, node)
 
-    def _take_batch(self, batch: str) -> None:
-        rows, locations = unpack(batch)
-        self.report.extend(rows)
+    def _take_batch(self, batch: str, node: Any) -> None:
+        """A worker's batch of rows, taken as built by this plugin (why: ``shipping``); a malformed one
+        is left out of the report and fails the run."""
+        worker = f"xdist worker {getattr(getattr(node, 'gateway', None), 'id', '?')}"
+        try:
+            rows, locations = unpack(batch)
+        except BatchError as error:
+            self._left_out(f"a batch of rows from {worker}: it {error}")
+            return
+        if not self._take_rows(rows, built=True, whose=f"a batch of {len(rows)} rows from {worker}"):
+            return
         if self._github:
             for nodeid, (path, line) in locations.items():
                 self._note_location(nodeid, path, line)
+
+    def _take_rows(self, rows: list[Any], *, built: bool, whose: str) -> bool:
+        """Add ``rows`` to the report (``built``: by this plugin in this run, ``Report.extend_built``); a
+        malformed row leaves them all out and fails the run. Whether they were added."""
+        from pytest_citecheck._report.row import RowError
+
+        try:
+            self.report.extend_built(rows) if built else self.report.extend(rows)
+        except RowError as error:
+            self._left_out(f"{whose}: a row {error}")
+            return False
+        return True
+
+    def _left_out(self, what: str) -> None:
+        self._rows_left_out = True  # fails the run (``pytest_sessionfinish``)
+        self._write_failures.append(f"pytest-citecheck: the report leaves out {what}; the run fails")
 
     def _note_outcome(self, report: pytest.TestReport, has_rows: bool) -> None:
         failing = getattr(report, "citecheck_failing", None)
@@ -243,10 +270,10 @@ class CitecheckRun:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         settings = self.config.stash[SETTINGS]
         if not self._is_controller:
-            left = self._shipment.take()
-            if left is not None:
-                self.config.workeroutput[OUTPUT_KEY] = left  # type: ignore[attr-defined]  # set by xdist
+            self._ship_the_rest()
             return
+        if self._rows_left_out and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self._github:
             self._github_step_summary()
         if self._report is None and not (settings.json or settings.html):
@@ -269,6 +296,12 @@ class CitecheckRun:
                     f"pytest-citecheck: the last report was not cached ({error.strerror or type(error).__name__}); "
                     "give `citecheck review` a --citecheck-json report with --report"
                 )
+
+    def _ship_the_rest(self) -> None:
+        """An xdist worker's rows not shipped yet, in its ``workeroutput`` for the controller."""
+        left = self._shipment.take()
+        if left is not None:
+            self.config.workeroutput[OUTPUT_KEY] = left  # type: ignore[attr-defined]  # set by xdist
 
     def _write_or_say_why(self, label: str, shown: str, write: Callable[[], None], session: pytest.Session) -> None:
         """Write a report; if it cannot be written, one line at the end of the run and a failing exit code."""

@@ -1,10 +1,18 @@
 """One checked citation as every report reads it: a typed, frozen row.
 
-A row is built from a ``CitationResult`` (``ReportRow.from_result``) in the test's process, crosses
-to the xdist controller and into the JSON report as the JSON object ``CitationResult.to_json`` wrote
-(``ReportRow.to_json`` gives it back unchanged, unknown fields included), and is read back from a
-report file with ``ReportRow.from_json``, which checks every field it reads against ``SCHEMA``: a
-field of the wrong type is a ``RowError`` naming it, never a traceback in a report.
+A row is built from a ``CitationResult`` in the test's process: ``CitationResult.to_json`` writes its
+JSON object, which crosses to the xdist controller (``_pytest_glue.shipping``) and into the JSON
+report (``ReportRow.to_json`` gives it back unchanged, unknown fields included). Two ways in, by who
+wrote the object:
+
+- ``ReportRow.built``: an object this plugin's own code just built (``from_result``, the test's rows
+  in the plugin, a worker's batches). Its fields come from typed values, so it is not checked
+  against the whole schema again (that was some 0.09 M instructions a row, on the xdist controller
+  too): ``schema.check_built`` checks the required fields and those that carry what was read from
+  a file (a human's decision, a replaced recording's answer).
+- ``ReportRow.from_json``: anything else (a report file, a shard, rows handed in as JSON): every
+  field is checked against ``SCHEMA`` (``schema.validate``); a field of the wrong type is a
+  ``RowError`` naming it, never a traceback in a report.
 
 The terminal summary, the JSON and HTML reports, the GitHub summary, ``citecheck merge``,
 ``citecheck review`` and ``citecheck calibrate`` read these attributes and predicates, not the
@@ -13,12 +21,15 @@ JSON by string key.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from pytest_citecheck._report.schema import SCHEMA as SCHEMA
+from pytest_citecheck._report.schema import VERDICT_ORDER as VERDICT_ORDER
+from pytest_citecheck._report.schema import RowError as RowError
+from pytest_citecheck._report.schema import check_built, validate
 from pytest_citecheck._text import format_confidence
 
 if TYPE_CHECKING:
@@ -26,147 +37,7 @@ if TYPE_CHECKING:
 
 # What a row asked no extra question holds (one object for every such row).
 _NO_QUESTIONS: Mapping[str, Mapping[str, Any]] = MappingProxyType({})
-VERDICT_ORDER = ("verified", "unsupported", "contradicted", "fabricated")
 DEFAULT_AUTO_ACCEPT = 0.8
-
-
-class RowError(ValueError):
-    """A report row with a field of the wrong type or value (the message names the field)."""
-
-
-# --- the schema: one check per field --------------------------------------------------------
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _is_fraction(value: Any) -> bool:
-    return _is_number(value) and 0.0 <= value <= 1.0
-
-
-def _is_count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
-
-
-def _is_span(value: Any) -> bool:
-    return isinstance(value, list) and len(value) == 2 and all(_is_count(end) for end in value)
-
-
-def _is_plain(value: Any) -> bool:
-    return isinstance(value, str | bool | None) or _is_number(value) or _is_span(value)
-
-
-def _is_text_map(value: Any) -> bool:
-    """A decision, a stale decision, a previous answer, a closest passage: an object of plain values.
-
-    One level of nesting is allowed (a previous answer's probabilities), no more.
-    """
-    return isinstance(value, dict) and all(
-        _is_plain(item) or (isinstance(item, dict) and all(_is_plain(inner) for inner in item.values()))
-        for item in value.values()
-    )
-
-
-def _is_previous(value: Any) -> bool:
-    """What a re-recorded citation's previous answer was: its drift and verdict named, its confidence a fraction."""
-    return (
-        _is_text_map(value)
-        and isinstance(value.get("drift"), str)
-        and isinstance(value.get("verdict"), str)
-        and (value.get("confidence") is None or _is_fraction(value["confidence"]))
-    )
-
-
-def _is_question(value: Any) -> bool:
-    return isinstance(value, dict) and all(
-        _is_fraction(item) if name in ("yes", "concern") else isinstance(item, bool) for name, item in value.items()
-    )
-
-
-def _optional(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
-    return lambda value: value is None or check(value)
-
-
-def _list_of(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
-    return lambda value: value is None or (isinstance(value, list) and all(check(item) for item in value))
-
-
-def _map_of(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
-    return lambda value: value is None or (isinstance(value, dict) and all(check(item) for item in value.values()))
-
-
-_STRING = (lambda value: isinstance(value, str), "a string")
-_OPTIONAL_STRING = (_optional(lambda value: isinstance(value, str)), "a string or null")
-_OPTIONAL_FRACTION = (_optional(_is_fraction), "a number from 0 to 1 or null")
-_OPTIONAL_MAP = (_optional(_is_text_map), "an object of plain values or null")
-_VERDICT = (lambda value: value in VERDICT_ORDER, f"one of {', '.join(VERDICT_ORDER)}")
-
-# Field -> (check, what is expected). ``REQUIRED`` fields must be present; the rest may be absent
-# (reports of earlier versions, rows written by hand) and read as None, or their default.
-SCHEMA: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "test": _OPTIONAL_STRING,
-    "id": _STRING,
-    "status": _OPTIONAL_STRING,
-    "section": _OPTIONAL_STRING,
-    "verdict": _VERDICT,
-    "confidence": _OPTIONAL_FRACTION,
-    "computed_confidence": _OPTIONAL_FRACTION,
-    "auto": (lambda value: isinstance(value, bool), "true or false"),
-    "model": _OPTIONAL_STRING,
-    "claim": _OPTIONAL_STRING,
-    "quote": _OPTIONAL_STRING,
-    "span": (_optional(_is_span), "[start, end] or null"),
-    "auto_accept": _OPTIONAL_FRACTION,
-    "document": _OPTIONAL_STRING,
-    "cited_section": _OPTIONAL_STRING,
-    "cited_document": _OPTIONAL_STRING,
-    "choice": _OPTIONAL_STRING,
-    "probabilities": (_map_of(_is_fraction), "an object of numbers from 0 to 1"),
-    "input_tokens": (_optional(_is_count), "a count"),
-    "output_tokens": (_optional(_is_count), "a count"),
-    "replayed": (_optional(lambda value: isinstance(value, bool)), "true or false"),
-    "shared": (_optional(lambda value: isinstance(value, bool)), "true or false"),
-    "screen": _OPTIONAL_FRACTION,
-    "flagged": (_optional(lambda value: isinstance(value, bool)), "true or false"),
-    "questions": (_map_of(_is_question), "an object of question answers"),
-    "section_text": _OPTIONAL_STRING,
-    "review_key": _OPTIONAL_STRING,
-    "model_verdict": (_optional(lambda value: value in VERDICT_ORDER), f"one of {', '.join(VERDICT_ORDER)} or null"),
-    "decision": _OPTIONAL_MAP,
-    "stale_decision": _OPTIONAL_MAP,
-    "similarity": _OPTIONAL_FRACTION,
-    "closest": _OPTIONAL_MAP,
-    "window": (_optional(_is_span), "[start, end] or null"),
-    "previous": (_optional(_is_previous), "an object with drift, verdict and confidence, or null"),
-    "sections": (_list_of(lambda value: isinstance(value, str)), "a list of strings"),
-    "quotes": (_list_of(lambda value: isinstance(value, str)), "a list of strings"),
-    "spans": (_list_of(_is_span), "a list of [start, end]"),
-    "reviews_file": _OPTIONAL_STRING,
-    "auto_accept_scope": _OPTIONAL_STRING,
-    "outcome": (_optional(lambda value: value == "fail"), '"fail" or null'),
-    "removed": (_list_of(lambda value: isinstance(value, str)), "a list of strings"),
-}
-REQUIRED = ("id", "verdict", "auto")
-
-
-def validate(data: Any) -> None:
-    """Raise ``RowError`` naming the first field of ``data`` that ``SCHEMA`` does not allow."""
-    if not isinstance(data, dict):
-        raise RowError(f"is {type(data).__name__}, expected an object")
-    where = f"(citation {data['id']!r}): " if isinstance(data.get("id"), str) else ""
-    for name in REQUIRED:
-        if name not in data:
-            raise RowError(f"{where}no field {name!r}")
-    for name, (check, expected) in SCHEMA.items():
-        if name in data and not check(data[name]):
-            shown = repr(data[name])
-            shown = shown if len(shown) <= 60 else shown[:57] + "..."
-            raise RowError(f"{where}field {name!r} is {shown}, expected {expected}")
-
-
-def _span(value: Any) -> tuple[int, int] | None:
-    return None if value is None else (int(value[0]), int(value[1]))
 
 
 # slots: a run holds one row per checked citation until its report is written (no __dict__ each).
@@ -226,20 +97,38 @@ class ReportRow:
     def from_json(cls, data: Any) -> ReportRow:
         """A row from a report's JSON object; ``RowError`` names a field ``SCHEMA`` does not allow."""
         validate(data)
+        return cls._of(data)
+
+    @classmethod
+    def built(cls, data: Any) -> ReportRow:
+        """A row from the JSON object this plugin's own code built (``CitationResult.to_json``, here or in
+        an xdist worker of this run): only ``schema.check_built``'s cheap check, not ``validate``."""
+        check_built(data)
+        return cls._of(data)
+
+    @classmethod
+    def _of(cls, data: dict[str, Any]) -> ReportRow:
+        """The row of a checked JSON object (one pass over its fields; the few converted ones looked up)."""
+        fields = {name: value for name, value in data.items() if value is not None and name in _PLAIN}
         get = data.get
-        spans = get("spans")
+        if (span := get("span")) is not None:
+            fields["span"] = (int(span[0]), int(span[1]))
+        fields["questions"] = get("questions") or _NO_QUESTIONS
+        if (auto_accept := get("auto_accept")) is not None:
+            fields["auto_accept"] = float(auto_accept)
+        if get("sections") is not None or get("quotes") is not None or get("spans") is not None:
+            fields.update(
+                sections=None if get("sections") is None else tuple(data["sections"]),
+                quotes=None if get("quotes") is None else tuple(data["quotes"]),
+                spans=None if get("spans") is None else tuple((int(a), int(b)) for a, b in data["spans"]),
+            )
+        if get("removed") is not None:
+            fields["removed"] = tuple(data["removed"])
         return cls(
-            **{name: get(name) for name in _PLAIN if get(name) is not None},
-            span=_span(get("span")),
-            questions=get("questions") or _NO_QUESTIONS,
+            **fields,
             replayed=get("replayed") is True,
             shared=get("shared") is True,
             flagged=get("flagged") is True,
-            auto_accept=DEFAULT_AUTO_ACCEPT if get("auto_accept") is None else float(get("auto_accept")),
-            sections=None if get("sections") is None else tuple(get("sections")),
-            quotes=None if get("quotes") is None else tuple(get("quotes")),
-            removed=None if get("removed") is None else tuple(get("removed")),
-            spans=None if spans is None else tuple((int(a), int(b)) for a, b in spans),
             has_scope="auto_accept_scope" in data,
             layout=_shared_layout(tuple(data)),
             values=tuple(data.values()),
@@ -250,7 +139,7 @@ class ReportRow:
         cls, result: CitationResult, test: str | None, *, reviews_file: str | None = None, scope: str | None = None
     ) -> ReportRow:
         """The row of a checked citation, with the reviews file its test uses and where its auto_accept was set."""
-        return cls.from_json({**result.to_json(test=test), "reviews_file": reviews_file, "auto_accept_scope": scope})
+        return cls.built({**result.to_json(test=test), "reviews_file": reviews_file, "auto_accept_scope": scope})
 
     def to_json(self) -> dict[str, Any]:
         """The JSON report's object for this row (as read, or as ``CitationResult.to_json`` wrote it)."""
@@ -402,32 +291,34 @@ def mark_failed(rows: list[dict[str, Any]], failing: Collection[str]) -> None:
             remaining.discard(row["id"])
 
 
-# Fields copied as they are (the others are converted in ``from_json``).
-_PLAIN = (
-    "id",
-    "verdict",
-    "auto",
-    "test",
-    "status",
-    "section",
-    "confidence",
-    "computed_confidence",
-    "model",
-    "claim",
-    "quote",
-    "document",
-    "cited_section",
-    "cited_document",
-    "input_tokens",
-    "section_text",
-    "review_key",
-    "model_verdict",
-    "decision",
-    "stale_decision",
-    "similarity",
-    "closest",
-    "previous",
-    "reviews_file",
-    "auto_accept_scope",
-    "outcome",
+# Fields copied as they are (the others are converted in ``ReportRow._of``).
+_PLAIN = frozenset(
+    (
+        "id",
+        "verdict",
+        "auto",
+        "test",
+        "status",
+        "section",
+        "confidence",
+        "computed_confidence",
+        "model",
+        "claim",
+        "quote",
+        "document",
+        "cited_section",
+        "cited_document",
+        "input_tokens",
+        "section_text",
+        "review_key",
+        "model_verdict",
+        "decision",
+        "stale_decision",
+        "similarity",
+        "closest",
+        "previous",
+        "reviews_file",
+        "auto_accept_scope",
+        "outcome",
+    )
 )

@@ -1,8 +1,8 @@
 """The run's record of every checked citation: the JSON report and the terminal summary.
 
 Rows are ``ReportRow``s (``_report.row``): they cross process boundaries under xdist as the JSON
-objects ``CitationResult.to_json`` writes, merge across CI shards, and load back for review, each
-checked against the row schema. Pure code: the plugin feeds rows in and prints the lines out.
+objects ``CitationResult.to_json`` writes (taken in by ``extend_built``), merge across CI shards, and
+load back for review, checked against the row schema (``from_json``, ``extend``). Pure code: the plugin feeds rows in and prints the lines out.
 """
 
 from __future__ import annotations
@@ -45,7 +45,14 @@ class Report:
         self.estimate: dict[str, Any] | None = None
 
     def extend(self, rows: Iterable[ReportRow | Mapping[str, Any]]) -> None:
-        self.rows.extend(as_row(row) for row in rows)
+        """Add rows; a JSON object is checked against the whole row schema (``ReportRow.from_json``)."""
+        self.rows.extend([as_row(row) for row in rows])
+
+    def extend_built(self, rows: Iterable[dict[str, Any]]) -> None:
+        """Add the JSON objects this plugin's own code built in this run (``ReportRow.built``: a cheap
+        check, not the whole schema); ``RowError`` names the citation and field of a malformed one,
+        and none of ``rows`` is added then."""
+        self.rows.extend([ReportRow.built(row) for row in rows])
 
     def __len__(self) -> int:
         return len(self.rows)

@@ -27,6 +27,7 @@ from pytest_citecheck._files import UnreadableFileError, atomic_write_text, inte
 from pytest_citecheck._gate.human import question_fingerprint as question_fingerprint
 from pytest_citecheck._gate.human import review_key as review_key
 from pytest_citecheck._report.row import ReportRow, as_row
+from pytest_citecheck._report.schema import is_number, is_plain
 
 REVIEWS_FORMAT = 1
 DEFAULT_REVIEWS_FILE = "citecheck-reviews.json"
@@ -242,10 +243,15 @@ def _entry_problem(entry: Any) -> str | None:
             return f"field {name!r} is {entry[name]!r:.40}, expected a string or null"
     for name in ("confidence", "auto_accept"):
         value = entry.get(name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+        if value is not None and not is_number(value):
             return f"field {name!r} is {value!r:.40}, expected a number or null"
     if not isinstance(entry.get("flagged", False), bool):
         return f"field 'flagged' is {entry['flagged']!r:.40}, expected true or false"
+    # A decision rides on the rows of the citations it applies to, which the report takes as built
+    # (``ReportRow.built``), and reads back by the row schema: its other fields are plain values too.
+    for name, value in entry.items():
+        if not is_plain(value):
+            return f"field {name!r:.40} is {value!r:.40}, expected text, a number, true, false or null"
     return None
 
 

@@ -168,6 +168,15 @@ HOSTILE_REVIEWS: dict[str, tuple[str, str]] = {
         json.dumps({"format": 1, "decisions": {"k": {"verdict": "verified", "confidence": "x"}}}),
         "field 'confidence'",
     ),
+    "confidence-nan": (
+        '{"format": 1, "decisions": {"k": {"verdict": "verified", "confidence": NaN}}}',
+        "field 'confidence'",
+    ),
+    # Fields of a decision ride on report rows (taken as built, read back by the row schema): plain values only.
+    "extra-nested": (
+        json.dumps({"format": 1, "decisions": {"k": {"verdict": "verified", "by": "a", "extra": {"a": {"b": 1}}}}}),
+        "field 'extra'",
+    ),
 }
 
 
