@@ -21,8 +21,8 @@ JSON by string key.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -108,31 +108,16 @@ class ReportRow:
 
     @classmethod
     def _of(cls, data: dict[str, Any]) -> ReportRow:
-        """The row of a checked JSON object (one pass over its fields; the few converted ones looked up)."""
-        fields = {name: value for name, value in data.items() if value is not None and name in _PLAIN}
-        get = data.get
-        if (span := get("span")) is not None:
-            fields["span"] = (int(span[0]), int(span[1]))
-        fields["questions"] = get("questions") or _NO_QUESTIONS
-        if (auto_accept := get("auto_accept")) is not None:
-            fields["auto_accept"] = float(auto_accept)
-        if get("sections") is not None or get("quotes") is not None or get("spans") is not None:
-            fields.update(
-                sections=None if get("sections") is None else tuple(data["sections"]),
-                quotes=None if get("quotes") is None else tuple(data["quotes"]),
-                spans=None if get("spans") is None else tuple((int(a), int(b)) for a, b in data["spans"]),
-            )
-        if get("removed") is not None:
-            fields["removed"] = tuple(data["removed"])
-        return cls(
-            **fields,
-            replayed=get("replayed") is True,
-            shared=get("shared") is True,
-            flagged=get("flagged") is True,
-            has_scope="auto_accept_scope" in data,
-            layout=_shared_layout(tuple(data)),
-            values=tuple(data.values()),
-        )
+        """The row of a checked JSON object, by its layout's plan (``_Plan``): a pass over its values."""
+        plan = _plan_of(tuple(data))
+        values = tuple(data.values())
+        args = list(plan.base)
+        for position, index, convert in plan.steps:
+            value = values[index]
+            if value is not None:
+                args[position] = value if convert is None else convert(value)
+        args[-1] = values
+        return cls(*args)
 
     @classmethod
     def from_result(
@@ -247,19 +232,61 @@ class ReportRow:
         return self.qualified_id if self.test and self.id in shared else self.id
 
 
-# The key tuples rows share (``ReportRow.layout``): a run's rows come in a handful of shapes. Bounded,
-# so that a report file of rows with made-up keys adds rows, not shapes, to what stays in memory.
-_LAYOUTS: dict[tuple[str, ...], tuple[str, ...]] = {}
+# How a row's fields come from its JSON object's values: the object's key for each field that is
+# converted as it is read (the rest are copied; a null reads as the field's default).
+_CONVERTED: dict[str, Callable[[Any], Any]] = {
+    "span": lambda value: (int(value[0]), int(value[1])),
+    "questions": lambda value: value or _NO_QUESTIONS,
+    "replayed": lambda value: value is True,
+    "shared": lambda value: value is True,
+    "flagged": lambda value: value is True,
+    "auto_accept": float,
+    "sections": tuple,
+    "quotes": tuple,
+    "removed": tuple,
+    "spans": lambda value: tuple((int(start), int(end)) for start, end in value),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """For one layout (a JSON object's keys, in order): every field's default, with ``has_scope`` and
+    ``layout`` set, and (position of the field, index of the value, conversion) for each key that fills one."""
+
+    base: tuple[Any, ...]
+    steps: tuple[tuple[int, int, Callable[[Any], Any] | None], ...]
+
+
+_FIELDS = tuple(item.name for item in fields(ReportRow))
+_DEFAULTS = {item.name: item.default for item in fields(ReportRow)} | {"questions": _NO_QUESTIONS}
+assert _FIELDS[-1] == "values"  # ``_of`` sets the values last
+
+
+def _plan(keys: tuple[str, ...]) -> _Plan:
+    base = {**_DEFAULTS, "has_scope": "auto_accept_scope" in keys, "layout": keys}
+    positions = {name: position for position, name in enumerate(_FIELDS)}
+    steps = tuple(
+        (positions[name], index, _CONVERTED.get(name))
+        for index, name in enumerate(keys)
+        if name in _PLAIN or name in _CONVERTED
+    )
+    return _Plan(tuple(base[name] for name in _FIELDS), steps)
+
+
+# The plans of the layouts rows share (``ReportRow.layout``: a run's rows come in a handful of shapes,
+# so one key tuple serves them all). Bounded, so that a report file of rows with made-up keys adds
+# rows, not shapes, to what stays in memory.
+_PLANS: dict[tuple[str, ...], _Plan] = {}
 _MAX_LAYOUTS = 256
 
 
-def _shared_layout(keys: tuple[str, ...]) -> tuple[str, ...]:
-    shared = _LAYOUTS.get(keys)
-    if shared is not None:
-        return shared
-    if len(_LAYOUTS) < _MAX_LAYOUTS:
-        _LAYOUTS[keys] = keys
-    return keys
+def _plan_of(keys: tuple[str, ...]) -> _Plan:
+    plan = _PLANS.get(keys)
+    if plan is None:
+        plan = _plan(keys)
+        if len(_PLANS) < _MAX_LAYOUTS:
+            _PLANS[keys] = plan
+    return plan
 
 
 def as_row(row: ReportRow | Mapping[str, Any]) -> ReportRow:

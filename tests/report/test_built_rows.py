@@ -10,12 +10,14 @@ wrong, never an internal error.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import pytest_citecheck._report.row as row_module
+from pytest_citecheck._report import schema
 from pytest_citecheck._report.row import ReportRow, RowError
 from pytest_citecheck._report.run_report import Report, ReportError
 
@@ -86,8 +88,13 @@ def test_built_rows_skip_the_schema_serial_and_on_the_xdist_controller_but_a_rep
 
     # Read back from the file, every row is checked (and each one the plugin built passes the whole schema).
     calls: list[Any] = []
-    real = row_module.validate
-    monkeypatch.setattr(row_module, "validate", lambda data: (calls.append(data), real(data))[1])
+    real = schema.validate
+
+    def counted(data: Any) -> None:
+        calls.append(data)
+        real(data)
+
+    monkeypatch.setattr(row_module, "validate", counted)
     report = Report.load(suite.path / "serial.json")
     assert len(calls) == rows == len(report)
     # The same rows taken as built are the same rows: every field, and the JSON written back.
@@ -173,3 +180,58 @@ def test_a_malformed_batch_from_a_worker_fails_the_run_with_one_line(
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # fails closed: the report is incomplete
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
     assert json.loads((suite.path / "r.json").read_text())["results"] == []  # the batch is left out whole
+
+
+def test_a_row_reads_each_field_as_the_dataclass_holds_it_whichever_way_it_is_taken() -> None:
+    data: dict[str, Any] = {
+        "test": "t.py::test_a",
+        "id": "c1",
+        "status": "found",
+        "section": "4.1",
+        "verdict": "verified",
+        "confidence": 1,
+        "auto": True,
+        "claim": None,
+        "span": [3, 9],
+        "auto_accept": 1,
+        "probabilities": {"supports": 0.9},
+        "replayed": True,
+        "shared": None,
+        "flagged": False,
+        "questions": {},
+        "decision": {"verdict": "verified", "by": "ana"},
+        "sections": ["1", "2"],
+        "quotes": ["a", "b"],
+        "spans": [[0, 1], [2, 3]],
+        "removed": ["not"],
+        "auto_accept_scope": None,
+        "extra": [1, 2, 3],
+    }
+    expected = ReportRow(
+        id="c1",
+        verdict="verified",
+        auto=True,
+        test="t.py::test_a",
+        status="found",
+        section="4.1",
+        confidence=1,
+        span=(3, 9),
+        auto_accept=1.0,
+        replayed=True,
+        questions={},
+        decision={"verdict": "verified", "by": "ana"},
+        sections=("1", "2"),
+        quotes=("a", "b"),
+        spans=((0, 1), (2, 3)),
+        removed=("not",),
+        has_scope=True,
+    )
+    for row in (ReportRow.from_json(data), ReportRow.built(data)):
+        assert row == expected
+        assert row.claim == "" and row.shared is False and isinstance(row.auto_accept, float)
+        assert row.to_json() == data and row.get("extra") == [1, 2, 3] and row.has("probabilities")
+    assert ReportRow.built({**data, "auto_accept_scope": "ini"}) == replace(expected, auto_accept_scope="ini")
+    # Without the optional fields: every default.
+    bare = ReportRow.built({"id": "c2", "verdict": "fabricated", "auto": False})
+    assert bare == ReportRow(id="c2", verdict="fabricated", auto=False)
+    assert bare.questions == {} and bare.auto_accept == 0.8 and bare.has_scope is False and bare.span is None
