@@ -22,7 +22,10 @@ The same number of citations is replayed at three numbers per test (5, 200, 2,00
 100, 500): the cost of a citation must not grow with how many share a test. Other installed plugins
 are kept out of every run (``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 -p pytest_citecheck.plugin``): they
 cost all alike and only add noise. A separate, untimed run counts cassette loads. Goals are ratios
-of those costs; absolute times (per citation, per test) are printed as information.
+of those costs; absolute times (per citation, per test) are printed as information. Replay's cost
+per test over the no-op (its fixtures, checker, cassette and hooks, apart from its citations) is
+solved from the three shapes, which replay the same citations in different numbers of tests: the
+slope of their costs against their numbers of tests (goal 0.5 ms; information in ``--quick``).
 """
 
 from __future__ import annotations
@@ -371,6 +374,7 @@ def run(per_test: tuple[int, int, int], runs: int, log: Any = print) -> list[Row
     rows.append(_vcrpy_row(shapes[0]))
     rows.append(_xdist_row(shapes[0], xdist_walls))
     rows += _info_rows(shapes)
+    rows.append(_per_test_row(shapes))
     few_cost, many_cost = (suite.cost("replay") / suite.citations for suite in (shapes[0], shapes[-1]))
     goal, guard = GOALS.linear
     rows.append(
@@ -447,6 +451,36 @@ def _info_rows(shapes: list[Suite]) -> list[Row]:
             )
         )
     return rows
+
+
+# Issue 27: what a replayed test costs over the no-op apart from its citations (its fixtures, its
+# checker, opening its cassette, the hooks), in seconds.
+PER_TEST_GOAL = 0.0005
+
+
+def _per_test_row(shapes: list[Suite]) -> Row:
+    """Replay's cost per test over the no-op, solved from the shapes of this run: they replay the same
+    citations in different numbers of tests, so the slope of their costs against their numbers of tests
+    is what a test costs apart from its citations. Information in ``--quick`` (a difference of CPU times)."""
+    if len({suite.citations for suite in shapes}) != 1:
+        raise ValueError("the per-test cost is solved from shapes that replay the same number of citations")
+    fitted = statistics.linear_regression([suite.tests for suite in shapes], [suite.cost("replay") for suite in shapes])
+    per_test = fitted.slope
+    row = Row(
+        f"Replay per test over the no-op: {shapes[0].citations:,} citations in "
+        + ", ".join(f"{suite.tests:,}" for suite in shapes)
+        + " tests, CPU over the no-op fitted against the number of tests",
+        f"{ms(per_test)} per test",
+        f"{ms(fitted.intercept / shapes[0].citations)} per citation",
+        "",
+        f"≤ {ms(PER_TEST_GOAL)} per test",
+        per_test <= PER_TEST_GOAL,
+        miss=f"+{ms(per_test - PER_TEST_GOAL)} per test" if per_test > PER_TEST_GOAL else "",
+    )
+    # A slope of CPU-time differences: on a shared CI machine it moves by more than the goal, so it is
+    # never a regression there (``guard_ok`` None). The goal is judged by the full run.
+    row.guard_ok, row.guard = None, "information (CPU differences)"
+    return row
 
 
 def _loads_row(suite: Suite, loads: list[str]) -> Row:

@@ -19,7 +19,7 @@ import pytest
 from pytest_citecheck import _hooks
 from pytest_citecheck._options import OPTIONS, PER_TEST_OPTIONS, Settings
 from pytest_citecheck._pytest_glue import SessionTrigger, session_plugins
-from pytest_citecheck._pytest_glue.stash import SETTINGS
+from pytest_citecheck._pytest_glue.stash import SESSION_CLIENT, SETTINGS
 
 # Everything else (the checker, cassettes, reports, reviews) is imported where it is used: pytest
 # loads this module for every run, and a suite that checks no citation should not pay for them.
@@ -164,8 +164,9 @@ def citecheck_async_client(pytestconfig: pytest.Config) -> Callable[[], AsyncTyp
 def _citecheck_session_client(pytestconfig: pytest.Config) -> Iterator[SessionClient]:
     from pytest_citecheck._pytest_glue.fixtures import SessionClient, replay_only_transport
 
-    holder = SessionClient(replay_only_transport(pytestconfig))
+    holder = pytestconfig.stash[SESSION_CLIENT] = SessionClient(replay_only_transport(pytestconfig))
     yield holder
+    del pytestconfig.stash[SESSION_CLIENT]
     holder.close()
 
 

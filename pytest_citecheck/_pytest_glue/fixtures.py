@@ -18,7 +18,7 @@ import pytest
 from pytest_citecheck._errors import OptionError
 from pytest_citecheck._pytest_glue import session_plugins
 from pytest_citecheck._pytest_glue.paths import cassette_path
-from pytest_citecheck._pytest_glue.stash import CHECKER, PENDING_ROWS, SETTINGS, SHARED_ANSWERS
+from pytest_citecheck._pytest_glue.stash import CHECKER, PENDING_ROWS, SESSION_CLIENT, SETTINGS, SHARED_ANSWERS
 from pytest_citecheck._text import format_confidence, shell_quote
 
 if TYPE_CHECKING:
@@ -238,6 +238,32 @@ def _cassette(item: pytest.Item, path: Path, settings: Settings, shared: bool) -
     return TestCassette(path, settings.record_mode, shared=shared)
 
 
+def plain_fixture(item: pytest.Item, name: str) -> bool:
+    """True when the fixture ``name`` this test would get is the plugin's own and not set up for it yet.
+
+    Then what it returns is built directly (``make_checker``, ``client_for``), as pytest would build
+    it, without pytest's machinery for a fixture asked for by name (about a quarter of what a replayed
+    test cost over one that checks nothing). A fixture the test asks for (or is parametrized with),
+    one another fixture already asked for, and any override (a conftest's, a module's, a class's,
+    another plugin's) go through pytest as before.
+    """
+    request = getattr(item, "_request", None)
+    if name in getattr(item, "fixturenames", (name,)) or name in getattr(request, "_fixture_defs", (name,)):
+        return False
+    fixturedefs = item.session._fixturemanager.getfixturedefs(name, item) or ()
+    return bool(fixturedefs) and fixturedefs[-1].func.__module__ == "pytest_citecheck.plugin"
+
+
+def client_for(request: pytest.FixtureRequest) -> TypeSafeClient:
+    """The ``citecheck_client`` fixture as this test sees it: the session's client when the fixture is
+    the plugin's own (``plain_fixture``) and the session's client is set up, else through pytest."""
+    holder = request.config.stash.get(SESSION_CLIENT, None)
+    if holder is not None and plain_fixture(request.node, "citecheck_client"):
+        return holder.current()
+    client: TypeSafeClient = request.getfixturevalue("citecheck_client")
+    return client
+
+
 def make_checker(request: pytest.FixtureRequest) -> Checker:
     from pytest_citecheck._check.checker import checker_for
     from pytest_citecheck._gate.messages import review_command
@@ -255,7 +281,7 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
     on_result, reviews = _reporting(item, run)
     checker = checker_for(
         settings=settings,
-        client_factory=lambda: request.getfixturevalue("citecheck_client"),
+        client_factory=lambda: client_for(request),
         async_client_factory=lambda: request.getfixturevalue("citecheck_async_client"),
         cassette=_cassette(item, path, settings, shared),
         test_id=item.nodeid,

@@ -51,7 +51,11 @@ def running_checker(session: pytest.Session) -> Checker | None:
     is running or a wider fixture is being set up (the helper then says it was called outside a test)."""
     item = running_item(session)
     request = getattr(item, "_request", None)
-    if request is None or _in_wider_fixture_setup():
+    if item is None or request is None or _in_wider_fixture_setup():
         return None
+    from pytest_citecheck._pytest_glue.fixtures import make_checker, plain_fixture
+
+    if plain_fixture(item, "citecheck"):  # the plugin's own fixture: what it would return, built directly
+        return make_checker(request)
     checker: Checker = request.getfixturevalue("citecheck")
     return checker

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pytest_citecheck._judge.sharing import SharedAnswers
     from pytest_citecheck._options import Settings
     from pytest_citecheck._pytest_glue.bookkeeping import CassetteBookkeeping
+    from pytest_citecheck._pytest_glue.fixtures import SessionClient
     from pytest_citecheck._pytest_glue.session import CitecheckRun
 
 # Typed by annotation, not ``pytest.StashKey[T]()``: subscribing a generic class builds a typing alias at
@@ -30,6 +31,8 @@ COLLECTED: pytest.StashKey[list[pytest.Item]] = pytest.StashKey()
 SESSION_PLUGINS: pytest.StashKey[tuple[CitecheckRun, CassetteBookkeeping]] = pytest.StashKey()
 # The session's answers to identical requests, each sent once (``_judge.sharing``); made with the first checker.
 SHARED_ANSWERS: pytest.StashKey[SharedAnswers] = pytest.StashKey()
+# The ``_citecheck_session_client`` fixture's value while it is set up: what ``citecheck_client`` returns.
+SESSION_CLIENT: pytest.StashKey[SessionClient] = pytest.StashKey()
 
 
 def collected_modules(items: list[pytest.Item]) -> dict[int, Path]:

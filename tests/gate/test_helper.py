@@ -288,3 +288,66 @@ def test_the_session_client_follows_a_changed_environment(handbook):
     handbook.makeconftest(TWO_SERVERS_CONFTEST)
     result = run_one(handbook, TWO_SERVERS_TEST.replace("from handbook import HANDBOOK, cite\n", ""))
     result.assert_outcomes(passed=4)
+
+
+# A client answering every request "contradicts" from a mock transport, for the overrides below.
+MOCK_CLIENT = """
+import httpx2
+from typesafe_sdk import TypeSafeClient
+
+def mock_client():
+    def answer(request):
+        return httpx2.Response(200, json={"model": "jev-mock", "usage": {"input_tokens": 1, "output_tokens": 1},
+            "answers": {"relation": {"type": "choice", "choice": "contradicts", "confidence": 0.9,
+                                     "probabilities": {"supports": 0.02, "contradicts": 0.93, "says_nothing": 0.05}}}})
+    return TypeSafeClient(api_key="k", compression=False, transport=httpx2.MockTransport(answer))
+"""
+
+HELPER_SEES = """
+from handbook import HANDBOOK, cite
+from pytest_citecheck import check_citations
+
+def test_{name}():
+    [r] = check_citations([cite('m', 'Refunds {name}.', 'Refunds are issued within 30 days')], HANDBOOK)
+    assert r.model == {model!r}
+"""
+
+
+def test_the_helper_uses_the_fixtures_each_test_sees(handbook):
+    # The helper's checker and client are the ``citecheck`` and ``citecheck_client`` fixtures as each
+    # test sees them: overridden by a directory's conftest, by a module, by a class, or the plugin's
+    # own (built without pytest's fixture machinery then), test after test in one run.
+    handbook.makepyfile(mock=MOCK_CLIENT)
+    handbook.syspathinsert()  # ``mock`` and ``handbook`` for the conftest in a subdirectory too
+    overrides = handbook.mkdir("overrides")
+    (overrides / "conftest.py").write_text(
+        "import pytest\nfrom mock import mock_client\n\n@pytest.fixture\ndef citecheck_client():\n"
+        "    with mock_client() as client:\n        yield client\n"
+    )
+    (overrides / "test_a_by_conftest.py").write_text(HELPER_SEES.format(name="a", model="jev-mock"))
+    (handbook.path / "test_b_plain.py").write_text(HELPER_SEES.format(name="b", model="jev-1.13.0"))
+    by_module = HELPER_SEES.format(name="c", model="jev-mock")
+    by_module += "\nimport pytest\nfrom mock import mock_client\n\n@pytest.fixture\ndef citecheck_client():\n"
+    by_module += "    with mock_client() as client:\n        yield client\n"
+    (handbook.path / "test_c_by_module.py").write_text(by_module)
+    (handbook.path / "test_d_plain_again.py").write_text(HELPER_SEES.format(name="d", model="jev-1.13.0"))
+    checker_override = """
+import pytest
+from handbook import HANDBOOK, cite
+from mock import mock_client
+from pytest_citecheck import Checker, check_citations
+
+class TestE:
+    @pytest.fixture
+    def citecheck(self):
+        with mock_client() as client:
+            yield Checker(client=client)
+
+    def test_e(self):
+        [r] = check_citations([cite('m', 'Refunds e.', 'Refunds are issued within 30 days')], HANDBOOK)
+        assert r.model == 'jev-mock'
+"""
+    (handbook.path / "test_e_checker_by_class.py").write_text(checker_override)
+    (handbook.path / "test_f_plain_last.py").write_text(HELPER_SEES.format(name="f", model="jev-1.13.0"))
+    result = handbook.runpytest("-p", "no:randomly", "overrides", ".")
+    result.assert_outcomes(passed=6)
