@@ -42,6 +42,9 @@ class CassetteBookkeeping:
         self.crashed_workers = 0  # xdist workers that went down with an error
         # What is worked out from the collected tests, and how many there were then.
         self._owners: dict[str, dict[str, bool]] | None = None
+        # Each collected test's cassette path and its normalised form, by the item's identity (items
+        # live for the whole session): worked out with ``_owners``, not again when the test builds its checker.
+        self._paths: dict[int, tuple[Path, str]] = {}
         self._modules_by_id: dict[int, Path] | None = None
         self._worked_out_for = -1
 
@@ -49,31 +52,35 @@ class CassetteBookkeeping:
         """Forget what was worked out from fewer collected tests than there are now."""
         if self._worked_out_for != len(self.items):
             self._owners = self._modules_by_id = None
+            self._paths = {}
             self._worked_out_for = len(self.items)
 
-    def sharing(self, item: pytest.Item, path: Path) -> list[str]:
-        """The other collected tests whose cassette is ``path`` too, by accident (worked out once, when first asked).
+    def cassette_of(self, item: pytest.Item) -> tuple[Path, list[str]]:
+        """The test's cassette path (``paths.cassette_path``), and the other collected tests whose cassette
+        it is too, by accident (worked out once for every collected test, when first asked).
 
         Tests that name the same cassette on purpose (``@pytest.mark.citecheck(cassette=...)``) share it
         safely (their answers are merged); only a test that does not ask for sharing collides.
         """
         self._collected()
+        settings = self.config.stash[SETTINGS]
         if self._owners is None:
-            settings = self.config.stash[SETTINGS]
             owners: dict[str, dict[str, bool]] = {}
             for collected in self.items:
+                path = cassette_path(collected, settings)
                 # normpath, not resolve(): no file-system call per collected test.
-                key = os.path.normpath(cassette_path(collected, settings))
+                self._paths[id(collected)] = (path, key := os.path.normpath(path))
                 owners.setdefault(key, {})[collected.nodeid] = shared_cassette(collected) is not None
             self._owners = owners
-        others = [
-            (nodeid, shared)
-            for nodeid, shared in self._owners.get(os.path.normpath(path), {}).items()
-            if nodeid != item.nodeid
-        ]
+        found = self._paths.get(id(item))
+        if found is None:  # not among the collected tests (a plugin's own item): worked out here
+            path = cassette_path(item, settings)
+            found = (path, os.path.normpath(path))
+        path, key = found
+        others = [(nodeid, shared) for nodeid, shared in self._owners.get(key, {}).items() if nodeid != item.nodeid]
         if shared_cassette(item) is not None:
-            return [nodeid for nodeid, shared in others if not shared]
-        return [nodeid for nodeid, _ in others]
+            return path, [nodeid for nodeid, shared in others if not shared]
+        return path, [nodeid for nodeid, _ in others]
 
     def _modules(self) -> dict[int, Path]:
         """The collected modules' paths, by identity (``stash.collected_modules``), worked out once."""

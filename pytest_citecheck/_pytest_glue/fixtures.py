@@ -17,7 +17,6 @@ import pytest
 
 from pytest_citecheck._errors import OptionError
 from pytest_citecheck._pytest_glue import session_plugins
-from pytest_citecheck._pytest_glue.paths import cassette_path
 from pytest_citecheck._pytest_glue.stash import CHECKER, PENDING_ROWS, SESSION_CLIENT, SETTINGS, SHARED_ANSWERS
 from pytest_citecheck._text import format_confidence, shell_quote
 
@@ -191,8 +190,7 @@ def _cassette_of(
         raise OptionError(
             "@pytest.mark.citecheck(...)", f"cassette: expected a cassette name (a string), got {shared!r}"
         )
-    path = cassette_path(item, item.config.stash[SETTINGS])
-    shared_with = bookkeeping.sharing(item, path)
+    path, shared_with = bookkeeping.cassette_of(item)
     if shared_with:
         from pytest_citecheck._errors import CassetteCollisionError
 
