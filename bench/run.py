@@ -129,7 +129,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n({elapsed:.0f} s; load average {load_before} before, {_load()} after)")
     missed = [row for row in rows if row.met is False]
     for row in missed:
-        print(f"goal missed: {row.measure}: {row.ratio or row.ours}; goal {row.goal}, missed by {row.miss or '?'}")
+        print(
+            f"goal missed: {row.measure}: {row.ratio or row.ours}; goal {row.goal}"
+            + (f", missed by {row.miss}" if row.miss else "")
+        )
     if args.quick:
         broken = regressions(rows)
         for line in broken:
@@ -243,7 +246,9 @@ much less. Wall time is shown next to it.
         text += "\nNone: every goal above is met.\n"
     else:
         text += "\n" + "".join(
-            f"- **{row.measure}**: {row.ratio or row.ours} against {row.goal} (missed by {row.miss or '?'}). {_gap(row)}\n"
+            f"- **{row.measure}**: {row.ratio or row.ours} against {row.goal}"
+            + (f" (missed by {row.miss})" if row.miss else "")
+            + f". {_gap(row)}\n"
             for row in unmet
         )
     path.parent.mkdir(parents=True, exist_ok=True)
