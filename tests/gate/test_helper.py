@@ -349,5 +349,8 @@ class TestE:
 """
     (handbook.path / "test_e_checker_by_class.py").write_text(checker_override)
     (handbook.path / "test_f_plain_last.py").write_text(HELPER_SEES.format(name="f", model="jev-1.13.0"))
-    result = handbook.runpytest("-p", "no:randomly", "overrides", ".")
+    # One argument: pytest 8.4 (the lowest version allowed) collects only the first of two
+    # overlapping arguments. Directories and files are collected in name order, "overrides" first.
+    result = handbook.runpytest("-p", "no:randomly", "-v", ".")
     result.assert_outcomes(passed=6)
+    result.stdout.re_match_lines([r"overrides/test_a_by_conftest.py::test_a PASSED", r"test_b_plain.py::test_b PASSED"])
