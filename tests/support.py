@@ -9,6 +9,7 @@ and in the unpacked sdist). ``from conftest import ...`` is never used: conftest
 
 from __future__ import annotations
 
+import json
 import socket
 import sys
 import threading
@@ -258,3 +259,22 @@ def html_report_cards(browser: Any, page: Path) -> dict[str, str]:
         citation = heading.removeprefix("Citation ")[:-1]
         cards[citation] = f"{cards[citation]}\n{markup}" if citation in cards else markup
     return cards
+
+
+def recorded_interaction(claim: str, section: str, confidence: float = 0.9) -> dict[str, Any]:
+    """A Jev request and its 200 answer as vcrpy hands them to a cassette serializer, bodies as JSON text."""
+    body = {"model": "jev-1.13.0", "state": {"claim": claim, "section": section}}
+    answer = {"answers": {"relation": {"choice": "supports", "confidence": confidence}}, "model": "jev-1.13.0"}
+    return {
+        "request": {
+            "method": "POST",
+            "uri": "https://api.typesafe.ai/v1/systemone",
+            "body": json.dumps(body),
+            "headers": {"content-type": ["application/json"]},
+        },
+        "response": {
+            "status": {"code": 200, "message": "OK"},
+            "headers": {"content-type": ["application/json"]},
+            "body": {"string": json.dumps(answer)},
+        },
+    }

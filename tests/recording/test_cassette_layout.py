@@ -7,37 +7,18 @@ treats specially) it gives None and the safe YAML reader decides.
 
 from __future__ import annotations
 
-import json
 import random
-from typing import Any
 
 import pytest
 import yaml
+from support import recorded_interaction
 
 from pytest_citecheck._recording.cassette_file import CassetteSerializer, read_cassette_text, read_checked
 from pytest_citecheck._recording.layout import read_layout
 
 
-def _interaction(claim: str, section: str, confidence: float = 0.9) -> dict[str, Any]:
-    body = {"model": "jev-1.13.0", "state": {"claim": claim, "section": section}}
-    answer = {"answers": {"relation": {"choice": "supports", "confidence": confidence}}, "model": "jev-1.13.0"}
-    return {
-        "request": {
-            "method": "POST",
-            "uri": "https://api.typesafe.ai/v1/systemone",
-            "body": json.dumps(body),
-            "headers": {"content-type": ["application/json"]},
-        },
-        "response": {
-            "status": {"code": 200, "message": "OK"},
-            "headers": {"content-type": ["application/json"]},
-            "body": {"string": json.dumps(answer)},
-        },
-    }
-
-
 def _cassette(*pairs: tuple[str, str]) -> str:
-    interactions = [_interaction(claim, section) for claim, section in pairs]
+    interactions = [recorded_interaction(claim, section) for claim, section in pairs]
     return CassetteSerializer.serialize({"version": 1, "interactions": interactions})
 
 

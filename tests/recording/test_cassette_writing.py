@@ -12,28 +12,11 @@ import json
 from typing import Any
 
 import pytest
+from support import recorded_interaction
 
 from pytest_citecheck._recording import cassette_file
 from pytest_citecheck._recording.cassette_file import CassetteSerializer, read_cassette_text, read_checked
 from pytest_citecheck._recording.layout import write_layout
-
-
-def _interaction(claim: str, section: str, *, answer: Any = None) -> dict[str, Any]:
-    body = {"model": "jev-1.13.0", "state": {"claim": claim, "section": section}}
-    answer = answer or {"answers": {"relation": {"choice": "supports", "confidence": 0.9}}, "model": "jev-1.13.0"}
-    return {
-        "request": {
-            "method": "POST",
-            "uri": "https://api.typesafe.ai/v1/systemone",
-            "body": json.dumps(body),
-            "headers": {"content-type": ["application/json"]},
-        },
-        "response": {
-            "status": {"code": 200, "message": "OK"},
-            "headers": {"content-type": ["application/json"]},
-            "body": {"string": json.dumps(answer)},
-        },
-    }
 
 
 def _by_pyyaml(cassette: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> str:
@@ -61,7 +44,7 @@ def _written_as_pyyaml_writes(cassette: dict[str, Any], monkeypatch: pytest.Monk
 
 def test_a_recording_is_written_byte_for_byte_as_pyyaml_writes_it(monkeypatch: pytest.MonkeyPatch) -> None:
     pairs = [("The fee is 5%.", "1. Fees\n\n  The fee is 5% of the total."), ("Ça coûte 5 €", '第1条 料金 "quoted" \\')]
-    cassette = {"version": 1, "interactions": [_interaction(claim, section) for claim, section in pairs]}
+    cassette = {"version": 1, "interactions": [recorded_interaction(claim, section) for claim, section in pairs]}
     assert _written_as_pyyaml_writes(cassette, monkeypatch)
 
 
@@ -82,7 +65,7 @@ def test_any_claim_and_section_is_written_as_pyyaml_writes_it(monkeypatch: pytes
     @settings(max_examples=300, deadline=None)
     @given(st.lists(st.tuples(st.text(max_size=40), st.text(max_size=200)), min_size=1, max_size=3, unique=True))
     def agrees(pairs: list[tuple[str, str]]) -> None:
-        cassette = {"version": 1, "interactions": [_interaction(claim, section) for claim, section in pairs]}
+        cassette = {"version": 1, "interactions": [recorded_interaction(claim, section) for claim, section in pairs]}
         fast = _written_as_pyyaml_writes(cassette, monkeypatch)
         # JSON escapes the control characters; what it leaves as it is, YAML writes as plain text.
         if all(character.isprintable() or character < " " for pair in pairs for character in "".join(pair)):
@@ -93,7 +76,7 @@ def test_any_claim_and_section_is_written_as_pyyaml_writes_it(monkeypatch: pytes
 
 def _edited(edit: str) -> dict[str, Any]:
     """A cassette (as the serializer is given it) with one thing PyYAML writes another way, or that is not the layout."""
-    interaction = _interaction("The fee is 5%.", "Fees")
+    interaction = recorded_interaction("The fee is 5%.", "Fees")
     request, response = interaction["request"], interaction["response"]
     if edit == "trailing space":
         request["body"] = "model   \njev\n"
