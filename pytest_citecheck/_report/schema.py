@@ -88,6 +88,7 @@ _STRING = (lambda value: isinstance(value, str), "a string")
 _OPTIONAL_STRING = (_optional(lambda value: isinstance(value, str)), "a string or null")
 _OPTIONAL_FRACTION = (_optional(_is_fraction), "a number from 0 to 1 or null")
 _OPTIONAL_MAP = (_optional(_is_text_map), "an object of plain values or null")
+_OPTIONAL_FLAG = (_optional(lambda value: isinstance(value, bool)), "true or false")
 _VERDICT = (lambda value: value in VERDICT_ORDER, f"one of {', '.join(VERDICT_ORDER)}")
 
 # Field -> (check, what is expected). ``REQUIRED`` fields must be present; the rest may be absent
@@ -113,10 +114,10 @@ SCHEMA: dict[str, tuple[Callable[[Any], bool], str]] = {
     "probabilities": (_map_of(_is_fraction), "an object of numbers from 0 to 1"),
     "input_tokens": (_optional(_is_count), "a count"),
     "output_tokens": (_optional(_is_count), "a count"),
-    "replayed": (_optional(lambda value: isinstance(value, bool)), "true or false"),
-    "shared": (_optional(lambda value: isinstance(value, bool)), "true or false"),
+    "replayed": _OPTIONAL_FLAG,
+    "shared": _OPTIONAL_FLAG,
     "screen": _OPTIONAL_FRACTION,
-    "flagged": (_optional(lambda value: isinstance(value, bool)), "true or false"),
+    "flagged": _OPTIONAL_FLAG,
     "questions": (_map_of(_is_question), "an object of question answers"),
     "section_text": _OPTIONAL_STRING,
     "review_key": _OPTIONAL_STRING,
