@@ -211,7 +211,9 @@ much less. Wall time is shown next to it.
   `vcr.use_cassette` per test, vcrpy's YAML and default matching on method, path and body, recorded
   once). Each way's cost is its CPU time minus the no-op's; the goals are replay's cost over the
   dict floor's and over vcrpy's. The same number of citations is replayed at three numbers per
-  test. Peak memory is RSS for the one-test suite. Cassette loads are counted in a separate run.
+  test, and once more one to a test (replay and no-op only): the cost per test is the slope of the
+  four costs over the no-op against their numbers of tests, which runs from one test to as many
+  tests as citations. Peak memory is RSS for the one-test suite. Cassette loads are counted in a separate run.
 - **Live**: the real `Checker` records into a fresh cassette through the real SDK over loopback HTTP
   to `pytest_citecheck.testing.JevServer` with added latency, running in a process of its own; the
   baseline is `concurrency=1`. The rate-limit run answers the first requests with 429 and
