@@ -82,4 +82,22 @@ def with_human_decision(
             changes.update(decision=found.decision, verdict=Verdict(found.decision["verdict"]))
         elif found.stale is not None:
             changes.update(stale_decision=found.stale)
-    return dataclasses.replace(result, **changes)
+    return _replaced(result, changes)
+
+
+_FIELD_COUNT = len(dataclasses.fields(CitationResult))
+
+
+def _replaced(result: CitationResult, changes: dict[str, Any]) -> CitationResult:
+    """``dataclasses.replace(result, **changes)``: a ``CitationResult`` (a plain dataclass: no
+    ``__post_init__``, no field outside ``__init__``) copied field by field, without calling
+    ``__init__`` with its 28 arguments, which cost as much as the rest of this step. A subclass
+    (its ``__init__`` may do more), or a result given attributes beyond its fields (``replace``
+    drops them), is copied by ``dataclasses.replace``."""
+    if type(result) is not CitationResult or len(result.__dict__) != _FIELD_COUNT:
+        return dataclasses.replace(result, **changes)
+    copy = object.__new__(CitationResult)
+    fields = copy.__dict__
+    fields.update(result.__dict__)
+    fields.update(changes)
+    return copy

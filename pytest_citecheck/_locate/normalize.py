@@ -79,6 +79,15 @@ JOINED_INLINE = "\x01"
 AFTER_HYPHEN = re.compile(r"-(?<=\S-)-*\s[-\s]*")
 SOFT_HYPHENS = re.compile("\u00ad+")
 ELISION = re.compile(r"\s*\[?\s*\.\.\.\s*\]?\s*")
+
+
+def split_elisions(text: str) -> list[str]:
+    """``ELISION.split(text)``: the pieces of a text between its elisions. Every elision holds "...", and
+    a text without one is its only piece: most quotes, which then skip the expression (it tries its
+    optional parts at every character, some tens of instructions each)."""
+    return ELISION.split(text) if "..." in text else [text]
+
+
 # What NFKC may compose with what comes before it never starts with an ASCII character, so a text
 # can be folded piece by piece at any ASCII character: a run of non-ASCII text with the character
 # before it (``e`` + U+0301 is one ``é``), and the ASCII text between such runs.
@@ -202,7 +211,7 @@ def normalize(text: str, *, casefold: bool = False) -> str:
 def quote_fragments(quote: str, *, casefold: bool = False) -> list[str]:
     """The normalised pieces of a quote: one, or several when it elides text with ``...`` or ``…``."""
     needle = normalize(quote, casefold=casefold)
-    return [trim_cut_hyphens(fragment) for fragment in ELISION.split(needle) if trim_cut_hyphens(fragment)]
+    return [trim_cut_hyphens(fragment) for fragment in split_elisions(needle) if trim_cut_hyphens(fragment)]
 
 
 def trim_cut_hyphens(fragment: str) -> str:

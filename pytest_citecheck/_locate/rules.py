@@ -22,10 +22,10 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from pytest_citecheck._locate.normalize import (
-    ELISION,
     JOINED_AT_BREAK,
     JOINED_INLINE,
     normalize_marked,
+    split_elisions,
     trim_cut_hyphens,
 )
 
@@ -92,7 +92,7 @@ def quote_pieces(quote: str, *, casefold: bool = False, literal: bool = False) -
     """The ways to search for a quote, in order: whole (a literal "..." in the source matches as is),
     then, when it elides text and every piece is long enough, its pieces. Empty for a quote of nothing."""
     marked = normalize_marked(quote, casefold=casefold, quote=True)
-    parts = [part for part in map(trim_cut_hyphens, ELISION.split(marked)) if part]
+    parts = [part for part in map(trim_cut_hyphens, split_elisions(marked)) if part]
     if not parts:
         return []
     whole = [piece_of(marked)]
@@ -106,7 +106,7 @@ def quote_pieces(quote: str, *, casefold: bool = False, literal: bool = False) -
 
 def short_pieces(quote: str, *, casefold: bool = False) -> list[str]:
     """The pieces of an elided quote shorter than ``MIN_PIECE_WORDS`` words (empty when none, or not elided)."""
-    parts = [trim_cut_hyphens(part) for part in ELISION.split(normalize_marked(quote, casefold=casefold, quote=True))]
+    parts = [trim_cut_hyphens(part) for part in split_elisions(normalize_marked(quote, casefold=casefold, quote=True))]
     parts = [_MARKS.sub("", part) for part in parts if part]
     if len(parts) < 2:
         return []

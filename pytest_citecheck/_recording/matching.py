@@ -76,7 +76,14 @@ _COMPACT = (
 
 
 def compact_json(value: Any) -> str:
-    """Key-sorted JSON without spaces (the C encoder's fastest form): a cassette's digest is taken over it."""
+    """Key-sorted JSON without spaces (the C encoder's fastest form): a cassette's digest is taken over it.
+
+    A text or an integer (a digest's method, URI and status) is written as the encoder writes it, without it."""
+    kind = type(value)
+    if kind is str:
+        return _encoded_text(value)
+    if kind is int:
+        return int.__repr__(value)
     return _PLAIN.encode(value) if _COMPACT is None else "".join(_COMPACT(value, 0))
 
 

@@ -21,6 +21,7 @@ again. Known secrets live only in this process's memory.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -95,13 +96,19 @@ def redact_body(body: Any) -> Any:
         return body
     secrets = known_secrets()
     text = body.decode("utf-8", "surrogateescape") if isinstance(body, bytes) else body
-    if not any(secret in text or json.dumps(secret)[1:-1] in text for secret in secrets):
+    if not any(secret in text or _json_escaped(secret) in text for secret in secrets):
         return body
     try:
         redacted = json.dumps(_redact_value(json.loads(text), secrets), ensure_ascii=False)
     except (ValueError, RecursionError):  # not JSON: cut it as text
         redacted = cut_secrets(text, secrets)
     return redacted.encode("utf-8", "surrogateescape") if isinstance(body, bytes) else redacted
+
+
+@functools.lru_cache(maxsize=64)
+def _json_escaped(secret: str) -> str:
+    """A secret as it stands inside a JSON string (the few known secrets: worked out once each, not per body)."""
+    return json.dumps(secret)[1:-1]
 
 
 def _redact_value(value: Any, secrets: list[str]) -> Any:
