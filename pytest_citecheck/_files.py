@@ -31,6 +31,10 @@ class UnreadableFileError(ValueError):
     """A path that is not a regular file, or a file larger than its reader accepts."""
 
 
+class DirectoryError(UnreadableFileError):
+    """A path that is a directory (a reader may say what to do about one in its own words)."""
+
+
 class LockUnavailableError(RuntimeError):
     """The directory of the inter-process locks cannot be used: not ours, not a directory, not writable."""
 
@@ -157,30 +161,48 @@ def read_regular_file(path: Path, limit: int, *, head_only: bool = False) -> byt
     """The bytes of ``path``, which must be a regular file of at most ``limit`` bytes.
 
     Raises ``FileNotFoundError`` when there is no such file, and ``UnreadableFileError`` for a
-    directory, a device, a FIFO or a socket (checked on the opened file, without reading it or
-    waiting for a writer) or a file longer than ``limit``. A symbolic link to a regular file is read.
+    directory (``DirectoryError``), a device, a FIFO or a socket (checked on the opened file, without
+    reading it or waiting for a writer) or a file longer than ``limit``. A symbolic link to a regular file is read.
     With ``head_only``, the first ``limit`` bytes of a longer file are its answer.
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
     except IsADirectoryError:
-        raise UnreadableFileError("it is a directory, not a regular file") from None
+        raise DirectoryError("it is a directory, not a regular file") from None
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
-            raise UnreadableFileError(f"it is {_kind_of(status.st_mode)}, not a regular file")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            # As much as the file holds (asking for ``limit`` would allocate that much for each read),
-            # and on to the limit if it grew since.
-            data = handle.read(min(status.st_size, limit) + 1)
-            if len(data) > status.st_size:
-                data += handle.read(limit + 1 - len(data))
+            kind = DirectoryError if stat.S_ISDIR(status.st_mode) else UnreadableFileError
+            raise kind(f"it is {_kind_of(status.st_mode)}, not a regular file")
+        data = _read_to(fd, min(status.st_size, limit) + 1, limit + 1)
     finally:
         os.close(fd)
     if len(data) > limit and not head_only:
         raise UnreadableFileError(f"it is larger than {limit:,} bytes, the most pytest-citecheck reads")
     return data[:limit]
+
+
+# What one read asks for beyond a file's size (it grew since): allocated per read, so not the whole limit.
+_CHUNK = 1 << 20
+
+
+def _read_to(fd: int, first: int, most: int) -> bytes:
+    """Read ``fd`` to its end or to ``most`` bytes: ``first`` at once (as much as the file held, and
+    one more, so that a short read is its end), then on in chunks if it grew. Straight ``os.read``
+    calls: no file object per read."""
+    data = os.read(fd, first)
+    if len(data) < first:  # the file's end (a regular file reads short only there)
+        return data
+    chunks = [data]
+    got = len(data)
+    while got < most:
+        chunk = os.read(fd, min(most - got, _CHUNK))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 _KINDS = (

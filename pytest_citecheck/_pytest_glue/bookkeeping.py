@@ -43,8 +43,9 @@ class CassetteBookkeeping:
         # What is worked out from the collected tests, and how many there were then.
         self._owners: dict[str, dict[str, bool]] | None = None
         # Each collected test's cassette path and its normalised form, by the item's identity (items
-        # live for the whole session): worked out with ``_owners``, not again when the test builds its checker.
-        self._paths: dict[int, tuple[Path, str]] = {}
+        # live for the whole session): worked out with ``_owners``, not again when the test builds its
+        # checker, nor when orphans are looked for.
+        self._paths: dict[int, tuple[Path, str, bool]] = {}
         self._modules_by_id: dict[int, Path] | None = None
         self._worked_out_for = -1
 
@@ -55,32 +56,38 @@ class CassetteBookkeeping:
             self._paths = {}
             self._worked_out_for = len(self.items)
 
-    def cassette_of(self, item: pytest.Item) -> tuple[Path, list[str]]:
+    def cassette_of(self, item: pytest.Item, *, shared: bool) -> tuple[Path, list[str]]:
         """The test's cassette path (``paths.cassette_path``), and the other collected tests whose cassette
         it is too, by accident (worked out once for every collected test, when first asked).
 
-        Tests that name the same cassette on purpose (``@pytest.mark.citecheck(cassette=...)``) share it
-        safely (their answers are merged); only a test that does not ask for sharing collides.
+        Tests that name the same cassette on purpose (``@pytest.mark.citecheck(cassette=...)``, ``shared``)
+        share it safely (their answers are merged); only a test that does not ask for sharing collides.
         """
         self._collected()
-        settings = self.config.stash[SETTINGS]
         if self._owners is None:
             owners: dict[str, dict[str, bool]] = {}
             for collected in self.items:
-                path = cassette_path(collected, settings)
-                # normpath, not resolve(): no file-system call per collected test.
-                self._paths[id(collected)] = (path, key := os.path.normpath(path))
-                owners.setdefault(key, {})[collected.nodeid] = shared_cassette(collected) is not None
+                path, key, named = self._path_of(collected, keep=True)
+                owners.setdefault(key, {})[collected.nodeid] = named
             self._owners = owners
-        found = self._paths.get(id(item))
-        if found is None:  # not among the collected tests (a plugin's own item): worked out here
-            path = cassette_path(item, settings)
-            found = (path, os.path.normpath(path))
-        path, key = found
-        others = [(nodeid, shared) for nodeid, shared in self._owners.get(key, {}).items() if nodeid != item.nodeid]
-        if shared_cassette(item) is not None:
-            return path, [nodeid for nodeid, shared in others if not shared]
+        path, key, _ = self._path_of(item)
+        others = [(nodeid, named) for nodeid, named in self._owners.get(key, {}).items() if nodeid != item.nodeid]
+        if shared:
+            return path, [nodeid for nodeid, named in others if not named]
         return path, [nodeid for nodeid, _ in others]
+
+    def _path_of(self, item: pytest.Item, *, keep: bool = False) -> tuple[Path, str, bool]:
+        """The test's cassette path, its normalised form, and whether it names a shared cassette. ``keep``:
+        a collected test's, kept (a plugin's own item, not among them, is worked out each time)."""
+        found = self._paths.get(id(item))
+        if found is None:
+            named = shared_cassette(item)
+            path = cassette_path(item, self.config.stash[SETTINGS], shared=named)
+            # normpath, not resolve(): no file-system call per collected test.
+            found = (path, os.path.normpath(path), named is not None)
+            if keep:
+                self._paths[id(item)] = found
+        return found
 
     def _modules(self) -> dict[int, Path]:
         """The collected modules' paths, by identity (``stash.collected_modules``), worked out once."""
@@ -109,11 +116,11 @@ class CassetteBookkeeping:
         from pytest_citecheck._recording.cassette_file import is_citecheck_cassette, read_interactions
         from pytest_citecheck._recording.lifecycle.unused import unused_entry
 
-        if shared_cassette(item) is not None:
-            # A shared cassette holds other tests' answers too: what this test did not play is theirs.
-            return []
         checker = item.stash.get(CHECKER, None)
         cassette = checker.cassette if checker is not None else None
+        if cassette.shared if cassette is not None else shared_cassette(item) is not None:
+            # A shared cassette holds other tests' answers too: what this test did not play is theirs.
+            return []
         if cassette is not None and cassette.is_open:
             path, bodies = cassette.path, cassette.unplayed()
         else:
@@ -156,8 +163,9 @@ class CassetteBookkeeping:
 
         def names_in(module: Path) -> set[str]:  # worked out only for modules with a cassette folder
             if not names:
+                self._collected()
                 for item in self.items:
-                    names.setdefault(Path(item.path), set()).add(cassette_path(item, settings).name)
+                    names.setdefault(Path(item.path), set()).add(self._path_of(item, keep=True)[0].name)
             return names.get(module, set())
 
         found = orphan_cassettes(

@@ -17,7 +17,15 @@ import pytest
 
 from pytest_citecheck._errors import OptionError
 from pytest_citecheck._pytest_glue import session_plugins
-from pytest_citecheck._pytest_glue.stash import CHECKER, PENDING_ROWS, SESSION_CLIENT, SETTINGS, SHARED_ANSWERS
+from pytest_citecheck._pytest_glue.markers import MarkerCache
+from pytest_citecheck._pytest_glue.stash import (
+    CHECKER,
+    PENDING_ROWS,
+    SESSION_CLIENT,
+    SESSION_PARTS,
+    SETTINGS,
+    SHARED_ANSWERS,
+)
 from pytest_citecheck._text import format_confidence, shell_quote
 
 if TYPE_CHECKING:
@@ -136,25 +144,33 @@ def _shared_answers(config: pytest.Config) -> Any:
     return shared
 
 
-def _marker_options(item: pytest.Item) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    # Closest marker wins: apply module, then class, then function.
-    for marker in reversed(list(item.iter_markers("citecheck"))):
-        if marker.args:
-            options["<positional>"] = marker.args
-        options.update(marker.kwargs)
-    return options
+class _SessionParts:
+    """What every test's checker shares, worked out once per session: the ``citecheck`` markers the
+    tests inherit from their modules and classes (``markers.MarkerCache``), each test directory's
+    reviews file, the review command the messages name."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        from pytest_citecheck._gate.messages import review_command
+
+        settings = config.stash[SETTINGS]
+        self.markers = MarkerCache()
+        self._reviews = settings.reviews
+        self._reviews_paths: dict[Path, Path] = {}
+        self.review_command = review_command(settings.json, cached=getattr(config, "cache", None) is not None)
+
+    def reviews_path(self, item: pytest.Item) -> Path:
+        """The reviews file of the test's directory (``citecheck_reviews``, relative to it)."""
+        found = self._reviews_paths.get(item.path)
+        if found is None:
+            found = self._reviews_paths[item.path] = Path(item.path).parent / self._reviews
+        return found
 
 
-def _auto_accept_scope(item: pytest.Item) -> str | None:
-    """Where this test's ``auto_accept`` is set: the closest module, class or function whose own
-    ``citecheck`` marker names it (``citecheck calibrate --by marker`` groups decisions by it), or None
-    when it comes from the ini file, the command line or the default."""
-    for node in reversed(item.listchain()):
-        if any(marker.name == "citecheck" and "auto_accept" in marker.kwargs for marker in node.own_markers):
-            # A function's marker covers all its parametrized cases: name the function, not one case.
-            return node.nodeid.split("[", 1)[0] if isinstance(node, pytest.Function) else node.nodeid
-    return None
+def _session_parts(config: pytest.Config) -> _SessionParts:
+    parts = config.stash.get(SESSION_PARTS, None)
+    if parts is None:
+        parts = config.stash[SESSION_PARTS] = _SessionParts(config)
+    return parts
 
 
 def _record_properties(item: pytest.Item, result: CitationResult, recorded: set[str]) -> None:
@@ -190,7 +206,7 @@ def _cassette_of(
         raise OptionError(
             "@pytest.mark.citecheck(...)", f"cassette: expected a cassette name (a string), got {shared!r}"
         )
-    path, shared_with = bookkeeping.cassette_of(item)
+    path, shared_with = bookkeeping.cassette_of(item, shared=shared is not None)
     if shared_with:
         from pytest_citecheck._errors import CassetteCollisionError
 
@@ -202,27 +218,30 @@ def _cassette_of(
     return path, shared is not None
 
 
-def _reporting(item: pytest.Item, run: CitecheckRun) -> tuple[Callable[[CitationResult], None], Callable[[], Reviews]]:
-    """What the checker calls with each result (a report row, JUnit properties), and this test's reviews."""
-    rows = item.stash.setdefault(PENDING_ROWS, [])
-    reviews_path = Path(item.path).parent / item.config.stash[SETTINGS].reviews
-    scope = _auto_accept_scope(item)
-    listed: set[str] = set()
+class _Reporting:
+    """What the checker calls with each result (a report row, JUnit properties), and this test's reviews
+    (read when first needed: the session reads each reviews file once, ``CitecheckRun.reviews_for``)."""
 
-    # Worked out once per test, when first needed (resolving a path asks the file system).
-    @functools.cache
-    def reviews_file() -> str:
-        return run.display_path(reviews_path)
+    __slots__ = ("_item", "_run", "_rows", "_path", "_scope", "_listed", "_shown", "_reviews")
 
-    @functools.cache
-    def reviews_of_this_test() -> Reviews:
-        return run.reviews_for(reviews_path)
+    def __init__(self, item: pytest.Item, run: CitecheckRun, reviews_path: Path, scope: str | None) -> None:
+        self._item, self._run, self._path, self._scope = item, run, reviews_path, scope
+        self._rows = item.stash.setdefault(PENDING_ROWS, [])
+        self._listed: set[str] = set()
+        self._shown: str | None = None
+        self._reviews: Reviews | None = None
 
-    def on_result(result: CitationResult) -> None:
-        rows.append({**result.to_json(test=item.nodeid), "reviews_file": reviews_file(), "auto_accept_scope": scope})
-        _record_properties(item, result, listed)
+    def on_result(self, result: CitationResult) -> None:
+        if self._shown is None:
+            self._shown = self._run.display_path(self._path)
+        row = {**result.to_json(test=self._item.nodeid), "reviews_file": self._shown, "auto_accept_scope": self._scope}
+        self._rows.append(row)
+        _record_properties(self._item, result, self._listed)
 
-    return on_result, reviews_of_this_test
+    def reviews(self) -> Reviews:
+        if self._reviews is None:
+            self._reviews = self._run.reviews_for(self._path)
+        return self._reviews
 
 
 def _cassette(item: pytest.Item, path: Path, settings: Settings, shared: bool) -> TestCassette:
@@ -264,7 +283,6 @@ def client_for(request: pytest.FixtureRequest) -> TypeSafeClient:
 
 def make_checker(request: pytest.FixtureRequest) -> Checker:
     from pytest_citecheck._check.checker import checker_for
-    from pytest_citecheck._gate.messages import review_command
 
     item = request.node
     existing: Checker | None = item.stash.get(CHECKER, None)
@@ -272,11 +290,12 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
         return existing
     redact_logs()  # before this test's checker asks anything, through whatever client it is given
     settings = request.config.stash[SETTINGS]
-    marker_options = _marker_options(item)
+    parts = _session_parts(request.config)
+    marker_options, scope = parts.markers.settings_of(item)
     run, bookkeeping = session_plugins(request.config)
     path, shared = _cassette_of(item, marker_options, run, bookkeeping)
     mode = "rewrite" if path.exists() else "once"
-    on_result, reviews = _reporting(item, run)
+    reporting = _Reporting(item, run, parts.reviews_path(item), scope)
     checker = checker_for(
         settings=settings,
         client_factory=lambda: client_for(request),
@@ -284,12 +303,12 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
         cassette=_cassette(item, path, settings, shared),
         test_id=item.nodeid,
         record_hint=f"TYPESAFE_API_KEY=... pytest {shell_quote(item.nodeid)} --citecheck-record-mode={mode}",
-        review_command=review_command(settings.json, cached=getattr(request.config, "cache", None) is not None),
-        on_result=on_result,
+        review_command=parts.review_command,
+        on_result=reporting.on_result,
         review_actions={"xfail": pytest.xfail, "skip": pytest.skip},
         marker_options=marker_options,
         hooks=request.config.hook,
-        reviews=reviews,
+        reviews=reporting.reviews,
         shared_answers=_shared_answers(request.config),
     )
     item.stash[CHECKER] = checker

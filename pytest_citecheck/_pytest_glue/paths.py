@@ -6,7 +6,9 @@ cassette files); the file names themselves are ``_recording.paths``'.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
+from types import EllipsisType
 from typing import TYPE_CHECKING
 
 import pytest
@@ -36,18 +38,28 @@ def shared_cassette(item: pytest.Item) -> str | None:
     return None
 
 
-def cassette_path(item: pytest.Item, settings: Settings) -> Path:
+def cassette_path(item: pytest.Item, settings: Settings, *, shared: str | None | EllipsisType = ...) -> Path:
     """``<test dir>/<cassette_dir>/<module>/<test>.yaml`` (``.citecheck.yaml`` beside pytest-recording's own).
 
     A cassette directory outside the test's directory mirrors the test file's path relative to the
     rootdir (``_recording.paths.cassette_folder``). A test marked ``@pytest.mark.citecheck(cassette="name")``
     uses ``<module>/<name>.yaml``, shared with every test of the module that names it (the name is
-    made file-system-safe like a test's).
+    made file-system-safe like a test's). ``shared``: that name when the caller looked it up already
+    (``shared_cassette``; None for none), else it is looked up here.
     """
-    from pytest_citecheck._recording.paths import cassette_folder, cassette_name
+    from pytest_citecheck._recording.paths import cassette_name
 
     name = cassette_name(
-        shared_cassette(item) or node_path_name(item),
+        (shared_cassette(item) if isinstance(shared, EllipsisType) else shared) or node_path_name(item),
         beside_pytest_recording=item.get_closest_marker("vcr") is not None,
     )
-    return cassette_folder(Path(item.path), item.config.rootpath, settings.cassette_dir) / name
+    return _folder(item.path, item.config.rootpath, settings.cassette_dir) / name
+
+
+@functools.lru_cache(maxsize=4096)
+def _folder(test_file: Path, rootdir: Path, cassette_dir: str) -> Path:
+    """A test module's cassette folder (``_recording.paths.cassette_folder``): worked out once per module,
+    not for each of its tests (it only joins paths, and asks the file system nothing)."""
+    from pytest_citecheck._recording.paths import cassette_folder
+
+    return cassette_folder(Path(test_file), rootdir, cassette_dir)

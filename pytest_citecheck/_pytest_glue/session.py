@@ -52,6 +52,7 @@ class CitecheckRun:
         self._report: Report | None = None
         self._reviews: dict[Path, Reviews | ReviewsFileError] = {}
         self._resolved: dict[Path, Path] = {}
+        self._shown: dict[Path, str] = {}
         self._shipment = Shipment()  # an xdist worker's rows, shipped to the controller in batches
         # Why the run fails although every test passed (a flip, unused recordings): the summary's last words.
         self.failed_because: list[str] = []
@@ -92,11 +93,17 @@ class CitecheckRun:
         return resolved
 
     def display_path(self, path: Path) -> str:
-        """``path`` relative to where pytest was run (where ``citecheck review`` is run), if inside it."""
-        try:
-            return str(self._resolve(path).relative_to(self._resolve(Path(self.config.invocation_params.dir))))
-        except ValueError:
-            return str(self._resolve(path))
+        """``path`` relative to where pytest was run (where ``citecheck review`` is run), if inside it;
+        worked out once per path in a session (every test of a directory shows the same reviews file)."""
+        shown = self._shown.get(path)
+        if shown is None:
+            resolved = self._resolve(path)
+            try:
+                shown = str(resolved.relative_to(self._resolve(Path(self.config.invocation_params.dir))))
+            except ValueError:
+                shown = str(resolved)
+            self._shown[path] = shown
+        return shown
 
     @property
     def _is_controller(self) -> bool:

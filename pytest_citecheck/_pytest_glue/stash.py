@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from pytest_citecheck._judge.sharing import SharedAnswers
     from pytest_citecheck._options import Settings
     from pytest_citecheck._pytest_glue.bookkeeping import CassetteBookkeeping
-    from pytest_citecheck._pytest_glue.fixtures import SessionClient
+    from pytest_citecheck._pytest_glue.fixtures import SessionClient, _SessionParts
     from pytest_citecheck._pytest_glue.session import CitecheckRun
 
 # Typed by annotation, not ``pytest.StashKey[T]()``: subscribing a generic class builds a typing alias at
@@ -33,6 +33,8 @@ SESSION_PLUGINS: pytest.StashKey[tuple[CitecheckRun, CassetteBookkeeping]] = pyt
 SHARED_ANSWERS: pytest.StashKey[SharedAnswers] = pytest.StashKey()
 # The ``_citecheck_session_client`` fixture's value while it is set up: what ``citecheck_client`` returns.
 SESSION_CLIENT: pytest.StashKey[SessionClient] = pytest.StashKey()
+# What every test's checker shares (``fixtures._SessionParts``): made with the first checker.
+SESSION_PARTS: pytest.StashKey[_SessionParts] = pytest.StashKey()
 
 
 def collected_modules(items: list[pytest.Item]) -> dict[int, Path]:

@@ -28,7 +28,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pytest_citecheck._files import UnreadableFileError, atomic_write_text, read_regular_file
+from pytest_citecheck._files import DirectoryError, UnreadableFileError, atomic_write_text, read_regular_file
 from pytest_citecheck._recording.layout import read_layout, write_layout
 from pytest_citecheck._recording.matching import (
     canonical_json,
@@ -368,12 +368,12 @@ def read_cassette_text(path: Path) -> str | None:
     empty one (and records over it): both are refused here, saying what the file is. Recording
     (``vcr_seam.AtomicPersister``) and replay (``replay.Recording``) both read through this.
     """
-    if path.is_dir():
-        raise CassetteFormatError("it is a directory, not a cassette file", "remove or rename that directory")
     try:
         raw = read_regular_file(path, MAX_CASSETTE_BYTES)
     except FileNotFoundError:
         return None
+    except DirectoryError:
+        raise CassetteFormatError("it is a directory, not a cassette file", "remove or rename that directory") from None
     except UnreadableFileError as error:  # a device, a FIFO, a socket; or far too large
         raise CassetteFormatError(str(error), "replace it with a cassette file, or delete it and re-record") from None
     try:

@@ -71,7 +71,7 @@ class Judged:
     """One citation Jev judged: a human decision from a reviews file, or a report row.
 
     ``overturned`` is None for a report row (no human looked at it, or the reviews file counts it).
-    ``scope`` is where its ``auto_accept`` was set (see ``_pytest_glue.fixtures._auto_accept_scope``);
+    ``scope`` is where its ``auto_accept`` was set (see ``_pytest_glue.markers.MarkerCache``);
     ``UNRECORDED_SCOPE`` when the file predates that field.
     """
 

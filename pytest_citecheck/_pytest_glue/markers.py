@@ -1,0 +1,87 @@
+"""A test's ``citecheck`` marker settings and where its ``auto_accept`` is set, from its chain of nodes.
+
+Every test of a module (or class) shares what the nodes above it say, so that part is worked out
+once per parent node (``MarkerCache``) and the test's own markers are laid over it each time: a
+test's decorator, its parametrized case's marks and a marker a fixture added while it ran reach
+that test alone. A marker added to a parent node later (``node.add_marker``) changes the number of
+markers above the test, and that parent's part is worked out again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pytest
+
+MARKER = "citecheck"
+
+
+class _Above:
+    """What the nodes above a test say: worked out for one parent node, with this many markers above."""
+
+    __slots__ = ("markers", "options", "scope")
+
+    def __init__(self, markers: int, options: dict[str, Any], scope: str | None) -> None:
+        self.markers = markers
+        self.options = options
+        # The closest node above whose own ``citecheck`` marker names ``auto_accept``, or None.
+        self.scope = scope
+
+
+def _apply(options: dict[str, Any], markers: Iterable[pytest.Mark]) -> None:
+    """Lay ``markers`` (one node's own, in their order) over ``options``: the first listed wins, as the closest."""
+    for marker in reversed([marker for marker in markers if marker.name == MARKER]):
+        if marker.args:
+            options["<positional>"] = marker.args
+        options.update(marker.kwargs)
+
+
+def _names_auto_accept(markers: Iterable[pytest.Mark]) -> bool:
+    return any(marker.name == MARKER and "auto_accept" in marker.kwargs for marker in markers)
+
+
+def _chain(node: pytest.Item | pytest.Collector | None) -> list[pytest.Item | pytest.Collector]:
+    """``node`` and the nodes above it, closest first."""
+    chain = []
+    while node is not None:
+        chain.append(node)
+        node = node.parent
+    return chain
+
+
+def _scope_name(node: pytest.Item | pytest.Collector) -> str:
+    # A function's marker covers all its parametrized cases: name the function, not one case.
+    return node.nodeid.split("[", 1)[0] if isinstance(node, pytest.Function) else node.nodeid
+
+
+class MarkerCache:
+    """Per parent node (a module, a class): the marker options and ``auto_accept`` scope its tests inherit."""
+
+    def __init__(self) -> None:
+        self._above: dict[Any, _Above] = {}
+
+    def _above_of(self, parent: pytest.Collector | None) -> _Above:
+        chain = _chain(parent)
+        markers = sum(len(node.own_markers) for node in chain)
+        found = self._above.get(parent)
+        if found is None or found.markers != markers:
+            options: dict[str, Any] = {}
+            for node in reversed(chain):  # the furthest first: the closest wins
+                _apply(options, node.own_markers)
+            scope = next((_scope_name(node) for node in chain if _names_auto_accept(node.own_markers)), None)
+            found = self._above[parent] = _Above(markers, options, scope)
+        return found
+
+    def settings_of(self, item: pytest.Item) -> tuple[dict[str, Any], str | None]:
+        """The test's ``citecheck`` marker keywords (the closest marker wins; a new dict, the caller's to
+        change), and where its ``auto_accept`` is set: the closest module, class or function whose own
+        marker names it (``citecheck calibrate --by marker`` groups decisions by it), or None when it
+        comes from the ini file, the command line or the default."""
+        above = self._above_of(item.parent)
+        options = dict(above.options)
+        own = item.own_markers
+        if not own:
+            return options, above.scope
+        _apply(options, own)
+        return options, _scope_name(item) if _names_auto_accept(own) else above.scope
