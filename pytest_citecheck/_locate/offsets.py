@@ -165,6 +165,10 @@ def _fold_run_with_map(segment: str, start: int, casefold: bool, step: OffsetMap
     return whole
 
 
+# A run of characters that are not whitespace (``str.split``'s words: ``\s`` is ``str.isspace``).
+_WORD_RUN = re.compile(r"\S+")
+
+
 class Offsets:
     """Where a normalised text's passages are in the original: ``original_span(start, end)``.
 
@@ -174,12 +178,14 @@ class Offsets:
     before it (folding characters, joining hyphenated words) map back by their anchors.
     """
 
-    __slots__ = ("normalized", "spaced", "steps")
+    __slots__ = ("normalized", "spaced", "steps", "_starts")
 
     def __init__(self, normalized: str, spaced: str, steps: list[OffsetMap]) -> None:
         self.normalized = normalized
         self.spaced = spaced
         self.steps = steps
+        # Where each word starts in ``normalized`` and in ``spaced`` (``_word_starts``), once asked for.
+        self._starts: tuple[list[int], list[int]] | tuple[()] | None = None
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """Map ``[start, end)`` of the normalised text to the original text's offsets."""
@@ -190,6 +196,9 @@ class Offsets:
             at = point[0] if point is not None else len(self.spaced)
             return self._through_steps(at, at)
         start += len(passage) - len(passage.lstrip(" "))
+        placed = self._by_words(stripped, start)
+        if placed is not None:
+            return self._through_steps(*placed)
         # The same passage earlier in the text: that many occurrences to walk past first.
         earlier, at = 0, self.normalized.find(stripped)
         while 0 <= at < start:
@@ -199,6 +208,37 @@ class Offsets:
         if spaced is None:  # cannot happen: ``spaced`` collapses to ``normalized``
             return 0, self._through_steps(len(self.spaced), len(self.spaced))[1]
         return self._through_steps(*spaced)
+
+    def _by_words(self, stripped: str, start: int) -> tuple[int, int] | None:
+        """``_spaced_span``'s answer for the passage at ``start``, by word position rather than by walking.
+
+        When ``normalized`` is exactly ``spaced``'s words one space apart (no hyphen trimmed at its
+        ends), the walk's n-th occurrence of a passage in ``spaced`` is its n-th in ``normalized``, word
+        for word: the passage at ``start`` (inside word i, o characters in, over k words) stands in
+        ``spaced`` o characters into word i, and ends with its last word in word i + k - 1. None when
+        that does not hold (the walk then places it) or the passage is not at ``start``.
+        """
+        starts = self._word_starts()
+        if len(starts) != 2 or not self.normalized.startswith(stripped, start):
+            return None
+        normalized_starts, spaced_starts = starts
+        first = bisect_right(normalized_starts, start) - 1
+        offset = start - normalized_starts[first]
+        words = stripped.count(" ")
+        last_word = len(stripped) - stripped.rfind(" ") - 1
+        at = spaced_starts[first] + offset
+        return at, (at if not words else spaced_starts[first + words]) + last_word
+
+    def _word_starts(self) -> tuple[list[int], list[int]] | tuple[()]:
+        """Where each word starts in ``normalized`` and in ``spaced``; empty when their words differ."""
+        if self._starts is None:
+            self._starts = ()
+            spaced = [(found.start(), found.group()) for found in _WORD_RUN.finditer(self.spaced)]
+            words = [word for _, word in spaced]
+            if words == self.spaced.split() and " ".join(words) == self.normalized:
+                lengths = accumulate((len(word) + 1 for word in words[:-1]), initial=0)
+                self._starts = (list(lengths), [at for at, _ in spaced])
+        return self._starts
 
     def _spaced_span(self, passage: str, earlier: int) -> tuple[int, int] | None:
         """Where the words of ``passage`` stand in ``spaced`` (skipping ``earlier`` occurrences)."""

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_citecheck._locate.normalize import ELISION, normalize_marked, split_elisions
+from pytest_citecheck._locate.offsets import normalize_with_map
 from pytest_citecheck._locate.rules import quote_pieces, short_pieces
 
 PROPERTIES = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -33,3 +34,33 @@ def test_quotes_with_and_without_elisions() -> None:
     ]
     assert short_pieces("the token ... is") == ["the token", "is"]
     assert short_pieces("the token is rejected") == []
+
+
+# ``Offsets.original_span`` places a passage by word position when the normalised text is the
+# spaced text's words one space apart; it must give what the walk through the spaced text gives.
+SPACED = st.sampled_from(
+    [*"ab .-\n\t", "\u00a0", "\u2028", "\u00ad", "\u2014", "\ufb01", "word", "The", "  \n  ", "- ", "\x1c"]
+)
+
+
+@PROPERTIES
+@given(st.lists(SPACED, max_size=40).map("".join), st.data())
+def test_a_passage_placed_by_words_is_where_the_walk_places_it(text: str, data: st.DataObject) -> None:
+    normalized, offsets = normalize_with_map(text)
+    if not normalized:
+        return
+    for _ in range(8):
+        start = data.draw(st.integers(0, len(normalized) - 1))
+        end = data.draw(st.integers(start + 1, len(normalized)))
+        fast = offsets.original_span(start, end)
+        words = offsets._starts
+        offsets._starts = ()  # the walk
+        assert fast == offsets.original_span(start, end), (normalized, start, end, words)
+        offsets._starts = words
+
+
+def test_the_word_map_is_used_for_plain_text_and_not_when_hyphens_were_trimmed() -> None:
+    _, plain = normalize_with_map("The token\n   MUST be  rejected.")
+    assert plain.original_span(4, 9) == (4, 9) and plain._word_starts()
+    _, trimmed = normalize_with_map("- The token")  # the leading hyphen goes: the walk places passages
+    assert trimmed.original_span(0, 3) == (2, 5) and trimmed._word_starts() == ()
