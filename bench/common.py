@@ -13,12 +13,10 @@ import atexit
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,16 +25,6 @@ from pathlib import Path
 # CI and sandbox machines) would charge import time that nobody pays.
 _BYTECODE = tempfile.mkdtemp(prefix="citecheck-bench-pyc-")
 atexit.register(shutil.rmtree, _BYTECODE, ignore_errors=True)
-
-
-def median_seconds(action: Callable[[], object], runs: int) -> float:
-    """The median wall time of ``runs`` calls of ``action``."""
-    timings = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        action()
-        timings.append(time.perf_counter() - started)
-    return statistics.median(timings)
 
 
 # Code for a child process to print its own peak resident memory when it ends (VmHWM on Linux).

@@ -199,6 +199,7 @@ much less. Wall time is shown next to it.
   misattributed on purpose, another section or another document), through the plugin's real step 1
   (`locate_all`: validation, search in the cited place then beyond, closest passage, size checks),
   against the same citations over one `Source` of the whole text; both built fresh in the timing.
+  CPU time of this process, the two timed in turn five times (medians), garbage collected before each.
 - **Memory**: peak RSS of a process that reads the corpus and runs step 1, against a process that
   reads it and folds it once (`os.wait4`'s `ru_maxrss`).
 - **Replay** (`bench/replay.py`): generated suites (RFC 7519's sentences as quotes), recorded once

@@ -30,6 +30,13 @@ def request_tokens(claim: str, section_text: str) -> int:
     return estimate_tokens(claim) + estimate_tokens(section_text) + QUESTION_ALLOWANCE
 
 
+# No text of this many characters or fewer can be over either limit, whatever its characters (each is
+# at most 4 bytes of UTF-8): ``fits`` need not encode it to know.
+SURELY_FITS_CHARACTERS = (
+    (min(STATE_AND_QUESTION_TOKEN_LIMIT, REQUEST_TOKEN_LIMIT) - QUESTION_ALLOWANCE) * BYTES_PER_TOKEN // 4
+)
+
+
 def fits(claim: str, section_text: str) -> bool:
     """Whether one citation's request stays within both of Jev's limits."""
     tokens = request_tokens(claim, section_text)

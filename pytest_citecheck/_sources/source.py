@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from pytest_citecheck._errors import SourceError, SourceWarning
-from pytest_citecheck._limits import STATE_AND_QUESTION_TOKEN_LIMIT, estimate_tokens, fits
+from pytest_citecheck._limits import STATE_AND_QUESTION_TOKEN_LIMIT, SURELY_FITS_CHARACTERS, estimate_tokens, fits
 from pytest_citecheck._sources.offsets import OffsetMap
 
 # The formats ``Source.from_text`` splits itself (``_sources.formats.FORMATS``; a test keeps the two
@@ -63,6 +63,21 @@ def _checked(given: object) -> dict[str, str]:
             raise SourceError(f"section {key!r} must be text, not {type(value).__name__}", field="sections")
         sections[key] = value
     return sections
+
+
+# What ``Source(sections=...)`` puts between sections when it joins them into its text.
+_SEPARATOR = "\n\n"
+
+
+def _joined_spans(sections: Mapping[str, str]) -> dict[str, tuple[int, int]]:
+    """Where each non-empty section sits in the text joined from them: known without searching it."""
+    spans: dict[str, tuple[int, int]] = {}
+    position = 0
+    for key, value in sections.items():
+        if value:
+            spans[key] = (position, position + len(value))
+        position += len(value) + len(_SEPARATOR)
+    return spans
 
 
 def _spans(text: str, sections: Mapping[str, str]) -> dict[str, tuple[int, int]]:
@@ -126,8 +141,9 @@ class Source:
     def __post_init__(self) -> None:
         sections = _checked(self.sections)
         object.__setattr__(self, "sections", sections)
-        if not self.text:
-            object.__setattr__(self, "text", "\n\n".join(sections.values()))
+        joined = not self.text
+        if joined:
+            object.__setattr__(self, "text", _SEPARATOR.join(sections.values()))
         if self.original is None:
             object.__setattr__(self, "original", self.text)
         if self.offsets is None:
@@ -139,8 +155,10 @@ class Source:
         else:
             order = tuple(sections)
         object.__setattr__(self, "order", order)
-        object.__setattr__(self, "spans", _spans(self.text, sections))
-        oversized = tuple(key for key, value in sections.items() if not fits("", value))
+        object.__setattr__(self, "spans", _joined_spans(sections) if joined else _spans(self.text, sections))
+        oversized = tuple(
+            key for key, value in sections.items() if len(value) > SURELY_FITS_CHARACTERS and not fits("", value)
+        )
         object.__setattr__(self, "oversized", oversized)
 
     @classmethod

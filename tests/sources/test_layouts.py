@@ -178,3 +178,15 @@ def test_a_document_split_again_is_split_once_and_warns_each_time() -> None:
     assert [str(w.message) for w in second] == [str(w.message) for w in first]
     with pytest.warns(SourceWarning):
         assert Source.from_text(text, name="other-name.txt") is not one  # the name is in what it says
+
+
+@pytest.mark.parametrize("character", ["a", "é", "€", "😀"])  # 1 to 4 bytes of UTF-8 each
+def test_a_section_is_oversized_exactly_when_its_request_would_not_fit(character: str) -> None:
+    """Short sections are not encoded to be measured; the edge is where ``fits`` puts it, whatever the text."""
+    from pytest_citecheck._limits import fits
+
+    sizes = sorted({size for edge in (10_667, 23_700, 31_600, 94_800) for size in range(edge - 2, edge + 3)})
+    sections = {str(size): character * size for size in sizes}
+    source = Source(sections=sections)
+    assert source.oversized == tuple(key for key, text in sections.items() if not fits("", text))
+    assert source.oversized  # each character's edge is among the sizes

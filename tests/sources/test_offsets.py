@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_citecheck import Source
+from pytest_citecheck._sources.source import Placed
 
 DATA = Path(__file__).parent.parent / "data"
 
@@ -104,6 +105,20 @@ def test_sections_given_directly_join_with_a_blank_line_unless_the_original_text
     assert passed.original == original and passed.place(at).section == "2"  # type: ignore[union-attr]
     assert joined.place(at) is not None and joined.place(at).section == "2"  # type: ignore[union-attr]
     assert passed.place(original.index("POLICY")) is None
+
+
+def test_every_character_of_sections_given_directly_is_placed_in_its_own_section_at_its_own_offset() -> None:
+    """A section that is only a line break, or starts with blank lines, is where the join put it, not in
+    the blank line before it (which looks the same)."""
+    sections = {"1": "    Preface", "2": "\n", "3": "\n\nTerms.", "4": "", "5": "  \n", "6": "End."}
+    source = Source(sections=sections)
+    offset = 0
+    for key, text in sections.items():
+        assert source.text[offset : offset + len(text)] == text
+        for at in range(len(text)):
+            assert source.place(offset + at) == Placed(key, at, at + 1), (key, at)
+            assert source.original_offset(key, at) == offset + at
+        offset += len(text) + 2
 
 
 def test_step_1_prefers_the_section_a_char_location_points_at_in_a_cleaned_document() -> None:
