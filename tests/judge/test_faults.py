@@ -64,7 +64,7 @@ def options():
     return dict(
         api_key=os.environ.get("TYPESAFE_API_KEY") or "replay-placeholder",
         compression=False,
-        timeout=0.3,
+        timeout=float(os.environ.get("FAULTS_CLIENT_TIMEOUT", "0.3")),
         retry=RetryPolicy(max_retries={MAX_RETRIES}, backoff_initial=0.01, backoff_max=0.02, timeout=10),
     )
 
@@ -479,6 +479,9 @@ def _record(
     """Run the check recording, with a JevServer giving every request ``reply`` (``refused``: where nothing listens)."""
     # A copy for each request: JevServer consumes a scripted Reply's headers, and every attempt, on
     # either path, must be sent the same reply.
+    # The short timeout is for a reply the server delays on purpose; any other reply gets time to arrive
+    # on a loaded machine (a 400,000-character body read past 0.3 s was retried, and sent twice).
+    monkeypatch.setenv("FAULTS_CLIENT_TIMEOUT", "0.3" if getattr(reply, "delay", 0) else "10")
     with JevServer(lambda claim, section: copy.deepcopy(reply)) as server:
         monkeypatch.setenv("TYPESAFE_BASE_URL", _closed_port_url() if refused else server.url)
         return _run(inner, "--citecheck-record-mode=once"), server
