@@ -221,4 +221,7 @@ def trim_cut_hyphens(fragment: str) -> str:
 
 def quote_length(quote: str, *, casefold: bool = False) -> int:
     """How many characters of the quote count towards ``min_quote_length`` (elision markers excluded)."""
+    if quote.isascii() and "-" not in quote and "..." not in quote:
+        # Folding changes no length, no hyphen joins or is trimmed, nothing is elided: its words one space apart.
+        return len(" ".join(quote.split()))
     return sum(len(fragment) for fragment in quote_fragments(quote, casefold=casefold))

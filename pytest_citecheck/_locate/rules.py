@@ -106,6 +106,8 @@ def quote_pieces(quote: str, *, casefold: bool = False, literal: bool = False) -
 
 def short_pieces(quote: str, *, casefold: bool = False) -> list[str]:
     """The pieces of an elided quote shorter than ``MIN_PIECE_WORDS`` words (empty when none, or not elided)."""
+    if quote.isascii() and "..." not in quote:
+        return []  # folding makes no "..." of ASCII text: it elides nothing
     parts = [trim_cut_hyphens(part) for part in split_elisions(normalize_marked(quote, casefold=casefold, quote=True))]
     parts = [_MARKS.sub("", part) for part in parts if part]
     if len(parts) < 2:

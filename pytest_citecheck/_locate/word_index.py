@@ -52,6 +52,11 @@ class WordBlocks:
     def hashed(self) -> bool:
         return self._exact is None
 
+    @property
+    def exact_table(self) -> dict[str, int] | None:
+        """Word -> blocks (as bits) while the table is keyed by the words themselves, else None."""
+        return self._exact
+
     def add(self, words: set[str], bit: int) -> None:
         exact = self._exact
         if exact is None:
@@ -166,6 +171,13 @@ class WordIndex:
         """The blocks (as bits) that may hold every one of ``words``."""
         assert self.word_blocks is not None
         mask = (1 << len(self.blocks)) - 1
+        exact = self.word_blocks.exact_table
+        if exact is not None:  # the table's own lookup (``blocks_of`` is a method call per word)
+            for word in words:
+                mask &= exact.get(word, 0)
+                if not mask:
+                    break
+            return mask
         for word in words:
             mask &= self.word_blocks.blocks_of(word)
             if not mask:

@@ -54,6 +54,9 @@ class Lookup:
     stale: dict[str, Any] | None = None
 
 
+_NOTHING = Lookup()
+
+
 class Reviews:
     """The decisions in one reviews file, keyed by ``review_key``."""
 
@@ -137,6 +140,8 @@ class Reviews:
 
     def lookup(self, key: str, test: str | None, citation: str) -> Lookup:
         """The decision stored under ``key``; else a decision for the same test and citation id (stale)."""
+        if not self.decisions:
+            return _NOTHING  # a file with no decisions (or none yet): asked once per judged citation
         decision = self.decisions.get(key)
         if decision is not None:
             return Lookup(decision={**decision, "key": key})
@@ -144,7 +149,7 @@ class Reviews:
         if stale:
             stale.sort(key=lambda entry: str(entry.get("at", "")))
             return Lookup(stale=stale[-1])
-        return Lookup()
+        return _NOTHING
 
     def _by_citation_for(self, test: str | None, citation: str) -> list[str]:
         """The keys of the decisions for this test and citation id, from an index of every decision

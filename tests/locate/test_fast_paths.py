@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_citecheck._locate.normalize import ELISION, normalize_marked, split_elisions
+from pytest_citecheck._locate.normalize import ELISION, normalize, normalize_marked, quote_length, split_elisions
 from pytest_citecheck._locate.offsets import normalize_with_map
 from pytest_citecheck._locate.rules import quote_pieces, short_pieces
 
@@ -64,3 +64,31 @@ def test_the_word_map_is_used_for_plain_text_and_not_when_hyphens_were_trimmed()
     assert plain.original_span(4, 9) == (4, 9) and plain._word_starts()
     _, trimmed = normalize_with_map("- The token")  # the leading hyphen goes: the walk places passages
     assert trimmed.original_span(0, 3) == (2, 5) and trimmed._word_starts() == ()
+
+
+QUOTES = st.lists(
+    st.sampled_from([*"ab .-`\n\t", "...", "\u2026", "word", "-40", "A", "\u00e9", " [...] "]), max_size=30
+).map("".join)
+
+
+@PROPERTIES
+@given(QUOTES, st.booleans())
+def test_the_ascii_shortcuts_count_as_the_long_way(quote: str, casefold: bool) -> None:
+    """``quote_length`` and ``short_pieces`` skip normalising an ASCII quote with no hyphen or "..."."""
+    from pytest_citecheck._locate.rules import _MARKS, MIN_PIECE_WORDS, trim_cut_hyphens
+
+    needle = normalize(quote, casefold=casefold)
+    fragments = [trim_cut_hyphens(f) for f in ELISION.split(needle) if trim_cut_hyphens(f)]
+    assert quote_length(quote, casefold=casefold) == sum(len(fragment) for fragment in fragments)
+    parts = [trim_cut_hyphens(p) for p in ELISION.split(normalize_marked(quote, casefold=casefold, quote=True))]
+    parts = [_MARKS.sub("", part) for part in parts if part]
+    short = [] if len(parts) < 2 else [part for part in parts if part.count(" ") + 1 < MIN_PIECE_WORDS]
+    assert short_pieces(quote, casefold=casefold) == short
+
+
+def test_a_reviews_file_without_decisions_has_nothing_for_any_citation() -> None:
+    from pathlib import Path
+
+    from pytest_citecheck._review.decisions import Lookup, Reviews
+
+    assert Reviews(Path("none.json")).lookup("k", "test_x", "c1") == Lookup()
