@@ -102,3 +102,19 @@ def stop_commands(lines: Sequence[str], environ: Mapping[str, str]) -> list[str]
         return list(lines)
     token = secrets.token_hex(16)
     return [f"::stop-commands::{token}", *lines, f"::{token}::"]
+
+
+# The command that reviews a run's verdicts (the gate's messages and the report's summary say it).
+DEFAULT_REVIEW_COMMAND = "citecheck review"
+NO_REPORT_KEPT = (
+    "this run keeps no report for `citecheck review` (pytest's cache is off: -p no:cacheprovider); "
+    "rerun with --citecheck-json=PATH, then run `citecheck review --report PATH`"
+)
+
+
+def review_command(json_path: str | None, *, cached: bool) -> str | None:
+    """The command that finds this run's report: ``citecheck review --report PATH`` when the run writes
+    one, ``citecheck review`` when pytest's cache keeps it, None when the run keeps none."""
+    if json_path:
+        return f"{DEFAULT_REVIEW_COMMAND} --report {shlex.quote(str(json_path))}"
+    return DEFAULT_REVIEW_COMMAND if cached else None

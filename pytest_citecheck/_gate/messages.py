@@ -8,13 +8,17 @@ a misattributed quote really is, the screen's and extra questions' flags) and on
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Callable, Sequence
 
 from pytest_citecheck._errors import docs_url
 from pytest_citecheck._gate.rule import Ruling
 from pytest_citecheck._results import CitationResult, Status, Verdict
+
+# The review command's words live on the ground floor (``_text``): the report reads them without loading the gate.
+from pytest_citecheck._text import DEFAULT_REVIEW_COMMAND as DEFAULT_REVIEW_COMMAND
+from pytest_citecheck._text import NO_REPORT_KEPT as NO_REPORT_KEPT
 from pytest_citecheck._text import format_confidence, plural, render_table, visible_lines
+from pytest_citecheck._text import review_command as review_command
 
 _NUMBERED = re.compile(r"^\d+(?:\.\d+)*$")
 _CLAIM_WIDTH = 60
@@ -60,21 +64,6 @@ def _table_row(result: CitationResult, with_documents: bool, mark: str | None) -
 
 
 # The command that finds a run's report when it writes no --citecheck-json: pytest's cache keeps the last one.
-DEFAULT_REVIEW_COMMAND = "citecheck review"
-NO_REPORT_KEPT = (
-    "this run keeps no report for `citecheck review` (pytest's cache is off: -p no:cacheprovider); "
-    "rerun with --citecheck-json=PATH, then run `citecheck review --report PATH`"
-)
-
-
-def review_command(json_path: str | None, *, cached: bool) -> str | None:
-    """The command that finds this run's report: ``citecheck review --report PATH`` when the run writes
-    one, ``citecheck review`` when pytest's cache keeps it, None when the run keeps none."""
-    if json_path:
-        return f"{DEFAULT_REVIEW_COMMAND} --report {shlex.quote(str(json_path))}"
-    return DEFAULT_REVIEW_COMMAND if cached else None
-
-
 def review_step(command: str | None = DEFAULT_REVIEW_COMMAND) -> str:
     """What to do about the verdicts that need review, with the command that finds the run's report."""
     if command is None:

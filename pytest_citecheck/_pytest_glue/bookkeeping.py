@@ -149,6 +149,8 @@ class CassetteBookkeeping:
         self.orphans.update(getattr(node, "workeroutput", {}).get("citecheck_orphans") or ())
 
     def _find_orphans(self) -> list[str]:
+        if not self.items:
+            return []  # no collected module (an xdist controller collects none: its workers send theirs)
         from pytest_citecheck._recording.lifecycle.orphans import orphan_cassettes
         from pytest_citecheck._recording.lifecycle.unused import repeated_tests
 

@@ -14,10 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from pytest_citecheck._files import UnreadableFileError, atomic_write_chunks, read_regular_file
-from pytest_citecheck._gate.messages import DEFAULT_REVIEW_COMMAND, NO_REPORT_KEPT, review_command
 from pytest_citecheck._report.row import VERDICT_ORDER as VERDICT_ORDER
 from pytest_citecheck._report.row import ReportRow, RowError, as_row
-from pytest_citecheck._text import plural, render_table, stop_commands, visible
+from pytest_citecheck._text import (
+    DEFAULT_REVIEW_COMMAND,
+    NO_REPORT_KEPT,
+    plural,
+    render_table,
+    review_command,
+    stop_commands,
+    visible,
+)
 
 REPORT_VERSION = 1
 SHORT_RUN_ROWS = 30
@@ -160,13 +167,21 @@ class Report:
     def recording_lines(
         self, *, unused_policy: str = "warn", fail_on_flip: bool = False, verbose: bool = False
     ) -> list[str]:
-        """The summary of what re-recording changed (drift) and of recordings no test used."""
-        from pytest_citecheck._recording.lifecycle.drift import drift_lines
-        from pytest_citecheck._recording.lifecycle.unused import unused_lines
+        """The summary of what re-recording changed (drift) and of recordings no test used.
 
-        return drift_lines([row.to_json() for row in self.rows], fail_on_flip=fail_on_flip) + unused_lines(
-            self.unused, self.orphans, policy=unused_policy, verbose=verbose
-        )
+        Each part's code loads only when it has something to say (a row with a previous recording;
+        an unused recording or orphan): an xdist controller never loads what reads cassettes."""
+        lines: list[str] = []
+        drifted = [row.to_json() for row in self.rows if row.previous]
+        if drifted:
+            from pytest_citecheck._recording.lifecycle.drift import drift_lines
+
+            lines += drift_lines(drifted, fail_on_flip=fail_on_flip)
+        if self.unused or self.orphans:
+            from pytest_citecheck._recording.lifecycle.unused import unused_lines
+
+            lines += unused_lines(self.unused, self.orphans, policy=unused_policy, verbose=verbose)
+        return lines
 
     # --- terminal ---------------------------------------------------------------------------
 

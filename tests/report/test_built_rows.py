@@ -116,10 +116,29 @@ def test_a_hostile_row_from_a_file_or_handed_in_as_json_is_still_refused(tmp_pat
         Report().extend([row])
 
 
-# In each xdist worker, its batches are damaged as ``CHANGE`` says before they are shipped.
+# In each xdist worker, its batches are damaged as ``CHANGE`` says before they are shipped. A batch is
+# compact (``shipping``): ``without(batch, name)`` and ``replaced(batch, name, value)`` change a field of
+# every row.
 DAMAGING = """
 import json
 import pytest_citecheck._pytest_glue.shipping as shipping
+
+
+def without(batch, name):
+    rows = []
+    for row in batch["rows"]:
+        keys = batch["layouts"][row[0]]
+        rows.append([row[0]] + [value for key, value in zip(keys, row[1:]) if key != name])
+    layouts = [[key for key in keys if key != name] for keys in batch["layouts"]]
+    return json.dumps({**batch, "layouts": layouts, "rows": rows})
+
+
+def replaced(batch, name, value):
+    rows = []
+    for row in batch["rows"]:
+        keys = batch["layouts"][row[0]]
+        rows.append([row[0]] + [value if key == name else old for key, old in zip(keys, row[1:])])
+    return json.dumps({**batch, "rows": rows})
 
 
 def _damaged(take):
@@ -141,7 +160,7 @@ def pytest_configure(config):
 DAMAGES = {
     "another-format": (
         "json.dumps({**batch, 'format': 0})",
-        "*the report leaves out a batch of rows from xdist worker gw0: it is batch format 0, not 1: "
+        "*the report leaves out a batch of rows from xdist worker gw0: it is batch format 0, not 2: "
         "does the worker run another pytest-citecheck?; the run fails",
     ),
     "not-json": (
@@ -153,14 +172,31 @@ DAMAGES = {
         "*a batch of rows from xdist worker gw0: it has no locations of its tests*",
     ),
     "row-without-verdict": (
-        "json.dumps({**batch, 'rows': [{k: v for k, v in r.items() if k != 'verdict'} for r in batch['rows']]})",
+        "without(batch, 'verdict')",
         "*the report leaves out a batch of 12 rows from xdist worker gw0: a row (citation '*'): "
         "no field 'verdict'; the run fails",
     ),
     "previous-damaged": (
-        "json.dumps({**batch, 'rows': [{**r, 'previous': {'drift': 5}} for r in batch['rows']]})",
+        "replaced(batch, 'previous', {'drift': 5})",
         "*a batch of 12 rows from xdist worker gw0: a row (citation '*'): field 'previous' is {'drift': 5}, "
         "expected an object with drift, verdict and confidence, or null; the run fails",
+    ),
+    "row-longer-than-its-layout": (
+        "json.dumps({**batch, 'rows': [row + [1] for row in batch['rows']]})",
+        "*a batch of rows from xdist worker gw0: it has a row (number 0) that is not ?layout, one value per field?; the run fails",
+    ),
+    "no-such-layout": (
+        "json.dumps({**batch, 'rows': [[len(batch['layouts'])] + row[1:] for row in batch['rows']]})",
+        "*a batch of rows from xdist worker gw0: it has a row (number 0) that is not ?layout, one value per field?; the run fails",
+    ),
+    "shared-value-out-of-range": (
+        "replaced(batch, 'section_text', len(batch['values']))",
+        "*a batch of rows from xdist worker gw0: it has a row (number 0) whose field 'section_text' is not a "
+        "shared value; the run fails",
+    ),
+    "layout-naming-a-field-twice": (
+        "json.dumps({**batch, 'layouts': [keys[:-1] + [keys[0]] for keys in batch['layouts']]})",
+        "*a batch of rows from xdist worker gw0: it has no list of layouts (field names, each once); the run fails",
     ),
 }
 
