@@ -79,3 +79,24 @@ def test_the_lock_of_one_path_is_held_by_one_holder_at_a_time(tmp_path: Path) ->
     for thread in threads:
         thread.join()
     assert overlaps == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").is_file(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("chunk", [1 << 20, 7])
+def test_a_file_longer_than_its_size_says_is_read_to_its_end_or_its_limit(
+    monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """A regular file that holds more than ``fstat`` said when it was opened (one that grew since, or a
+    /proc file, whose size is 0) is read on to its end, in chunks; over the limit it is refused."""
+    import pytest_citecheck._files as files
+
+    monkeypatch.setattr(files, "_CHUNK", chunk)
+    proc = Path("/proc/self/cmdline")
+    assert proc.stat().st_size == 0
+    whole = proc.read_bytes()
+    assert len(whole) > 20
+    assert read_regular_file(proc, 10**6) == whole
+    assert read_regular_file(proc, len(whole)) == whole
+    assert read_regular_file(proc, 10, head_only=True) == whole[:10]
+    with pytest.raises(UnreadableFileError, match="larger than 10 bytes"):
+        read_regular_file(proc, 10)
