@@ -23,7 +23,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `bench` and the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import collect, corpus_step1, limits, live, replay, report_html, step1
+from bench import at_scale, collect, corpus_step1, limits, live, replay, report_html, step1
 from bench.common import Row, megabytes
 
 REPO = Path(__file__).resolve().parent.parent
@@ -113,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += live.run(count=32, latency=0.05, concurrency=8, runs=3)
         rows += limits.run(citations=400)
         rows += report_html.run(citations=20_000)
+        rows += at_scale.run(at_scale.QUICK)
         rows += collect.run(tests=2_000, runs=9, count_instructions=True)
     else:
         step_rows, facts = step1.run(step1.FULL)
@@ -122,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += live.run(count=64, latency=0.1, concurrency=8, runs=3)
         rows += limits.run(citations=2_000)
         rows += report_html.run(citations=20_000)
+        rows += at_scale.run(at_scale.FULL)
         rows += collect.run(tests=2_000, runs=5, count_instructions=True)
     elapsed = time.perf_counter() - started
     print()
@@ -229,6 +231,13 @@ much less. Wall time is shown next to it.
   test, its mix of verdicts); the goal is the file's size per citation (each section text is stored
   once). How long headless Chromium (Debian's `chromium` and `chromium-driver`, Selenium) takes to
   open it and draw page 1 is information: the median of three loads after a first one.
+- **At scale** (`bench/at_scale.py`): what a run does for each citation apart from checking it, in
+  one process, at 10,000 and at 100,000 citations (`--quick`: 2,000 and 20,000), rows shaped as the
+  HTML report's: the citation's lookup in a reviews file that decides a tenth of them (a third of
+  those under an older key, so the stale-decision path is taken), the rows taken into the run's
+  report, the terminal summary and the JSON report written as a stream. The goal is the CPU time per
+  citation at the larger size over the smaller (median of three each): work that compared rows with
+  decisions, or rows with rows, would make it about ten times larger.
 - **Installed**: `pytest --collect-only`, and a plain run, of 2,000 trivial tests, the plugin loaded as an installed plugin is (pytest's
   autoload finds its `pytest11` entry point), against the same run with it blocked
   (`-p no:citecheck`, so it is never imported); every other installed pytest plugin is blocked in
