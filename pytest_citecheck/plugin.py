@@ -127,6 +127,20 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         _hooks.leave_session(config.stash[PREVIOUS_BINDING])
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """pytest does not walk a test directory's cassette directory when it holds nothing but cassettes.
+
+    Only the directory named exactly as ``citecheck_cassette_dir`` is looked into, and only skipped
+    when every file in it is YAML (``paths.holds_only_cassettes``): a test module kept there is collected.
+    """
+    settings = config.stash.get(SETTINGS, None)
+    if settings is None or collection_path.name != settings.cassette_dir:
+        return None
+    from pytest_citecheck._pytest_glue.paths import holds_only_cassettes
+
+    return True if holds_only_cassettes(collection_path) else None
+
+
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
     settings = config.stash.get(SETTINGS, None)
     if settings is None:

@@ -7,6 +7,7 @@ cassette files); the file names themselves are ``_recording.paths``'.
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 from types import EllipsisType
 from typing import TYPE_CHECKING
@@ -63,3 +64,30 @@ def _folder(test_file: Path, rootdir: Path, cassette_dir: str) -> Path:
     from pytest_citecheck._recording.paths import cassette_folder
 
     return cassette_folder(Path(test_file), rootdir, cassette_dir)
+
+
+# What a cassette directory holds: this plugin's cassettes and pytest-recording's, both YAML.
+_CASSETTE_SUFFIXES = (".yaml", ".yml")
+
+
+def holds_only_cassettes(directory: Path) -> bool:
+    """True when every file under ``directory`` is a cassette (YAML), none is a link, and all of it could be read.
+
+    pytest need not walk such a directory (``plugin.pytest_ignore_collect``): it asks every installed
+    plugin about each file it finds there, thousands of cassettes in a large suite, and none is a test.
+    A directory holding anything else (a test module, a link, a file it cannot read) is walked as before.
+    """
+    pending = [os.fspath(directory)]
+    try:
+        while pending:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:  # the kind of each entry comes with the listing: no call per file
+                    if entry.is_symlink():
+                        return False
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                    elif not entry.name.endswith(_CASSETTE_SUFFIXES):
+                        return False
+    except OSError:
+        return False
+    return True
