@@ -217,6 +217,22 @@ much less. Wall time is shown next to it.
   test, and once more one to a test (replay and no-op only): the cost per test is the slope of the
   four costs over the no-op against their numbers of tests, which runs from one test to as many
   tests as citations. Peak memory is RSS for the one-test suite. Cassette loads are counted in a separate run.
+- **Memory held per citation** (`bench/replay.py`): the replay suite with the fewest citations per
+  test, run once more as ours and once more as the no-op, untimed (tracemalloc slows a run several
+  times over), with tracemalloc on from start-up (`PYTHONTRACEMALLOC`). The generated `conftest.py`
+  garbage collects and reads the Python memory still allocated after a warm-up (a fifth of the tests,
+  and at least 200 citations: past the caches of bounded size, such as the 128 parsed request bodies
+  replay keeps) and again after the last test. The figure is what replay's run grew by between the
+  two, minus what the no-op's grew by, over the citations in between: the rows, test reports and
+  bookkeeping a run keeps per citation to its end. What a run holds once (the modules replay imports,
+  and the caches) is left out of the figure and shown beside it, as the difference at the
+  end of the two runs.
+- **Reports written as a stream**: the same replay suite, run as ours with `--citecheck-json` and
+  `--citecheck-html` and without, interleaved, three times each, untimed; the figure is the ratio of
+  their median peak RSS (reported by the process itself). At 2,000 citations the reports are about
+  6 MB, and a report whose text was held whole would add as much or more. In `--quick` (500
+  citations) a text held whole adds less than the goal's 10%, so the guard there is how much the
+  peak rose against the size of the reports written: a stream keeps it far below half of it.
 - **Live**: the real `Checker` records into a fresh cassette through the real SDK over loopback HTTP
   to `pytest_citecheck.testing.JevServer` with added latency, running in a process of its own; the
   baseline is `concurrency=1`. The rate-limit run answers the first requests with 429 and

@@ -50,3 +50,48 @@ def test_the_xdist_row_times_the_no_op_as_xdists_floor_and_says_what_is_reachabl
     done = replay.XdistWalls(serial=3.0, spread=3.1, noop_serial=0.6, noop_spread=1.7)
     assert done.best == pytest.approx((1.7 + 1.2) / 3.0)
     assert replay._xdist_row(suite, done).note.endswith("(that floor plus replay's own work halved): 0.97x")
+
+
+def test_the_memory_rows_measure_traced_runs_and_reports_that_were_written(tmp_path: Path) -> None:
+    suite = replay.Suite("tiny", tests=6, per_test=2, base=tmp_path, ways=("replay", "noop"))
+    with JevServer() as server:
+        replay._record(suite, server)
+    warm_up = replay._warm_up(suite)
+    assert warm_up == 3  # half the tests: the suite is smaller than the warm-up
+    held = replay._held(suite, warm_up)
+    assert suite.ok and held is not None
+    # Tracing was on from start-up: what replay imports (the SDK, the cassette reader) is held at the end.
+    assert held["replay"].end > held["noop"].end + 1_000_000
+    assert all(0 < sizes.warm and 0 < sizes.last for sizes in held.values())
+    peaks = replay._report_peaks(suite, runs=1)
+    assert suite.ok
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert len(report["results"]) == 12 and all(row["replayed"] for row in report["results"])
+    assert peaks.json_bytes == (tmp_path / "report.json").stat().st_size and peaks.html_bytes > 0
+    assert min(peaks.without, peaks.with_reports) > 10_000_000  # the processes' own peaks, not the bench's
+
+
+def test_the_memory_rows_judge_per_citation_and_a_rise_against_the_reports_size(tmp_path: Path) -> None:
+    suite = replay.Suite("shape", tests=400, per_test=5, base=tmp_path)
+    suite.citations = 2_000
+    warm_up = replay._warm_up(suite)
+    assert warm_up == 80
+    # 1,600 citations after the warm-up: replay grew by 4 MB, the no-op by 1 MB: 1,875 B per citation.
+    held = {
+        "replay": replay.Held(20_000_000, 24_000_000, 24_100_000),
+        "noop": replay.Held(5_000_000, 6_000_000, 6_000_000),
+    }
+    row = replay._held_row(suite, held, warm_up)
+    assert row.ours == "1,875 B per citation" and row.met and row.guard_ok
+    assert "18.1 MB more than the no-op (9,050 B per citation" in row.reference
+    held["replay"] = replay.Held(20_000_000, 25_000_000, 25_000_000)
+    missed = replay._held_row(suite, held, warm_up)
+    assert not missed.met and missed.guard_ok and missed.miss == "+452 B per citation"
+    failed = replay._held_row(suite, None, warm_up)
+    assert failed.met is False and failed.guard_ok is False
+    # Streamed: the peak barely moves. Held whole: within 10% of a large peak, but far above the reports' size.
+    streamed = replay._reports_row(suite, replay.Peaks(56_000_000, 56_300_000, 1_400_000, 200_000))
+    assert streamed.met and streamed.guard_ok and streamed.ratio == "1.01x"
+    whole = replay._reports_row(suite, replay.Peaks(56_000_000, 58_600_000, 1_400_000, 200_000))
+    assert whole.met and whole.guard_ok is False and whole.miss == "a rise of 162% of the reports' size"
+    assert not replay._reports_row(suite, replay.Peaks(60_000_000, 70_000_000, 5_500_000, 700_000)).met
