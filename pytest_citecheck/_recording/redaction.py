@@ -25,7 +25,7 @@ import functools
 import json
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -39,10 +39,12 @@ __all__ = [
     "install_log_redaction",
     "redact_body",
     "redact_known",
+    "remember_header_pairs",
     "remember_header_secrets",
     "remember_secret",
     "scrub_request",
     "scrub_response",
+    "scrubbed_for_matching",
 ]
 
 SDK_LOGGER = "typesafe_sdk"
@@ -144,6 +146,20 @@ def scrub_request(request: Any) -> Any:
     return request
 
 
+def scrubbed_for_matching(
+    method: str, path: str, headers: Iterable[tuple[Any, Any]], body: Any
+) -> tuple[str, str, Any]:
+    """What ``scrub_request`` leaves of a TypeSafe request that a match depends on, by the same steps,
+    without building the request it would give: the method, the endpoint (host and any base-URL prefix
+    gone), the body with every known secret cut. The values of the headers it would drop are remembered
+    as secrets, as there. ``headers``: (name, value) pairs; ``path`` must be a TypeSafe API path."""
+    endpoint = TYPESAFE_PATH.search(path)
+    if endpoint is None:
+        raise ValueError(f"not a TypeSafe API path: {path!r}")
+    remember_header_pairs(headers)
+    return method, endpoint.group(0), redact_body(body)
+
+
 def scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
     """Drop dates, request ids and every other header that churns or could carry a secret.
 
@@ -167,15 +183,23 @@ def scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
 
 def remember_header_secrets(headers: Mapping[Any, Any]) -> None:
     """Remember the value of every header that is not a harmless one (called before a request is scrubbed)."""
-    for name, value in headers.items():
+    remember_header_pairs(
+        (name, item)
+        for name, value in headers.items()
+        for item in (value if isinstance(value, (list, tuple)) else [value])
+    )
+
+
+def remember_header_pairs(pairs: Iterable[tuple[Any, Any]]) -> None:
+    """``remember_header_secrets`` over (name, value) pairs, a name repeated for each of its values."""
+    for name, item in pairs:
         if str(name).lower() in HARMLESS_HEADERS:
             continue
-        for item in value if isinstance(value, (list, tuple)) else [value]:
-            text = item.decode("latin-1") if isinstance(item, bytes) else str(item)
-            remember_secret(text)
-            scheme, _, credential = text.partition(" ")
-            if credential:  # "Bearer <key>": the key is the secret, whatever the scheme
-                remember_secret(credential)
+        text = item.decode("latin-1") if isinstance(item, bytes) else str(item)
+        remember_secret(text)
+        scheme, _, credential = text.partition(" ")
+        if credential:  # "Bearer <key>": the key is the secret, whatever the scheme
+            remember_secret(credential)
 
 
 def _redact_headers(headers: Mapping[Any, Any]) -> dict[Any, Any]:

@@ -11,8 +11,8 @@ library it probes) is skipped as well.
 
 The rules are vcrpy's, so a file replays the same either way:
 
-- a request is matched after the same scrub a recording got (``redaction.scrub_request``), as
-  vcrpy matches it, so whatever the scrub keeps out of a cassette it keeps out of the match too;
+- a request is matched after the same scrub a recording got (``redaction.scrub_request``, by
+  ``redaction.scrubbed_for_matching``), as vcrpy matches it, so whatever the scrub keeps out of a cassette it keeps out of the match too;
 - a file holds one recording per request, which answers it as often as it is asked (a test that
   checks one citation twice asks twice), and a request with no recording is a miss (``ReplayMiss``, turned into the citation's
   ``CassetteMissError`` by ``_judge.ask``), never sent anywhere;
@@ -29,7 +29,6 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from pytest_citecheck._recording.cassette_file import CassetteFormatError, Checked, read_cassette_text, read_checked
 from pytest_citecheck._recording.lifecycle.stale import stale_message
@@ -41,7 +40,7 @@ from pytest_citecheck._recording.matching import (
     replay_key,
 )
 from pytest_citecheck._recording.plays import count_play
-from pytest_citecheck._recording.redaction import scrub_request
+from pytest_citecheck._recording.redaction import scrubbed_for_matching
 
 # The httpx2 transport methods vcrpy patches, and whether each is a coroutine function.
 _TRANSPORT_METHODS = (
@@ -237,25 +236,11 @@ class Recording:
         return [request for request, plays in zip(self._requests, self._plays) if not plays]
 
 
-class _Request:
-    """A request as the recording scrub sees one (what vcrpy hands ``before_record_request``)."""
-
-    __slots__ = ("method", "uri", "headers", "body")
-
-    def __init__(self, method: str, uri: str, headers: dict[str, list[str]], body: bytes) -> None:
-        self.method, self.uri, self.headers, self.body = method, uri, headers, body
-
-
 def _scrubbed(request: Any, body: bytes) -> tuple[str, str, bytes]:
     """(method, path, body) of an outgoing request after the same scrub a recording got
-    (``redaction.scrub_request``): vcrpy matched requests only after it, so replay does too."""
-    # In one pass over the header list (``dict(request.headers)`` looks each name up again in the list).
-    headers: dict[str, list[str]] = {}
-    for name, value in request.headers.multi_items():
-        headers.setdefault(name, []).append(value)
-    incoming = _Request(request.method, str(request.url), headers, body)
-    scrubbed = scrub_request(incoming) or incoming
-    return scrubbed.method, urlsplit(scrubbed.uri).path, scrubbed.body
+    (``redaction.scrub_request``, as ``redaction.scrubbed_for_matching`` applies it): vcrpy matched
+    requests only after it, so replay does too."""
+    return scrubbed_for_matching(request.method, request.url.path, request.headers.multi_items(), body)
 
 
 def _response(recorded: _Recorded) -> Any:
