@@ -463,7 +463,8 @@ def run(per_test: tuple[int, int, int], runs: int, log: Any = print) -> list[Row
             suite.ways = ("replay", "noop", "floor")
         # The same citations one to a test: the per-test cost is the difference between this suite's cost
         # and one test's, over as many tests as there are citations (a large signal next to CPU noise).
-        singles = Suite("1-per-test", many, 1, Path(tmp) / "per1", ways=("replay", "noop"))
+        # The dict floor too: what the SDK's own request costs per test, for comparison (information).
+        singles = Suite("1-per-test", many, 1, Path(tmp) / "per1", ways=("replay", "noop", "floor"))
         with JevServer() as server:
             for suite in [*shapes, singles]:
                 _record(suite, server)
@@ -591,7 +592,9 @@ def _per_test_row(shapes: list[Suite]) -> Row:
         + ", ".join(f"{suite.tests:,}" for suite in shapes)
         + " tests, CPU over the no-op fitted against the number of tests",
         f"{ms(per_test)} per test",
-        "costs over the no-op: " + ", ".join(f"{secs(suite.cost('replay'))} in {suite.tests:,}" for suite in shapes),
+        "costs over the no-op: "
+        + ", ".join(f"{secs(suite.cost('replay'))} in {suite.tests:,}" for suite in shapes)
+        + _floor_per_test(shapes),
         "",
         f"≤ {ms(PER_TEST_GOAL)} per test",
         per_test <= PER_TEST_GOAL,
@@ -601,6 +604,15 @@ def _per_test_row(shapes: list[Suite]) -> Row:
     # never a regression there (``guard_ok`` None). The goal is judged by the full run.
     row.guard_ok, row.guard = None, "information (CPU differences)"
     return row
+
+
+def _floor_per_test(shapes: list[Suite]) -> str:
+    """The dict floor's own cost per test, fitted the same way (information): the SDK's request, made in
+    more tests, also pays per test (what runs between two tests leaves its code and data cold)."""
+    if not all("floor" in suite.cpu for suite in shapes):
+        return ""
+    fitted = statistics.linear_regression([suite.tests for suite in shapes], [suite.cost("floor") for suite in shapes])
+    return f"; the dict floor's own, fitted alike: {ms(fitted.slope)} per test"
 
 
 def _loads_row(suite: Suite, loads: list[str]) -> Row:

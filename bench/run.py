@@ -214,9 +214,11 @@ much less. Wall time is shown next to it.
   `vcr.use_cassette` per test, vcrpy's YAML and default matching on method, path and body, recorded
   once). Each way's cost is its CPU time minus the no-op's; the goals are replay's cost over the
   dict floor's and over vcrpy's. The same number of citations is replayed at three numbers per
-  test, and once more one to a test (replay and no-op only): the cost per test is the slope of the
+  test, and once more one to a test (replay, no-op and dict floor): the cost per test is the slope of the
   four costs over the no-op against their numbers of tests, which runs from one test to as many
-  tests as citations. Peak memory is RSS for the one-test suite. Cassette loads are counted in a separate run.
+  tests as citations. The dict floor's own slope, fitted alike, is shown beside it as information:
+  the SDK's request, made in more tests, pays per test too (what pytest runs between two tests
+  leaves its code and data cold). Peak memory is RSS for the one-test suite. Cassette loads are counted in a separate run.
 - **Memory held per citation** (`bench/replay.py`): the replay suite with the fewest citations per
   test, run once more as ours and once more as the no-op, untimed (tracemalloc slows a run several
   times over), with tracemalloc on from start-up (`PYTHONTRACEMALLOC`). The generated `conftest.py`
