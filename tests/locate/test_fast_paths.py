@@ -6,11 +6,13 @@
 
 from __future__ import annotations
 
+import sys
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_citecheck._locate.normalize import ELISION, normalize, normalize_marked, quote_length, split_elisions
-from pytest_citecheck._locate.offsets import normalize_with_map
+from pytest_citecheck._locate.offsets import _SPACE_RUN, normalize_with_map
 from pytest_citecheck._locate.rules import quote_pieces, short_pieces
 
 PROPERTIES = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -57,6 +59,21 @@ def test_a_passage_placed_by_words_is_where_the_walk_places_it(text: str, data: 
         offsets._starts = ()  # the walk
         assert fast == offsets.original_span(start, end), (normalized, start, end, words)
         offsets._starts = words
+
+
+def test_whitespace_runs_are_what_split_splits_at() -> None:
+    # ``Offsets._word_starts`` places words by the lengths of ``str.split``'s words and of the ``\s+``
+    # runs between them: the two must agree on every character (one that only one of them took for
+    # whitespace would be a piece of the text for the other).
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    assert [piece for piece in _SPACE_RUN.split(every) if piece] == every.split()
+
+
+def test_the_word_map_is_held_compactly() -> None:
+    _, offsets = normalize_with_map(" The token\n   MUST\tbe  rejected. ")
+    normalized, spaced = offsets._word_starts()
+    assert (list(normalized), list(spaced)) == ([0, 4, 10, 15, 18], [1, 5, 14, 19, 23])
+    assert normalized.itemsize == spaced.itemsize == 4
 
 
 def test_the_word_map_is_used_for_plain_text_and_not_when_hyphens_were_trimmed() -> None:
