@@ -370,7 +370,7 @@ def locate_assembly(citation: Citation, documents: Documents, settings: Settings
     matches: list[Match | Across] = []
     status = Status.FOUND if citation.quotes else Status.SECTION_ONLY
     for quote in citation.quotes:
-        match = _assembly_match(citation, quote, locator, finder, settings)
+        match = _assembly_match(citation, quote, source, locator, finder, settings)
         if isinstance(match, Unfound):
             return match._replace(sections=citation.sections, quotes=citation.quotes)
         if match.approximate:
@@ -397,7 +397,7 @@ def _span(match: Match | Across, starts: dict[str, int]) -> tuple[int, int]:
 
 
 def _assembly_match(
-    citation: Citation, quote: str, locator: QuoteLocator, finder: Finder, settings: Settings
+    citation: Citation, quote: str, source: Source, locator: QuoteLocator, finder: Finder, settings: Settings
 ) -> Match | Across | Unfound:
     """One quote of an assembly: its match (exact, or within ``fuzzy``), or ``Unfound`` (fabricated or altered).
 
@@ -405,7 +405,7 @@ def _assembly_match(
     quote of a block range run together), then anywhere in the source."""
     match = _find_in_sections(locator, quote, citation.sections, settings)
     if match is None:
-        across = find_across(locator.source, quote, citation.sections, casefold=settings.casefold)
+        across = find_across(source, quote, citation.sections, casefold=settings.casefold)
         if across is not None:
             return across
         match = locator.find(quote, casefold=settings.casefold)

@@ -11,13 +11,16 @@ index finds a quote in a thousand documents without reading them all. The order 
 2. with a cited section and no document: that section in every document that has it, then all;
 3. with neither: every document, in order.
 
-A quote found in the cited section is attributed to it even when other sections hold it too.
+A quote found in the cited section is attributed to it even when other sections hold it too. A quote
+found nowhere gets the closest passage anywhere and the closest in its cited document, from a locator
+of that document made from the joined one's normalised texts (not normalised a second time).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import weakref
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from pytest_citecheck._locate.locator import Match, QuoteLocator
@@ -64,6 +67,15 @@ class SourceFinder:
         return None if match is None else Found(None, match)
 
 
+@dataclasses.dataclass(frozen=True)
+class JoinedSections:
+    """Every section of a corpus's documents, searched in this order: what a ``QuoteLocator`` reads of a
+    ``Source`` (``word_index.Sections``), without the joined text of the whole corpus, which nothing reads."""
+
+    sections: Mapping[str, str]
+    order: tuple[str, ...]
+
+
 class CorpusFinder:
     """Step 1 over every document of a ``Corpus``, as one joined source."""
 
@@ -73,15 +85,19 @@ class CorpusFinder:
         # A section of the joined source is "<document position>:<section id>"; these map both ways.
         self._keys: dict[str, dict[str, str]] = {}
         self._place: dict[str, tuple[str, str]] = {}
+        # Where each document's sections start in the joined source's order.
+        self._first: dict[str, int] = {}
         for position, (document_id, source) in enumerate(corpus.documents.items()):
             keys = self._keys[document_id] = {}
+            self._first[document_id] = len(sections)
             for section_id in source.order:
                 key = f"{position}:{section_id}"
                 keys[section_id] = key
                 sections[key] = source.sections[section_id]
                 self._place[key] = (document_id, section_id)
-        self.locator = QuoteLocator(Source(sections=sections))
-        # Per-document locators, built only to find the closest passage in a cited document.
+        self.locator = QuoteLocator(JoinedSections(sections, tuple(sections)))
+        # Per-document locators, built only to find the closest passage in a cited document, each made
+        # from the joined source's normalised texts of that document's sections (which follow one another).
         self._document_locators: dict[str, QuoteLocator] = {}
 
     def source_of(self, document: str | None) -> Source:
@@ -126,16 +142,18 @@ class CorpusFinder:
         document as well (through a locator of its own, built on the first such quote), since "did the
         model misquote the document it cites?" is the question a reader asks first.
         """
-        anywhere = self._found(self.locator.closest(quote, casefold=casefold))
-        if document is None:
-            return anywhere
-        locator = self._document_locators.get(document)
-        if locator is None:
-            locator = self._document_locators[document] = QuoteLocator(self.corpus[document])
-        match = locator.closest(quote, casefold=casefold)
-        if match is None or (anywhere is not None and anywhere.match.similarity > match.similarity):
-            return anywhere
-        return Found(document, match)
+        anywhere = self.locator.closest_place(quote, casefold=casefold)
+        if document is not None:
+            locator = self._document_locators.get(document)
+            if locator is None:
+                locator = self._document_locators[document] = QuoteLocator(
+                    self.corpus[document], part_of=(self.locator, self._first[document])
+                )
+            near = locator.closest_place(quote, casefold=casefold)
+            # Only the passage kept is mapped back to the original text.
+            if near is not None and (anywhere is None or anywhere.similarity <= near.similarity):
+                return Found(document, locator.match_at(near))
+        return None if anywhere is None else self._found(self.locator.match_at(anywhere))
 
     def documents_with_section(self, section: str) -> list[str]:
         return [document for document, keys in self._keys.items() if section in keys]

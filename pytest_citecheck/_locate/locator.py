@@ -10,12 +10,12 @@ from __future__ import annotations
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from pytest_citecheck._locate.normalize import quote_fragments
 from pytest_citecheck._locate.placing import Placed
 from pytest_citecheck._locate.rules import quote_pieces, turning_words
-from pytest_citecheck._locate.word_index import WordIndex
-from pytest_citecheck._sources.source import Source
+from pytest_citecheck._locate.word_index import Sections, WordIndex
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,16 @@ class Match:
         return [word for gap in self.removed for word in turning_words(gap)]
 
 
+class Closest(NamedTuple):
+    """The passage most like a quote, in the normalised text: ``[start, end)`` of the section at ``position``."""
+
+    similarity: float
+    casefold: bool
+    position: int
+    start: int
+    end: int
+
+
 # How many places the closest-passage search screens, and how many of them it aligns the quote with.
 CANDIDATE_PLACES = 12
 CANDIDATE_PASSAGES = 3
@@ -48,14 +58,22 @@ CANDIDATE_PASSAGES = 3
 class QuoteLocator:
     """Finds quotes in one source; each section is normalised once, however many quotes are looked up."""
 
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Sections, *, part_of: tuple[QuoteLocator, int] | None = None) -> None:
+        """``part_of``: (``parent``, ``first``) when ``source``'s sections, in order, are ``parent``'s
+        from section index ``first`` on: the word index is made from ``parent``'s normalised texts
+        (``WordIndex``'s ``part_of``) instead of normalising them again. What is found is the same."""
         self.source = source
+        self._part_of = part_of
         self._indexes: dict[bool, WordIndex] = {}
 
     def word_index(self, casefold: bool = False) -> WordIndex:
         found = self._indexes.get(casefold)
         if found is None:
-            found = self._indexes[casefold] = WordIndex(self.source, casefold)
+            part_of = None
+            if self._part_of is not None:
+                parent, first = self._part_of
+                part_of = (parent.word_index(casefold), first)
+            found = self._indexes[casefold] = WordIndex(self.source, casefold, part_of)
         return found
 
     def normalized_text(self, section_id: str, casefold: bool = False) -> str:
@@ -91,6 +109,12 @@ class QuoteLocator:
 
     def closest(self, quote: str, *, casefold: bool = False, score_cutoff: float = 0.0) -> Match | None:
         """The passage most like ``quote`` (rapidfuzz alignment), or None when nothing reaches ``score_cutoff`` (0..1)."""
+        place = self.closest_place(quote, casefold=casefold, score_cutoff=score_cutoff)
+        return None if place is None else self.match_at(place)
+
+    def closest_place(self, quote: str, *, casefold: bool = False, score_cutoff: float = 0.0) -> Closest | None:
+        """``closest``'s passage before it is mapped back to the original text (``match_at``): a caller
+        weighing two candidates maps only the one it keeps."""
         needle = " ".join(quote_fragments(quote, casefold=casefold))
         if not needle:
             return None
@@ -100,9 +124,14 @@ class QuoteLocator:
             return None
         score, index, start, end = best
         start, end = _word_edges(indexed.section_text(index), start, end, needle)
-        original_start, original_end = indexed.original_span(index, start, end)
+        return Closest(round(score / 100, 4), casefold, index, start, end)
+
+    def match_at(self, place: Closest) -> Match:
+        """The ``Match`` of a ``closest_place``: offsets in the section's original text."""
+        indexed = self.word_index(place.casefold)
+        original_start, original_end = indexed.original_span(place.position, place.start, place.end)
         return Match(
-            indexed.ids[index], original_start, original_end, similarity=round(score / 100, 4), approximate=True
+            indexed.ids[place.position], original_start, original_end, similarity=place.similarity, approximate=True
         )
 
     def find_approx(self, quote: str, threshold: float, *, casefold: bool = False) -> Match | None:

@@ -14,13 +14,13 @@ from __future__ import annotations
 import zlib
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Protocol
 
 from pytest_citecheck._locate.normalize import fold, hyphens_in, normalize_marked, words_of
 from pytest_citecheck._locate.offsets import Offsets, normalize_with_map
 from pytest_citecheck._locate.placing import Placed, place
 from pytest_citecheck._locate.rules import Piece, SectionJoins
-from pytest_citecheck._sources.source import Source
 
 BLOCK_SIZE = 1 << 14
 # The word index is exact up to this many distinct words, then a fixed table of crc32-hashed words.
@@ -32,6 +32,16 @@ def _slot(word: str) -> int:
     # Not hash(): str hashes are salted per process (PYTHONHASHSEED), so the blocks searched, and with
     # them which passage closest() reports, would differ between xdist workers and runs.
     return zlib.crc32(word.encode("utf-8", "surrogatepass")) & (_HASHED_SLOTS - 1)
+
+
+class Sections(Protocol):
+    """What the word index reads of a ``Source``: the sections' texts, and the order they are searched in."""
+
+    @property
+    def sections(self) -> Mapping[str, str]: ...
+
+    @property
+    def order(self) -> tuple[str, ...]: ...
 
 
 class WordBlocks:
@@ -94,11 +104,16 @@ class WordIndex:
     quote was found in are kept: memory is about one normalised copy of the source.
     """
 
-    def __init__(self, source: Source, casefold: bool) -> None:
+    def __init__(self, source: Sections, casefold: bool, part_of: tuple[WordIndex, int] | None = None) -> None:
+        """``part_of``: (``parent``, ``first``) when ``source``'s sections, in order, are ``parent``'s from
+        section index ``first`` on (a document of a ``Corpus`` in the corpus's joined index): their
+        normalised texts are taken from ``parent`` rather than normalised again, and the offset maps
+        and hyphen joins are ``parent``'s (the same texts, the same casefold, so the same maps)."""
         self.source = source
         self.casefold = casefold
         self.ids: list[str] = list(source.order)
         self.position = {section_id: index for index, section_id in enumerate(self.ids)}
+        self._part_of = part_of
         self._maps: dict[int, Offsets] = {}
         self._joins: dict[int, SectionJoins] = {}
         # Section index -> 2 when its text has a hyphen inside a word (a quote must keep it), 1 when it
@@ -111,16 +126,11 @@ class WordIndex:
         self.block_first_section: list[int] = []  # block -> index of its first section
         pieces: list[str] = []
         size = 0
-        sections = source.sections
         # Each block's words, gathered from the normalisation's own word lists (no second split),
         # go into the index when the block is closed: only one block's words are held at a time.
         word_blocks = WordBlocks()
         words_here: set[str] = set()
-        for index, section_id in enumerate(self.ids):
-            folded = fold(sections[section_id], casefold)
-            words = words_of(folded)
-            self.hyphenated.append(hyphens_in(folded))
-            text = " ".join(words)
+        for index, (text, words) in enumerate(self._normalized()):
             if pieces and size + len(text) > BLOCK_SIZE:
                 self._close_block(pieces, words_here, word_blocks)
                 pieces, size, words_here = [], 0, set()
@@ -136,6 +146,24 @@ class WordIndex:
         # One block needs no index: every lookup searches it.
         self.word_blocks: WordBlocks | None = word_blocks if len(self.blocks) >= 2 else None
 
+    def _normalized(self) -> Iterator[tuple[str, list[str]]]:
+        """Each section's normalised text and its words, in order (``hyphenated`` filled on the way)."""
+        if self._part_of is not None:
+            parent, first = self._part_of
+            for index in range(first, first + len(self.ids)):
+                text = parent.section_text(index)
+                self.hyphenated.append(parent.hyphenated[index])
+                # The normalised text is its words one space apart, none of them empty.
+                yield text, text.split(" ") if text else []
+            return
+        sections = self.source.sections
+        casefold = self.casefold
+        for section_id in self.ids:
+            folded = fold(sections[section_id], casefold)
+            words = words_of(folded)
+            self.hyphenated.append(hyphens_in(folded))
+            yield " ".join(words), words
+
     def _close_block(self, pieces: list[str], words: set[str], word_blocks: WordBlocks) -> None:
         word_blocks.add(words, 1 << len(self.blocks))
         self.blocks.append("\n".join(pieces))
@@ -149,6 +177,9 @@ class WordIndex:
         The section's map is built the first time a quote is found in it, by the same steps as the
         normalised text, so the two agree character for character.
         """
+        if self._part_of is not None:
+            parent, first = self._part_of
+            return parent.original_span(first + index, start, end)
         offsets = self._maps.get(index)
         if offsets is None:
             text, offsets = normalize_with_map(self.source.sections[self.ids[index]], casefold=self.casefold)
@@ -205,6 +236,9 @@ class WordIndex:
 
     def joins(self, index: int) -> SectionJoins:
         """Where section ``index`` joined hyphenated words, and how (built the first time it is asked for)."""
+        if self._part_of is not None:
+            parent, first = self._part_of
+            return parent.joins(first + index)
         found = self._joins.get(index)
         if found is None:
             marked = normalize_marked(self.source.sections[self.ids[index]], casefold=self.casefold)

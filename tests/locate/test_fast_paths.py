@@ -1,16 +1,23 @@
-"""Step 1's shortcuts give what the long way gives (issue 27: replay's cost per citation).
+"""Step 1's shortcuts give what the long way gives (issue 27: replay's cost per citation, a ``Corpus``'s).
 
 ``split_elisions`` skips the elision expression for a text with no "...": the pieces must be
 ``ELISION.split``'s, whatever the text (brackets, ellipses folded or not, whitespace of every kind).
+A cited document's locator made from a corpus's normalised texts must be the document's own.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pytest_citecheck import Corpus, Source
+from pytest_citecheck._locate.finders import CorpusFinder
+from pytest_citecheck._locate.locator import QuoteLocator
 from pytest_citecheck._locate.normalize import ELISION, normalize, normalize_marked, quote_length, split_elisions
 from pytest_citecheck._locate.offsets import _SPACE_RUN, normalize_with_map
 from pytest_citecheck._locate.rules import quote_pieces, short_pieces
@@ -109,3 +116,77 @@ def test_a_reviews_file_without_decisions_has_nothing_for_any_citation() -> None
     from pytest_citecheck._review.decisions import Lookup, Reviews
 
     assert Reviews(Path("none.json")).lookup("k", "test_x", "c1") == Lookup()
+
+
+# A ``Corpus``'s closest passage in a cited document comes from a locator of that document made from
+# the corpus's normalised texts (``QuoteLocator(..., part_of=...)``) rather than normalising them
+# again: everything it holds and finds must be what a locator of the document alone holds and finds.
+DATA = Path(__file__).parent.parent / "data"
+DOCUMENTS = ("gfdl-1.3.txt", "apache-2.0.txt", "maint-guide-excerpt.txt", "mpl-2.0.txt", "rfc6749.txt")
+
+
+def _misquotes(source: Source) -> list[str]:
+    """A passage of every few sections with a word changed (no longer there), and one as it is."""
+    quotes = []
+    for section_id in list(source.order)[::3]:
+        words = source.sections[section_id].split()
+        if len(words) >= 24:
+            quotes.append(" ".join(words[5:20]))
+            words[12] = "zebra"
+            quotes.append(" ".join(words[5:20]))
+    return quotes
+
+
+@pytest.mark.parametrize("casefold", [False, True])
+def test_a_documents_locator_made_from_the_corpus_is_the_documents_own(casefold: bool) -> None:
+    documents = {name: Source.from_file(DATA / name) for name in DOCUMENTS}
+    # Hyphens broken at a line, inside words and soft, so that the hyphen joins are asked for.
+    documents["hyphens"] = Source(
+        sections={
+            "1": "The author-\nization server MUST re-sign the to\u00adken; a self-\n  contained ﬁle.",
+            "2": "",
+            "3": "Ein Straße – the ‘quoted’ WORDS … end-\nuser agreement, — see 4.2.",
+        }
+    )
+    finder = CorpusFinder(Corpus(documents))
+    checked = 0
+    for name, source in documents.items():
+        made = QuoteLocator(source, part_of=(finder.locator, finder._first[name]))
+        own = QuoteLocator(source)
+        index, own_index = made.word_index(casefold), own.word_index(casefold)
+        for field in ("ids", "blocks", "section_block", "section_start", "section_end", "block_first_section"):
+            assert getattr(index, field) == getattr(own_index, field), (name, field)
+        assert index.hyphenated == own_index.hyphenated
+        assert (index.word_blocks is None) == (own_index.word_blocks is None)
+        if index.word_blocks is not None and own_index.word_blocks is not None:
+            assert index.word_blocks.exact_table == own_index.word_blocks.exact_table
+        for quote in _misquotes(source) + ["the authorization server MUST resign the token", "end-user agreement"]:
+            assert made.closest(quote, casefold=casefold) == own.closest(quote, casefold=casefold), quote
+            assert made.find(quote, casefold=casefold) == own.find(quote, casefold=casefold), quote
+            checked += 1
+    assert checked >= 100
+
+
+def test_a_corpus_reports_the_closest_passage_of_the_cited_document_unless_one_elsewhere_is_more_alike() -> None:
+    documents = {name: Source.from_file(DATA / name) for name in DOCUMENTS}
+    finder = CorpusFinder(Corpus(documents))
+    every = {
+        f"{name}/{section}": source.sections[section] for name, source in documents.items() for section in source.order
+    }
+    anywhere = QuoteLocator(Source(sections=every))
+    kinds = set()
+    for cited in documents:
+        for quote in _misquotes(documents["apache-2.0.txt"])[1::8]:
+            found = finder.closest(quote, document=cited, casefold=False)
+            # The long way: the closest passage anywhere, and the cited document's own, each mapped.
+            elsewhere = anywhere.closest(quote)
+            own = QuoteLocator(documents[cited]).closest(quote)
+            assert elsewhere is not None
+            if own is None or elsewhere.similarity > own.similarity:
+                kinds.add("elsewhere")
+                document, section = elsewhere.section.split("/", 1)
+                assert found == (document, dataclasses.replace(elsewhere, section=section)), quote
+            else:
+                kinds.add("cited")
+                assert found == (cited, own), quote
+    assert kinds == {"elsewhere", "cited"}
