@@ -24,8 +24,9 @@ are kept out of every run (``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 -p pytest_citechec
 cost all alike and only add noise. A separate, untimed run counts cassette loads. Goals are ratios
 of those costs; absolute times (per citation, per test) are printed as information. Replay's cost
 per test over the no-op (its fixtures, checker, cassette and hooks, apart from its citations) is
-solved from the three shapes, which replay the same citations in different numbers of tests: the
-slope of their costs against their numbers of tests (goal 0.5 ms; information in ``--quick``).
+solved from the three shapes and a fourth of one citation per test, which replay the same citations
+in different numbers of tests: the slope of their costs against their numbers of tests (goal 0.5 ms;
+information in ``--quick``); the dict floor's own slope is shown beside it.
 
 Memory, at the fewest citations per test, in untimed runs of their own (as the cassette loads are):
 the Python memory replay still holds (tracemalloc, on from start-up) from the end of a warm-up to the

@@ -25,7 +25,7 @@ import functools
 import json
 import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -36,6 +36,7 @@ from pytest_citecheck._secrets import MASK, cut_secrets, known_secrets, redact_k
 __all__ = [
     "MASK",
     "HeaderValueRedactor",
+    "header_pairs",
     "install_log_redaction",
     "redact_body",
     "redact_known",
@@ -131,31 +132,33 @@ def scrub_request(request: Any) -> Any:
     replaced by TypeSafe's public one. This scrub is applied by pytest-citecheck itself, after any
     user configuration, so it cannot be switched off by accident.
     """
-    parts = urlsplit(request.uri)
-    endpoint = TYPESAFE_PATH.search(parts.path)
-    if endpoint is None:
+    scrubbed = scrubbed_for_matching(
+        request.method, urlsplit(request.uri).path, header_pairs(request.headers), request.body
+    )
+    if scrubbed is None:
         return None  # not ours: pytest-recording or the app's own traffic passes by untouched
+    _, endpoint, request.body = scrubbed
     # Host and any base-URL prefix (a proxy's /base/v1/...) go: a cassette replays behind any base URL.
-    request.uri = urlunsplit((*CANONICAL_HOST, endpoint.group(0), "", ""))
-    # The headers dropped here carry the key: remember their values, so no log line prints them.
-    remember_header_secrets(request.headers)
+    request.uri = urlunsplit((*CANONICAL_HOST, endpoint, "", ""))
     request.headers = {name: value for name, value in request.headers.items() if name.lower() in _KEPT_HEADERS}
-    # A key the app put in a claim is not written either. vcrpy scrubs the live request the same way
-    # before matching it, so such a recording still replays while the key is known.
-    request.body = redact_body(request.body)
     return request
 
 
 def scrubbed_for_matching(
     method: str, path: str, headers: Iterable[tuple[Any, Any]], body: Any
-) -> tuple[str, str, Any]:
-    """What ``scrub_request`` leaves of a TypeSafe request that a match depends on, by the same steps,
-    without building the request it would give: the method, the endpoint (host and any base-URL prefix
-    gone), the body with every known secret cut. The values of the headers it would drop are remembered
-    as secrets, as there. ``headers``: (name, value) pairs; ``path`` must be a TypeSafe API path."""
+) -> tuple[str, str, Any] | None:
+    """What ``scrub_request`` leaves of a request that a match depends on, without building the request:
+    the method, the TypeSafe endpoint (host and any base-URL prefix gone), the body with every known
+    secret cut; None for a request that is not a TypeSafe API request. Replay matches on this alone.
+
+    ``headers``: (name, value) pairs. The values of those the scrub drops carry the key: they are
+    remembered, so no log line prints them. A key the app put in a claim is not written either; vcrpy
+    scrubs the live request the same way before matching it, so such a recording still replays while
+    the key is known.
+    """
     endpoint = TYPESAFE_PATH.search(path)
     if endpoint is None:
-        raise ValueError(f"not a TypeSafe API path: {path!r}")
+        return None
     remember_header_pairs(headers)
     return method, endpoint.group(0), redact_body(body)
 
@@ -183,11 +186,14 @@ def scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
 
 def remember_header_secrets(headers: Mapping[Any, Any]) -> None:
     """Remember the value of every header that is not a harmless one (called before a request is scrubbed)."""
-    remember_header_pairs(
-        (name, item)
-        for name, value in headers.items()
-        for item in (value if isinstance(value, (list, tuple)) else [value])
-    )
+    remember_header_pairs(header_pairs(headers))
+
+
+def header_pairs(headers: Mapping[Any, Any]) -> Iterator[tuple[Any, Any]]:
+    """(name, value) for each value of a header mapping whose values may be lists (vcrpy's requests)."""
+    for name, value in headers.items():
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            yield name, item
 
 
 def remember_header_pairs(pairs: Iterable[tuple[Any, Any]]) -> None:

@@ -11,8 +11,9 @@ library it probes) is skipped as well.
 
 The rules are vcrpy's, so a file replays the same either way:
 
-- a request is matched after the same scrub a recording got (``redaction.scrub_request``, by
-  ``redaction.scrubbed_for_matching``), as vcrpy matches it, so whatever the scrub keeps out of a cassette it keeps out of the match too;
+- a request is matched after the same scrub a recording got (``redaction.scrub_request``, whose
+  ``scrubbed_for_matching`` replay calls), as vcrpy matches it, so whatever the scrub keeps out of
+  a cassette it keeps out of the match too;
 - a file holds one recording per request, which answers it as often as it is asked (a test that
   checks one citation twice asks twice), and a request with no recording is a miss (``ReplayMiss``, turned into the citation's
   ``CassetteMissError`` by ``_judge.ask``), never sent anywhere;
@@ -240,7 +241,9 @@ def _scrubbed(request: Any, body: bytes) -> tuple[str, str, bytes]:
     """(method, path, body) of an outgoing request after the same scrub a recording got
     (``redaction.scrub_request``, as ``redaction.scrubbed_for_matching`` applies it): vcrpy matched
     requests only after it, so replay does too."""
-    return scrubbed_for_matching(request.method, request.url.path, request.headers.multi_items(), body)
+    scrubbed = scrubbed_for_matching(request.method, request.url.path, request.headers.multi_items(), body)
+    assert scrubbed is not None  # the handlers pass on every request that is not a TypeSafe one
+    return scrubbed
 
 
 def _response(recorded: _Recorded) -> Any:

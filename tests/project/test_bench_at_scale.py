@@ -25,6 +25,5 @@ def test_its_reviews_file_has_decisions_and_stale_ones_and_each_is_found(tmp_pat
 
 
 def test_its_rows_say_how_many_decisions_were_found(tmp_path: Path) -> None:
-    ratio_row, found_row = at_scale.run((100, 1_000), runs=1, log=lambda _line: None)
-    assert ratio_row.goal == "≤ 1.5x" and ratio_row.ratio.endswith("x")
+    _, found_row = at_scale.run((100, 1_000), runs=1, log=lambda _line: None)
     assert found_row.met and found_row.ours == found_row.reference.split()[0] == "75"
