@@ -89,13 +89,25 @@ def compact_json(value: Any) -> str:
 
 def replay_key(body: Any) -> str:
     """What replay indexes a request body by: ``compact_json`` of the parsed body (equal exactly when
-    ``request_key`` is equal; cheaper to write, and reading a cassette writes it for the digest anyway)."""
-    parsed = parsed_body(body)
+    ``request_key`` is equal; cheaper to write, and reading a cassette writes it for the digest anyway).
+
+    Parsed as ``parsed_body`` parses it, without its cache: each body replay is asked about is a new
+    one, parsed once here, so hashing it for that cache and keeping it there would only cost."""
+    if isinstance(body, (bytes, str)):
+        try:
+            parsed = json.loads(body)
+        except (ValueError, UnicodeDecodeError, RecursionError):  # as ``parsed_body``: not JSON we can use
+            parsed = body
+    else:
+        parsed = body
     if isinstance(parsed, (dict, list)):
         return compact_json(parsed)
     return parsed if isinstance(parsed, str) else ""
 
 
+# A run asks with one or two methods and endpoints, and each cassette records the same one or two
+# URIs again and again: each pair is worked out once (a URI's ``urlsplit`` is most of the cost).
+@functools.lru_cache(maxsize=64)
 def method_and_endpoint(method: str, uri_or_path: str) -> tuple[str, str]:
     """The method and the TypeSafe endpoint (``/v1/systemone``) of a request, whatever its base URL."""
     path = urlsplit(uri_or_path).path if "://" in uri_or_path else uri_or_path

@@ -26,6 +26,7 @@ The rules are vcrpy's, so a file replays the same either way:
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -178,10 +179,7 @@ class Recording:
                     self._unpatch()
 
     def _patch(self) -> None:
-        import httpx2
-
-        for class_name, method_name, is_async in _TRANSPORT_METHODS:
-            transport = getattr(httpx2, class_name)
+        for transport, method_name, is_async in _transport_methods():
             current = transport.__dict__.get(method_name, _MISSING)
             self._saved.append((transport, method_name, current))
             original = getattr(transport, method_name)
@@ -200,9 +198,10 @@ class Recording:
         recording = self
 
         def handle_request(transport: Any, request: Any) -> Any:
-            if TYPESAFE_PATH.search(request.url.path) is None:
+            path = request.url.path
+            if TYPESAFE_PATH.search(path) is None:
                 return original(transport, request)  # not ours: the app's traffic, or pytest-recording's
-            return _response(recording.take(*_scrubbed(request, request.read())))
+            return _response(recording.take(*_scrubbed(request, request.read(), path)))
 
         return handle_request
 
@@ -210,9 +209,10 @@ class Recording:
         recording = self
 
         async def handle_async_request(transport: Any, request: Any) -> Any:
-            if TYPESAFE_PATH.search(request.url.path) is None:
+            path = request.url.path
+            if TYPESAFE_PATH.search(path) is None:
                 return await original(transport, request)
-            return _response(recording.take(*_scrubbed(request, await request.aread())))
+            return _response(recording.take(*_scrubbed(request, await request.aread(), path)))
 
         return handle_async_request
 
@@ -237,18 +237,37 @@ class Recording:
         return [request for request, plays in zip(self._requests, self._plays) if not plays]
 
 
-def _scrubbed(request: Any, body: bytes) -> tuple[str, str, bytes]:
+def _scrubbed(request: Any, body: bytes, path: str | None = None) -> tuple[str, str, bytes]:
     """(method, path, body) of an outgoing request after the same scrub a recording got
     (``redaction.scrub_request``, as ``redaction.scrubbed_for_matching`` applies it): vcrpy matched
-    requests only after it, so replay does too."""
-    scrubbed = scrubbed_for_matching(request.method, request.url.path, request.headers.multi_items(), body)
+    requests only after it, so replay does too. ``path``: the URL's path, when the caller has it."""
+    headers = request.headers
+    # Each (name, value) as ``multi_items`` decodes it (the values alike; a name as sent, not
+    # lower-cased, which the scrub lower-cases itself), without its encoding lookup per item.
+    encoding = headers.encoding
+    pairs = [(name.decode(encoding), value.decode(encoding)) for name, value in headers.raw]
+    scrubbed = scrubbed_for_matching(request.method, request.url.path if path is None else path, pairs, body)
     assert scrubbed is not None  # the handlers pass on every request that is not a TypeSafe one
     return scrubbed
 
 
-def _response(recorded: _Recorded) -> Any:
+@functools.cache
+def _httpx2() -> Any:
+    """The httpx2 module, imported on first use (a run may replay nothing); then one cached call."""
     import httpx2
 
+    return httpx2
+
+
+@functools.cache
+def _transport_methods() -> tuple[tuple[type, str, bool], ...]:
+    """``_TRANSPORT_METHODS`` with each class looked up, once."""
+    httpx2 = _httpx2()
+    return tuple((getattr(httpx2, name), method, is_async) for name, method, is_async in _TRANSPORT_METHODS)
+
+
+def _response(recorded: _Recorded) -> Any:
+    httpx2 = _httpx2()
     return httpx2.Response(
         recorded.status,
         headers=recorded.headers,
