@@ -58,11 +58,29 @@ def request_key(body: Any) -> str:
 # (each citation of it, and the cassette's copy of each request): its JSON form is kept for the
 # last few long texts. Encoding one costs some 40 instructions a character; looking it up, a hash.
 _encoded_long_text = functools.lru_cache(maxsize=64)(encode_basestring)
+# Short texts kept at most: a request's keys and questions are the same texts in every body, a claim
+# is new in each; the table starts again when full (at most some hundreds of kilobytes).
+_MOST_SHORT_TEXTS = 1024
 
 
-def _encoded_text(text: str) -> str:
-    """``json.encoder.encode_basestring(text)`` (what ``ensure_ascii=False`` writes), long ones remembered."""
-    return _encoded_long_text(text) if len(text) >= 256 else encode_basestring(text)
+class _EncodedTexts(dict[str, str]):
+    """``json.encoder.encode_basestring(text)`` (what ``ensure_ascii=False`` writes) for each text asked.
+
+    The encoder asks it for every key and text of a body (twenty or so in a request), so a text seen
+    before is answered by the dict lookup alone, with no Python call; a new one is encoded here, and a
+    long one (a section) is looked up in ``_encoded_long_text`` instead of kept.
+    """
+
+    def __missing__(self, text: str) -> str:
+        if len(text) >= 256:
+            return _encoded_long_text(text)
+        if len(self) >= _MOST_SHORT_TEXTS:
+            self.clear()
+        encoded = self[text] = encode_basestring(text)
+        return encoded
+
+
+_encoded_text = _EncodedTexts().__getitem__
 
 
 # One encoder for every call (``json.dumps`` with options builds one per call): what

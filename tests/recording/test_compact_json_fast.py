@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_citecheck._recording import matching
 from pytest_citecheck._recording.matching import compact_json
 
 ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -35,3 +36,14 @@ def test_an_integer_too_long_to_write_fails_alike() -> None:
         ENCODER.encode(huge)
     with pytest.raises(ValueError):
         compact_json(huge)
+
+
+def test_texts_past_what_the_table_keeps_are_still_written_exactly() -> None:
+    """The short texts' table starts again when full (``matching._MOST_SHORT_TEXTS``): every body
+    written before, across and after that is what the encoder writes, its texts seen again or not."""
+    bodies = [
+        {"claim": f"claim {number} \u201cquoted\u201d\n", "section": f"s{number % 7}" * 40, "n": number}
+        for number in range(matching._MOST_SHORT_TEXTS * 2 + 5)
+    ]
+    for body in bodies + bodies[::-1]:
+        assert compact_json(body) == ENCODER.encode(body)
