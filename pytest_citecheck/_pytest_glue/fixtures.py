@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import operator
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -92,6 +93,37 @@ def async_client_factory(config: pytest.Config) -> Callable[[], AsyncTypeSafeCli
 CLIENT_ENVIRONMENT = ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL", "TYPESAFE_DEFAULT_MODEL")
 
 
+def _environment_digest() -> str:
+    """What the client was built from, as a digest: the key is not kept around in plain text for longer than it must be."""
+    values = "\0".join(os.environ.get(name, "").strip() for name in CLIENT_ENVIRONMENT)
+    return hashlib.sha256(values.encode()).hexdigest()
+
+
+def _environment_objects() -> tuple[object, ...] | None:
+    """The objects ``os.environ`` holds for ``CLIENT_ENVIRONMENT`` (its ``_data``), or None when it keeps
+    none (it was replaced by a plain mapping).
+
+    ``os.environ`` keeps a variable's value as one object until the variable is set again (or
+    deleted), so the same objects mean the same values, with no value read, joined or hashed. They are
+    ``os.environ``'s own objects, not copies of the key.
+    """
+    environ = os.environ
+    data, encode = getattr(environ, "_data", None), getattr(environ, "encodekey", None)
+    if not isinstance(data, dict) or encode is None:
+        return None
+    try:
+        keys = _encoded_names(encode)
+    except Exception:  # an encodekey of another kind: the digest decides alone
+        return None
+    return (data.get(keys[0]), data.get(keys[1]), data.get(keys[2]))
+
+
+@functools.lru_cache(maxsize=4)
+def _encoded_names(encode: Callable[[str], Any]) -> tuple[Any, ...]:
+    """``CLIENT_ENVIRONMENT`` as ``os.environ`` keys them (bytes on POSIX, upper-case text on Windows)."""
+    return tuple(encode(name) for name in CLIENT_ENVIRONMENT)
+
+
 class SessionClient:
     """The session's one SDK client, rebuilt only when the environment it was built from changes.
 
@@ -103,13 +135,25 @@ class SessionClient:
     def __init__(self, transport: dict[str, Any]) -> None:
         self._transport = transport  # ``replay_only_transport``: none but in record mode none
         self._built_for: str | None = None
+        # ``_environment_objects()`` when the digest was last worked out: while ``os.environ`` holds the
+        # very same objects, nothing the client read has changed (checked per test, for a fraction of
+        # the digest's cost). Held, not their ``id``s: a freed value's id may be reused by a new one.
+        # A changed key's old object is let go at the next check (or when the client is closed).
+        self._seen: tuple[object, ...] | None = None
         self._client: TypeSafeClient | None = None
 
     def current(self) -> TypeSafeClient:
         redact_logs()
-        values = "\0".join(os.environ.get(name, "").strip() for name in CLIENT_ENVIRONMENT)
-        # Compared as a digest: the key is not kept around in plain text for longer than it must be.
-        built_for = hashlib.sha256(values.encode()).hexdigest()
+        seen, objects = self._seen, _environment_objects()
+        if (
+            self._client is not None
+            and seen is not None
+            and objects is not None
+            and all(map(operator.is_, objects, seen))
+        ):
+            return self._client
+        self._seen = None  # let go of the old values' objects first: a rebuild that raises keeps none
+        built_for = _environment_digest()
         if self._client is None or built_for != self._built_for:
             from typesafe_sdk import TypeSafeClient
 
@@ -120,9 +164,11 @@ class SessionClient:
                 api_key=_api_key(), compression=False, retry=patient_retry_policy(), **self._transport
             )
             self._built_for = built_for
+        self._seen = objects
         return self._client
 
     def close(self) -> None:
+        self._seen = None
         if self._client is not None:
             self._client.close()
             self._client = None
