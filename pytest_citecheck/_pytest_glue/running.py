@@ -21,18 +21,29 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+# Loaded with this module: the first helper called in a test loads both, and needs both.
+from pytest_citecheck._pytest_glue.fixtures import make_checker, plain_fixture
+
 if TYPE_CHECKING:
     from pytest_citecheck._check.checker import Checker
 
 
 def _in_wider_fixture_setup() -> bool:
-    """True while a fixture wider than function scope is being set up, in this thread."""
+    """True while a fixture wider than function scope is being set up, in this thread.
+
+    The walk stops at the test's own call (``pytest_pyfunc_call``): a fixture set up above it is not
+    what runs the code below it, and a helper called from a test's body need not walk the rest of
+    pytest's stack (some thirty frames) to learn that.
+    """
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
-        if frame.f_code.co_name == "pytest_fixture_setup":
+        name = frame.f_code.co_name
+        if name == "pytest_fixture_setup":
             fixturedef = frame.f_locals.get("fixturedef")
             if fixturedef is not None:
                 return getattr(fixturedef, "scope", "function") != "function"
+        elif name == "pytest_pyfunc_call":
+            return False
         frame = frame.f_back
     return False
 
@@ -53,8 +64,6 @@ def running_checker(session: pytest.Session) -> Checker | None:
     request = getattr(item, "_request", None)
     if item is None or request is None or _in_wider_fixture_setup():
         return None
-    from pytest_citecheck._pytest_glue.fixtures import make_checker, plain_fixture
-
     if plain_fixture(item, "citecheck"):  # the plugin's own fixture: what it would return, built directly
         return make_checker(request)
     checker: Checker = request.getfixturevalue("citecheck")

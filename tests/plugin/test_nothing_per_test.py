@@ -103,9 +103,19 @@ def test_the_helper_still_finds_its_test_in_setup_and_call_but_not_in_a_wider_fi
 
         def test_in_a_module_fixture(per_module):
             pass
+
+        @pytest.fixture(scope="module")
+        def asked_for_later():
+            return check_citations(NOTHING, TEXT)
+
+        def test_asks_for_fixtures_while_it_runs(request):
+            # Set up from the test's body: the module's fixture is still not the test, its own fixture is.
+            with pytest.raises(Exception, match="called outside a running test"):
+                request.getfixturevalue("asked_for_later")
+            assert request.getfixturevalue("per_test") == []
         """
     )
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     result = pytester.runpytest_subprocess("-p", "pytest_citecheck.plugin")
-    result.assert_outcomes(passed=1, errors=1)
+    result.assert_outcomes(passed=2, errors=1)
     result.stdout.fnmatch_lines(["*CheckerUnavailableError: check_citations() was called outside a running test*"])
