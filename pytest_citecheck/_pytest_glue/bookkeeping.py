@@ -8,14 +8,13 @@ ran to the end, what each left unplayed, and failing a run whose tests passed.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_citecheck._pytest_glue.paths import cassette_path, shared_cassette
+from pytest_citecheck._pytest_glue.paths import cassette_location, cassette_path, shared_cassette
 from pytest_citecheck._pytest_glue.stash import CHECKER, COLLECTED, RAN_TO_END, SETTINGS, collected_modules
 
 if TYPE_CHECKING:
@@ -42,10 +41,10 @@ class CassetteBookkeeping:
         self.crashed_workers = 0  # xdist workers that went down with an error
         # What is worked out from the collected tests, and how many there were then.
         self._owners: dict[str, dict[str, bool]] | None = None
-        # Each collected test's cassette path and its normalised form, by the item's identity (items
+        # Each collected test's cassette folder, file name and normalised path, by the item's identity (items
         # live for the whole session): worked out with ``_owners``, not again when the test builds its
         # checker, nor when orphans are looked for.
-        self._paths: dict[int, tuple[Path, str, bool]] = {}
+        self._paths: dict[int, tuple[Path, str, str, bool]] = {}
         self._modules_by_id: dict[int, Path] | None = None
         self._worked_out_for = -1
 
@@ -67,24 +66,27 @@ class CassetteBookkeeping:
         if self._owners is None:
             owners: dict[str, dict[str, bool]] = {}
             for collected in self.items:
-                path, key, named = self._path_of(collected, keep=True)
+                _, _, key, named = self._path_of(collected, keep=True)
                 owners.setdefault(key, {})[collected.nodeid] = named
             self._owners = owners
-        path, key, _ = self._path_of(item)
-        others = [(nodeid, named) for nodeid, named in self._owners.get(key, {}).items() if nodeid != item.nodeid]
+        folder, name, key, _ = self._path_of(item)
+        path = folder / name
+        owners_of_key = self._owners.get(key)
+        if not owners_of_key or (len(owners_of_key) == 1 and item.nodeid in owners_of_key):
+            return path, []  # the cassette is this test's alone (most tests): no list to filter
+        others = [(nodeid, named) for nodeid, named in owners_of_key.items() if nodeid != item.nodeid]
         if shared:
             return path, [nodeid for nodeid, named in others if not named]
         return path, [nodeid for nodeid, _ in others]
 
-    def _path_of(self, item: pytest.Item, *, keep: bool = False) -> tuple[Path, str, bool]:
-        """The test's cassette path, its normalised form, and whether it names a shared cassette. ``keep``:
-        a collected test's, kept (a plugin's own item, not among them, is worked out each time)."""
+    def _path_of(self, item: pytest.Item, *, keep: bool = False) -> tuple[Path, str, str, bool]:
+        """The test's cassette folder and file name, the path's normalised form, and whether it names a
+        shared cassette (``paths.cassette_location``). ``keep``: a collected test's, kept (a plugin's own
+        item, not among them, is worked out each time)."""
         found = self._paths.get(id(item))
         if found is None:
-            named = shared_cassette(item)
-            path = cassette_path(item, self.config.stash[SETTINGS], shared=named)
-            # normpath, not resolve(): no file-system call per collected test.
-            found = (path, os.path.normpath(path), named is not None)
+            folder, name, key, named = cassette_location(item, self.config.stash[SETTINGS])
+            found = (folder, name, key, named is not None)
             if keep:
                 self._paths[id(item)] = found
         return found
@@ -113,9 +115,6 @@ class CassetteBookkeeping:
         return report
 
     def _unused_of(self, item: pytest.Item) -> list[dict[str, Any]]:
-        from pytest_citecheck._recording.cassette_file import is_citecheck_cassette, read_interactions
-        from pytest_citecheck._recording.lifecycle.unused import unused_entry
-
         checker = item.stash.get(CHECKER, None)
         cassette = checker.cassette if checker is not None else None
         if cassette.shared if cassette is not None else shared_cassette(item) is not None:
@@ -125,6 +124,8 @@ class CassetteBookkeeping:
             path, bodies = cassette.path, cassette.unplayed()
         else:
             # The test asked Jev nothing: every interaction of its cassette is unused.
+            from pytest_citecheck._recording.cassette_file import is_citecheck_cassette, read_interactions
+
             path = cassette_path(item, self.config.stash[SETTINGS])
             if not path.is_file() or not is_citecheck_cassette(path):
                 return []
@@ -134,6 +135,8 @@ class CassetteBookkeeping:
                 return []
         if not bodies:
             return []
+        from pytest_citecheck._recording.lifecycle.unused import unused_entry
+
         shown = self.run.display_path(path)
         return [unused_entry(item.nodeid, shown, body) for body in bodies]
 
@@ -167,7 +170,8 @@ class CassetteBookkeeping:
             if not names:
                 self._collected()
                 for item in self.items:
-                    names.setdefault(Path(item.path), set()).add(self._path_of(item, keep=True)[0].name)
+                    # item.path as it is (a module's tests share one Path): no Path built per test.
+                    names.setdefault(item.path, set()).add(self._path_of(item, keep=True)[1])
             return names.get(module, set())
 
         found = orphan_cassettes(

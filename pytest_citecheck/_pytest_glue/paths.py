@@ -9,10 +9,11 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from types import EllipsisType
 from typing import TYPE_CHECKING
 
 import pytest
+
+from pytest_citecheck._recording.paths import cassette_folder, cassette_name
 
 if TYPE_CHECKING:
     from pytest_citecheck._options import Settings
@@ -39,31 +40,51 @@ def shared_cassette(item: pytest.Item) -> str | None:
     return None
 
 
-def cassette_path(item: pytest.Item, settings: Settings, *, shared: str | None | EllipsisType = ...) -> Path:
+def _named_and_vcr(item: pytest.Item) -> tuple[str | None, bool]:
+    """``shared_cassette(item)``, and whether a ``vcr`` marker applies to the test: one walk over its markers."""
+    named: str | None = None
+    looking, vcr = True, False
+    for marker in item.iter_markers():  # closest first
+        if marker.name == "vcr":
+            vcr = True
+        elif looking and marker.name == "citecheck" and "cassette" in marker.kwargs:
+            looking, name = False, marker.kwargs["cassette"]
+            named = name if isinstance(name, str) and name.strip() else None
+    return named, vcr
+
+
+def cassette_location(item: pytest.Item, settings: Settings) -> tuple[Path, str, str, str | None]:
+    """The test's cassette folder and file name (``cassette_path`` joins them), the joined path's
+    ``os.path.normpath`` (no ``Path`` built), and the shared cassette it names (``shared_cassette``).
+
+    The bookkeeping of recordings works this out for every collected test; only a test that runs
+    needs its path as a ``Path``. A file name holds no separator and is no ``.`` or ``..`` (it ends in
+    ``.yaml``, ``cassette_name``), so it joins the normalised folder as it would the folder itself.
+    """
+    named, vcr = _named_and_vcr(item)
+    name = cassette_name(named or node_path_name(item), beside_pytest_recording=vcr)
+    folder, normalised = _folder(item.path, item.config.rootpath, settings.cassette_dir)
+    return folder, name, os.path.join(normalised, name), named
+
+
+def cassette_path(item: pytest.Item, settings: Settings) -> Path:
     """``<test dir>/<cassette_dir>/<module>/<test>.yaml`` (``.citecheck.yaml`` beside pytest-recording's own).
 
     A cassette directory outside the test's directory mirrors the test file's path relative to the
     rootdir (``_recording.paths.cassette_folder``). A test marked ``@pytest.mark.citecheck(cassette="name")``
     uses ``<module>/<name>.yaml``, shared with every test of the module that names it (the name is
-    made file-system-safe like a test's). ``shared``: that name when the caller looked it up already
-    (``shared_cassette``; None for none), else it is looked up here.
+    made file-system-safe like a test's).
     """
-    from pytest_citecheck._recording.paths import cassette_name
-
-    name = cassette_name(
-        (shared_cassette(item) if isinstance(shared, EllipsisType) else shared) or node_path_name(item),
-        beside_pytest_recording=item.get_closest_marker("vcr") is not None,
-    )
-    return _folder(item.path, item.config.rootpath, settings.cassette_dir) / name
+    folder, name, _, _ = cassette_location(item, settings)
+    return folder / name
 
 
 @functools.lru_cache(maxsize=4096)
-def _folder(test_file: Path, rootdir: Path, cassette_dir: str) -> Path:
-    """A test module's cassette folder (``_recording.paths.cassette_folder``): worked out once per module,
-    not for each of its tests (it only joins paths, and asks the file system nothing)."""
-    from pytest_citecheck._recording.paths import cassette_folder
-
-    return cassette_folder(Path(test_file), rootdir, cassette_dir)
+def _folder(test_file: Path, rootdir: Path, cassette_dir: str) -> tuple[Path, str]:
+    """A test module's cassette folder (``_recording.paths.cassette_folder``) and its ``os.path.normpath``:
+    worked out once per module, not for each of its tests (it only joins paths, and asks the file system nothing)."""
+    folder = cassette_folder(Path(test_file), rootdir, cassette_dir)
+    return folder, os.path.normpath(folder)
 
 
 # What a cassette directory holds: this plugin's cassettes and pytest-recording's, both YAML.
