@@ -10,6 +10,7 @@ markers above the test, and that parent's part is worked out again.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import attrgetter
 from typing import Any
 
 import pytest
@@ -20,13 +21,29 @@ MARKER = "citecheck"
 class _Above:
     """What the nodes above a test say: worked out for one parent node, with this many markers above."""
 
-    __slots__ = ("markers", "options", "scope")
+    __slots__ = ("chain", "markers", "options", "scope")
 
-    def __init__(self, markers: int, options: dict[str, Any], scope: str | None) -> None:
+    def __init__(
+        self,
+        chain: tuple[pytest.Item | pytest.Collector, ...],
+        markers: int,
+        options: dict[str, Any],
+        scope: str | None,
+    ) -> None:
+        # The parent node and the nodes above it, closest first: a node's parent never changes.
+        self.chain = chain
         self.markers = markers
         self.options = options
         # The closest node above whose own ``citecheck`` marker names ``auto_accept``, or None.
         self.scope = scope
+
+
+_own_markers = attrgetter("own_markers")
+
+
+def _marker_count(chain: Iterable[pytest.Item | pytest.Collector]) -> int:
+    """How many markers the nodes of ``chain`` carry: a marker added to one of them changes it."""
+    return sum(map(len, map(_own_markers, chain)))
 
 
 def _apply(options: dict[str, Any], markers: Iterable[pytest.Mark]) -> None:
@@ -62,15 +79,15 @@ class MarkerCache:
         self._above: dict[Any, _Above] = {}
 
     def _above_of(self, parent: pytest.Collector | None) -> _Above:
-        chain = _chain(parent)
-        markers = sum(len(node.own_markers) for node in chain)
         found = self._above.get(parent)
-        if found is None or found.markers != markers:
-            options: dict[str, Any] = {}
-            for node in reversed(chain):  # the furthest first: the closest wins
-                _apply(options, node.own_markers)
-            scope = next((_scope_name(node) for node in chain if _names_auto_accept(node.own_markers)), None)
-            found = self._above[parent] = _Above(markers, options, scope)
+        if found is not None and found.markers == _marker_count(found.chain):
+            return found
+        chain = tuple(_chain(parent))
+        options: dict[str, Any] = {}
+        for node in reversed(chain):  # the furthest first: the closest wins
+            _apply(options, node.own_markers)
+        scope = next((_scope_name(node) for node in chain if _names_auto_accept(node.own_markers)), None)
+        found = self._above[parent] = _Above(chain, _marker_count(chain), options, scope)
         return found
 
     def settings_of(self, item: pytest.Item) -> tuple[dict[str, Any], str | None]:
