@@ -51,6 +51,8 @@ class CitecheckRun:
         self.config = config
         self._report: Report | None = None
         self._reviews: dict[Path, Reviews | ReviewsFileError] = {}
+        # What ``reviews_for`` returned for a path as given (``_reviews`` is by resolved path): read once too.
+        self._loaded: dict[Path, Reviews] = {}
         self._resolved: dict[Path, Path] = {}
         self._shown: dict[Path, str] = {}
         self._shipment = Shipment()  # an xdist worker's rows, shipped to the controller in batches
@@ -80,9 +82,14 @@ class CitecheckRun:
 
     def reviews_for(self, path: Path) -> Reviews:
         """The reviews file at ``path``, read once per session (a damaged file fails each checking test)."""
+        loaded = self._loaded.get(path)
+        if loaded is not None:  # every test of a directory reads the same file: no call more than a lookup
+            return loaded
         from pytest_citecheck._review.decisions import load_once
 
-        return load_once(self._reviews, self._resolve(path))
+        loaded = load_once(self._reviews, self._resolve(path))  # raises again for a damaged file
+        self._loaded[path] = loaded
+        return loaded
 
     def _resolve(self, path: Path) -> Path:
         """``path.resolve()``, asked of the file system once per path in a session: every test of a
@@ -147,7 +154,7 @@ class CitecheckRun:
         if rows:
             # Built by ``_hand_on`` in this process (a report from an xdist worker has a ``node``, and only
             # a worker of another version would send rows this way): not checked against the whole schema.
-            self._take_rows(rows, built=not hasattr(report, "node"), whose=f"the rows of {report.nodeid}")
+            self._take_rows(rows, built=not hasattr(report, "node"), whose=report.nodeid)
             # pytest keeps every test's report to the end of the run: the rows live on once, in the Report.
             del report.citecheck_rows
         batch = getattr(report, REPORT_FIELD, None)
@@ -172,21 +179,25 @@ class CitecheckRun:
         except BatchError as error:
             self._left_out(f"a batch of rows from {worker}: it {error}")
             return
-        if not self._take_rows(rows, built=True, whose=f"a batch of {len(rows)} rows from {worker}"):
+        if not self._take_rows(rows, built=True, whose=None, worker=worker):
             return
         if self._github:
             for nodeid, (path, line) in locations.items():
                 self._note_location(nodeid, path, line)
 
-    def _take_rows(self, rows: list[Any], *, built: bool, whose: str) -> bool:
+    def _take_rows(self, rows: list[Any], *, built: bool, whose: str | None, worker: str = "") -> bool:
         """Add ``rows`` to the report (``built``: by this plugin in this run, ``Report.extend_built``); a
-        malformed row leaves them all out and fails the run. Whether they were added."""
-        from pytest_citecheck._report.row import RowError
-
+        malformed row leaves them all out and fails the run. ``whose``: the node id of the test whose rows
+        they are, or None for a batch from ``worker``. Whether they were added."""
         try:
             self.report.extend_built(rows) if built else self.report.extend(rows)
-        except RowError as error:
-            self._left_out(f"{whose}: a row {error}")
+        except Exception as error:  # a RowError (imported only when one is raised): said, not raised
+            from pytest_citecheck._report.row import RowError
+
+            if not isinstance(error, RowError):
+                raise
+            source = f"the rows of {whose}" if whose is not None else f"a batch of {len(rows)} rows from {worker}"
+            self._left_out(f"{source}: a row {error}")
             return False
         return True
 
