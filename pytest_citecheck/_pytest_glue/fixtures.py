@@ -196,9 +196,13 @@ class _SessionParts:
     reviews file, the review command the messages name."""
 
     def __init__(self, config: pytest.Config) -> None:
+        from pytest_citecheck._check.checker import checker_for
         from pytest_citecheck._gate.messages import review_command
+        from pytest_citecheck._recording.cassette import TestCassette
 
         settings = config.stash[SETTINGS]
+        # Imported once here, not by every test's checker (an import statement costs a lookup chain).
+        self.checker_for, self.test_cassette = checker_for, TestCassette
         self.markers = MarkerCache()
         self._reviews = settings.reviews
         self._reviews_paths: dict[Path, Path] = {}
@@ -280,7 +284,8 @@ class _Reporting:
     def on_result(self, result: CitationResult) -> None:
         if self._shown is None:
             self._shown = self._run.display_path(self._path)
-        row = {**result.to_json(test=self._item.nodeid), "reviews_file": self._shown, "auto_accept_scope": self._scope}
+        row = result.to_json(test=self._item.nodeid)  # a new dict: completed in place, not copied
+        row["reviews_file"], row["auto_accept_scope"] = self._shown, self._scope
         self._rows.append(row)
         _record_properties(self._item, result, self._listed)
 
@@ -290,15 +295,13 @@ class _Reporting:
         return self._reviews
 
 
-def _cassette(item: pytest.Item, path: Path, settings: Settings, shared: bool) -> TestCassette:
+def _cassette(item: pytest.Item, path: Path, settings: Settings, shared: bool, parts: _SessionParts) -> TestCassette:
     """The test's cassette; in an estimate run one that counts what it would send (``estimating``)."""
     if settings.estimate:
         from pytest_citecheck._pytest_glue.estimating import estimating_cassette
 
         return estimating_cassette(item, path, settings.record_mode, shared=shared)
-    from pytest_citecheck._recording.cassette import TestCassette
-
-    return TestCassette(path, settings.record_mode, shared=shared)
+    return parts.test_cassette(path, settings.record_mode, shared=shared)
 
 
 def plain_fixture(item: pytest.Item, name: str) -> bool:
@@ -328,34 +331,34 @@ def client_for(request: pytest.FixtureRequest) -> TypeSafeClient:
 
 
 def make_checker(request: pytest.FixtureRequest) -> Checker:
-    from pytest_citecheck._check.checker import checker_for
-
     item = request.node
     existing: Checker | None = item.stash.get(CHECKER, None)
     if existing is not None:
         return existing
     redact_logs()  # before this test's checker asks anything, through whatever client it is given
-    settings = request.config.stash[SETTINGS]
-    parts = _session_parts(request.config)
+    config = request.config
+    settings = config.stash[SETTINGS]
+    parts = _session_parts(config)
     marker_options, scope = parts.markers.settings_of(item)
-    run, bookkeeping = session_plugins(request.config)
+    run, bookkeeping = session_plugins(config)
     path, shared = _cassette_of(item, marker_options, run, bookkeeping)
     mode = "rewrite" if path.exists() else "once"
     reporting = _Reporting(item, run, parts.reviews_path(item), scope)
-    checker = checker_for(
+    nodeid = item.nodeid
+    checker = parts.checker_for(
         settings=settings,
         client_factory=lambda: client_for(request),
         async_client_factory=lambda: request.getfixturevalue("citecheck_async_client"),
-        cassette=_cassette(item, path, settings, shared),
-        test_id=item.nodeid,
-        record_hint=f"TYPESAFE_API_KEY=... pytest {shell_quote(item.nodeid)} --citecheck-record-mode={mode}",
+        cassette=_cassette(item, path, settings, shared, parts),
+        test_id=nodeid,
+        record_hint=f"TYPESAFE_API_KEY=... pytest {shell_quote(nodeid)} --citecheck-record-mode={mode}",
         review_command=parts.review_command,
         on_result=reporting.on_result,
         review_actions={"xfail": pytest.xfail, "skip": pytest.skip},
         marker_options=marker_options,
-        hooks=request.config.hook,
+        hooks=config.hook,
         reviews=reporting.reviews,
-        shared_answers=_shared_answers(request.config),
+        shared_answers=_shared_answers(config),
     )
     item.stash[CHECKER] = checker
     request.addfinalizer(checker.close)
