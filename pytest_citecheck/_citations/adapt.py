@@ -32,7 +32,7 @@ from pytest_citecheck._citations.langchain import (
 )
 from pytest_citecheck._citations.model import Citation, field_of
 from pytest_citecheck._citations.openai import is_openai_output_text, read_openai_output_text
-from pytest_citecheck._citations.plain import adapt_citation
+from pytest_citecheck._citations.plain import adapt_citation, plain_dict_citation
 from pytest_citecheck._citations.retrieval_answers import (
     haystack_citations,
     is_haystack_answer,
@@ -133,6 +133,15 @@ def adapt_citations(citations: Any, hooks: Any = None, *, source: Source | Corpu
 
 def adapt_answer(citations: Any, hooks: Any = None, *, source: Source | Corpus | None = None) -> Adapted:
     """``adapt_citations``, with the sentences of the answer's own text that cite nothing (``coverage``)."""
+    plain = _plain_dicts(citations, hooks)
+    if plain is not None:
+        # Plain dicts are no SDK shape and cite no text of an answer; none has its document named by an adapter.
+        return Adapted(_resolved(plain, set(), source), [], {})
+    return adapted_in_general(citations, hooks, source=source)
+
+
+def adapted_in_general(citations: Any, hooks: Any = None, *, source: Source | Corpus | None = None) -> Adapted:
+    """``adapt_answer`` for whatever a check was given: every part, every shape, the hook for each part."""
     adapted: list[Citation] = []
     uncited: list[str] = []
     invalid: dict[str, CitationInputError] = {}
@@ -159,16 +168,54 @@ def adapt_answer(citations: Any, hooks: Any = None, *, source: Source | Corpus |
         uncited.extend(uncited_anthropic_text(blocks) + uncited_here)
         blocks = []
     uncited.extend(uncited_anthropic_text(blocks))
+    return Adapted(_resolved(adapted, named_by_adapter, source), uncited, invalid)
+
+
+def _resolved(adapted: list[Citation], named_by_adapter: set[int], source: Source | Corpus | None) -> list[Citation]:
+    """The citations with their documents named as ``source`` knows them (``_in_corpus``, ``_in_source``); ids unique."""
     if isinstance(source, Corpus):
         adapted = [_in_corpus(citation, source) for citation in adapted]
-    elif isinstance(source, Source) and source.name:
+    elif isinstance(source, Source) and source.name and named_by_adapter:
         name = source.name
         adapted = [
             _in_source(citation, name) if index in named_by_adapter else citation
             for index, citation in enumerate(adapted)
         ]
     _check_unique_ids(adapted)
-    return Adapted(adapted, uncited, invalid)
+    return adapted
+
+
+def _plain_dicts(citations: Any, hooks: Any) -> list[Citation] | None:
+    """The citations of a list of plain citation dicts, each read at once (``plain_dict_citation``), or None
+    when anything in it asks for more (the general path reads it then, from the start).
+
+    Only when no ``pytest_citecheck_adapt_citation`` implementation is registered: the hook is called
+    for every citation, and with none registered it answers None for each. A list or tuple is no
+    whole answer (``_parts``), and a dict whose keys are all a citation's is no SDK shape (each shape
+    needs a key a citation has not: ``type``, ``text``, ``object``, ``message``, ...). A dict the
+    general path would refuse, or read as several citations, is left to it, so its error is the same.
+    """
+    if type(citations) is not list and type(citations) is not tuple:
+        return None
+    if hooks is not None and not _no_adapt_hook(hooks):
+        return None
+    adapted = []
+    for position, raw in enumerate(citations):
+        citation = plain_dict_citation(raw, position)
+        if citation is None:
+            return None
+        adapted.append(citation)
+    return adapted
+
+
+def _no_adapt_hook(hooks: Any) -> bool:
+    """No ``pytest_citecheck_adapt_citation`` implementation is registered (pluggy's hook relay says so).
+
+    Anything else (a relay that cannot say, a stand-in for one) is called for every citation as before.
+    """
+    caller = getattr(hooks, "pytest_citecheck_adapt_citation", None)
+    implementations = getattr(caller, "get_hookimpls", None)
+    return implementations is not None and callable(implementations) and implementations() == []
 
 
 def _stand_in(raw: Any, position: int, error: CitationInputError) -> Citation:
