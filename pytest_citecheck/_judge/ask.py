@@ -36,8 +36,17 @@ def errors_translated(question: Question) -> Iterator[None]:
 
 def ask(client: TypeSafeClient, question: Question) -> Judgement:
     """Ask Jev about one citation through a sync client, within the question's deadline."""
-    with errors_translated(question):
-        response = within_deadline(lambda: client.system_one(**question.request()), question.deadline)
+    # ``errors_translated``, spelt out: asked once per citation, and most often with no deadline (replaying).
+    try:
+        if question.deadline is None:
+            response = client.system_one(**question.request())
+        else:
+            response = within_deadline(lambda: client.system_one(**question.request()), question.deadline)
+    except Exception as error:
+        translated = translate_error(question.citation_id, error, record_hint=question.record_hint)
+        if translated is None:
+            raise
+        raise translated from None
     return question.read(response)
 
 

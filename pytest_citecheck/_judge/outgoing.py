@@ -11,8 +11,8 @@ line prices only what was sent.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Awaitable, Callable, Iterator
+import functools
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -44,21 +44,36 @@ class Outgoing:
     def under(cls, settings: Settings, shared: SharedAnswers | None) -> Outgoing:
         """A citation's requests under its check's settings (``max_rpm``, ``max_tokens_per_second``,
         ``concurrency``, ``request_deadline``)."""
-        pacing = Pacing(settings.max_rpm, settings.max_tokens_per_second, settings.concurrency)
+        pacing = _pacing(settings.max_rpm, settings.max_tokens_per_second, settings.concurrency)
         return cls(pacing, shared, settings.request_deadline)
+
+
+@functools.lru_cache(maxsize=16)
+def _pacing(max_rpm: int | None, max_tokens_per_second: int | None, concurrency: int) -> Pacing:
+    """The limits, made once for each set of them (a frozen value, read by every request held to it)."""
+    return Pacing(max_rpm, max_tokens_per_second, concurrency)
 
 
 _OUTGOING: ContextVar[Outgoing | None] = ContextVar("citecheck_outgoing", default=None)
 
 
-@contextlib.contextmanager
-def sending(outgoing: Outgoing) -> Iterator[None]:
-    """Around asking Jev about one citation: its requests that leave the process are held to ``outgoing``."""
-    token = _OUTGOING.set(outgoing)
-    try:
-        yield
-    finally:
-        _OUTGOING.reset(token)
+class sending:  # a context manager, named as the function it was
+    """Around asking Jev about one citation: its requests that leave the process are held to ``outgoing``.
+
+    A class rather than a generator: entered once per citation, and a generator's context manager
+    costs several times as much to make, enter and leave.
+    """
+
+    __slots__ = ("_outgoing", "_token")
+
+    def __init__(self, outgoing: Outgoing) -> None:
+        self._outgoing = outgoing
+
+    def __enter__(self) -> None:
+        self._token = _OUTGOING.set(self._outgoing)
+
+    def __exit__(self, *exc_info: object) -> None:
+        _OUTGOING.reset(self._token)
 
 
 Send = Callable[[Any, Any], Any]

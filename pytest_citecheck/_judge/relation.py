@@ -8,6 +8,7 @@ unknown label, probabilities that do not add up, a confidence that does not foll
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
@@ -57,23 +58,41 @@ UNTRUSTED_ANSWER = (
 )
 
 
-def relation_questions() -> dict[str, Any]:
-    """The cookbook's question, as the SDK object."""
+def _relation_question() -> Any:
     from typesafe_sdk import Choice
 
-    return {QUESTION_NAME: Choice(instructions=INSTRUCTIONS, criteria=dict(CRITERIA))}
+    return _built(Choice, INSTRUCTIONS, tuple(CRITERIA.items()))
+
+
+def _screen_question() -> Any:
+    from typesafe_sdk import Noul
+
+    return _built(Noul, SCREEN_INSTRUCTIONS, tuple(SCREEN_CRITERIA.items()))
+
+
+@functools.cache
+def _built(kind: type, instructions: str, criteria: tuple[tuple[str, str], ...]) -> Any:
+    """A question's SDK object, built once (a pydantic model, validated as it is made). The SDK only
+    reads a request's questions (``normalize_questions`` checks them and copies the mapping). Keyed
+    by the SDK's class too: an SDK imported afresh (an in-process pytester run) gets its own."""
+    return kind(instructions=instructions, criteria=dict(criteria))
+
+
+def relation_questions() -> dict[str, Any]:
+    """The cookbook's question, as the SDK object."""
+    return {QUESTION_NAME: _relation_question()}
 
 
 def screen_questions() -> dict[str, Any]:
     """The screen's yes/no question, as the SDK object."""
-    from typesafe_sdk import Noul
-
-    return {SCREEN_QUESTION_NAME: Noul(instructions=SCREEN_INSTRUCTIONS, criteria=SCREEN_CRITERIA)}
+    return {SCREEN_QUESTION_NAME: _screen_question()}
 
 
 def questions_for(*, screen: bool) -> dict[str, Any]:
     """The questions of one request: the cookbook's relation, and the screen when it is on."""
-    return {**relation_questions(), **(screen_questions() if screen else {})}
+    if screen:
+        return {QUESTION_NAME: _relation_question(), SCREEN_QUESTION_NAME: _screen_question()}
+    return {QUESTION_NAME: _relation_question()}
 
 
 def state_for(claim: str, section_text: str) -> dict[str, str]:
