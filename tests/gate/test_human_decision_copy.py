@@ -1,11 +1,18 @@
 """``with_human_decision`` copies a result without ``CitationResult.__init__`` (issue 27: replay's cost per
-citation): the copy must equal what ``dataclasses.replace`` gives, field for field, and leave the original alone."""
+citation): the copy must equal what ``dataclasses.replace`` gives, field for field, and leave the original alone;
+and ``review_key`` writes the payload's JSON itself: the digest must be that of ``json.dumps``'s, for any text."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
+from hashlib import sha256
 
-from pytest_citecheck._gate.human import review_key, with_human_decision
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_citecheck._gate.human import question_fingerprint, review_key, with_human_decision
 from pytest_citecheck._results import CitationResult, Status, Verdict
 from pytest_citecheck._sources.source import Source
 
@@ -71,3 +78,37 @@ def test_a_subclass_and_extra_attributes_go_through_replace() -> None:
     tagged.note = "mine"  # type: ignore[attr-defined]
     copied = with_human_decision(tagged, SOURCE, None, "t")
     assert not hasattr(copied, "note")  # as dataclasses.replace leaves it
+
+
+TEXTS = st.one_of(
+    st.text(max_size=40),
+    st.text(min_size=256, max_size=600),  # long enough for the kept encodings of section texts
+    st.sampled_from(['"quoted" \\ back\\slash\n\ttab', "\x00\x1f\x7f\u2028\u2029 é 漢字 🙂", ""]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXTS, TEXTS, st.one_of(st.none(), TEXTS))
+def test_the_review_key_is_the_digest_of_the_payloads_json(claim: str, section: str, model: str | None) -> None:
+    payload = {"claim": claim, "section": section, "question": question_fingerprint(), "model": model}
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
+    assert review_key(claim, section, model) == sha256(text.encode("utf-8")).hexdigest()
+    assert review_key(claim, section, model) == review_key(claim, section, model)
+
+
+class _Text(str):
+    pass
+
+
+def test_a_key_of_other_types_is_the_digest_of_their_json() -> None:
+    for claim, section, model in [(_Text("c"), "s", "m"), ("c", _Text("s"), None), ("c", "s", _Text("m"))]:
+        payload = {"claim": claim, "section": section, "question": question_fingerprint(), "model": model}
+        text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
+        assert review_key(claim, section, model) == sha256(text.encode("utf-8")).hexdigest()
+
+
+def test_a_lone_surrogate_fails_alike() -> None:
+    with pytest.raises(UnicodeEncodeError):
+        review_key("\ud800", "s", None)
+    with pytest.raises(UnicodeEncodeError):
+        review_key(_Text("\ud800"), "s", None)
