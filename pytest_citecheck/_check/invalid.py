@@ -27,11 +27,15 @@ def locate_valid(
 ) -> tuple[list[Step1], CitationInputError | None]:
     """Step 1 for every citation, in order, with an ``invalid`` result for each bad one; and the first error."""
     errors = dict(invalid)
-    found = _locate([citation for citation in citations if citation.id not in errors], documents, settings, errors)
+    valid = [citation for citation in citations if citation.id not in errors] if errors else citations
+    found = _locate(valid, documents, settings, errors)
+    if not errors:  # every citation was read and located: step 1's results are the check's, in order
+        return found, None
+    each = iter(found)
     located: list[Step1] = []
     for citation in citations:
         error = errors.get(citation.id)
-        located.append(invalid_result(citation) if error is not None else found.pop(0))
+        located.append(invalid_result(citation) if error is not None else next(each))
     first = next((errors[citation.id] for citation in citations if citation.id in errors), None)
     return located, first
 

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CitationInputError, docs_url
 from pytest_citecheck._judge.limits import (
+    BYTES_PER_TOKEN,
+    QUESTION_ALLOWANCE,
     REQUEST_TOKEN_LIMIT,
     STATE_AND_QUESTION_TOKEN_LIMIT,
     estimate_tokens,
@@ -42,9 +44,16 @@ def check_sizes(
 SMALLEST_USEFUL_SECTION = 500
 
 
+# No claim and text of this many characters in all can be over either limit, whatever their characters
+# (each at most 4 bytes of UTF-8; each of the two rounded up to a whole token): no need to encode them to know.
+_SURELY_FIT_CHARACTERS = (
+    (min(STATE_AND_QUESTION_TOKEN_LIMIT, REQUEST_TOKEN_LIMIT) - QUESTION_ALLOWANCE - 2) * BYTES_PER_TOKEN // 4
+)
+
+
 def _size_problem(claim: str, text: str, allowed: str = "allowed") -> str | None:
     """None when the claim and ``text`` fit one Jev request; else by how much not, in the words every size error uses."""
-    if fits(claim, text):
+    if len(claim) + len(text) <= _SURELY_FIT_CHARACTERS or fits(claim, text):
         return None
     return (
         f"about {request_tokens(claim, text):,} tokens with the claim and question, over the "

@@ -223,5 +223,7 @@ def quote_length(quote: str, *, casefold: bool = False) -> int:
     """How many characters of the quote count towards ``min_quote_length`` (elision markers excluded)."""
     if quote.isascii() and "-" not in quote and "..." not in quote:
         # Folding changes no length, no hyphen joins or is trimmed, nothing is elided: its words one space apart.
+        if quote.isprintable() and "  " not in quote and quote[:1] != " " and quote[-1:] != " ":
+            return len(quote)  # an ASCII space is the only printable whitespace: its words are one space apart
         return len(" ".join(quote.split()))
     return sum(len(fragment) for fragment in quote_fragments(quote, casefold=casefold))

@@ -48,7 +48,8 @@ def _search(indexed: WordIndex, pieces: list[Piece], within: int | None, strict:
     if within is not None:
         blocks: range | list[int] = [indexed.section_block[within]]
     else:
-        blocks = indexed.candidate_blocks(max((piece.text for piece in pieces), key=len))
+        longest = pieces[0].text if len(pieces) == 1 else max((piece.text for piece in pieces), key=len)
+        blocks = indexed.candidate_blocks(longest)
     for block in blocks:
         text = indexed.blocks[block]
         low, high = 0, len(text)
@@ -67,12 +68,13 @@ def _from(indexed: WordIndex, text: str, index: int, pieces: list[Piece], at: in
     """The placement whose first piece is at ``at`` (in section ``index`` of the block ``text``), or None."""
     if not _fits(indexed, text, index, pieces[0], at):
         return None
-    starts = [at]
-    if len(pieces) > 1:
-        rest = _rest(indexed, text, index, pieces, 1, at, strict)
-        if rest is None:
-            return None
-        starts += rest
+    if len(pieces) == 1:  # a quote that elides nothing: no gap, nothing removed
+        base = indexed.section_start[index]
+        return Placed(index, at - base, at + len(pieces[0].text) - base)
+    rest = _rest(indexed, text, index, pieces, 1, at, strict)
+    if rest is None:
+        return None
+    starts = [at, *rest]
     base = indexed.section_start[index]
     ends = [start + len(piece.text) for start, piece in zip(starts, pieces)]
     removed = tuple(removed_words(text, end, start) for end, start in zip(ends, starts[1:]))

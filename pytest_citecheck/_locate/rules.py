@@ -92,6 +92,10 @@ def quote_pieces(quote: str, *, casefold: bool = False, literal: bool = False) -
     """The ways to search for a quote, in order: whole (a literal "..." in the source matches as is),
     then, when it elides text and every piece is long enough, its pieces. Empty for a quote of nothing."""
     marked = normalize_marked(quote, casefold=casefold, quote=True)
+    if "..." not in marked:
+        # Most quotes elide nothing: their one piece is the whole, already without hyphens at its ends
+        # (trimming them again, as ``trim_cut_hyphens`` does each piece, leaves it as it is).
+        return [[piece_of(marked)]] if marked else []
     parts = [part for part in map(trim_cut_hyphens, split_elisions(marked)) if part]
     if not parts:
         return []

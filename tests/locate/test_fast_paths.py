@@ -18,9 +18,16 @@ from hypothesis import strategies as st
 from pytest_citecheck import Corpus, Source
 from pytest_citecheck._locate.finders import CorpusFinder
 from pytest_citecheck._locate.locator import QuoteLocator
-from pytest_citecheck._locate.normalize import ELISION, normalize, normalize_marked, quote_length, split_elisions
+from pytest_citecheck._locate.normalize import (
+    ELISION,
+    normalize,
+    normalize_marked,
+    quote_length,
+    split_elisions,
+    trim_cut_hyphens,
+)
 from pytest_citecheck._locate.offsets import _SPACE_RUN, normalize_with_map
-from pytest_citecheck._locate.rules import quote_pieces, short_pieces
+from pytest_citecheck._locate.rules import MIN_PIECE_WORDS, Piece, piece_of, quote_pieces, short_pieces
 
 PROPERTIES = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PARTS = st.sampled_from([*"ab .[]\n\t\u2026\u00a0-", "...", "word", " [...] "])
@@ -91,7 +98,10 @@ def test_the_word_map_is_used_for_plain_text_and_not_when_hyphens_were_trimmed()
 
 
 QUOTES = st.lists(
-    st.sampled_from([*"ab .-`\n\t", "...", "\u2026", "word", "-40", "A", "\u00e9", " [...] "]), max_size=30
+    st.sampled_from(
+        [*"ab .-`\n\t\r\x0b\x0c\x1c\x1f\x7f", "...", "\u2026", "word", "-40", "A", "\u00e9", " [...] ", "  ", "\u00a0"]
+    ),
+    max_size=30,
 ).map("".join)
 
 
@@ -99,7 +109,7 @@ QUOTES = st.lists(
 @given(QUOTES, st.booleans())
 def test_the_ascii_shortcuts_count_as_the_long_way(quote: str, casefold: bool) -> None:
     """``quote_length`` and ``short_pieces`` skip normalising an ASCII quote with no hyphen or "..."."""
-    from pytest_citecheck._locate.rules import _MARKS, MIN_PIECE_WORDS, trim_cut_hyphens
+    from pytest_citecheck._locate.rules import _MARKS
 
     needle = normalize(quote, casefold=casefold)
     fragments = [trim_cut_hyphens(f) for f in ELISION.split(needle) if trim_cut_hyphens(f)]
@@ -190,3 +200,28 @@ def test_a_corpus_reports_the_closest_passage_of_the_cited_document_unless_one_e
                 kinds.add("cited")
                 assert found == (cited, own), quote
     assert kinds == {"elsewhere", "cited"}
+
+
+def _quote_pieces_the_long_way(quote: str, casefold: bool, literal: bool) -> list[list[Piece]]:
+    """``quote_pieces`` as it was before it skipped trimming a quote with no "..." (issue 27)."""
+    marked = normalize_marked(quote, casefold=casefold, quote=True)
+    parts = [part for part in map(trim_cut_hyphens, split_elisions(marked)) if part]
+    if not parts:
+        return []
+    whole = [piece_of(marked)]
+    if literal or parts == [marked]:
+        return [whole]
+    pieces = [piece_of(part) for part in parts]
+    if len(pieces) > 1 and any(piece.words < MIN_PIECE_WORDS for piece in pieces):
+        return [whole]
+    return [whole, pieces]
+
+
+@PROPERTIES
+@given(st.one_of(QUOTES, TEXTS, st.lists(SPACED, max_size=30).map("".join)), st.booleans(), st.booleans())
+def test_a_quote_that_elides_nothing_is_searched_whole_as_the_long_way_does(
+    quote: str, casefold: bool, literal: bool
+) -> None:
+    assert quote_pieces(quote, casefold=casefold, literal=literal) == _quote_pieces_the_long_way(
+        quote, casefold, literal
+    )
