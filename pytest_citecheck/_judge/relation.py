@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from pytest_citecheck._errors import JudgeError
-from pytest_citecheck._judge.judgement import Judgement
+from pytest_citecheck._judge.judgement import Judgement, read_judgement
 from pytest_citecheck._verdicts import RELATION_TO_VERDICT
 
 if TYPE_CHECKING:
@@ -113,12 +113,13 @@ def read_answer(citation_id: str, response: SystemOneResponse, *, screen: bool =
     if not isinstance(confidence, (int, float)) or not math.isfinite(confidence) or not 0.0 <= confidence <= 1.0:
         raise JudgeError(citation_id, f"Jev's confidence {confidence!r} is outside 0..1", UNTRUSTED_ANSWER)
     probabilities = _distribution(citation_id, answer)
-    inconsistency = answer_inconsistency(answer.choice, confidence, probabilities)
+    expected = computed_confidence(probabilities)
+    inconsistency = _inconsistency(answer.choice, confidence, probabilities, expected)
     if inconsistency is not None:
         raise JudgeError(citation_id, f"Jev's answer contradicts itself: {inconsistency}", UNTRUSTED_ANSWER)
     screened = _read_screen(citation_id, response) if screen else None
     usage = response.usage
-    return Judgement(
+    return read_judgement(
         choice=answer.choice,
         confidence=float(confidence),
         probabilities={label: float(p) for label, p in sorted(probabilities.items())},
@@ -127,7 +128,7 @@ def read_answer(citation_id: str, response: SystemOneResponse, *, screen: bool =
         output_tokens=usage.output_tokens or 0,
         screen=screened,
         flagged=screened is not None and screened >= SCREEN_FLAG_AT,
-        computed_confidence=round(computed_confidence(probabilities), 2),
+        computed_confidence=round(expected, 2),
     )
 
 
@@ -162,10 +163,12 @@ def _distribution(citation_id: str, answer: Any) -> dict[str, float]:
             UNTRUSTED_ANSWER,
         )
     total = sum(probabilities.values())
-    if (
-        any(not math.isfinite(p) or not 0.0 <= p <= 1.0 for p in probabilities.values())
-        or abs(total - 1.0) > PROBABILITY_SUM_TOLERANCE
-    ):
+    in_range = True
+    for p in probabilities.values():  # a loop, not any() over a generator: read once per citation
+        if not math.isfinite(p) or not 0.0 <= p <= 1.0:
+            in_range = False
+            break
+    if not in_range or abs(total - 1.0) > PROBABILITY_SUM_TOLERANCE:
         raise JudgeError(
             citation_id,
             f"Jev's probabilities {probabilities} do not form a distribution (sum {total:.2f})",
@@ -181,11 +184,15 @@ def answer_inconsistency(choice: str, confidence: float, probabilities: Mapping[
     ``confidence`` as ``(max p - 1/k) / (1 - 1/k)`` for k labels. An answer that breaks either (an
     edited cassette, a proxy, a server bug) says two things at once, and no verdict can be read from it.
     """
-    top_label = max(probabilities, key=lambda label: probabilities[label])
+    return _inconsistency(choice, confidence, probabilities, computed_confidence(probabilities))
+
+
+def _inconsistency(choice: str, confidence: float, probabilities: Mapping[str, float], expected: float) -> str | None:
+    """``answer_inconsistency``, given the confidence the probabilities give (``computed_confidence``)."""
+    top_label = max(probabilities, key=probabilities.__getitem__)
     top = probabilities[top_label]
     if probabilities[choice] < top - _TIE:
         return f"it chose {choice!r}, but its probabilities put {top_label!r} highest ({top:g}, {choice!r} {probabilities[choice]:g})"
-    expected = computed_confidence(probabilities)
     if abs(confidence - expected) > CONFIDENCE_TOLERANCE + _TIE:
         return (
             f"its confidence {confidence:g} does not follow from its probabilities {dict(sorted(probabilities.items()))} "
