@@ -56,42 +56,60 @@ def plain_dict_citation(raw: Any, position: int) -> Citation | None:
     ``adapt_citation`` would make of it is then plain to see, and this is the same. Most checks are
     given only such dicts; ``adapt_citation`` costs several times as much per citation.
     """
-    if type(raw) is not dict:
+    if type(raw) is not dict or not _only_citation_keys(raw):
         return None
-    for key in raw:
-        if type(key) is not str or key not in _KEY_SET:
-            return None
     get = raw.get
-    raw_id = get("id")
-    if raw_id is None:
-        citation_id = f"#{position}"
-    elif type(raw_id) is str and raw_id.strip():
-        citation_id = raw_id
-    elif type(raw_id) is int:
-        citation_id = str(raw_id)
-    else:
-        return None
-    claim = get("claim")
-    if type(claim) is not str or not claim.strip():
-        return None
-    quote = get("quote")
-    if quote is not None and (type(quote) is not str or not quote.strip()):
-        return None
-    section = get("section")
-    if type(section) is str:
-        section = section.strip()
-        if not section:
-            return None
-    elif type(section) is int:
-        section = str(section)
-    elif section is not None:
-        return None
-    document = get("document")
-    if document is not None and (type(document) is not str or not document.strip()):
+    citation_id = _plain_id(get("id"), position)
+    claim = _plain_text(get("claim"))
+    quote = _plain_text(get("quote"))
+    section = _plain_section(get("section"))
+    document = _plain_text(get("document"))
+    if (
+        citation_id is _NOT_PLAIN
+        or claim is None
+        or claim is _NOT_PLAIN
+        or quote is _NOT_PLAIN
+        or section is _NOT_PLAIN
+        or document is _NOT_PLAIN
+    ):
         return None
     if quote is None and section is None and document is None:
-        return None
+        return None  # a citation resting on nothing: ``adapt_citation`` says so
     return Citation(id=citation_id, claim=claim, quote=quote, section=section, document=document)
+
+
+# What ``plain_dict_citation``'s readers answer for a value that is not plain (None means absent, or None).
+_NOT_PLAIN: Any = object()
+
+
+def _only_citation_keys(raw: dict[Any, Any]) -> bool:
+    for key in raw:
+        if type(key) is not str or key not in _KEY_SET:
+            return False
+    return True
+
+
+def _plain_id(raw_id: Any, position: int) -> Any:
+    if raw_id is None:
+        return f"#{position}"
+    if type(raw_id) is str:
+        return raw_id if raw_id.strip() else _NOT_PLAIN
+    return str(raw_id) if type(raw_id) is int else _NOT_PLAIN
+
+
+def _plain_text(value: Any) -> Any:
+    """A claim, quote or document: None, or a ``str`` with more than whitespace in it (kept as it is)."""
+    if value is None or (type(value) is str and value.strip()):
+        return value
+    return _NOT_PLAIN
+
+
+def _plain_section(section: Any) -> Any:
+    if type(section) is str:
+        return section.strip() or _NOT_PLAIN
+    if type(section) is int:
+        return str(section)
+    return None if section is None else _NOT_PLAIN
 
 
 def _check_keys(raw: Any, citation_id: str) -> None:
