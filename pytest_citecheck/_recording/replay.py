@@ -242,13 +242,33 @@ def _scrubbed(request: Any, body: bytes, path: str | None = None) -> tuple[str, 
     (``redaction.scrub_request``, as ``redaction.scrubbed_for_matching`` applies it): vcrpy matched
     requests only after it, so replay does too. ``path``: the URL's path, when the caller has it."""
     headers = request.headers
-    # Each (name, value) as ``multi_items`` decodes it (the values alike; a name as sent, not
-    # lower-cased, which the scrub lower-cases itself), without its encoding lookup per item.
-    encoding = headers.encoding
-    pairs = [(name.decode(encoding), value.decode(encoding)) for name, value in headers.raw]
+    pairs = _header_pairs(headers)
     scrubbed = scrubbed_for_matching(request.method, request.url.path if path is None else path, pairs, body)
     assert scrubbed is not None  # the handlers pass on every request that is not a TypeSafe one
     return scrubbed
+
+
+# The encodings httpx2 picks for headers (or a caller may set) that read ASCII bytes as ASCII.
+_ASCII_COMPATIBLE = frozenset((None, "ascii", "utf-8", "iso-8859-1"))
+
+
+def _header_pairs(headers: Any) -> list[tuple[str, str]]:
+    """Each (name, value) as ``headers.multi_items()`` decodes it (the values alike; a name as sent, not
+    lower-cased, which the scrub lower-cases itself).
+
+    Headers an SDK sends are ASCII, which every encoding httpx2 would pick (ascii, then utf-8, then
+    latin-1) decodes alike: they are decoded as ASCII at once, without ``headers.encoding``'s own pass
+    over every header to pick one. Headers with any other byte, or given another encoding, are
+    decoded with ``headers.encoding``, as ``multi_items`` decodes them.
+    """
+    raw = headers.raw
+    if getattr(headers, "_encoding", "") in _ASCII_COMPATIBLE:
+        try:
+            return [(name.decode("ascii"), value.decode("ascii")) for name, value in raw]
+        except UnicodeDecodeError:
+            pass
+    encoding = headers.encoding
+    return [(name.decode(encoding), value.decode(encoding)) for name, value in raw]
 
 
 @functools.cache

@@ -18,7 +18,7 @@ from pytest_citecheck import _secrets
 from pytest_citecheck._recording.cassette_file import read_cassette_text
 from pytest_citecheck._recording.matching import compact_json, method_and_endpoint, parsed_body, replay_key
 from pytest_citecheck._recording.redaction import remember_header_pairs
-from pytest_citecheck._recording.replay import _scrubbed
+from pytest_citecheck._recording.replay import _header_pairs, _scrubbed
 
 
 @pytest.mark.parametrize("text", ["", " ", "\n\n", " \t\n", "\u3000\n\u2028"], ids=repr)
@@ -104,3 +104,28 @@ def test_replay_remembers_the_header_values_httpx2_decodes(monkeypatch: pytest.M
     _secrets._known.clear()
     remember_header_pairs(request.headers.multi_items())
     assert by_replay == set(_secrets._known) and len(by_replay) == 1
+
+
+@pytest.mark.parametrize(
+    ("headers", "encoding"),
+    [
+        ([(b"X-Key", b"tok-plain"), (b"Content-Type", b"application/json")], None),
+        ([(b"X-Key", "tok-é".encode()), (b"Accept", b"*/*")], None),
+        ([(b"X-Key", b"tok-\xe9"), (b"Accept", b"*/*")], None),
+        ([(b"X-Key", b"tok-plain"), (b"Accept", b"*/*")], "iso-8859-1"),
+        ([(b"X-Key", b"tok-plain")], "utf-8"),
+        # ASCII bytes that another encoding reads otherwise: decoded with the encoding given.
+        ([("X-Key".encode("utf-16-le"), "tok".encode("utf-16-le"))], "utf-16-le"),
+        ([], None),
+    ],
+    ids=["ascii", "utf-8", "latin-1", "ascii-given-latin-1", "ascii-given-utf-8", "given-utf-16", "none"],
+)
+def test_replay_decodes_headers_as_multi_items_does(headers: list[tuple[bytes, bytes]], encoding: str | None) -> None:
+    """ASCII headers are decoded without httpx2's pass to pick an encoding; whatever the bytes and the
+    encoding a caller gave, the pairs are the ones ``multi_items`` gives, names in the case sent."""
+    given = httpx2.Headers(headers)
+    if encoding is not None:
+        given.encoding = encoding
+    pairs = _header_pairs(given)
+    assert pairs == [(name.decode(given.encoding), value.decode(given.encoding)) for name, value in headers]
+    assert [(name.lower(), value) for name, value in pairs] == given.multi_items()
