@@ -25,10 +25,8 @@ The rules are vcrpy's, so a file replays the same either way:
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -158,25 +156,28 @@ class Recording:
         count_play()
         return self._recorded[index]
 
-    @contextlib.contextmanager
-    def serving(self) -> Iterator[None]:
+    def serving(self) -> Recording:
         """httpx2's transports answer TypeSafe requests from this recording while the block runs.
 
         Counted, so requests in flight at once (threads, asyncio tasks) share one set of patches;
         the last one out restores whatever was there before (vcrpy's patches, if pytest-recording's
-        cassette is active around the test).
+        cassette is active around the test). The recording is its own context manager (no generator
+        and wrapper built per request); all its state is the count, so entering it from several
+        requests at once is what the count is for.
         """
+        return self
+
+    def __enter__(self) -> None:
         with self._lock:
             if self._in_flight == 0:
                 self._patch()
             self._in_flight += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._in_flight -= 1
-                if self._in_flight == 0:
-                    self._unpatch()
+
+    def __exit__(self, *exc_info: object) -> None:
+        with self._lock:
+            self._in_flight -= 1
+            if self._in_flight == 0:
+                self._unpatch()
 
     def _patch(self) -> None:
         for transport, method_name, is_async in _transport_methods():

@@ -18,7 +18,7 @@ from pytest_citecheck import _secrets
 from pytest_citecheck._recording.cassette_file import read_cassette_text
 from pytest_citecheck._recording.matching import compact_json, method_and_endpoint, parsed_body, replay_key
 from pytest_citecheck._recording.redaction import remember_header_pairs
-from pytest_citecheck._recording.replay import _header_pairs, _scrubbed
+from pytest_citecheck._recording.replay import Recording, ReplayMiss, _header_pairs, _scrubbed
 
 
 @pytest.mark.parametrize("text", ["", " ", "\n\n", " \t\n", "\u3000\n\u2028"], ids=repr)
@@ -129,3 +129,27 @@ def test_replay_decodes_headers_as_multi_items_does(headers: list[tuple[bytes, b
     pairs = _header_pairs(given)
     assert pairs == [(name.decode(given.encoding), value.decode(given.encoding)) for name, value in headers]
     assert [(name.lower(), value) for name, value in pairs] == given.multi_items()
+
+
+def test_serving_patches_while_any_request_is_in_flight_and_restores_the_classes_after(tmp_path: Path) -> None:
+    """Two requests in flight at once share one set of patches; the last one out (even by an error)
+    leaves each transport class's own attributes as they were, and a request that is not TypeSafe's
+    reaches the transport it was sent to."""
+    recording = Recording.load(tmp_path / "none.yaml")  # no file: a recording of nothing
+    classes = (httpx2.HTTPTransport, httpx2.AsyncHTTPTransport, httpx2.MockTransport)
+    before = [dict(cls.__dict__) for cls in classes]
+    sent: list[str] = []
+    transport = httpx2.MockTransport(lambda request: sent.append(request.url.path) or httpx2.Response(204))
+    with recording.serving():
+        patched = httpx2.MockTransport.handle_request
+        with recording.serving():
+            assert httpx2.MockTransport.handle_request is patched
+        assert httpx2.MockTransport.handle_request is patched  # one request still in flight
+        assert transport.handle_request(httpx2.Request("GET", "http://127.0.0.1:9/elsewhere")).status_code == 204
+        with pytest.raises(ReplayMiss):
+            transport.handle_request(httpx2.Request("POST", "http://127.0.0.1:9/v1/systemone", content=b"{}"))
+    assert sent == ["/elsewhere"]
+    assert [dict(cls.__dict__) for cls in classes] == before
+    with pytest.raises(KeyError), recording.serving():
+        raise KeyError("the request failed")
+    assert [dict(cls.__dict__) for cls in classes] == before
