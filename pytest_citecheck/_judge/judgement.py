@@ -6,7 +6,7 @@ what it means (``_gate.stands_at``), and ``_results.CitationResult`` carries it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 
 # Jev's probability at or above which an extra question's answer flags its citation (see ``QuestionAnswer``).
 QUESTION_FLAG_AT = 0.5
@@ -64,22 +64,10 @@ class Judgement:
         return min(self.confidence, self.computed_confidence)
 
 
-# Every field of a ``Judgement``, in order, at its default: what ``read_judgement`` starts from
-# (tests/judge/test_request_parts.py checks that it names them all).
-_DEFAULTS = {
-    "choice": None,
-    "confidence": None,
-    "probabilities": None,
-    "model": None,
-    "input_tokens": 0,
-    "output_tokens": 0,
-    "replayed": False,
-    "shared": False,
-    "screen": None,
-    "flagged": False,
-    "questions": None,  # a new dict for each
-    "computed_confidence": None,
-}
+# Every field of a ``Judgement``, in order, at its default (the four without one, and ``questions``,
+# whose default is a new dict for each, as None): what ``read_judgement`` starts from. Read from the
+# class itself, so a field added or a default changed there is one here too.
+_DEFAULTS = {item.name: None if item.default is MISSING else item.default for item in fields(Judgement)}
 
 
 def read_judgement(
