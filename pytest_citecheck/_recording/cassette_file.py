@@ -23,7 +23,6 @@ through this module's serializer (``_recording.vcr_seam``), and replay reads it 
 
 from __future__ import annotations
 
-import json
 from hashlib import sha256
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -36,6 +35,7 @@ from pytest_citecheck._recording.matching import (
     lookup_key,
     method_and_endpoint,
     parsed_body,
+    parsed_fresh,
     request_key,
     state_of,
 )
@@ -195,23 +195,13 @@ def _check_contents(number: int, response: dict[str, Any], request: dict[str, An
         )
     _check_headers(number, request, "request", request["headers"])
     _check_headers(number, request, "response", response["headers"])
-    answer = _json(response["body"].get("string") if isinstance(response["body"], dict) else None)
+    answer = parsed_fresh(response["body"].get("string") if isinstance(response["body"], dict) else None)
     if not isinstance(answer, dict):
         raise CassetteFormatError(f"{_where(number, request)}: its response body is not JSON ({_DAMAGED})")
-    sent = _json(request["body"])
+    sent = parsed_fresh(request["body"])
     if not isinstance(sent, dict):
         raise CassetteFormatError(f"{_where(number, request)}: its request body is not JSON ({_DAMAGED})")
     return status, sent, answer
-
-
-def _json(body: Any) -> Any:
-    """``parsed_body`` without its cache: JSON text parsed, anything else as it is."""
-    if not isinstance(body, (bytes, str)):
-        return body
-    try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return body
 
 
 def _check_headers(number: int, request: dict[str, Any], side: str, headers: Any) -> None:

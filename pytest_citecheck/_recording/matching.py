@@ -26,14 +26,20 @@ def parsed_body(body: Any) -> Any:
     return _parsed_text(body)
 
 
-# vcrpy compares an incoming request with every recorded one, more than once per request: parse
-# each distinct body once. The parsed values are only compared, never changed.
-@functools.lru_cache(maxsize=128)
-def _parsed_text(body: bytes | str) -> Any:
+def parsed_fresh(body: Any) -> Any:
+    """``parsed_body`` without its cache, for a body parsed once (a cassette's thousands, a request replay
+    is asked about): hashing it for the cache and keeping it there would only cost."""
+    if not isinstance(body, (bytes, str)):
+        return body
     try:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError, RecursionError):  # nested too deep is not JSON we can use
         return body
+
+
+# vcrpy compares an incoming request with every recorded one, more than once per request: parse
+# each distinct body once. The parsed values are only compared, never changed.
+_parsed_text = functools.lru_cache(maxsize=128)(parsed_fresh)
 
 
 def canonical_json(text: str | bytes | None) -> str | None:
@@ -109,15 +115,8 @@ def replay_key(body: Any) -> str:
     """What replay indexes a request body by: ``compact_json`` of the parsed body (equal exactly when
     ``request_key`` is equal; cheaper to write, and reading a cassette writes it for the digest anyway).
 
-    Parsed as ``parsed_body`` parses it, without its cache: each body replay is asked about is a new
-    one, parsed once here, so hashing it for that cache and keeping it there would only cost."""
-    if isinstance(body, (bytes, str)):
-        try:
-            parsed = json.loads(body)
-        except (ValueError, UnicodeDecodeError, RecursionError):  # as ``parsed_body``: not JSON we can use
-            parsed = body
-    else:
-        parsed = body
+    Each body replay is asked about is a new one: parsed once here (``parsed_fresh``)."""
+    parsed = parsed_fresh(body)
     if isinstance(parsed, (dict, list)):
         return compact_json(parsed)
     return parsed if isinstance(parsed, str) else ""
