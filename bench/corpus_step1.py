@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bench.common import Row, secs
+from bench.common import Row, secs, spread
 from bench.corpus import build_corpus, letters_and_digits, make_quotes
 
 
@@ -37,7 +37,9 @@ class CorpusSizes:
     runs: int
 
 
-FULL = CorpusSizes(20_000_000, 1_000, 1_000, 5)
+# Seven runs: one run in five or so on a shared 2-CPU machine is slowed by a neighbour (a run 25% slower
+# than the others), and a median of five is moved by two such runs.
+FULL = CorpusSizes(20_000_000, 1_000, 1_000, 7)
 # Per quote, a Corpus against one source of the same text: the same cost, give or take.
 CORPUS_GOAL = 1.25
 SMALL = CorpusSizes(150_000, 20, 60, 1)  # for the harness's own test (tests/project/test_bench_corpus.py)
@@ -169,10 +171,20 @@ def agreement(case: Case, located: list[Any]) -> list[str]:
     return wrong
 
 
-def interleaved_cpu(first: Callable[[], object], second: Callable[[], object], runs: int) -> tuple[float, float]:
+@dataclass(frozen=True)
+class Interleaved:
+    """CPU seconds of two actions timed in turn: each one's median, and each run's ratio (second / first)."""
+
+    first: float
+    second: float
+    ratios: list[float]
+
+
+def interleaved_cpu(first: Callable[[], object], second: Callable[[], object], runs: int) -> Interleaved:
     """The median CPU seconds of each action, the two timed in turn so that a change in the machine's
     load hits both alike; the garbage of the previous call is collected before each, outside the timing
-    (both build and drop tens of megabytes, and which side would pay for the other's is chance)."""
+    (both build and drop tens of megabytes, and which side would pay for the other's is chance). Each
+    run's own ratio is kept too: how far they spread shows how much the machine moved the figure."""
     timings: tuple[list[float], list[float]] = ([], [])
     for _ in range(runs):
         for action, taken in zip((first, second), timings):
@@ -180,7 +192,8 @@ def interleaved_cpu(first: Callable[[], object], second: Callable[[], object], r
             started = time.process_time()
             action()
             taken.append(time.process_time() - started)
-    return statistics.median(timings[0]), statistics.median(timings[1])
+    ratios = [second_taken / first_taken for first_taken, second_taken in zip(*timings)]
+    return Interleaved(statistics.median(timings[0]), statistics.median(timings[1]), ratios)
 
 
 def run(sizes: CorpusSizes = FULL, log: Any = print) -> list[Row]:
@@ -193,15 +206,19 @@ def run(sizes: CorpusSizes = FULL, log: Any = print) -> list[Row]:
         f"{len(case.corpus_citations)} citations {kinds}"
     )
     wrong = agreement(case, locate_over_corpus(case))
-    single, corpus = interleaved_cpu(lambda: locate_over_source(case), lambda: locate_over_corpus(case), sizes.runs)
-    log(f"corpus step 1: corpus {secs(corpus)}, single source {secs(single)} (CPU, medians of {sizes.runs})")
+    timed = interleaved_cpu(lambda: locate_over_source(case), lambda: locate_over_corpus(case), sizes.runs)
+    single, corpus = timed.first, timed.second
+    log(
+        f"corpus step 1: corpus {secs(corpus)}, single source {secs(single)} (CPU, medians of {sizes.runs}); "
+        f"each run: {', '.join(f'{ratio:.2f}x' for ratio in timed.ratios)}"
+    )
     ratio = corpus / single
     return [
         Row(
             f"Step 1 over a Corpus: {len(case.corpus_citations):,} citations naming their document, "
             f"{len(case.documents):,} documents, {case.characters / 1e6:.1f} MB (built fresh)",
             f"{secs(corpus)} CPU",
-            f"the same text as one Source: {secs(single)} CPU",
+            f"the same text as one Source: {secs(single)} CPU; {spread(timed.ratios, 'x')}",
             f"{ratio:,.2f}x the single source",
             f"≤ {CORPUS_GOAL}x the single source",
             ratio <= CORPUS_GOAL,

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.common import PEAK_RSS, Measured, Row, at_most_row, clean_env, megabytes, ms, run_measured, secs
+from bench.common import PEAK_RSS, Measured, Row, at_most_row, clean_env, megabytes, ms, run_measured, secs, spread
 
 REPO = Path(__file__).resolve().parent.parent
 RFC7519 = REPO / "examples" / "rfc7519" / "rfc7519.txt"
@@ -238,6 +238,7 @@ class Suite:
     ways: tuple[str, ...] = tuple(WAYS)
     # The median CPU and wall seconds, and the peak RSS, of each way (``WAYS``) of running it.
     cpu: dict[str, float] = field(default_factory=dict)
+    cpu_runs: dict[str, list[float]] = field(default_factory=dict)  # each timed run's, in the order run
     wall: dict[str, float] = field(default_factory=dict)
     rss: dict[str, int] = field(default_factory=dict)
     ok: bool = True
@@ -304,6 +305,7 @@ def _time(suite: Suite, runs: int) -> None:
             measured[way].append(_run_way(suite, way))
     for way, runs_of_way in measured.items():
         suite.cpu[way] = statistics.median(m.cpu for m in runs_of_way)
+        suite.cpu_runs[way] = [m.cpu for m in runs_of_way]
         suite.wall[way] = statistics.median(m.wall for m in runs_of_way)
         suite.rss[way] = max(m.max_rss for m in runs_of_way)
         failed = [m for m in runs_of_way if not _passed(m, suite.tests)]
@@ -595,7 +597,8 @@ def _per_test_row(shapes: list[Suite]) -> Row:
         f"{ms(per_test)} per test",
         "costs over the no-op: "
         + ", ".join(f"{secs(suite.cost('replay'))} in {suite.tests:,}" for suite in shapes)
-        + _floor_per_test(shapes),
+        + _floor_per_test(shapes)
+        + _per_test_spread(shapes),
         "",
         f"≤ {ms(PER_TEST_GOAL)} per test",
         per_test <= PER_TEST_GOAL,
@@ -605,6 +608,22 @@ def _per_test_row(shapes: list[Suite]) -> Row:
     # never a regression there (``guard_ok`` None). The goal is judged by the full run.
     row.guard_ok, row.guard = None, "information (CPU differences)"
     return row
+
+
+def _per_test_spread(shapes: list[Suite]) -> str:
+    """The same slope fitted from each timed run on its own (the n-th run of every shape, replay's and the
+    no-op's), as information: the goal is judged on the medians; this shows how far one run moves it."""
+    runs = min(len(suite.cpu_runs.get(way, ())) for suite in shapes for way in ("replay", "noop"))
+    if runs < 2:
+        return ""
+    tests = [suite.tests for suite in shapes]
+    slopes = [
+        statistics.linear_regression(
+            tests, [suite.cpu_runs["replay"][run] - suite.cpu_runs["noop"][run] for suite in shapes]
+        ).slope
+        for run in range(runs)
+    ]
+    return "; " + spread(slopes, " ms", scale=1000)
 
 
 def _floor_per_test(shapes: list[Suite]) -> str:

@@ -201,7 +201,9 @@ much less. Wall time is shown next to it.
   misattributed on purpose, another section or another document), through the plugin's real step 1
   (`locate_all`: validation, search in the cited place then beyond, closest passage, size checks),
   against the same citations over one `Source` of the whole text; both built fresh in the timing.
-  CPU time of this process, the two timed in turn five times (medians), garbage collected before each.
+  CPU time of this process, the two timed in turn seven times (medians), garbage collected before each;
+  each run's own ratio is shown beside it (from the lowest to the highest), since a neighbour on a
+  shared machine slows one run now and then.
 - **Memory**: peak RSS of a process that reads the corpus and runs step 1, against a process that
   reads it and folds it once (`os.wait4`'s `ru_maxrss`).
 - **Replay** (`bench/replay.py`): generated suites (RFC 7519's sentences as quotes), recorded once
@@ -216,7 +218,8 @@ much less. Wall time is shown next to it.
   dict floor's and over vcrpy's. The same number of citations is replayed at three numbers per
   test, and once more one to a test (replay, no-op and dict floor): the cost per test is the slope of the
   four costs over the no-op against their numbers of tests, which runs from one test to as many
-  tests as citations. The dict floor's own slope, fitted alike, is shown beside it as information:
+  tests as citations; the goal is judged on the medians, and the slope fitted from each timed run alone
+  (the n-th run of every shape) is shown beside it, lowest to highest. The dict floor's own slope, fitted alike, is shown beside it as information:
   the SDK's request, made in more tests, pays per test too (what pytest runs between two tests
   leaves its code and data cold). Peak memory is RSS for the one-test suite. Cassette loads are counted in a separate run.
 - **Memory held per citation** (`bench/replay.py`): the replay suite with the fewest citations per

@@ -95,3 +95,26 @@ def test_the_memory_rows_judge_per_citation_and_a_rise_against_the_reports_size(
     whole = replay._reports_row(suite, replay.Peaks(56_000_000, 58_600_000, 1_400_000, 200_000))
     assert whole.met and whole.guard_ok is False and whole.miss == "a rise of 162% of the reports' size"
     assert not replay._reports_row(suite, replay.Peaks(60_000_000, 70_000_000, 5_500_000, 700_000)).met
+
+
+def test_the_per_test_row_fits_the_medians_and_shows_each_runs_own_slope(tmp_path: Path) -> None:
+    # Three timed runs of four shapes of 2,000 citations; run n costs 0.7 s + (0.4 + 0.1 n) ms per test
+    # over a no-op of 0.3 s, so each run's own slope is exact and the medians' slope is the middle one.
+    shapes = []
+    for tests in (2_000, 400, 10, 1):
+        suite = replay.Suite("shape", tests=tests, per_test=2_000 // tests, base=tmp_path, citations=2_000)
+        suite.cpu_runs = {
+            "replay": [0.3 + 0.7 + (0.0004 + 0.0001 * run) * tests for run in range(3)],
+            "noop": [0.3] * 3,
+            "floor": [0.9] * 3,
+        }
+        suite.cpu = {way: sorted(costs)[1] for way, costs in suite.cpu_runs.items()}
+        shapes.append(suite)
+    row = replay._per_test_row(shapes)
+    assert row.ours == "0.50 ms per test" and row.met
+    assert "each of 3 runs alone: 0.40 ms to 0.60 ms" in row.reference
+    # One run slowed by a neighbour moves its own slope, not the medians' past the goal.
+    shapes[0].cpu_runs["replay"][2] += 0.4
+    shapes[0].cpu = {way: sorted(costs)[1] for way, costs in shapes[0].cpu_runs.items()}
+    slowed = replay._per_test_row(shapes)
+    assert slowed.ours == "0.50 ms per test" and "each of 3 runs alone: 0.40 ms to 0.81 ms" in slowed.reference
