@@ -209,11 +209,15 @@ def _index_range(
     whole = all(isinstance(value, int) and not isinstance(value, bool) for value in (start, end))
     if not whole or not lowest <= start <= end or (start == end and not empty):
         relation = "<=" if empty else "<"
+        # The field named is the one that is wrong: the end when it alone is missing or no whole number
+        # (an end before the start names the start, as the pair is read from it).
+        end_whole = isinstance(end, int) and not isinstance(end, bool)
+        start_fine = isinstance(start, int) and not isinstance(start, bool) and lowest <= start
         raise CitationInputError(
             f"{start_field} {start!r} and {end_field} {end!r} must be whole numbers with "
             f"{lowest} <= start {relation} end",
             citation=citation_id,
-            field=start_field,
+            field=end_field if start_fine and not end_whole else start_field,
         )
     return start, end
 

@@ -33,9 +33,14 @@ def _as_output_text(message: Any) -> dict[str, Any]:
     text = field_of(message, "content")
     annotations = []
     for annotation in field_of(message, "annotations") or ():
-        cited = field_of(annotation, "url_citation")
-        if field_of(annotation, "type") != "url_citation" or cited is MISSING:
+        if field_of(annotation, "type") != "url_citation":
+            # Read as a Responses API annotation is: a type it does not know is an error naming it, never dropped.
+            annotations.append(annotation)
             continue
+        cited = field_of(annotation, "url_citation")
+        # Without the nested object (a flat annotation, as the Responses API's), its fields are the annotation's
+        # own: a field missing from both is an error naming it.
+        cited = annotation if cited is MISSING or cited is None else cited
         fields = ("url", "title", "start_index", "end_index")
         annotations.append({"type": "url_citation", **{name: field_of(cited, name) for name in fields}})
     return {"type": "output_text", "text": text if isinstance(text, str) else "", "annotations": annotations}

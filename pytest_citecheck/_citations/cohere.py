@@ -50,13 +50,14 @@ def cohere_citations(raw: Any, position: int, invalid: dict[str, CitationInputEr
         citation_id = f"#{position}.{number}"
         try:
             claim = _claim(text, item, citation_id)
+            documents = _documents(item, v2, citation_id)
         except CitationInputError as error:
             if invalid is None:
                 raise
             invalid[citation_id] = error
             adapted.append(Citation(id=citation_id, claim=str(text), quote=None, section=None))
             continue
-        for k, document in enumerate(_documents(item, v2), start=1):
+        for k, document in enumerate(documents, start=1):
             if (claim, document) not in seen:  # several spans of one sentence citing one document: one citation
                 seen.add((claim, document))
                 adapted.append(
@@ -98,14 +99,45 @@ def _claim(text: str, item: Any, citation_id: str) -> str:
     return clean_claim(text[spans[0][0] : spans[-1][1]])
 
 
-def _documents(item: Any, v2: bool) -> list[str]:
+def _documents(item: Any, v2: bool, citation_id: str) -> list[str]:
+    """The ids of the documents a citation cites, in order; a citation that names none (its ``sources``
+    missing or empty, an id that is not a name) is an error naming it, never a silent pass. A v2
+    citation of a tool's output alone cites no document, and gives no citation."""
     if not v2:
-        return [name for name in field_of(item, "document_ids") or () if isinstance(name, str) and name.strip()]
+        names = field_of(item, "document_ids")
+        if not isinstance(names, (list, tuple)) or not names:
+            raise CitationInputError(
+                f"must be a non-empty list of document ids, got {_shown(names)}",
+                citation=citation_id,
+                field="document_ids",
+            )
+        for name in names:
+            if not isinstance(name, str) or not name.strip():
+                raise CitationInputError(
+                    f"must hold document ids (strings), got {name!r}", citation=citation_id, field="document_ids"
+                )
+        return list(names)
+    sources = field_of(item, "sources")
+    if not isinstance(sources, (list, tuple)) or not sources:
+        raise CitationInputError(
+            f"must be a non-empty list of the documents or tools cited, got {_shown(sources)}",
+            citation=citation_id,
+            field="sources",
+        )
     documents = []
-    for source in field_of(item, "sources") or ():
+    for number, source in enumerate(sources):
         if field_of(source, "type") == "tool":
             continue  # a tool's output, not a document
         name = field_of(source, "id")
-        if isinstance(name, str) and name.strip():
-            documents.append(name)
+        if not isinstance(name, str) or not name.strip():
+            raise CitationInputError(
+                f"must be the cited document's id (a string), got {_shown(name)}",
+                citation=citation_id,
+                field=f"sources[{number}].id",
+            )
+        documents.append(name)
     return documents
+
+
+def _shown(value: Any) -> str:
+    return "nothing (the field is missing)" if value is MISSING else repr(value)

@@ -18,8 +18,11 @@ from pytest_citecheck._errors import CitationInputError
 
 
 def _field(raw: Any, snake: str, camel: str) -> Any:
+    """The field by either spelling; None when neither is there (the SDK's objects have only the snake_case one)."""
     value = field_of(raw, snake)
-    return field_of(raw, camel) if value is MISSING or value is None else value
+    if value is MISSING or value is None:
+        value = field_of(raw, camel)
+    return None if value is MISSING else value
 
 
 def is_gemini_response(raw: Any) -> bool:
@@ -51,7 +54,16 @@ def gemini_citations(raw: Any, position: int, invalid: dict[str, CitationInputEr
                 )
                 adapted.append(_invalid(error, "", invalid))
                 continue
-            for index in _field(support, "grounding_chunk_indices", "groundingChunkIndices") or ():
+            indices = _field(support, "grounding_chunk_indices", "groundingChunkIndices") or ()
+            if not indices:  # a support that names no chunk cites nothing: never a silent pass
+                error = CitationInputError(
+                    "names no grounding chunk: the segment cites nothing to judge it against",
+                    citation=support_id,
+                    field="grounding_chunk_indices",
+                )
+                adapted.append(_invalid(error, claim.strip(), invalid))
+                continue
+            for index in indices:
                 try:
                     adapted.append(_cited(chunks, index, claim.strip(), f"{support_id}.{index}"))
                 except CitationInputError as error:

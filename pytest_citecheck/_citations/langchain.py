@@ -39,11 +39,14 @@ def is_standard_text_block(raw: Any) -> bool:
 
 
 def standard_part(block: Any) -> dict[str, Any]:
-    """A standard text block as an Anthropic text block (citations with ``cited_text``) or an OpenAI part."""
+    """A standard text block as the provider's shape it came from: a Gemini response (citations from
+    grounding metadata), an Anthropic text block (citations with ``cited_text``) or an OpenAI part."""
     text = field_of(block, "text")
     annotations = field_of(block, "annotations")
     annotations = annotations if isinstance(annotations, (list, tuple)) else ()
     cited = [item for item in annotations if field_of(item, "type") == "citation"]
+    if any(_grounding(item) is not None for item in cited):
+        return _gemini_response(text, cited)
     if any(isinstance(field_of(item, "cited_text"), str) for item in cited):
         return {"type": "text", "text": text, "citations": [_anthropic_citation(item) for item in cited]}
     return {"type": "output_text", "text": text, "annotations": [_openai_annotation(item) for item in cited]}
@@ -79,3 +82,38 @@ def _openai_annotation(item: Any) -> dict[str, Any]:
         return {"type": "url_citation", "url": url, "title": title, "start_index": start, "end_index": end}
     point = extras.get("index", end)
     return {"type": "file_citation", "filename": title, "file_id": extras.get("file_id"), "index": point}
+
+
+def _grounding(item: Any) -> Mapping[str, Any] | None:
+    """The Gemini grounding a citation came from (``extras["google_ai_metadata"]``), or None."""
+    extras = field_of(item, "extras")
+    metadata = extras.get("google_ai_metadata") if isinstance(extras, Mapping) else None
+    return metadata if isinstance(metadata, Mapping) else None
+
+
+def _gemini_response(text: Any, cited: list[Any]) -> dict[str, Any]:
+    """Gemini grounding citations as the ``GenerateContentResponse`` they were translated from.
+
+    langchain-core makes one citation per (grounding support, chunk): its ``cited_text`` is the support's
+    segment, the answer's own words (the claim, not a passage of the page), and ``url`` / ``title`` the
+    chunk's. Read as Anthropic's ``cited_text``, the answer's words would be looked for in the page as a
+    quote. Rebuilt here, each segment is a claim-only citation of its chunk's page, as Gemini's own
+    response is read (``gemini``).
+    """
+    chunks: dict[Any, dict[str, Any]] = {}
+    supports: list[dict[str, Any]] = []
+    for item in cited:
+        grounding = _grounding(item) or {}
+        index = grounding.get("grounding_chunk_index")
+        if isinstance(index, int) and not isinstance(index, bool) and index >= 0:
+            chunks.setdefault(index, {"web": {"uri": field_of(item, "url"), "title": field_of(item, "title")}})
+        segment = {name: field_of(item, name) for name in ("start_index", "end_index")}
+        segment["text"] = field_of(item, "cited_text")
+        if supports and supports[-1]["segment"] == segment:
+            supports[-1]["grounding_chunk_indices"].append(index)  # one support citing several chunks
+        else:
+            supports.append({"segment": segment, "grounding_chunk_indices": [index]})
+    # A chunk no citation names is never cited: an empty one keeps the indices of the others in place.
+    listed = [chunks.get(number, {}) for number in range(max(chunks, default=-1) + 1)]
+    metadata = {"grounding_chunks": listed, "grounding_supports": supports}
+    return {"candidates": [{"content": {"parts": [{"text": text}]}, "grounding_metadata": metadata}]}

@@ -11,7 +11,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, Required, TypeAlias, TypedDict
 
-MISSING = object()
+
+class _Missing:
+    """What ``field_of`` gives for a field that is not there: shown as ``missing`` in an error's text."""
+
+    def __repr__(self) -> str:
+        return "missing"
+
+
+MISSING: Any = _Missing()
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,13 @@ payload (``tests/data/payloads``), with one citation broken.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_citecheck import CitationInputError, Corpus, Source, Status
+from pytest_citecheck import CitationInputError, CitationsNotSupported, Corpus, Source, Status
 from pytest_citecheck.testing import JevServer
 
 PAYLOADS = Path(__file__).resolve().parent.parent / "data" / "payloads"
@@ -90,3 +91,133 @@ def test_a_llamaindex_marker_naming_no_source_is_invalid_and_the_others_are_judg
     )
     assert [(r.id, r.status) for r in results] == [("#0.s1[1]", Status.FOUND), ("#0.s2[2]", Status.INVALID)]
     assert asked == ["Refunds are granted within 30 days."]
+
+
+# --- Found by hunting with the SDKs' own objects (hunt-payloads) ---------------------------------------
+
+
+def test_gemini_grounding_metadata_with_search_queries_only_is_no_traceback(direct_checker: Any) -> None:
+    """A Gemini answer that searched but grounded nothing: its ``grounding_metadata`` holds only
+    ``web_search_queries``. The shape is google-genai's own (its ``tests/chats/test_continuation_token.py``,
+    google-genai 3.6.1, Apache-2.0, builds ``GroundingMetadata(web_search_queries=['query 1'])``). The SDK's
+    object has ``grounding_supports=None`` and no camelCase attribute: reading it raised
+    ``TypeError: 'object' object is not iterable``. It cites nothing, and the check says so."""
+    from google.genai import types
+
+    from pytest_citecheck._citations.adapt import adapt_answer
+
+    response = types.GenerateContentResponse(
+        candidates=[
+            types.Candidate(
+                content=types.Content(role="model", parts=[types.Part(text="Spain won Euro 2024.")]),
+                grounding_metadata=types.GroundingMetadata(web_search_queries=["query 1"]),
+            )
+        ]
+    )
+    adapted = adapt_answer(response)
+    assert (adapted.citations, adapted.invalid, adapted.uncited) == ([], {}, ["Spain won Euro 2024."])
+    with pytest.raises(CitationsNotSupported, match="the answer cites nothing"):
+        direct_checker().assert_supported(response, Source(sections={"final": "Spain won Euro 2024."}))
+
+
+@pytest.mark.parametrize(
+    ("indices", "field"),
+    [([], "grounding_chunk_indices"), (None, "grounding_chunk_indices")],
+    ids=["empty", "none"],
+)
+def test_a_gemini_support_naming_no_chunk_is_invalid_not_dropped(indices: Any, field: str) -> None:
+    """google-genai's own tests (``tests/models/test_gc_continuation_token.py``) build a support with
+    ``grounding_chunk_indices=[]``: it cites nothing, and was dropped without a word."""
+    from google.genai import types
+
+    from pytest_citecheck._citations.adapt import adapt_answer
+
+    recorded = payload("gemini_grounding_euro2024.json")
+    recorded["candidates"][0]["groundingMetadata"]["groundingSupports"][1]["groundingChunkIndices"] = indices
+    adapted = adapt_answer(types.GenerateContentResponse.model_validate(recorded))
+    assert [c.id for c in adapted.citations] == ["#0.1.0", "#0.2"]
+    assert str(adapted.invalid["#0.2"]).startswith(f"citation '#0.2', field '{field}': names no grounding chunk")
+
+
+@pytest.mark.parametrize(
+    ("mangle", "message"),
+    [
+        (lambda c: c["sources"][0].update(id=None), r"field 'sources\[0\]\.id': must be the cited document's id"),
+        (lambda c: c["sources"][0].pop("id"), r"field 'sources\[0\]\.id': .*got nothing \(the field is missing\)"),
+        (lambda c: c.update(sources=[]), r"field 'sources': must be a non-empty list"),
+        (lambda c: c.pop("sources"), r"field 'sources': must be a non-empty list.*missing"),
+    ],
+    ids=["id-none", "id-missing", "sources-empty", "sources-missing"],
+)
+def test_a_cohere_citation_naming_no_document_is_invalid_not_dropped(mangle: Any, message: str) -> None:
+    """A Cohere citation whose source has no readable id, or that has no sources, was dropped without a
+    word (its sentence still counted as cited); ``sources`` missing raised a TypeError."""
+    from pytest_citecheck._citations.adapt import adapt_answer
+
+    recorded = payload("cohere_v2_penguins.json")
+    recorded.pop("documents")
+    mangle(recorded["message"]["citations"][1])
+    adapted = adapt_answer(recorded)
+    assert [c.id for c in adapted.citations] == ["#0.1.1", "#0.2"]
+    assert list(adapted.invalid) == ["#0.2"]
+    assert re.search(r"citation '#0\.2', " + message, str(adapted.invalid["#0.2"]))
+
+
+@pytest.mark.parametrize(
+    ("mangle", "message"),
+    [
+        (lambda a: a.update(type="url_citaton"), r"field 'type': annotation type 'url_citaton' is not one"),
+        (lambda a: a["url_citation"].pop("url"), r"field 'url': must be a non-empty string, got missing"),
+        (lambda a: a.pop("url_citation"), r"field 'start_index': .* got missing"),
+    ],
+    ids=["misspelt-type", "no-url", "no-url-citation-object"],
+)
+def test_a_chat_completion_annotation_that_cannot_be_read_is_invalid_not_dropped(mangle: Any, message: str) -> None:
+    """The recorded ``gpt-4o-search-preview`` answer with one annotation broken: a misspelt type or a
+    missing ``url_citation`` object was dropped without a word (six citations checked of seven), and a
+    missing field was shown as ``<object object at 0x…>``."""
+    from pytest_citecheck._citations.adapt import adapt_answer
+
+    recorded = payload("openai_chat_web_search_iceland.json")
+    mangle(recorded["choices"][0]["message"]["annotations"][0])
+    adapted = adapt_answer(recorded)
+    assert len(adapted.citations) == 7
+    assert list(adapted.invalid) == ["#0.1"]
+    assert re.search(r"citation '#0\.1', " + message, str(adapted.invalid["#0.1"]))
+
+
+def test_a_flat_chat_completion_annotation_is_read_as_the_nested_one() -> None:
+    """An annotation without the nested ``url_citation`` object but with its fields (the Responses API's
+    shape) was dropped; it is read."""
+    from pytest_citecheck._citations.adapt import adapt_answer
+
+    recorded = payload("openai_chat_web_search_iceland.json")
+    annotations = recorded["choices"][0]["message"]["annotations"]
+    nested = adapt_answer(recorded).citations
+    annotations[0] = {"type": "url_citation", **annotations[0]["url_citation"]}
+    assert adapt_answer(recorded).citations == nested
+
+
+@pytest.mark.parametrize(
+    ("kind", "fields", "field"),
+    [
+        ("page_location", {"start_page_number": 1, "end_page_nr": 2}, "end_page_number"),
+        ("content_block_location", {"start_block_idx": 0, "end_block_index": 1}, "start_block_index"),
+        ("char_location", {"start_char_idx": 0, "end_char_index": 20}, "start_char_index"),
+    ],
+)
+def test_a_misspelt_claude_location_field_is_named_and_shown_as_missing(kind: str, fields: Any, field: str) -> None:
+    """The recorded Claude answer over "The grass is green. The sky is blue." with a location field
+    misspelt: the error named the start field when the end was missing, and showed the missing value as
+    ``<object object at 0x…>``."""
+    from pytest_citecheck._citations.adapt import adapt_answer
+
+    recorded = payload("claude_text_document_grass.json")
+    citation = recorded["content"][1]["citations"][0]
+    for name in ("start_char_index", "end_char_index"):
+        citation.pop(name)
+    citation.update(type=kind, **fields)
+    adapted = adapt_answer(recorded, source=Source(sections={"grass": "The grass is green."}))
+    error = str(adapted.invalid["#1.1"])
+    assert error.startswith(f"citation '#1.1', field '{field}': ") and " missing " in error
+    assert "object at 0x" not in error

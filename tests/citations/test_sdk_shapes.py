@@ -84,6 +84,67 @@ def test_standard_content_blocks_with_annotations_are_citations_not_zero() -> No
     assert [c.quote for c in adapt_answer(blocks).citations] == ["The weather is sunny."]
 
 
+def test_langchain_ai_message_of_a_gemini_grounded_answer_gives_claims_not_quotes(judged) -> None:
+    """langchain-core translates Gemini's grounding metadata into ``citation`` annotations whose
+    ``cited_text`` is the grounding segment: the answer's own words, not a passage of the page
+    (langchain-core 1.8.1, ``messages/block_translators/google_genai.py``; its tests, in the sdist's
+    ``tests/unit_tests/messages/block_translators/test_google_genai.py``, MIT, feed it
+    ``grounding_metadata`` in snake_case as here). They were read as Claude's ``cited_text``: the
+    answer's sentence looked for in the page as a quote (``fabricated`` when the page words it
+    otherwise), with the whole answer as the claim. Each segment is a claim-only citation of its page,
+    as the same answer read straight from Gemini (``test_gemini_grounding_supports_cite_web_chunks_by_uri``)."""
+    from google.genai import types
+    from langchain_core.messages import AIMessage
+
+    response = types.GenerateContentResponse.model_validate(payload("gemini_grounding_euro2024.json"))
+    [candidate] = response.candidates or []
+    text = "".join(part.text or "" for part in candidate.content.parts)  # type: ignore[union-attr]
+    message = AIMessage(  # as langchain-google-genai builds it: the metadata as the SDK's model_dump()
+        content=text,
+        response_metadata={
+            "model_provider": "google_genai",
+            "grounding_metadata": candidate.grounding_metadata.model_dump(),  # type: ignore[union-attr]
+        },
+    )
+    [block] = message.content_blocks
+    assert [a["cited_text"] for a in block["annotations"]] == [  # type: ignore[typeddict-item]
+        "Spain won Euro 2024, defeatin...",
+        "This victory marks Spain's...",
+        "This victory marks Spain's...",
+    ]
+    uri = "https://vertexaisearch.cloud.google.com....."
+    adapted = adapt_answer(message)
+    assert [(c.id, c.claim, c.quote, c.document) for c in adapted.citations] == [
+        ("#0.1.0", "Spain won Euro 2024, defeatin...", None, uri),
+        ("#0.2.0", "This victory marks Spain's...", None, uri),
+        ("#0.2.1", "This victory marks Spain's...", None, uri),
+    ]
+    assert adapted.invalid == {}
+    corpus = Corpus({uri: "# Final\n\nSpain beat England 2-1 in the Euro 2024 final, their fourth title.\n"})
+    results, asked = judged(message, corpus)
+    assert {r.status for r in results} == {Status.DOCUMENT_ONLY}
+    assert {claim for claim, _ in asked} == {"Spain won Euro 2024, defeatin...", "This victory marks Spain's..."}
+
+
+def test_a_langchain_gemini_citation_without_a_url_is_invalid() -> None:
+    """langchain-core leaves ``url`` out of a citation whose chunk has none (its
+    ``test_translate_grounding_metadata_none``): the claim cites no page, and says so."""
+    from langchain_core.messages import AIMessage
+
+    metadata = {
+        "grounding_chunks": [{"web": None, "maps": None}],
+        "grounding_supports": [
+            {"segment": {"start_index": 0, "end_index": 10, "text": "test text"}, "grounding_chunk_indices": [0]}
+        ],
+    }
+    message = AIMessage(
+        content="test text", response_metadata={"model_provider": "google_genai", "grounding_metadata": metadata}
+    )
+    adapted = adapt_answer(message)
+    assert [c.id for c in adapted.citations] == ["#0.1.0"]
+    assert str(adapted.invalid["#0.1.0"]).startswith("citation '#0.1.0', field 'grounding_chunks': names no document")
+
+
 # --- Cohere v2 and v1 ---------------------------------------------------------------------------------
 
 
