@@ -228,16 +228,28 @@ def _parts(citations: Any) -> list[Any]:
     """The citations a check was given, with each whole answer (a Message, a Response) split into its parts."""
     if any(is_shape(citations) for is_shape, _ in _ANSWERS[:3]) or any(is_shape(citations) for is_shape in _WHOLE):
         citations = [citations]  # a whole answer, passed as it came back
-    if isinstance(citations, (str, bytes, Mapping)) or not isinstance(citations, Iterable):
+    elif _is_model(citations) and any(is_shape(citations) for is_shape, *_ in _SHAPES[:2]):
+        citations = [citations]  # one SDK part (a TextBlock, an output_text part) passed alone
+    if isinstance(citations, (str, bytes, Mapping)) or not isinstance(citations, Iterable) or _is_model(citations):
         raise CitationInputError(
             f"citations must be a list of citations, got {type(citations).__name__}"
-            + (" (a single citation? wrap it in a list)" if isinstance(citations, Mapping) else ""),
+            + (" (a single citation? wrap it in a list)" if isinstance(citations, Mapping) else "")
+            + (
+                ": an object read as no answer pytest-citecheck knows (see the citation shapes in docs/sources.md)"
+                if _is_model(citations)
+                else ""
+            ),
             field="citations",
         )
     parts: list[Any] = []
     for raw in citations:
         parts.extend(_expanded(raw))
     return parts
+
+
+def _is_model(raw: Any) -> bool:
+    """A pydantic model (an SDK's response object): iterable, but over its fields, never over citations."""
+    return hasattr(type(raw), "model_fields") and hasattr(raw, "model_dump")
 
 
 def _adapt_part(

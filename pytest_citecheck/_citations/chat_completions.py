@@ -14,10 +14,14 @@ from pytest_citecheck._citations.model import MISSING, field_of
 
 
 def is_chat_completion(raw: Any) -> bool:
-    """A whole ``ChatCompletion`` (``object == "chat.completion"``) or a ``ChatCompletionMessage`` with annotations."""
+    """A whole ``ChatCompletion`` (``object == "chat.completion"``) or an assistant ``ChatCompletionMessage``."""
     if field_of(raw, "object") == "chat.completion" and isinstance(field_of(raw, "choices"), (list, tuple)):
         return True
-    return field_of(raw, "role") == "assistant" and isinstance(field_of(raw, "annotations"), (list, tuple))
+    # The SDK's message has ``annotations=None`` when there are none: it is still an answer (citing nothing).
+    annotations = field_of(raw, "annotations")
+    return field_of(raw, "role") == "assistant" and (
+        isinstance(annotations, (list, tuple)) or (annotations is None and isinstance(field_of(raw, "content"), str))
+    )
 
 
 def chat_completion_parts(raw: Any) -> list[dict[str, Any]]:

@@ -28,11 +28,13 @@ def is_cohere_response(raw: Any) -> bool:
     ):
         return True
     cited = field_of(raw, "citations")
+    # A v1 answer that cites nothing has ``citations=None``; ``generation_id`` says it is one.
+    uncited_v1 = cited is None and field_of(raw, "generation_id") is not MISSING
     return (
         isinstance(field_of(raw, "text"), str)
-        and isinstance(cited, (list, tuple))
+        and (isinstance(cited, (list, tuple)) or uncited_v1)
         and field_of(raw, "type") is MISSING
-        and all(field_of(item, "document_ids") is not MISSING for item in cited)
+        and all(field_of(item, "document_ids") is not MISSING for item in cited or ())
     )
 
 

@@ -26,10 +26,15 @@ def _field(raw: Any, snake: str, camel: str) -> Any:
 
 
 def is_gemini_response(raw: Any) -> bool:
-    """A ``GenerateContentResponse``: ``candidates``, at least one with grounding metadata."""
+    """A ``GenerateContentResponse``: ``candidates``, at least one with grounding metadata or content.
+
+    One without grounding cites nothing, and is read as such (its sentences uncited); were it not
+    recognised, the SDK's pydantic object would be iterated as a list of citations, field by field."""
     candidates = field_of(raw, "candidates")
     return isinstance(candidates, (list, tuple)) and any(
-        _field(candidate, "grounding_metadata", "groundingMetadata") not in (MISSING, None) for candidate in candidates
+        _field(candidate, "grounding_metadata", "groundingMetadata") is not None
+        or field_of(candidate, "content") not in (MISSING, None)
+        for candidate in candidates
     )
 
 

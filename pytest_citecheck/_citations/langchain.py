@@ -2,9 +2,11 @@
 
 ``AIMessage.content_blocks`` translates a provider's answer into standard blocks: a ``"text"`` block
 with ``annotations``, each a ``"citation"`` (``cited_text``, ``title``, ``url``, ``start_index`` /
-``end_index``, and the provider's own fields in ``extras``). A block whose citations carry
-``cited_text`` (Claude's) is read as the Anthropic text block it came from; one whose citations mark
-spans of the answer (OpenAI's) as an OpenAI ``output_text`` part. A text block without annotations
+``end_index``, and the provider's own fields in ``extras``). A block whose citations came from Gemini's
+grounding metadata (``extras["google_ai_metadata"]``; their ``cited_text`` is the answer's own segment)
+is read as the Gemini response it came from; one whose citations carry ``cited_text`` (Claude's) as the
+Anthropic text block it came from; one whose citations mark spans of the answer (OpenAI's) as an
+OpenAI ``output_text`` part. A text block without annotations
 cites nothing. langchain-core is never imported: the message is read by its attributes.
 """
 
@@ -63,7 +65,11 @@ _LOCATIONS = (
 def _anthropic_citation(item: Any) -> dict[str, Any]:
     extras = field_of(item, "extras")
     citation: dict[str, Any] = dict(extras) if isinstance(extras, Mapping) else {}
-    citation["cited_text"] = field_of(item, "cited_text") if isinstance(field_of(item, "cited_text"), str) else ""
+    cited_text = field_of(item, "cited_text")
+    if isinstance(cited_text, str):
+        citation["cited_text"] = cited_text
+    else:  # left out, so the error says it is missing (Bedrock's translator leaves it out of a malformed one)
+        citation.pop("cited_text", None)
     for standard, anthropic in (("title", "document_title"), ("url", "url")):
         value = field_of(item, standard)
         if isinstance(value, str):

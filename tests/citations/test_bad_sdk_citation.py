@@ -221,3 +221,66 @@ def test_a_misspelt_claude_location_field_is_named_and_shown_as_missing(kind: st
     error = str(adapted.invalid["#1.1"])
     assert error.startswith(f"citation '#1.1', field '{field}': ") and " missing " in error
     assert "object at 0x" not in error
+
+
+def _gemini_without_grounding() -> Any:
+    from google.genai import types
+
+    # As google-genai's own tests build a candidate (tests/chats/test_continuation_token.py): content and
+    # a recitation ``citation_metadata``, no grounding metadata.
+    return types.GenerateContentResponse(
+        candidates=[
+            types.Candidate(
+                content=types.Content(role="model", parts=[types.Part(text="Spain won Euro 2024.")]),
+                citation_metadata=types.CitationMetadata(citations=[types.Citation(title="Source 1", start_index=0)]),
+            )
+        ]
+    )
+
+
+def _chat_message_without_annotations() -> Any:
+    from openai.types.chat import ChatCompletionMessage
+
+    return ChatCompletionMessage(role="assistant", content="Spain won Euro 2024.")
+
+
+def _cohere_v1_without_citations() -> Any:
+    import cohere
+
+    return cohere.NonStreamedChatResponse(text="Spain won Euro 2024.", generation_id="g-1")
+
+
+@pytest.mark.parametrize(
+    "answer", [_gemini_without_grounding, _chat_message_without_annotations, _cohere_v1_without_citations]
+)
+def test_an_sdk_answer_without_citations_cites_nothing_not_its_fields(answer: Any, direct_checker: Any) -> None:
+    """The SDK's pydantic object of an answer without citations was not recognised, so it was iterated as
+    a list of citations, field by field: a dozen "citation '#0', field 'claim': is missing" errors. It is
+    an answer that cites nothing."""
+    from pytest_citecheck._citations.adapt import adapt_answer
+
+    adapted = adapt_answer(answer())
+    assert (adapted.citations, adapted.invalid, adapted.uncited) == ([], {}, ["Spain won Euro 2024."])
+    with pytest.raises(CitationsNotSupported, match="the answer cites nothing"):
+        direct_checker().assert_supported(answer(), Source(sections={"final": "Spain won Euro 2024."}))
+
+
+def test_one_claude_text_block_passed_alone_is_read_and_another_sdk_object_is_a_clear_error() -> None:
+    """A ``TextBlock`` of the recorded Claude answer passed without a list around it was iterated field by
+    field (three "claim is missing" errors); any other SDK object not read as an answer was too."""
+    from anthropic.types import Message
+
+    from pytest_citecheck._citations.adapt import adapt_answer
+
+    message = Message.model_validate(payload("claude_text_document_grass.json"))
+    source = Source(
+        sections={"grass": "The grass is green.", "sky": "The sky is blue."},
+        text="The grass is green. The sky is blue.",
+    )
+    assert [(c.claim, c.quote) for c in adapt_answer(message.content[1], source=source).citations] == [
+        ("the grass is green", "The grass is green. ")
+    ]
+    with pytest.raises(
+        CitationInputError, match=r"field 'citations': citations must be a list of citations, got Usage"
+    ):
+        adapt_answer(message.usage)

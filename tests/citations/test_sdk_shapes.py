@@ -145,6 +145,40 @@ def test_a_langchain_gemini_citation_without_a_url_is_invalid() -> None:
     assert str(adapted.invalid["#0.1.0"]).startswith("citation '#0.1.0', field 'grounding_chunks': names no document")
 
 
+def test_langchain_ai_message_of_a_bedrock_converse_answer_checks_its_quotes_and_names_a_bad_citation() -> None:
+    """The Bedrock Converse answer of langchain-core's own test (1.8.1 sdist,
+    ``tests/unit_tests/messages/block_translators/test_bedrock_converse.py``, MIT): three citations whose
+    ``source_content`` becomes ``cited_text``, and a malformed one (``{"bar": "baz"}``), which langchain-core
+    translates with no ``cited_text``. It was given an empty one and reported as "is empty: the model cited
+    no passage"; it is missing, and the error says so."""
+    from langchain_core.messages import AIMessage
+
+    quoted = {"title": "Document Title", "source_content": [{"text": "The weather is sunny."}]}
+    message = AIMessage(
+        [
+            {"type": "text", "text": "Let's call a tool."},
+            {
+                "type": "text",
+                "text": "It's sunny.",
+                "citations": [
+                    {**quoted, "location": {"document_char": {"document_index": 0, "start": 58, "end": 96}}},
+                    {**quoted, "location": {"document_page": {"document_index": 0, "start": 1, "end": 2}}},
+                    {**quoted, "location": {"document_chunk": {"document_index": 0, "start": 1, "end": 2}}},
+                    {"bar": "baz"},
+                ],
+            },
+        ],
+        response_metadata={"model_provider": "bedrock_converse"},
+    )
+    corpus = Corpus({"Document Title": "# Forecast\n\nThe weather is sunny.\n"})
+    adapted = adapt_answer(message, source=corpus)
+    assert [(c.id, c.quote, c.document) for c in adapted.citations][:3] == [
+        (f"#1.{n}", "The weather is sunny.", "Document Title") for n in (1, 2, 3)
+    ]
+    assert list(adapted.invalid) == ["#1.4"]
+    assert str(adapted.invalid["#1.4"]).startswith("citation '#1.4', field 'cited_text': is missing")
+
+
 # --- Cohere v2 and v1 ---------------------------------------------------------------------------------
 
 
