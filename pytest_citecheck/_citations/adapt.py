@@ -40,6 +40,7 @@ from pytest_citecheck._citations.retrieval_answers import (
     llamaindex_citations,
 )
 from pytest_citecheck._citations.urls import url_document
+from pytest_citecheck._dependencies import docs_url
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._sources.chunks import document_named
 from pytest_citecheck._sources.corpus import Corpus
@@ -235,7 +236,9 @@ def _parts(citations: Any) -> list[Any]:
             f"citations must be a list of citations, got {type(citations).__name__}"
             + (" (a single citation? wrap it in a list)" if isinstance(citations, Mapping) else "")
             + (
-                ": an object read as no answer pytest-citecheck knows (see the citation shapes in docs/sources.md)"
+                ": an object read as no answer pytest-citecheck knows (see "
+                + docs_url("sources", "citation-shapes")
+                + ")"
                 if _is_model(citations)
                 else ""
             ),
