@@ -134,6 +134,31 @@ def test_markdown_setext_headings() -> None:
     )
 
 
+def test_a_lone_hash_line_is_not_a_section_without_an_id() -> None:
+    """bash's ``inputrc.arrows`` (Debian package bash 5.2.15, ``/usr/share/doc/bash/inputrc.arrows``, GPL-3+):
+    a readline comment block whose blank comment lines are a lone ``#``. Each was an ATX heading with
+    no title, so the markdown split (which ``auto`` tries on every document) made a section with the
+    id '' and ``Source.from_file`` failed with "section id '' must be a non-empty string"; so did the
+    Bash Reference Manual's PDF, which quotes such a file."""
+    source = Source.from_file(DATA / "bash-inputrc.arrows")
+    assert source.format == "markdown"
+    assert list(source.sections)[2:] == [
+        "Arrow keys in keypad mode",
+        "Arrow keys in ANSI mode",
+        "Arrow keys in 8 bit keypad mode",
+        "Arrow keys in 8 bit ANSI mode",
+    ]
+    # The lone "#" lines stay in the section around them; no text is lost.
+    assert source.sections["Arrow keys in ANSI mode"].startswith('# Arrow keys in ANSI mode\n#\n"\\C-[[D"')
+    assert "".join(source.sections.values()).count("#") == source.text.count("#")
+    assert passage_of(source, '"\\C-[[A"        previous-history')[0] == "Arrow keys in ANSI mode"
+    # The same with a title that is only inline markup, and as text split by every layout.
+    assert list(Source.from_text("# Usage\n\nRun it.\n\n#\n\nAgain.\n\n**\n--\n", format="markdown").sections) == [
+        "Usage"
+    ]
+    assert list(Source.from_text("# Usage\n\nRun it.\n\n#\n\nAgain.\n").sections) == ["Usage"]
+
+
 def test_heading_ids_are_unique() -> None:
     assert heading_ids(
         [(1, "Usage"), (2, "Linux"), (1, "Install"), (2, "Linux"), (2, "Linux"), (2, "4.1 Tokens"), (2, "4.1 Again")]

@@ -75,7 +75,12 @@ def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
 
 def _atx(lines: list[str], index: int) -> tuple[int, int, str] | None:
     atx = _ATX.match(lines[index])
-    return (index, len(atx.group(1)), plain_title(atx.group(2) or "")) if atx else None
+    if not atx:
+        return None
+    title = plain_title(atx.group(2) or "")
+    # A heading with no title (a lone "#": an empty line of a shell or readline comment block) names
+    # no section: it stays in the section around it rather than making a section without an id.
+    return (index, len(atx.group(1)), title) if title else None
 
 
 def _setext(lines: list[str], index: int) -> tuple[int, int, str] | None:
@@ -86,4 +91,5 @@ def _setext(lines: list[str], index: int) -> tuple[int, int, str] | None:
     title_line = lines[index - 1]
     if _ATX.match(title_line) or _SETEXT.match(title_line) or title_line.startswith(("    ", "\t")):
         return None
-    return (index - 1, 1 if underline.group(1)[0] == "=" else 2, plain_title(title_line))
+    title = plain_title(title_line)
+    return (index - 1, 1 if underline.group(1)[0] == "=" else 2, title) if title else None
