@@ -176,6 +176,29 @@ def test_heading_ids_are_unique() -> None:
 # --- html -------------------------------------------------------------------------------------
 
 
+def test_a_sphinx_permalink_is_not_part_of_a_heading_title() -> None:
+    """Python's ``bisect`` page (Debian package python3-doc 3.11.2-1,
+    ``/usr/share/doc/python3-doc/html/library/bisect.html``, PSF License Version 2): Sphinx ends every
+    heading with ``<a class="headerlink">¶</a>``, which shows on hover. The "¶" was in every section id
+    ("bisect — Array bisection algorithm¶ > Performance Notes¶"), so a citation naming the section by
+    its heading named none."""
+    source = Source.from_file(DATA / "python-bisect.html")
+    assert source.format == "html"
+    assert [key for key in source.sections if key.startswith("bisect")][:4] == [
+        "bisect — Array bisection algorithm",
+        "bisect — Array bisection algorithm > Performance Notes",
+        "bisect — Array bisection algorithm > Searching Sorted Lists",
+        "bisect — Array bisection algorithm > Examples",
+    ]
+    assert not any("¶" in key for key in source.sections)
+    # The permalink is still in the page's text: only the title leaves it out.
+    assert source.sections["bisect — Array bisection algorithm > Performance Notes"].startswith("Performance Notes¶\n")
+    section, _ = passage_of(
+        source, "When writing time sensitive code using bisect() and insort(), keep these thoughts in mind"
+    )
+    assert section == "bisect — Array bisection algorithm > Performance Notes"
+
+
 def test_html_headings_through_a_real_parser_without_script_or_style() -> None:
     source = Source.from_file(DATA / "rustdoc-what-is-rustdoc.html")
     assert source.format == "html"

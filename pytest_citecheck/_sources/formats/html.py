@@ -51,6 +51,7 @@ class _HtmlText(HTMLParser):
         self.preformatted = 0
         self.headings: list[tuple[int, int, list[str]]] = []  # (offset, level, title pieces)
         self.in_heading: int | None = None
+        self.in_permalink = False  # inside a heading's permalink (Sphinx's and MkDocs' ``<a class="headerlink">``)
         self.line_starts = [0] + [match.end() for match in re.finditer("\n", page)]
         self.anchors: list[tuple[int, int]] = []  # (offset in the text, offset in the page)
 
@@ -83,6 +84,10 @@ class _HtmlText(HTMLParser):
         if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
             self.headings.append((self.length, int(tag[1]), []))
             self.in_heading = len(self.headings) - 1
+        if tag == "a" and self.in_heading is not None:
+            # Sphinx and MkDocs end every heading with a permalink, "¶", that shows on hover: it is in
+            # the text, but not in the title a reader (and a citation's section) calls the heading by.
+            self.in_permalink = "headerlink" in (dict(attrs).get("class") or "").split()
 
     def handle_endtag(self, tag: str) -> None:
         if self.hidden:
@@ -93,6 +98,8 @@ class _HtmlText(HTMLParser):
             self.preformatted = max(0, self.preformatted - 1)
         if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
             self.in_heading = None
+        if tag == "a" or self.in_heading is None:
+            self.in_permalink = False
         if tag in _BLOCK_TAGS:
             self._break()
 
@@ -104,7 +111,7 @@ class _HtmlText(HTMLParser):
             self._emit(data, at)
         else:
             self._emit_words(data, at)
-        if self.in_heading is not None:
+        if self.in_heading is not None and not self.in_permalink:
             self.headings[self.in_heading][2].append(data)
 
     def _emit_words(self, data: str, at: int) -> None:
