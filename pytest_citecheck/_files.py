@@ -152,7 +152,7 @@ def _check_locks_directory(directory: Path) -> None:
     except OSError as error:
         raise LockUnavailableError(directory, error.strerror or type(error).__name__) from None
     if not stat.S_ISDIR(found.st_mode):
-        raise LockUnavailableError(directory, f"it is {_kind_of(found.st_mode)}, not a directory")
+        raise LockUnavailableError(directory, f"it is {kind_of(found.st_mode)}, not a directory")
     if hasattr(os, "getuid") and found.st_uid != os.getuid():
         raise LockUnavailableError(directory, f"it belongs to another user (uid {found.st_uid})")
 
@@ -174,7 +174,7 @@ def read_regular_file(path: Path, limit: int, *, head_only: bool = False) -> byt
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             kind = DirectoryError if stat.S_ISDIR(status.st_mode) else UnreadableFileError
-            raise kind(f"it is {_kind_of(status.st_mode)}, not a regular file")
+            raise kind(f"it is {kind_of(status.st_mode)}, not a regular file")
         data = _read_to(fd, min(status.st_size, limit) + 1, limit + 1)
     finally:
         os.close(fd)
@@ -215,5 +215,5 @@ _KINDS = (
 )
 
 
-def _kind_of(mode: int) -> str:
+def kind_of(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "something other than a regular file")

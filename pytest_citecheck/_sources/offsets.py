@@ -33,6 +33,15 @@ class OffsetMap:
     def identity(cls, length: int) -> OffsetMap:
         return cls((0,), (0,), length, length)
 
+    def shifted(self, by: int) -> OffsetMap:
+        """The same map into a given text that has ``by`` more characters before it (a byte order mark)."""
+        return OffsetMap(
+            self.clean_starts,
+            tuple(start + by for start in self.given_starts),
+            self.clean_length,
+            self.given_length + by,
+        )
+
     def to_given(self, clean: int) -> int:
         """The offset in the given text of offset ``clean`` of the cleaned text."""
         clean = min(max(clean, 0), self.clean_length)

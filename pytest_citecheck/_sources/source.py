@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from pytest_citecheck._errors import SourceError, SourceWarning
+from pytest_citecheck._files import kind_of
 from pytest_citecheck._limits import STATE_AND_QUESTION_TOKEN_LIMIT, SURELY_FITS_CHARACTERS, estimate_tokens, fits
 from pytest_citecheck._sources.offsets import OffsetMap
 
@@ -175,12 +176,8 @@ class Source:
         """
         from pytest_citecheck._sources.formats import FORMATS, explained, split, split_detected
 
-        if not isinstance(text, str):
-            raise SourceError(f"the document must be text (str), not {type(text).__name__}", field="source")
-        if not text.strip():
-            raise SourceError("the document is empty", field="source")
-        if "\x00" in text:
-            raise SourceError("the document contains NUL bytes: it looks binary, not text", field="source")
+        bom = _checked_text(text, name)
+        body = text[bom:]
         if not isinstance(format, str):
             raise SourceError(
                 f"format must be a format name such as 'rfc' or 'markdown', not {format!r}", field="format"
@@ -190,12 +187,14 @@ class Source:
         if built is None:
             warnings: list[str | None] = []
             if format == "auto":
-                detected = split_detected(text, name)
+                detected = split_detected(body, name)
                 chosen, parts = detected.format, detected.split
                 warnings.append(detected.warning(name))
             else:
-                chosen, parts = format, split(text, format, hooks)
+                chosen, parts = format, split(body, format, hooks)
                 warnings.append(explained(format, parts, name))
+            if bom:
+                parts = parts._replace(offsets=(parts.offsets or OffsetMap.identity(len(parts.clean))).shifted(bom))
             source = cls(
                 sections=parts.sections,
                 text=parts.clean,
@@ -250,7 +249,7 @@ class Source:
                 f"{path} is a directory, not a file: pass the path of the document itself", field="source"
             )
         if not path.is_file():
-            raise SourceError(f"{path}: no such file", field="source")
+            raise SourceError(f"{path}: {_not_a_file(path)}", field="source")
         if path.suffix.lower() == ".pdf":
             text = read_pdf(path)
             return cls.from_text(text, format=format or "auto", name=path.name, hooks=hooks)
@@ -327,3 +326,32 @@ class Source:
     def __repr__(self) -> str:
         label = f" {self.name!r}" if self.name else ""
         return f"<Source{label}: {len(self.text):,} characters, {len(self.sections)} sections>"
+
+
+def _not_a_file(path: Path) -> str:
+    """Why ``path``, which is neither a directory nor a regular file, cannot be read as a document."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "a symbolic link to a file that does not exist" if path.is_symlink() else "no such file"
+    except OSError as error:  # a loop of symbolic links, a directory we may not enter
+        return f"cannot be read ({error.strerror or error})"
+    # A FIFO would block the read until a writer came; a device such as /dev/zero never ends.
+    return f"it is {kind_of(mode)}, not a regular file"
+
+
+def _checked_text(text: object, name: str | None) -> int:
+    """The length of ``text``'s byte order mark (0 or 1), once it is known to be a document's text.
+
+    A byte order mark (Windows editors write one) is not text: with it, the first line's heading
+    ("\ufeff# Title", a man page's header line, front matter's "---") was not a heading.
+    """
+    if not isinstance(text, str):
+        raise SourceError(f"the document must be text (str), not {type(text).__name__}", field="source")
+    bom = 1 if text.startswith("\ufeff") else 0
+    document = f"{name}: " if name else ""
+    if not text[bom:].strip():
+        raise SourceError(f"{document}the document is empty", field="source")
+    if "\x00" in text:
+        raise SourceError(f"{document}the document contains NUL bytes: it looks binary, not text", field="source")
+    return bom

@@ -393,6 +393,68 @@ def test_a_directory_is_not_a_missing_file(tmp_path: Path) -> None:
         Source.from_file(tmp_path)
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and symbolic links to devices are POSIX")
+def test_a_path_that_is_not_a_regular_file_says_what_it_is(tmp_path: Path) -> None:
+    """A FIFO, a link to /dev/zero or a loop of links is there: "no such file" sent the user looking
+    for a typo (and a FIFO must not be opened, or the read waits for a writer)."""
+    import os
+
+    os.mkfifo(tmp_path / "pipe.md")
+    (tmp_path / "zero.md").symlink_to("/dev/zero")
+    (tmp_path / "a.md").symlink_to(tmp_path / "b.md")
+    (tmp_path / "b.md").symlink_to(tmp_path / "a.md")
+    (tmp_path / "dangling.md").symlink_to(tmp_path / "gone.md")
+    for name, said in [
+        ("pipe.md", r"pipe.md: it is a FIFO \(named pipe\), not a regular file"),
+        ("zero.md", r"zero.md: it is a character device, not a regular file"),
+        ("a.md", r"a.md: cannot be read \(Too many levels of symbolic links\)"),
+        ("dangling.md", r"dangling.md: a symbolic link to a file that does not exist"),
+    ]:
+        with pytest.raises(SourceError, match=said):
+            Source.from_file(tmp_path / name)
+
+
+def test_an_empty_or_binary_file_is_named_in_the_error(tmp_path: Path) -> None:
+    (tmp_path / "empty.md").write_text("\n \n")
+    (tmp_path / "nul.md").write_text("# Title\n\nhello\x00world\n")
+    with pytest.raises(SourceError, match=r"empty.md: the document is empty"):
+        Source.from_file(tmp_path / "empty.md")
+    with pytest.raises(SourceError, match=r"nul.md: the document contains NUL bytes"):
+        Source.from_file(tmp_path / "nul.md")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "pyenv-readme.md",
+        "oauth2client-contributing.md",
+        "systemd-translators.md",
+        "msgconv.1.txt",
+        "debian-policy-excerpt.txt",
+        "rustdoc-what-is-rustdoc.html",
+        "apache-2.0.txt",
+    ],
+)
+def test_a_byte_order_mark_changes_no_section(tmp_path: Path, name: str) -> None:
+    """The same real documents saved with a UTF-8 byte order mark (as Windows editors save them, and
+    ``read_text(encoding="utf-8")`` keeps it as U+FEFF). The mark hid the first line's heading: pyenv's
+    README lost its top heading (every id changed), the setext ids of oauth2client's began with an
+    invisible U+FEFF, systemd's front matter became a section, and msgconv(1) was no man page at all."""
+    text = (DATA / name).read_text()
+    copy = tmp_path / name
+    copy.write_bytes(b"\xef\xbb\xbf" + (DATA / name).read_bytes())
+    plain, marked = Source.from_text(text, name=name), Source.from_file(copy, format="auto")
+    assert marked.original == "\ufeff" + text
+    assert (marked.format, marked.sections) == (plain.format, plain.sections)
+    # Offsets into the file as read (the mark counts one character) still find their sections.
+    for section in list(plain.sections)[:5]:
+        start = plain.original_offset(section, 0)
+        assert marked.original_offset(section, 0) == start + 1
+        placed = marked.place(start + 1, start + 10)
+        assert placed is not None and placed.section == section
+    assert marked.place(0, 1) is None
+
+
 # --- numbered: sections after the last numbered one (issue 12, item 6) --------------------------
 
 
