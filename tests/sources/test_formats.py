@@ -455,6 +455,22 @@ def test_a_byte_order_mark_changes_no_section(tmp_path: Path, name: str) -> None
     assert marked.place(0, 1) is None
 
 
+def test_a_pdf_contents_list_with_dot_leaders_is_not_sections() -> None:
+    """The Nettle manual's PDF (Debian package nettle-dev 3.8.1-2, ``/usr/share/doc/nettle-dev/nettle.pdf.gz``,
+    text read with pypdf: lines 1-189, the title page, the whole table of contents and chapters 1-3;
+    "This manual is in the public domain"). Each contents entry ("1 Introduction . . . . 1",
+    "7.1 Hash functions . . . . . . .") was a numbered section, so chapter 1 of the body could not
+    follow section 9 of the contents, and the whole manual (96% of it) was section '9'."""
+    source = Source.from_file(DATA / "nettle-manual-excerpt.txt")
+    assert source.format == "numbered"
+    assert list(source.sections) == ["preamble", "1", "2", "3"]
+    assert "Table of Contents\n1 Introduction . . ." in source.sections["preamble"]
+    assert source.sections["2"].startswith("2 Copyright\nNettle is dual licenced")
+    section, _ = passage_of(source, "Nettle tries to avoid this problem by doing one thing, the low-level crypto stuff")
+    assert section == "1"
+    assert passage_of(source, "This manual is in the public domain.")[0] == "2"
+
+
 # --- numbered: sections after the last numbered one (issue 12, item 6) --------------------------
 
 

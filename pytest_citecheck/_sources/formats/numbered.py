@@ -25,6 +25,9 @@ _BOX_LINE = re.compile(r"^\*(?P<inner>.*?)\*[ \t]*$")
 _CAPITALS_LABEL = re.compile(r"^[A-Z][A-Z0-9-]+:\s+\S")
 _UNDERLINE = re.compile(r"^[ \t]*(?:-{3,}|={3,})[ \t]*$")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
+# A contents entry's dot leader, with the page number after it or not ("1 Introduction . . . . . 1",
+# "7.1 Hash functions . . . . . . ."): texinfo's and LaTeX's tables of contents, as a PDF's text has them.
+_DOT_LEADER = re.compile(r"(?:\.[ \t]*){4,}(?:\d+|[ivxlcdm]+)?[ \t]*$", re.IGNORECASE)
 # How far numbering may jump (a section left out, or drawn in a box that was not recognised).
 _MAX_SKIP = 3
 
@@ -108,8 +111,12 @@ def _numbered_starts(clean: str) -> tuple[list[int], list[str]]:
     offset = 0
     for line in clean.split("\n"):
         found = _NUMBERED.match(line)
-        if found and (
-            found.group("title") or found.group(0).strip().lower().startswith(("section", "article", "clause", "§"))
+        if (
+            found
+            and not _DOT_LEADER.search(line)
+            and (
+                found.group("title") or found.group(0).strip().lower().startswith(("section", "article", "clause", "§"))
+            )
         ):
             number = tuple(int(part) for part in found.group("number").split("."))
             indent = found.group("indent")
