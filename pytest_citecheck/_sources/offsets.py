@@ -33,15 +33,6 @@ class OffsetMap:
     def identity(cls, length: int) -> OffsetMap:
         return cls((0,), (0,), length, length)
 
-    def shifted(self, by: int) -> OffsetMap:
-        """The same map into a given text that has ``by`` more characters before it (a byte order mark)."""
-        return OffsetMap(
-            self.clean_starts,
-            tuple(start + by for start in self.given_starts),
-            self.clean_length,
-            self.given_length + by,
-        )
-
     def to_given(self, clean: int) -> int:
         """The offset in the given text of offset ``clean`` of the cleaned text."""
         clean = min(max(clean, 0), self.clean_length)
@@ -125,3 +116,30 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             merged.append((start, end))
     return merged
+
+
+def composed(inner: OffsetMap, outer: OffsetMap) -> OffsetMap:
+    """The map from ``inner``'s cleaned text to ``outer``'s given text, where ``inner``'s given text is
+    ``outer``'s cleaned one (a layout's cleaning of a text that had its CRs and byte order mark cut)."""
+    clean_starts: list[int] = []
+    given_starts: list[int] = []
+    for index, (clean, middle) in enumerate(zip(inner.clean_starts, inner.given_starts)):
+        length = inner._clean_end(index) - clean
+        middle_end = max(inner._given_end(index), middle + 1)
+        piece = max(0, bisect_right(outer.clean_starts, middle) - 1)
+        while True:
+            start = max(middle, outer.clean_starts[piece])
+            if start - middle >= length and start > middle:
+                break  # past what this piece of the cleaned text holds
+            given = outer.given_starts[piece] + start - outer.clean_starts[piece]
+            if clean_starts and clean + start - middle == clean_starts[-1]:
+                given_starts[-1] = given  # an empty piece before: the later one stands, as in ``to_given``
+            else:
+                clean_starts.append(clean + start - middle)
+                given_starts.append(given)
+            piece += 1
+            if piece >= len(outer.clean_starts) or outer.clean_starts[piece] >= middle_end:
+                break
+    if not clean_starts:
+        clean_starts, given_starts = [0], [outer.to_given(0)]
+    return OffsetMap(tuple(clean_starts), tuple(given_starts), inner.clean_length, outer.given_length)

@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeAlias
 from pytest_citecheck._errors import SourceError, SourceWarning
 from pytest_citecheck._files import kind_of
 from pytest_citecheck._limits import STATE_AND_QUESTION_TOKEN_LIMIT, SURELY_FITS_CHARACTERS, estimate_tokens, fits
-from pytest_citecheck._sources.offsets import OffsetMap
+from pytest_citecheck._sources.offsets import OffsetMap, composed, cut
 
 # The formats ``Source.from_text`` splits itself (``_sources.formats.FORMATS``; a test keeps the two
 # in step). A signature's ``format`` is ``BuiltinFormat | str``: editors offer the built-in names,
@@ -177,7 +177,6 @@ class Source:
         from pytest_citecheck._sources.formats import FORMATS, explained, split, split_detected
 
         bom = _checked_text(text, name)
-        body = text[bom:]
         if not isinstance(format, str):
             raise SourceError(
                 f"format must be a format name such as 'rfc' or 'markdown', not {format!r}", field="format"
@@ -186,6 +185,7 @@ class Source:
         built = _BUILT.get(key) if format in FORMATS else None
         if built is None:
             warnings: list[str | None] = []
+            body, outer = _without_marks(text, bom, crlf=format in FORMATS)
             if format == "auto":
                 detected = split_detected(body, name)
                 chosen, parts = detected.format, detected.split
@@ -193,8 +193,8 @@ class Source:
             else:
                 chosen, parts = format, split(body, format, hooks)
                 warnings.append(explained(format, parts, name))
-            if bom:
-                parts = parts._replace(offsets=(parts.offsets or OffsetMap.identity(len(parts.clean))).shifted(bom))
+            if outer is not None:
+                parts = parts._replace(offsets=composed(parts.offsets or OffsetMap.identity(len(parts.clean)), outer))
             source = cls(
                 sections=parts.sections,
                 text=parts.clean,
@@ -355,3 +355,15 @@ def _checked_text(text: object, name: str | None) -> int:
     if "\x00" in text:
         raise SourceError(f"{document}the document contains NUL bytes: it looks binary, not text", field="source")
     return bom
+
+
+def _without_marks(text: str, bom: int, *, crlf: bool) -> tuple[str, OffsetMap | None]:
+    """``text`` without its byte order mark and (for a built-in layout) the CR of each CRLF line end,
+    and the map back to ``text`` (None when nothing was cut). Every layout then reads LF line ends: a
+    setext or reStructuredText underline, a man page's header line, an RFC's page footer."""
+    spans = [(0, bom)] if bom else []
+    if crlf and "\r\n" in text:
+        spans.extend((found.start(), found.start() + 1) for found in re.finditer("\r\n", text))
+    if not spans:
+        return text, None
+    return cut(text, spans)

@@ -471,6 +471,36 @@ def test_a_pdf_contents_list_with_dot_leaders_is_not_sections() -> None:
     assert passage_of(source, "This manual is in the public domain.")[0] == "2"
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "oauth2client-contributing.md",
+        "msgconv.1.txt",
+        "debian-policy-excerpt.txt",
+        "rfc6749.txt",
+        "python-bisect.html",
+        "mpl-2.0.txt",
+        "pyenv-readme.md",
+    ],
+)
+@pytest.mark.parametrize("mark", ["", "\ufeff"])
+def test_crlf_line_ends_change_no_section(name: str, mark: str) -> None:
+    """The same real documents with Windows line ends, as ``Source.from_text`` gets them from an HTTP
+    response or ``read_bytes().decode()`` (``read_text`` turns CRLF into LF). Only ``numbered`` read
+    CRLF: oauth2client's setext headings were not headings (it split as 'numbered', 2 sections),
+    msgconv(1) was no man page, the Policy excerpt split as 'docbook' and RFC 6749 lost its layout."""
+    text = (DATA / name).read_text()
+    plain, windows = Source.from_text(text, name=name), Source.from_text(mark + text.replace("\n", "\r\n"), name=name)
+    assert (windows.format, windows.sections) == (plain.format, plain.sections)
+    # Offsets into the text as given (its CRs and mark counted) still find the same characters.
+    for section, (start, end) in list(plain.spans.items())[:12]:
+        for offset in range(0, end - start, max(1, (end - start) // 7)):
+            given = windows.original_offset(section, offset)
+            assert windows.original[given] == plain.original[plain.original_offset(section, offset)]
+            placed = windows.place(given, given + 1)
+            assert placed is not None and (placed.section, placed.start, placed.end) == (section, offset, offset + 1)
+
+
 # --- numbered: sections after the last numbered one (issue 12, item 6) --------------------------
 
 
