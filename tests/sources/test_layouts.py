@@ -91,6 +91,32 @@ def test_a_rendered_man_page_splits_at_its_headings_and_subsections() -> None:
     assert all("February 2023" not in text for text in source.sections.values())
 
 
+def test_a_man_page_whose_title_overprints_its_header_line_is_still_a_man_page() -> None:
+    """gcloud's ``gcloud_ai_endpoints_create(1)`` (Debian package google-cloud-cli 528.0.0-0, rendered
+    with ``MANWIDTH=80 man -P cat``, man-db 2.11.2; Apache-2.0). A title too long for the line makes
+    groff overprint the header: ``GCLOUD_AI_ENDPOINTS_CREATE(1General Commands ManuGCLOUD_AI_ENDPOINTS_CREATE(1)``,
+    after a blank line. The header pattern wanted two spaces after the page, so the page was no man
+    page and ``auto`` found no sections at all (18 of 50 rendered pages of the package)."""
+    source = load("gcloud-ai-endpoints-create.1.txt")
+    assert source.format == "man"
+    assert list(source.sections) == [
+        "preamble",
+        "NAME",
+        "SYNOPSIS",
+        "EXAMPLES",
+        "REQUIRED FLAGS",
+        "OPTIONAL FLAGS",
+        "GCLOUD WIDE FLAGS",
+        "NOTES",
+    ]
+    assert source.sections["preamble"].startswith("GCLOUD_AI_ENDPOINTS_CREATE(1General")
+    assert source.sections["NAME"] == "NAME\n       gcloud ai endpoints create - create a new Vertex AI endpoint"
+    # The footer names the page again: layout, in no section.
+    assert all(
+        "GCLOUD_AI_ENDPOINTS_CREATE(1)" not in text for key, text in source.sections.items() if key != "preamble"
+    )
+
+
 def test_markdown_front_matter_is_the_preamble_not_a_heading() -> None:
     source = load("systemd-translators.md")
     assert source.format == "markdown"

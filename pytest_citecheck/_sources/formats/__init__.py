@@ -26,7 +26,7 @@ from pytest_citecheck._sources.formats.auto import Fit, fit, ranked
 from pytest_citecheck._sources.formats.docbook import split_docbook
 from pytest_citecheck._sources.formats.headings import PREAMBLE, heading_ids
 from pytest_citecheck._sources.formats.html import split_html
-from pytest_citecheck._sources.formats.man import HEADER, ROFF, split_man
+from pytest_citecheck._sources.formats.man import ROFF, header_page, split_man
 from pytest_citecheck._sources.formats.markdown import split_markdown
 from pytest_citecheck._sources.formats.numbered import split_numbered
 from pytest_citecheck._sources.formats.pdf import read_pdf
@@ -79,7 +79,7 @@ FORMATS: dict[str, Splitter] = {
 MARKS: dict[str, Callable[[str], bool]] = {
     "html": lambda text: bool(_LOOKS_HTML.search(text[:65536])),
     "rfc": lambda text: bool(_RFC_FOOTER.search(text) and _RFC_HEADER.search(text)),
-    "man": lambda text: bool(HEADER.match(text.lstrip("\n"))),
+    "man": lambda text: header_page(text) is not None,
     "docbook": lambda text: bool(_DOCBOOK_CHAPTER.search(text)),
 }
 

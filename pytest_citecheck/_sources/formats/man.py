@@ -23,6 +23,22 @@ _TERMINAL_NOISE = re.compile(r".\x08|\x1b\[[0-9;]*m")
 _SECTION = re.compile(r"^\S.{0,79}$")
 _SUBSECTION = re.compile(r"^ {3}(?P<title>\S.{0,76})$")
 ROFF = re.compile(r"^\.(?:TH|SH)\b", re.MULTILINE)
+_PAGE = re.compile(r"[\w.:+-]+\(\w+\)")
+
+
+def header_page(text: str) -> str | None:
+    """The page (``LS(1)``) that the header line, the first of ``text``, names; None without one.
+
+    A title too long for the line is overprinted by groff: the line is then the page cut short,
+    glued to the rest, and the page whole at its end (gcloud's pages:
+    ``GCLOUD_AI_ENDPOINTS_CREATE(1General Commands ManuGCLOUD_AI_ENDPOINTS_CREATE(1)``).
+    """
+    first = text.lstrip("\n").split("\n", 1)[0].rstrip()
+    found = HEADER.match(first)
+    if found is not None:
+        return found.group("page")
+    start = first.rfind(first[:10], 1) if len(first) >= 20 else -1
+    return first[start:] if start > 0 and _PAGE.fullmatch(first[start:]) else None
 
 
 def clean_man(text: str) -> tuple[str, OffsetMap | None]:
@@ -36,10 +52,9 @@ def clean_man(text: str) -> tuple[str, OffsetMap | None]:
 
 def man_headings(text: str) -> tuple[list[Heading], int]:
     """The page's section and subsection headings, and where its footer starts (the end of its sections)."""
-    header = HEADER.match(text.lstrip("\n"))
-    if header is None:
+    page = header_page(text)
+    if page is None:
         return [], len(text)
-    page = header.group("page")
     lines = text.split("\n")
     end = len(text)
     header_start = len(text) - len(text.lstrip("\n"))
