@@ -254,6 +254,20 @@ def test_pdf_through_pypdf() -> None:
     assert section == "4"
 
 
+def test_a_tex_pdf_accent_is_joined_to_its_letter() -> None:
+    """Two pages of the Nettle manual's PDF (Debian package nettle-dev 3.8.1-2,
+    ``/usr/share/doc/nettle-dev/nettle.pdf.gz``, made by texinfo/TeX; pages 2 and 6 copied with pypdf
+    7.1: "This manual is placed in the public domain"). TeX draws "ö" as "o" under an accent, and pypdf
+    gives "M¨oller": a quote of what the page shows, "Niels Möller", was not found."""
+    source = Source.from_file(DATA / "nettle-manual-title.pdf")
+    assert list(source.sections) == ["preamble", "1"]
+    assert "Originally written 2001 by Niels Möller, updated 2017." in source.sections["preamble"]
+    assert "¨" not in source.text
+    section, _ = passage_of(source, "Originally written 2001 by Niels Möller, updated 2017.")
+    assert section == "preamble"
+    assert QuoteLocator(source).find("Originally written 2001 by Niels Moller, updated 2017.") is None
+
+
 def test_pdf_without_pypdf_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pypdf", None)  # import pypdf now raises ImportError
     with pytest.raises(
