@@ -39,7 +39,7 @@ from pytest_citecheck._recording.matching import (
     request_key,
     state_of,
 )
-from pytest_citecheck._recording.yaml_reader import safe_load, yaml_module
+from pytest_citecheck._recording.yaml_reader import YamlAliasError, safe_load, yaml_module
 
 # 1: the first format; 2: each interaction carries a digest. Only the current format is read.
 CASSETTE_FORMAT = 2
@@ -261,7 +261,10 @@ def read_checked(text: str) -> tuple[dict[str, Any], list[Checked]]:
     """
     data = read_layout(text)
     if data is None:
-        data = safe_load(text)
+        try:
+            data = safe_load(text)
+        except YamlAliasError as error:
+            raise CassetteFormatError(str(error)) from None
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise CassetteFormatError("the file is not a vcrpy cassette (no 'interactions' list)")
     _check_format(data.get(FORMAT_KEY, _MISSING))
@@ -342,7 +345,8 @@ def _dumper() -> Any:
         yaml = yaml_module()
 
         class Dumper(yaml.SafeDumper):  # type: ignore[name-defined,misc]  # yaml comes untyped, lazily
-            pass
+            def ignore_aliases(self, data: Any) -> bool:
+                return True  # a value used twice is written twice: a cassette with an alias is not read
 
         def represent_str(dumper: Any, value: str) -> Any:
             # Multi-line text (JSON bodies) as a literal block, so a cassette reads like the request.

@@ -4,9 +4,13 @@ Replay reads every recording a test uses, and PyYAML builds its objects node by 
 for a cassette of 2,000 interactions that was a third of what replay added per citation. The files
 we write are mappings, lists and scalars, with no anchors, tags or merge keys, so ``safe_load``
 builds them straight from the C parser's events, resolving and constructing each plain scalar with
-PyYAML's own safe resolver and constructors. Anything else (an anchor, an alias, a tag, a ``<<``
-merge key, several documents, a syntax error) is handed to ``yaml.load`` with the safe loader,
-which gives the same result or its own error. yaml is imported lazily.
+PyYAML's own safe resolver and constructors. Anything else (an anchor, a tag, a ``<<`` merge key,
+several documents, a syntax error) is handed to ``yaml.load`` with the safe loader, which gives the
+same result or its own error. yaml is imported lazily.
+
+An alias (``*name``) is refused (``YamlAliasError``), on either path: we never write one, and each
+can stand for a whole tree, so a file of a few kilobytes (a "billion laughs") would build into
+gigabytes when the checks read it.
 """
 
 from __future__ import annotations
@@ -22,20 +26,42 @@ def yaml_module() -> Any:
     return yaml
 
 
+class YamlAliasError(ValueError):
+    """The file uses a YAML alias, which pytest-citecheck never writes."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the file uses a YAML alias (*name), which pytest-citecheck never writes: an alias can stand for a "
+            "whole tree, so a small file could build into gigabytes (a 'billion laughs' file)"
+        )
+
+
 def safe_load(text: str) -> Any:
-    """``yaml.safe_load(text)``, built from PyYAML's parser events when the file is plain data."""
+    """``yaml.safe_load(text)``, built from PyYAML's parser events when the file is plain data; a file
+    with an alias is refused (``YamlAliasError``)."""
     yaml = yaml_module()
     safe_loader = getattr(yaml, "CSafeLoader", None)
     if safe_loader is not None:
         try:
             return _EventBuilder(safe_loader(text), yaml).build()
+        except _Alias:
+            raise YamlAliasError from None
         except (_NotPlainData, yaml.YAMLError, TypeError):
             pass
-    return yaml.load(text, Loader=safe_loader or yaml.SafeLoader)
+    loader = safe_loader or yaml.SafeLoader
+    # Only a file the builder does not take gets here (a tag, a merge key, a syntax error): its events
+    # are read once more to find an alias before anything is built from them.
+    if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text, Loader=loader)):
+        raise YamlAliasError
+    return yaml.load(text, Loader=loader)
 
 
 class _NotPlainData(Exception):
     """The file holds YAML that only PyYAML's full constructor builds the same way."""
+
+
+class _Alias(_NotPlainData):
+    """The file holds an alias: refused, not built."""
 
 
 class _EventBuilder:
@@ -75,8 +101,10 @@ class _EventBuilder:
             self.documents += 1
             if self.documents > 1:
                 raise _NotPlainData  # several documents: PyYAML's own error says so
+        elif kind is events.AliasEvent:
+            raise _Alias
         elif kind not in self.skipped:
-            raise _NotPlainData  # an alias
+            raise _NotPlainData
 
     def _scalar(self, event: Any) -> Any:
         if event.anchor is not None:

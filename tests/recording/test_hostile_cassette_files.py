@@ -6,6 +6,10 @@
   answer matches": it now says which header pytest-citecheck never records.
 - A lock directory created by another user once blamed the cassette directory: locks now live in
   this user's own directory, and one that is not ours is named as the cause.
+- A "billion laughs" cassette (nine anchored lists, each nine aliases of the one before, 1 KB of
+  YAML), its last list put in a response header, once took 5.8 GB and 54 s and then PASSED (the
+  header is not in the digest); in the method, 4.7 GB before the digest refused it. A file with an
+  alias is now refused before anything is built from it.
 """
 
 from __future__ import annotations
@@ -100,6 +104,46 @@ def test_an_edited_content_encoding_header_is_named(
         ]
     )
     assert "no recorded answer matches" not in result.stdout.str()
+
+
+def _billion_laughs() -> str:
+    """Nine levels of nine aliases: 9**9 strings once expanded, from about a kilobyte of YAML."""
+    lines = ['x-a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for previous, name in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"x-{name}: &{name} [" + ", ".join([f"*{previous}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("where", ["response header", "method", "top level"])
+@pytest.mark.parametrize("c_loader", [True, False], ids=["libyaml", "pure-python"])
+def test_a_billion_laughs_cassette_is_refused_before_it_is_built(
+    suite: pytest.Pytester, jev_server: Any, offline: Offline, where: str, c_loader: bool
+) -> None:
+    cassette = record(suite, jev_server, "sync")
+    text = cassette.read_text(encoding="utf-8")
+    text = text.replace("citecheck_format: 2\n", "citecheck_format: 2\n" + _billion_laughs(), 1)
+    if where == "response header":
+        text = text.replace(
+            "    headers:\n      content-type:\n      - application/json\n    body:",
+            "    headers:\n      content-type: *i\n    body:",
+            1,
+        )
+    elif where == "method":
+        text = text.replace("method: POST", "method: *i", 1)
+    assert text.count("*i") == (0 if where == "top level" else 1)
+    cassette.write_text(text, encoding="utf-8")
+    offline()
+    if not c_loader:  # PyYAML without libyaml reads every file with its pure-Python loader
+        suite.makeconftest("import yaml\n\ndel yaml.CSafeLoader\n")
+    result = suite.runpytest_subprocess()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*CassetteError: citation 'aud': cannot read cassette *test_claims.yaml: the file uses a YAML alias "
+            "(*name), which pytest-citecheck never writes*",
+            "*-> restore it from version control, or delete it and re-record*",
+        ]
+    )
 
 
 SHARED = """
