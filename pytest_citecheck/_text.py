@@ -78,6 +78,17 @@ def visible(text: object) -> str:
     return no_command(_CONTROL.sub(lambda match: _escaped(match[0]), str(text)))
 
 
+# What XML 1.0 cannot hold at all, even escaped, once ``visible`` has shown the controls: surrogates
+# and the non-characters U+FFFE and U+FFFF.
+_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_safe(text: object) -> str:
+    """``visible(text)``, with what XML 1.0 cannot hold shown too: fit for an XML attribute that its
+    writer does not escape (a JUnit property's name)."""
+    return _NOT_XML.sub(lambda match: _escaped(match[0]), visible(text))
+
+
 def visible_lines(text: object) -> str:
     """Like ``visible``, keeping line breaks (a server's error body, a section's text)."""
     return "\n".join(visible(line) for line in str(text).split("\n"))

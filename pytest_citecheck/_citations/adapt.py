@@ -32,7 +32,7 @@ from pytest_citecheck._citations.langchain import (
 )
 from pytest_citecheck._citations.model import Citation, field_of
 from pytest_citecheck._citations.openai import is_openai_output_text, read_openai_output_text
-from pytest_citecheck._citations.plain import adapt_citation, plain_dict_citation
+from pytest_citecheck._citations.plain import adapt_citation, not_text, plain_dict_citation
 from pytest_citecheck._citations.retrieval_answers import (
     haystack_citations,
     is_haystack_answer,
@@ -159,6 +159,14 @@ def adapted_in_general(citations: Any, hooks: Any = None, *, source: Source | Co
         except CitationInputError as error:  # one bad citation never hides the others
             from_raw, uncited_here, bad, by_adapter = [_stand_in(raw, position, error)], [], {}, False
             bad[from_raw[0].id] = error
+        from_raw = list(from_raw)
+        for index, citation in enumerate(from_raw):
+            not_written = not_text(citation, position)
+            if not_written is not None:  # its text is written nowhere: the stand-in has only its name
+                from_raw[index] = Citation(
+                    id=not_written.citation or f"#{position}", claim="", quote=None, section=None
+                )
+                bad[from_raw[index].id] = not_written
         invalid.update(bad)
         if by_adapter:
             named_by_adapter.update(range(len(adapted), len(adapted) + len(from_raw)))

@@ -27,7 +27,7 @@ from pytest_citecheck._pytest_glue.stash import (
     SETTINGS,
     SHARED_ANSWERS,
 )
-from pytest_citecheck._text import format_confidence, shell_quote
+from pytest_citecheck._text import format_confidence, shell_quote, xml_safe
 
 if TYPE_CHECKING:
     from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
@@ -229,13 +229,16 @@ def _record_properties(item: pytest.Item, result: CitationResult, recorded: set[
     ``recorded``: the ids this test already listed. Only a repeated id rewrites the list, so a test
     checking thousands of citations does not rescan it for each one.
     """
+    # pytest escapes a property's value for XML, not its name: an id with a control character
+    # (an escape sequence) made the whole JUnit file unreadable to CI.
+    name = f"citecheck.{xml_safe(result.id)}"
     values = {
-        f"citecheck.{result.id}.verdict": result.verdict.value,
-        f"citecheck.{result.id}.confidence": format_confidence(result.confidence),
-        f"citecheck.{result.id}.section": result.section or "",
+        f"{name}.verdict": result.verdict.value,
+        f"{name}.confidence": format_confidence(result.confidence),
+        f"{name}.section": result.section or "",
     }
     if result.document is not None:
-        values[f"citecheck.{result.id}.document"] = result.document
+        values[f"{name}.document"] = result.document
     if result.id in recorded:
         item.user_properties[:] = [(name, value) for name, value in item.user_properties if name not in values]
     recorded.add(result.id)

@@ -78,6 +78,15 @@ CASES: tuple[BadInput, ...] = (
     # A list of quotes (or sections) is a citation of several sections; each item must be valid.
     _field("quote-list-empty", "quote", [], "empty list"),
     _field("quote-list-item", "quote", [GOOD_QUOTE, 7], "item 2 must be a non-empty string"),
+    # [None] is not None: read as None it made a claim-only citation of a quoted one, silently.
+    _field("quote-list-only-none", "quote", [None], "item 1 must be a non-empty string", "not [None]"),
+    _field("section-list-only-none", "section", [None], "item 1 must be a section id string", "not [None]"),
+    # A lone surrogate (json.loads of a "\\ud83d" whose pair was cut off) passed the check, then the
+    # JSON report and the JUnit XML crashed at the session's end, and xdist raised INTERNALERROR.
+    _field("claim-lone-surrogate", "claim", "Failed tokens are reported \udc80.", "lone surrogate (U+DC80"),
+    _field("quote-lone-surrogate", "quote", GOOD_QUOTE + "\ud83d", "lone surrogate (U+D83D", "errors='replace'"),
+    _field("section-lone-surrogate", "section", "7.2\udc80", "lone surrogate"),
+    _field("id-lone-surrogate", "id", "c\udc80", "lone surrogate", citation="#0"),
     _field("quote-empty", "quote", "", "empty or whitespace"),
     _field("quote-whitespace", "quote", "   ", "empty or whitespace"),
     _field("section-not-in-source", "section", "99.9", "'99.9'", "does not have"),

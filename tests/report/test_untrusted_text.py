@@ -5,7 +5,9 @@ then ``::warning``), terminal escape sequences (OSC 52 clipboard writes, clear-s
 images and links; a test id carries a shell command. Under ``GITHUB_ACTIONS=true`` no line printed
 may be a command the runner would run, except the plugin's own annotations and ``stop-commands``
 blocks; no escape sequence reaches the terminal; the step summary renders no image or link; and the
-re-record hint pasted into a shell runs nothing but pytest.
+re-record hint pasted into a shell runs nothing but pytest. The JUnit XML stays well-formed: pytest
+escapes a property's value, not its name, and an id with an escape sequence once made the whole file
+unreadable to CI.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from pytest_citecheck._cli import main as citecheck
-from pytest_citecheck._text import no_command, shell_quote, stop_commands, visible, visible_lines
+from pytest_citecheck._text import no_command, shell_quote, stop_commands, visible, visible_lines, xml_safe
 
 HOSTILE_SUITE = """
 import pytest
@@ -64,8 +67,12 @@ def test_no_hostile_text_becomes_a_command_an_escape_sequence_a_link_or_a_shell_
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     suite.makepyfile(test_gh=HOSTILE_SUITE)
-    result = suite.runpytest("--citecheck-record-mode=none", "--citecheck-json=report.json", "-rA")
+    result = suite.runpytest(
+        "--citecheck-record-mode=none", "--citecheck-json=report.json", "-rA", "--junitxml=junit.xml"
+    )
     result.assert_outcomes(failed=2)
+    names = [prop.get("name") for prop in ET.parse(suite.path / "junit.xml").iter("property")]  # well-formed
+    assert "citecheck.osc\\x1b]52;c;cHduZWQ=\\x07.verdict" in names
     out = result.stdout.str()
     assert commands_in(out) == []
     assert "\x1b" not in out and "\x07" not in out
@@ -125,6 +132,7 @@ def test_the_safe_display_functions() -> None:
     assert visible_lines("ok\n\u00a0::warning::x") == "ok\n\u00a0\\x3a:warning::x"
     assert visible("tests/test_a.py::test_b") == "tests/test_a.py::test_b"  # only a line's start matters
     assert no_command("a\n::b\n c") == "a\n\\x3a:b\n c"
+    assert xml_safe("a\x1bb\ufffec\udc80") == "a\\x1bb\\ufffec\\udc80"
     assert shlex.split(shell_quote("x'; touch PWNED; echo '")) == ["x'; touch PWNED; echo '"]
     assert stop_commands(["a"], {}) == ["a"]
     opened, line, closed = stop_commands(["a"], {"GITHUB_ACTIONS": "true"})
