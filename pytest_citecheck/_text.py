@@ -78,6 +78,28 @@ def visible(text: object) -> str:
     return no_command(_CONTROL.sub(lambda match: _escaped(match[0]), str(text)))
 
 
+# Half of a UTF-16 pair, alone: what ``json.loads`` makes of a ``\ud83d`` escape whose pair was cut
+# off (a model's answer truncated inside an emoji), or ``errors="surrogateescape"`` of bytes that are
+# not UTF-8. No report, JUnit file, request body or xdist channel can encode it.
+SURROGATE = re.compile("[\ud800-\udfff]")
+NOT_TEXT = (
+    "half of a character, not text, which no report can hold. It comes from a JSON \\u escape whose pair "
+    "was cut off, or bytes decoded with errors='surrogateescape': fix the text, or decode it with errors='replace'"
+)
+
+
+def is_text(value: str) -> bool:
+    """``value`` holds no lone surrogate (``SURROGATE``)."""
+    return value.isascii() or SURROGATE.search(value) is None
+
+
+def surrogate_at(value: str) -> str:
+    """Where ``value``'s first lone surrogate is, for a message: ``U+DC80 at character 12``."""
+    found = SURROGATE.search(value)
+    assert found is not None
+    return f"U+{ord(found[0]):04X} at character {found.start()}"
+
+
 # What XML 1.0 cannot hold at all, even escaped, once ``visible`` has shown the controls: surrogates
 # and the non-characters U+FFFE and U+FFFF.
 _NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
 from pytest_citecheck._errors import CitationInputError
+from pytest_citecheck._text import NOT_TEXT, is_text, surrogate_at
 
 
 def adapt_citation(raw: Any, position: int, *, location: tuple[int, int] | None = None) -> Citation:
@@ -94,51 +94,40 @@ def _plain_id(raw_id: Any, position: int) -> Any:
     if raw_id is None:
         return f"#{position}"
     if type(raw_id) is str:
-        return raw_id if raw_id.strip() and _is_text(raw_id) else _NOT_PLAIN
+        return raw_id if raw_id.strip() and is_text(raw_id) else _NOT_PLAIN
     return str(raw_id) if type(raw_id) is int else _NOT_PLAIN
 
 
 def _plain_text(value: Any) -> Any:
     """A claim, quote or document: None, or a ``str`` with more than whitespace in it (kept as it is)."""
-    if value is None or (type(value) is str and value.strip() and _is_text(value)):
+    if value is None or (type(value) is str and value.strip() and is_text(value)):
         return value
     return _NOT_PLAIN
 
 
 def _plain_section(section: Any) -> Any:
     if type(section) is str:
-        return (section.strip() if _is_text(section) else "") or _NOT_PLAIN
+        return (section.strip() if is_text(section) else "") or _NOT_PLAIN
     if type(section) is int:
         return str(section)
     return None if section is None else _NOT_PLAIN
-
-
-# Half of a UTF-16 pair, alone: what ``json.loads`` makes of a ``\ud83d`` escape whose pair was cut
-# off (a model's answer truncated inside an emoji), or ``errors="surrogateescape"`` of bytes that are
-# not UTF-8. No report, JUnit file or xdist channel can encode it.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _is_text(value: str) -> bool:
-    """``value`` holds no lone surrogate (the plain dicts' fast path leaves any that does to ``not_text``)."""
-    return value.isascii() or _SURROGATE.search(value) is None
 
 
 def not_text(citation: Citation, position: int) -> CitationInputError | None:
     """The error of a citation with a lone surrogate in a field, or None: it would pass the check and
     then crash the JSON report, the JUnit XML and the xdist channel that carry it (``UnicodeEncodeError``).
     """
-    if _is_text(citation.id) and _is_text(citation.claim):
+    if is_text(citation.id) and is_text(citation.claim):
         quote, section, document = citation.quote, citation.section, citation.document
         if (
-            (quote is None or _is_text(quote))
-            and (section is None or _is_text(section))
-            and (document is None or _is_text(document))
-            and all(map(_is_text, citation.quotes))
-            and all(map(_is_text, citation.sections))
+            (quote is None or is_text(quote))
+            and (section is None or is_text(section))
+            and (document is None or is_text(document))
+            and all(map(is_text, citation.quotes))
+            and all(map(is_text, citation.sections))
         ):
             return None
-    name_of = f"#{position}" if not _is_text(citation.id) else citation.id
+    name_of = f"#{position}" if not is_text(citation.id) else citation.id
     for field, values in (
         ("id", (citation.id,)),
         ("claim", (citation.claim,)),
@@ -147,15 +136,9 @@ def not_text(citation: Citation, position: int) -> CitationInputError | None:
         ("document", (citation.document,)),
     ):
         for value in values:
-            found = None if value is None else _SURROGATE.search(value)
-            if found is not None:
+            if value is not None and not is_text(value):
                 return CitationInputError(
-                    f"holds a lone surrogate (U+{ord(found[0]):04X} at character {found.start()}): half of a "
-                    "character, not text, which no report can hold. It comes from a JSON \\u escape whose pair "
-                    "was cut off, or bytes decoded with errors='surrogateescape': fix the text, or decode the "
-                    "answer with errors='replace'",
-                    citation=name_of,
-                    field=field,
+                    f"holds a lone surrogate ({surrogate_at(value)}): {NOT_TEXT}", citation=name_of, field=field
                 )
     return None
 

@@ -21,6 +21,7 @@ from pytest_citecheck._errors import SourceError, SourceWarning
 from pytest_citecheck._files import kind_of
 from pytest_citecheck._limits import STATE_AND_QUESTION_TOKEN_LIMIT, SURELY_FITS_CHARACTERS, estimate_tokens, fits
 from pytest_citecheck._sources.offsets import OffsetMap, composed, cut
+from pytest_citecheck._text import NOT_TEXT, is_text, surrogate_at
 
 # The formats ``Source.from_text`` splits itself (``_sources.formats.FORMATS``; a test keeps the two
 # in step). A signature's ``format`` is ``BuiltinFormat | str``: editors offer the built-in names,
@@ -62,6 +63,13 @@ def _checked(given: object) -> dict[str, str]:
             raise SourceError(f"section id {key!r} must be a non-empty string", field="sections")
         if not isinstance(value, str):
             raise SourceError(f"section {key!r} must be text, not {type(value).__name__}", field="sections")
+        for text in (key, value):
+            if not is_text(text):  # judged, it fails to encode; named in a report, it crashes the writer
+                raise SourceError(
+                    f"section {key!r}: its {'id' if text is key else 'text'} holds a lone surrogate "
+                    f"({surrogate_at(text)}): {NOT_TEXT}",
+                    field="sections",
+                )
         sections[key] = value
     return sections
 
@@ -354,6 +362,10 @@ def _checked_text(text: object, name: str | None) -> int:
         raise SourceError(f"{document}the document is empty", field="source")
     if "\x00" in text:
         raise SourceError(f"{document}the document contains NUL bytes: it looks binary, not text", field="source")
+    if not is_text(text):
+        raise SourceError(
+            f"{document}the document holds a lone surrogate ({surrogate_at(text)}): {NOT_TEXT}", field="source"
+        )
     return bom
 
 

@@ -140,6 +140,21 @@ CASES: tuple[BadInput, ...] = (
     _call("document-whitespace", repr("  \n\n  "), "field 'source'", "empty"),
     _call("document-binary", repr("\x00\x01PK\x03\x04") + " * 50", "field 'source'", "binary"),
     _call("document-bytes", "(HERE / 'rfc7519.txt').read_bytes()", "field 'source'", "got bytes"),
+    # A lone surrogate in the document was a JudgeError about JSON; in a section id it passed, then
+    # crashed the JSON report at the session's end.
+    _call("document-lone-surrogate", repr("1.  Scope\n\nText \udc80 here.\n"), "field 'source'", "lone surrogate"),
+    _call(
+        "section-text-lone-surrogate",
+        "Source(sections={'1': 'Refunds are paid within thirty days \\udc80.'})",
+        "field 'sections'",
+        "section '1': its text holds a lone surrogate (U+DC80",
+    ),
+    _call(
+        "section-id-lone-surrogate",
+        "Source(sections={'1\\udc80': 'Refunds are paid within thirty days.'})",
+        "field 'sections'",
+        "its id holds a lone surrogate",
+    ),
     _call("document-none", "None", "field 'source'", "got NoneType"),
     _call(
         "document-without-sections",
