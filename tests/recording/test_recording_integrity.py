@@ -188,8 +188,7 @@ YAML_TEXTS = [
     "a: ['3', \"4\", '<<', '', \"\\u00e9\"]",
     "- a\n- {b: c, 1: d, null: e, 2.5: f, true: g}\n- [d, [e, {}]]\n- []\n",
     "a: b\na: c\n",
-    "a: &x 1\nb: *x\n",
-    "base: &b {k: 1}\nderived:\n  <<: *b\n  j: 2\n",
+    "a: &x 1\nb: 2\n",  # an anchor no alias uses
     "<<: {a: 1}\nb: 2\n",
     "a: !!binary aGVsbG8=",
     "a: !!str 2",
@@ -218,6 +217,17 @@ def test_reading_yaml_gives_what_pyyamls_safe_loader_gives(text: str) -> None:
     from pytest_citecheck._recording.yaml_reader import safe_load
 
     assert _outcome(safe_load, text) == _outcome(lambda t: yaml.load(t, Loader=yaml.CSafeLoader), text)
+
+
+@pytest.mark.parametrize(
+    "text", ["a: &x 1\nb: *x\n", "base: &b {k: 1}\nderived:\n  <<: *b\n  j: 2\n", "a: !!str &x 2\nb: *x\n"]
+)
+def test_reading_yaml_refuses_an_alias(text: str) -> None:
+    """Where PyYAML builds an alias's tree again (a billion laughs: ``test_hostile_cassette_files``), we refuse."""
+    from pytest_citecheck._recording.yaml_reader import YamlAliasError, safe_load
+
+    with pytest.raises(YamlAliasError, match=r"uses a YAML alias \(\*name\)"):
+        safe_load(text)
 
 
 def test_reading_yaml_agrees_with_pyyaml_on_any_plain_data() -> None:
