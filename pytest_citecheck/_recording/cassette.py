@@ -20,7 +20,7 @@ from typing import Any
 
 from pytest_citecheck._errors import RecordingNotSavedError
 from pytest_citecheck._files import LockUnavailableError
-from pytest_citecheck._recording.cassette_file import read_interactions
+from pytest_citecheck._recording.cassette_file import CassetteChangedError, read_interactions
 from pytest_citecheck._recording.plays import PlayCount
 from pytest_citecheck._recording.replay import Recording, replays_only
 from pytest_citecheck._recording.shared import merge_into_shared
@@ -149,6 +149,14 @@ class TestCassette:
                 self._save_shared()
             else:
                 self.cassette.save()
+        except CassetteChangedError:
+            self._save_failed = True
+            raise RecordingNotSavedError(
+                self.path,
+                "this test's recording was not saved: another process wrote this cassette while the test ran "
+                "(the same test recording in two runs at once?), and saving would have replaced its recording",
+                "record this test again, in one run at a time",
+            ) from None
         except LockUnavailableError as error:  # not the cassette directory's fault: say whose it is
             self._save_failed = True
             raise RecordingNotSavedError(

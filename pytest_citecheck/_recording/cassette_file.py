@@ -23,6 +23,7 @@ through this module's serializer (``_recording.vcr_seam``), and replay reads it 
 
 from __future__ import annotations
 
+import os
 from hashlib import sha256
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -383,6 +384,19 @@ def read_cassette_text(path: Path) -> str | None:
         raise CassetteFormatError(f"the file is not UTF-8 text (byte {error.start}, line {line})") from None
     # Blank when it holds only whitespace (``text.strip()`` would copy a whole file to say so).
     return None if not text or text.isspace() else text
+
+
+class CassetteChangedError(Exception):
+    """Another process wrote a test's cassette file after this run read it: saving would replace its recording."""
+
+
+def file_signature(path: Path) -> tuple[int, int, int] | None:
+    """What tells one version of a file from another (an atomic write is a new inode); None: no file."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (found.st_ino, found.st_size, found.st_mtime_ns)
 
 
 def read_interactions(path: Path) -> list[dict[str, Any]]:

@@ -25,8 +25,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pytest_citecheck._files import atomic_write_text
-from pytest_citecheck._recording.cassette_file import CassetteSerializer, read_cassette_text
+from pytest_citecheck._files import atomic_write_text, interprocess_lock
+from pytest_citecheck._recording.cassette_file import (
+    CassetteChangedError,
+    CassetteSerializer,
+    file_signature,
+    read_cassette_text,
+)
 from pytest_citecheck._recording.lifecycle.stale import stale_message
 from pytest_citecheck._recording.matching import citation_of, lookup_key, match_json_body, parsed_body, request_key
 from pytest_citecheck._recording.plays import count_play, count_recorded
@@ -226,6 +231,8 @@ class VcrRecording:
         self.path = path
         config = _vcr_config(path, record_mode, shared=shared)
         fresh = record_mode == "rewrite" and not shared
+        # The file as this run found it, before reading it: ``save`` replaces only that version.
+        self._on_disk = file_signature(path)
         self.cassette = Cassette(**config) if fresh else Cassette.load(**config)
         index_requests(self.cassette)
         share_between_threads(self.cassette)
@@ -311,8 +318,16 @@ class VcrRecording:
         return False
 
     def save(self) -> None:
-        """Write the cassette, if vcrpy holds anything new."""
-        self.cassette._save()
+        """Write the cassette, if vcrpy holds anything new; ``CassetteChangedError`` if another process
+        wrote the file since this run read it (the same test recording in two runs at once): the last
+        writer's file would have silently lost the other's recording, and that run showed PASSED."""
+        if not self.cassette.dirty:
+            return
+        with interprocess_lock(self.path):
+            if file_signature(self.path) != self._on_disk:
+                raise CassetteChangedError
+            self.cassette._save()
+            self._on_disk = file_signature(self.path)
 
     def recorded(self) -> list[dict[str, Any]]:
         """What this run recorded, as the plain dicts a cassette file holds."""

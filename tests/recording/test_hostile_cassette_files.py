@@ -10,6 +10,10 @@
   YAML), its last list put in a response header, once took 5.8 GB and 54 s and then PASSED (the
   header is not in the digest); in the method, 4.7 GB before the digest refused it. A file with an
   alias is now refused before anything is built from it.
+- Two runs recording the same test's cassette at once: the last to finish replaced the other's file,
+  and both showed PASSED (found with two ``pytest --citecheck-record-mode=once`` processes of 6 and 8
+  citations: the file kept 6, and the run of 8 then missed in CI). A run whose cassette another process
+  wrote while its test ran now saves nothing and fails with ``RecordingNotSavedError``.
 """
 
 from __future__ import annotations
@@ -144,6 +148,35 @@ def test_a_billion_laughs_cassette_is_refused_before_it_is_built(
             "*-> restore it from version control, or delete it and re-record*",
         ]
     )
+
+
+@pytest.mark.parametrize("mode", ["once", "rewrite", "new_episodes"])
+@pytest.mark.parametrize("path", PATHS)
+def test_a_cassette_another_process_wrote_while_the_test_ran_is_not_overwritten(
+    suite: pytest.Pytester, jev_server: Any, path: str, mode: str
+) -> None:
+    cassette = record(suite, jev_server, path)
+    theirs = cassette.read_text(encoding="utf-8").replace("0.97", "0.98")  # another run's recording
+    if mode != "new_episodes":
+        cassette.unlink()  # so that "once" records too
+
+    def answer_while_another_run_saves(claim: str, section: str) -> Any:
+        cassette.write_text(theirs, encoding="utf-8")  # what a second pytest process does meanwhile
+        return choice_answer("supports", 0.97)
+
+    jev_server.answer = answer_while_another_run_saves
+    if mode == "new_episodes":  # a question the file does not hold yet, so the run records
+        suite.makepyfile(test_app=PATHS[path].replace("A JWT can name its audience.", "A JWT names its audience."))
+    result = suite.runpytest(f"--citecheck-record-mode={mode}")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*RecordingNotSavedError: cassette *test_claims.yaml: this test's recording was not saved: another "
+            "process wrote this cassette while the test ran*",
+            "*-> record this test again, in one run at a time*",
+        ]
+    )
+    assert cassette.read_text(encoding="utf-8") == theirs
 
 
 SHARED = """
