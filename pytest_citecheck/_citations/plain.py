@@ -117,17 +117,6 @@ def not_text(citation: Citation, position: int) -> CitationInputError | None:
     """The error of a citation with a lone surrogate in a field, or None: it would pass the check and
     then crash the JSON report, the JUnit XML and the xdist channel that carry it (``UnicodeEncodeError``).
     """
-    if is_text(citation.id) and is_text(citation.claim):
-        quote, section, document = citation.quote, citation.section, citation.document
-        if (
-            (quote is None or is_text(quote))
-            and (section is None or is_text(section))
-            and (document is None or is_text(document))
-            and all(map(is_text, citation.quotes))
-            and all(map(is_text, citation.sections))
-        ):
-            return None
-    name_of = f"#{position}" if not is_text(citation.id) else citation.id
     for field, values in (
         ("id", (citation.id,)),
         ("claim", (citation.claim,)),
@@ -138,7 +127,9 @@ def not_text(citation: Citation, position: int) -> CitationInputError | None:
         for value in values:
             if value is not None and not is_text(value):
                 return CitationInputError(
-                    f"holds a lone surrogate ({surrogate_at(value)}): {NOT_TEXT}", citation=name_of, field=field
+                    f"holds a lone surrogate ({surrogate_at(value)}): {NOT_TEXT}",
+                    citation=citation.id if is_text(citation.id) else f"#{position}",
+                    field=field,
                 )
     return None
 
