@@ -38,6 +38,7 @@ class CitationInputError(CitecheckError, ValueError):
     def __init__(self, message: str, *, citation: str | None = None, field: str | None = None) -> None:
         self.citation = citation
         self.field = field
+        self.message = message
         where = []
         if citation is not None:
             where.append(f"citation {citation!r}")

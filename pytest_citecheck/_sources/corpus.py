@@ -15,7 +15,7 @@ from typing import Any
 from pytest_citecheck._errors import SourceError
 from pytest_citecheck._sources.chunks import DocumentId, sources_from_chunks
 from pytest_citecheck._sources.names import DocumentNames
-from pytest_citecheck._sources.source import Source
+from pytest_citecheck._sources.source import Source, _not_a_file
 
 
 class Corpus:
@@ -76,15 +76,21 @@ class Corpus:
         root = Path(path)
         if not root.is_dir():
             raise SourceError(f"{root} is not a directory", field="documents")
-        files = sorted((found.relative_to(root).as_posix(), found) for found in root.glob(pattern) if found.is_file())
+        matched = sorted((found.relative_to(root).as_posix(), found) for found in root.glob(pattern))
+        # A directory whose name matches (``pattern="*"``) holds documents, it is not one. Anything else
+        # that is not a regular file (a FIFO, a link to nothing or to /dev/zero) is a document the user
+        # meant to include: an error, not a silent skip (and never opened, so a FIFO cannot block).
+        files = [(document_id, found) for document_id, found in matched if not found.is_dir()]
         if not files:
             raise SourceError(f"no file under {root} matches {pattern!r}", field="documents")
         documents: dict[str, Source] = {}
         for document_id, found in files:
+            if not found.is_file():
+                raise SourceError(f"document {document_id!r}: {_not_a_file(found)}", field="documents")
             try:
                 documents[document_id] = Source.from_file(found, format, encoding=encoding)
-            except SourceError as error:  # an empty or binary file: say which one
-                raise SourceError(f"document {document_id!r}: {error}", field="documents") from None
+            except SourceError as error:  # an empty or binary file: say which one, once
+                raise SourceError(f"document {document_id!r}: {_unnamed(error, found)}", field="documents") from None
         return cls(documents, aliases=aliases)
 
     def __getitem__(self, document_id: str) -> Source:
@@ -114,3 +120,18 @@ class Corpus:
         Neither framework is imported: the objects are read by their attributes.
         """
         return cls(sources_from_chunks(docs, document_id), aliases=aliases)
+
+
+def _unnamed(error: SourceError, path: Path) -> str:
+    """``error``'s message without the file's name, which the document id in front of it already gives
+    (``"empty.md: the document is empty"`` -> ``"the document is empty"``), and with the field it
+    blames when that is one the caller passed (``format``)."""
+    message = error.message
+    for named in (f"{path}: ", f"{path.name}: "):
+        if message.startswith(named):
+            message = message[len(named) :]
+            break
+    else:
+        if message.startswith(f"{path} "):  # "<path> is not utf-8 text (...)"
+            message = "it " + message[len(f"{path} ") :]
+    return f"field {error.field!r}: {message}" if error.field not in (None, "source") else message

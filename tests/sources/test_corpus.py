@@ -9,7 +9,9 @@ and what Jev was asked to judge.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -60,6 +62,57 @@ def test_from_dir_errors_name_the_directory_and_the_pattern(tmp_path):
         Corpus.from_dir(tmp_path)
     with pytest.raises(SourceError, match="not a directory"):
         Corpus.from_dir(tmp_path / "missing")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and symbolic links to devices are POSIX")
+def test_from_dir_says_which_matching_entry_is_not_a_regular_file_instead_of_skipping_it(tmp_path):
+    """A FIFO or a link that matches the pattern is a document the user meant to include: it was
+    dropped without a word (or, if nothing else matched, "no file matches"). The FIFO is never
+    opened: with no writer, opening it would wait for ever. A matching directory holds documents
+    and is still passed over."""
+    shutil.copy(DATA / "gpl-3.0.txt", tmp_path / "gpl-3.0.txt")
+    (tmp_path / "licences.txt").mkdir()
+    cases = {
+        "pipe.txt": r"it is a FIFO \(named pipe\), not a regular file",
+        "zero.txt": r"it is a character device, not a regular file",
+        "loop.txt": r"cannot be read \(Too many levels of symbolic links\)",
+        "dangling.txt": r"a symbolic link to a file that does not exist",
+    }
+    os.mkfifo(tmp_path / "pipe.txt")
+    (tmp_path / "zero.txt").symlink_to("/dev/zero")
+    (tmp_path / "loop.txt").symlink_to(tmp_path / "loop.txt")
+    (tmp_path / "dangling.txt").symlink_to(tmp_path / "gone.txt")
+    for name, said in cases.items():
+        others = [tmp_path / other for other in cases if other != name]
+        hidden = tmp_path / "hidden"
+        hidden.mkdir()
+        for other in others:
+            other.rename(hidden / other.name)
+        try:
+            with pytest.raises(SourceError, match=rf"^field 'documents': document '{name}': {said}$"):
+                Corpus.from_dir(tmp_path, pattern="*.txt")
+        finally:
+            for other in others:
+                (hidden / other.name).rename(other)
+            hidden.rmdir()
+    for name in cases:
+        (tmp_path / name).unlink()
+    assert list(Corpus.from_dir(tmp_path, pattern="*.txt")) == ["gpl-3.0.txt"]
+
+
+def test_from_dir_names_a_file_it_cannot_read_once(tmp_path):
+    """The error said "document 'empty.md': field 'source': empty.md: the document is empty"."""
+    (tmp_path / "empty.md").write_text("\n \n")
+    with pytest.raises(SourceError, match=r"^field 'documents': document 'empty.md': the document is empty$"):
+        Corpus.from_dir(tmp_path)
+    (tmp_path / "empty.md").unlink()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "latin-1.md").write_bytes("# Café\n\nOuvert le dimanche.\n".encode("latin-1"))
+    with pytest.raises(
+        SourceError,
+        match=r"^field 'documents': document 'notes/latin-1.md': it is not utf-8 text \(invalid continuation byte\)$",
+    ):
+        Corpus.from_dir(tmp_path)
 
 
 # --- step 1 across documents, through pytest --------------------------------------------------
