@@ -159,6 +159,30 @@ def test_a_lone_hash_line_is_not_a_section_without_an_id() -> None:
     assert list(Source.from_text("# Usage\n\nRun it.\n\n#\n\nAgain.\n").sections) == ["Usage"]
 
 
+def test_a_lone_equals_sign_under_a_pdf_formula_is_not_a_setext_heading() -> None:
+    """ "Everything we know about CRC but afraid to forget" (Kadatch and Jenkins), the PDF zlib ships
+    (Debian package zlib1g-dev 1:1.2.13.dfsg-1, ``/usr/share/doc/zlib1g-dev/crc-doc.1.0.pdf.gz``; zlib
+    licence, the package's ``copyright``, ``Files: *``): its text as pypdf reads it puts each "=" of a
+    chain of equations on a line of its own, under a line of the formula. Each was a setext heading,
+    so ``auto`` split the paper as markdown into 57 sections titled ")", "mod P (x) =", ... with no
+    warning. A setext title must start its block (blank line or a block's end above it): a formula
+    line inside a paragraph is not one."""
+    text = (DATA / "zlib-crc-doc-excerpt.txt").read_text()
+    assert text.split("\n").count("=") == 6  # lone "=" lines, each under a line of a formula
+    with pytest.raises(SourceError, match="no Markdown headings"):
+        Source.from_text(text, format="markdown")
+    with pytest.raises(SourceError, match="format 'auto' found no sections"):  # it was 6 markdown sections
+        Source.from_text(text)
+    # A setext heading at the start of a block is one: after a blank line, a heading, front matter, a comment.
+    for markdown in [
+        "Intro.\n\nUsage\n=\n\nRun it.\n",
+        "# Guide\nUsage\n-----\nRun it.\n",
+        "---\ntitle: Guide\n---\nUsage\n=====\nRun it.\n",
+        "<!-- generated -->\nUsage\n=====\nRun it.\n",
+    ]:
+        assert list(Source.from_text(markdown, format="markdown").sections)[-1].endswith("Usage"), markdown
+
+
 def test_heading_ids_are_unique() -> None:
     assert heading_ids(
         [(1, "Usage"), (2, "Linux"), (1, "Install"), (2, "Linux"), (2, "Linux"), (2, "4.1 Tokens"), (2, "4.1 Again")]

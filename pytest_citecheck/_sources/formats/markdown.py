@@ -91,5 +91,26 @@ def _setext(lines: list[str], index: int) -> tuple[int, int, str] | None:
     title_line = lines[index - 1]
     if _ATX.match(title_line) or _SETEXT.match(title_line) or title_line.startswith(("    ", "\t")):
         return None
+    if not _starts_block(lines, index - 1):
+        return None
     title = plain_title(title_line)
     return (index - 1, 1 if underline.group(1)[0] == "=" else 2, title) if title else None
+
+
+def _starts_block(lines: list[str], index: int) -> bool:
+    """Whether ``lines[index]`` can be a setext heading's one line: nothing, a blank line or a line that
+    ends a block (a heading, an underline or rule, a code fence, front matter, an HTML comment) is above it.
+
+    Under a line of running text, CommonMark makes the whole paragraph the heading, which one title
+    line cannot say; and text that is not Markdown (a PDF's formulas: "(v - u) ... mod P =" over a
+    lone "=") is paragraphs of such lines. Taking their last line as a heading made a section per
+    formula ("mod P (x) =", ")").
+    """
+    if index == 0:
+        return True
+    above = lines[index - 1]
+    return (
+        not above.strip()
+        or bool(_ATX.match(above) or _SETEXT.match(above) or _FENCE.match(above))
+        or (above.rstrip().endswith("-->") or above.rstrip() in ("---", "..."))
+    )
