@@ -31,6 +31,10 @@ BuiltinFormat = Literal["auto", "rfc", "markdown", "numbered", "html", "rst", "d
 Format: TypeAlias = BuiltinFormat | str
 
 _NUMERIC_ID = re.compile(r"^\d+(?:\.\d+)*$")
+# GNU Info's own markup, which Info readers never show: an index node's "\0\b[index\0\b]" and an
+# image's "\0\b[image src=... alt=...\0\b]" (Texinfo manual, "Info Format Tag"). The only NUL bytes
+# of a text Info file; any other NUL still means the file is binary.
+_INFO_TAG = re.compile(r"\x00\x08\[[^\x00\n]*\x00\x08\]")
 
 # The last documents split by a built-in format, and what splitting them warned: a suite's modules
 # that build a Source of one document each (``SOURCE = Source.from_file(...)`` at the top of every
@@ -360,7 +364,7 @@ def _checked_text(text: object, name: str | None) -> int:
     document = f"{name}: " if name else ""
     if not text[bom:].strip():
         raise SourceError(f"{document}the document is empty", field="source")
-    if "\x00" in text:
+    if "\x00" in text and "\x00" in _INFO_TAG.sub("", text):
         raise SourceError(f"{document}the document contains NUL bytes: it looks binary, not text", field="source")
     if not is_text(text):
         raise SourceError(
@@ -370,12 +374,15 @@ def _checked_text(text: object, name: str | None) -> int:
 
 
 def _without_marks(text: str, bom: int, *, crlf: bool) -> tuple[str, OffsetMap | None]:
-    """``text`` without its byte order mark and (for a built-in layout) the CR of each CRLF line end,
-    and the map back to ``text`` (None when nothing was cut). Every layout then reads LF line ends: a
-    setext or reStructuredText underline, a man page's header line, an RFC's page footer."""
+    """``text`` without its byte order mark, GNU Info's tags (``_INFO_TAG``) and (for a built-in layout)
+    the CR of each CRLF line end, and the map back to ``text`` (None when nothing was cut). Every
+    layout then reads LF line ends: a setext or reStructuredText underline, a man page's header line,
+    an RFC's page footer."""
     spans = [(0, bom)] if bom else []
+    if "\x00" in text:
+        spans.extend(found.span() for found in _INFO_TAG.finditer(text))
     if crlf and "\r\n" in text:
         spans.extend((found.start(), found.start() + 1) for found in re.finditer("\r\n", text))
     if not spans:
         return text, None
-    return cut(text, spans)
+    return cut(text, sorted(spans))

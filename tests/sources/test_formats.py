@@ -452,6 +452,33 @@ def test_a_path_that_is_not_a_regular_file_says_what_it_is(tmp_path: Path) -> No
             Source.from_file(tmp_path / name)
 
 
+def test_a_gnu_info_file_with_an_index_is_text() -> None:
+    """The Nettle manual as GNU Info (Debian package nettle-dev 3.8.1-2, ``/usr/share/info/nettle.info.gz``;
+    public domain: "This manual is placed in the public domain."): lines 1-221 (header, Top, chapters
+    1-3) and 6018-6110 (the last chapters and the head of the Index node). An index node starts with
+    Info's own tag ``\\0\\b[index\\0\\b]``, which Info readers never show: the file was refused as
+    binary ("contains NUL bytes"), as were coreutils', grep's, bash's, find's and sed's manuals."""
+    source = Source.from_file(DATA / "nettle-info-excerpt.info")
+    tag = "\x00\x08[index\x00\x08]"
+    assert source.original.count(tag) == 1 and source.original.count("\x00") == 2
+    assert list(source.sections) == ["preamble", "Nettle", "1", "2", "3", "8", "9", "Function and Concept Index"]
+    assert not any("\x00" in text or "\x08" in text for text in source.sections.values())
+    index = source.sections["Function and Concept Index"]
+    assert index.startswith(
+        "Function and Concept Index\n**************************\n\n\n* Menu:\n\n* 3DES:"
+    )  # the tag line is blank
+    # Offsets into the file as read (the tag counted) still find the same characters, after the tag too.
+    start = index.index("* aes128_decrypt:")
+    given = source.original_offset("Function and Concept Index", start)
+    assert given > source.original.index(tag)
+    assert source.original[given : given + 17] == "* aes128_decrypt:"
+    placed = source.place(given, given + 17)
+    assert placed is not None and (placed.section, placed.start) == ("Function and Concept Index", start)
+    # Any other NUL is still a binary file's.
+    with pytest.raises(SourceError, match="contains NUL bytes"):
+        Source.from_text(source.original.replace(tag, "\x00\x08[index]"))
+
+
 def test_an_empty_or_binary_file_is_named_in_the_error(tmp_path: Path) -> None:
     (tmp_path / "empty.md").write_text("\n \n")
     (tmp_path / "nul.md").write_text("# Title\n\nhello\x00world\n")
