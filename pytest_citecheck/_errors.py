@@ -32,7 +32,8 @@ class CitecheckError(Exception):
 class CitationInputError(CitecheckError, ValueError):
     """A citation, a source or an argument that cannot be checked as given.
 
-    ``citation`` is the id (or position) of the citation at fault, ``field`` the field that is wrong.
+    ``citation`` is the id (or position) of the citation at fault, ``field`` the field that is wrong,
+    ``detail`` the message without them (to name them again where a caller knows the citation).
     """
 
     def __init__(self, message: str, *, citation: str | None = None, field: str | None = None) -> None:

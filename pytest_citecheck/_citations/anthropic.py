@@ -100,6 +100,16 @@ def uncited_anthropic_text(blocks: Sequence[Any]) -> list[str]:
 
 def _adapt_cited(item: Any, citation_id: str, claim: str, position: int, source: Source | Corpus | None) -> Citation:
     """One cited passage of a text block as a ``Citation``."""
+    kind = field_of(item, "type")
+    if kind is not MISSING and kind not in _KINDS:
+        # Fails closed: the type says which location fields to read, so a citation of an unknown type
+        # (a misspelt ``page_location``) would lose its place silently and a quote from the wrong page pass.
+        # A citation without a type (written by hand) is read as before: its quote, and offsets if it has them.
+        raise CitationInputError(
+            f"is {kind!r}, not a type of Anthropic citation this version knows ({', '.join(_KINDS)})",
+            citation=citation_id,
+            field="type",
+        )
     quote = field_of(item, "cited_text")
     if quote is MISSING:
         raise CitationInputError(
@@ -113,7 +123,6 @@ def _adapt_cited(item: Any, citation_id: str, claim: str, position: int, source:
         )
     document = _cited_document(item, source, citation_id)
     document_source = source[document] if isinstance(source, Corpus) and document is not None else source
-    kind = field_of(item, "type")
     location = _char_location(item, citation_id)
     section = _placed_section(document_source, location)
     if kind in _RANGES:
@@ -235,6 +244,16 @@ def _page_sections(item: Any, source: Source | Corpus | None, citation_id: str) 
 
 # The citation locations that name a range of sections: pages of a PDF, blocks of custom content.
 _RANGES = {"page_location": _page_sections, "content_block_location": _block_sections}
+
+# The citation types the Anthropic SDK defines (``anthropic.types.TextCitation``, anthropic 2.10): any
+# other is an error naming ``type``.
+_KINDS = (
+    "char_location",
+    "page_location",
+    "content_block_location",
+    "web_search_result_location",
+    "search_result_location",
+)
 
 
 def _cited_document(item: Any, source: Source | Corpus | None, citation_id: str) -> str | None:

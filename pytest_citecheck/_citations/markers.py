@@ -192,7 +192,11 @@ def _citation(citation_id: str, claim: str, source: Any, number: int) -> Citatio
     if isinstance(source, str) and source.strip():
         return Citation(id=citation_id, claim=claim, quote=None, section=None, document=source.strip())
     if is_chunk(source):
-        chunk = read_chunk(source, number)
+        try:
+            chunk = read_chunk(source, number, remedy=_CHUNK_REMEDY)
+        except CitationInputError as error:
+            # read_chunk knows the chunk, not the citation that cites it: named here, as in every citation error.
+            raise type(error)(error.message, citation=citation_id, field=error.field) from error
         return Citation(id=citation_id, claim=claim, quote=chunk.text, section=None, document=chunk.document)
     document, section = _document_and_section(source)
     if isinstance(section, int) and not isinstance(section, bool):  # never a float: 4.10 would read as 4.1
@@ -212,6 +216,10 @@ def _citation(citation_id: str, claim: str, source: Any, number: int) -> Citatio
         citation=citation_id,
         field="sources",
     )
+
+
+# A cited chunk's document cannot be named by document_id= (no check of an answer takes it): its metadata must.
+_CHUNK_REMEDY = "give the chunk (node) a 'file_name' or 'source' metadata naming its document in the corpus"
 
 
 def _document_and_section(source: Any) -> tuple[Any, Any]:

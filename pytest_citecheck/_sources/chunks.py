@@ -57,13 +57,17 @@ def is_chunk(raw: Any) -> bool:
     return isinstance(text, str) and isinstance(field_of(node, "metadata"), Mapping)
 
 
+_DOCUMENT_ID_REMEDY = "pass document_id= (a metadata key, or a function of the chunk)"
+
+
 def _unwrap(raw: Any) -> Any:
     node = field_of(raw, "node")  # LlamaIndex NodeWithScore: the node and its score
     return raw if node is MISSING or node is None else node
 
 
-def read_chunk(raw: Any, position: int, document_id: DocumentId = None) -> Chunk:
-    """The text, document and section of one chunk; a clear error for a chunk that lacks one."""
+def read_chunk(raw: Any, position: int, document_id: DocumentId = None, remedy: str = _DOCUMENT_ID_REMEDY) -> Chunk:
+    """The text, document and section of one chunk; a clear error for a chunk that lacks one (``remedy``
+    says what to do about a chunk that names no document, where ``document_id=`` cannot be passed)."""
     label = f"chunk #{position}"
     node = _unwrap(raw)
     text = field_of(node, "page_content")
@@ -80,7 +84,7 @@ def read_chunk(raw: Any, position: int, document_id: DocumentId = None) -> Chunk
         )
     if not text.strip():
         raise SourceError(f"{label} has no text", field="page_content")
-    document = _document_of(raw, node, metadata, document_id, label)
+    document = _document_of(raw, node, metadata, document_id, label, remedy)
     start = metadata.get("start_index")  # LangChain splitters with add_start_index=True
     if start is None:
         start = field_of(node, "start_char_idx")  # LlamaIndex node parsers
@@ -102,7 +106,9 @@ def without_source_prefix(text: str) -> str:
     return _SOURCE_PREFIX.sub("", text, count=1).removesuffix("\n")
 
 
-def _document_of(raw: Any, node: Any, metadata: Mapping[str, Any], document_id: DocumentId, label: str) -> str:
+def _document_of(
+    raw: Any, node: Any, metadata: Mapping[str, Any], document_id: DocumentId, label: str, remedy: str
+) -> str:
     if callable(document_id):
         value = document_id(raw)
         source = "document_id(chunk)"
@@ -113,8 +119,7 @@ def _document_of(raw: Any, node: Any, metadata: Mapping[str, Any], document_id: 
         key = next((key for key in _ID_KEYS if metadata.get(key) not in (None, "")), None)
         if key is None:
             raise SourceError(
-                f"{label} has no 'source' or 'file_name' metadata, so its document is unknown: "
-                "pass document_id= (a metadata key, or a function of the chunk)",
+                f"{label} has no 'source' or 'file_name' metadata, so its document is unknown: {remedy}",
                 field="metadata",
             )
         value, source = metadata[key], f"metadata {key!r}"

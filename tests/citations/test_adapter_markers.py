@@ -104,7 +104,7 @@ def test_no_markers_no_citations() -> None:
         (
             "Refunds take 30 days [1].",
             [{"page_content": "x", "metadata": {}}],
-            r"chunk #1 has no 'source' or 'file_name' metadata",
+            r"citation 's1\[1\]', field 'metadata': chunk #1 has no 'source' or 'file_name' metadata",
         ),
     ],
 )

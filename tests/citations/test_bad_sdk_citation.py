@@ -284,3 +284,78 @@ def test_one_claude_text_block_passed_alone_is_read_and_another_sdk_object_is_a_
         CitationInputError, match=r"field 'citations': citations must be a list of citations, got Usage"
     ):
         adapt_answer(message.usage)
+
+
+def _page_answer_typed(kind: str) -> dict[str, Any]:
+    recorded = payload("claude_pdf_page_answer.json")  # cites page 1 ([1, 2)) of the PDF
+    recorded["content"][1]["citations"][0]["type"] = kind
+    return recorded
+
+
+def test_a_claude_citation_of_an_unknown_type_is_invalid_naming_type_not_read_without_its_place() -> None:
+    """The recorded Claude PDF answer cites page 1; here the quote is on page 2, so the real citation is
+    ``found-elsewhere``. With its type misspelt (``page_locaton``) the dict (the message's JSON or
+    ``model_dump()``) lost its page range silently: the quote was looked for anywhere and ``found``. The
+    SDK's own object (``construct_type``, as the client builds a response it does not know) named
+    ``start_char_index`` instead. Both are now ``invalid`` naming ``type`` and the types known."""
+    from anthropic._models import construct_type
+    from anthropic.types import Message
+
+    from pytest_citecheck._citations.adapt import adapt_answer
+    from pytest_citecheck._locate.citations import locate_all
+    from pytest_citecheck._options import Settings
+
+    quote = "The Answer to the Ultimate Question of Life, the Universe, and Everything is 42."
+    pages = Source(sections={"page 1": "Deep Thought computed it over 7.5 million years.", "page 2": quote})
+    right = adapt_answer(Message.model_validate(_page_answer_typed("page_location")), source=pages)
+    [result] = locate_all(right.citations, pages, Settings())
+    assert (result.status, result.section) == (Status.FOUND_ELSEWHERE, "page 2")  # type: ignore[union-attr]
+
+    for answer in (
+        _page_answer_typed("page_locaton"),
+        construct_type(type_=Message, value=_page_answer_typed("page_locaton")),
+    ):
+        adapted = adapt_answer(answer, source=pages)
+        error = str(adapted.invalid["#1.1"])
+        assert error.startswith("citation '#1.1', field 'type': is 'page_locaton', not a type of Anthropic citation")
+        assert "page_location" in error and "search_result_location" in error
+
+
+def _sdk_citation_types() -> list[str]:
+    import typing
+
+    from anthropic.types import TextCitation
+    from anthropic.types.beta import BetaTextCitation
+
+    models = [
+        model for union in (TextCitation, BetaTextCitation) for model in typing.get_args(typing.get_args(union)[0])
+    ]
+    return sorted({kind for model in models for kind in typing.get_args(model.model_fields["type"].annotation)})
+
+
+@pytest.mark.parametrize("kind", _sdk_citation_types())
+def test_every_citation_type_the_anthropic_sdk_defines_is_known(kind: str) -> None:
+    """The types are the installed SDK's (``TextCitation``, ``BetaTextCitation``): none is refused as unknown
+    (a citation lacking that type's fields is still an error, naming those fields)."""
+    from pytest_citecheck._citations.adapt import adapt_answer
+
+    adapted = adapt_answer(_page_answer_typed(kind), source=Source(sections={"page 1": "A page."}))
+    assert all(error.field != "type" for error in adapted.invalid.values())
+
+
+def test_a_llamaindex_source_node_naming_no_file_is_an_error_that_names_its_citation_first() -> None:
+    """LlamaIndex's own objects: a ``CitationQueryEngine`` answer whose source node has no ``file_name`` /
+    ``source`` metadata (a node built by hand or by a reader that sets neither). Its error began
+    ``field 'metadata': chunk #1 ...``, without the citation id every other citation error begins with,
+    and told the user to pass ``document_id=``, which no check of an answer takes."""
+    from llama_index.core.base.response.schema import Response
+    from llama_index.core.schema import NodeWithScore, TextNode
+
+    from pytest_citecheck._citations.adapt import adapt_answer
+
+    node = NodeWithScore(node=TextNode(text="Source 1:\nThe grass is green."), score=1.0)
+    adapted = adapt_answer(Response(response="The grass is green [1].", source_nodes=[node]))
+    error = adapted.invalid["#0.s1[1]"]
+    assert (error.citation, error.field) == ("#0.s1[1]", "metadata")
+    assert str(error).startswith("citation '#0.s1[1]', field 'metadata': chunk #1 has no 'source' or 'file_name'")
+    assert "document_id=" not in str(error)
