@@ -105,6 +105,9 @@ def _cassette_miss(citation_id: str, error: BaseException, record_hint: str) -> 
     stale = error.stale_cause() if isinstance(error, ReplayMiss) else vcrpy_stale_cause(error)
     if stale is not None:  # the citation was recorded, and something in its request changed since
         return CassetteMissError(citation_id, stale, f"re-record just this test: {record_hint}")
+    empty = error.empty_cause() if isinstance(error, ReplayMiss) else None
+    if empty is not None:
+        return CassetteMissError(citation_id, empty, f"record it with a TypeSafe API key: {record_hint}")
     return CassetteMissError(
         citation_id,
         "no recorded answer matches this citation's request (the cassette is missing, or the claim, section, "

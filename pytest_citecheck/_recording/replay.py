@@ -68,15 +68,27 @@ def replays_only(record_mode: str, path: Path, *, shared: bool = False) -> bool:
 class ReplayMiss(Exception):
     """A request that no recording of this cassette answers (what vcrpy calls a cassette miss)."""
 
-    def __init__(self, path: Path, failed: Any, recorded: list[Any]) -> None:
+    def __init__(self, path: Path, failed: Any, recorded: list[Any], *, empty_file: bool = False) -> None:
         super().__init__(f"cassette {path} holds no recording of this request")
         self.path = path
         self.failed = failed  # the request's parsed JSON body
         self.recorded = recorded  # every recorded request's parsed JSON body, in file order
+        self.empty_file = empty_file  # the file exists and is empty (or only blank space)
 
     def stale_cause(self) -> str | None:
         """What changed, when the cassette holds this citation with another request (see ``lifecycle.stale``)."""
         return stale_message(self.failed, self.recorded)
+
+    def empty_cause(self) -> str | None:
+        """Why nothing matched, when the cassette file exists but is empty: "missing" would send the
+        user looking for a file that is there (a 0-byte file: a copy or checkout cut short)."""
+        if not self.empty_file:
+            return None
+        return (
+            f"the cassette {self.path} is empty: it holds no recorded answer, and a run that only replays "
+            "(record mode none, or once when the file exists) counts every request as a miss; "
+            "recording it again (record mode rewrite) fills it"
+        )
 
 
 class _Recorded:
@@ -107,8 +119,9 @@ class Recording:
     request as often as it is asked: a test that checks one citation twice asks the same question.
     """
 
-    def __init__(self, path: Path, checked: list[Checked]) -> None:
+    def __init__(self, path: Path, checked: list[Checked], *, empty_file: bool = False) -> None:
         self.path = path
+        self._empty_file = empty_file
         self._recorded = [_Recorded(index, entry.interaction) for index, entry in enumerate(checked)]
         # Each recorded request and response body, parsed (reading the file parsed them to check them).
         self._requests = [entry.request for entry in checked]
@@ -132,7 +145,7 @@ class Recording:
         """The recording in ``path``; a missing or empty file holds none (as vcrpy treats it)."""
         text = read_cassette_text(path)
         if text is None:
-            return cls(path, [])
+            return cls(path, [], empty_file=path.exists())
         return cls(path, read_checked(text)[1])
 
     def __len__(self) -> int:
@@ -151,7 +164,7 @@ class Recording:
         with self._lock:
             index = self._by_key.get(key)
             if index is None:
-                raise ReplayMiss(self.path, parsed_body(body), list(self._requests))
+                raise ReplayMiss(self.path, parsed_body(body), list(self._requests), empty_file=self._empty_file)
             self._plays[index] += 1
         count_play()
         return self._recorded[index]

@@ -224,3 +224,31 @@ def test_a_lock_directory_that_is_a_file_is_named(
     result = suite.runpytest("--citecheck-record-mode=once")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([f"*the lock directory {locks_directory()} cannot be used (*"])
+
+
+@pytest.mark.parametrize("mode", ["none", "once"])
+def test_an_empty_cassette_is_called_empty_not_missing(
+    suite: pytest.Pytester, jev_server: Any, offline: Offline, mode: str
+) -> None:
+    """A 0-byte cassette (a copy or checkout cut short) is there: its miss says it is empty, not "missing"."""
+    cassette = record(suite, jev_server, "sync")
+    cassette.write_bytes(b"")
+    offline()
+    result = suite.runpytest(f"--citecheck-record-mode={mode}")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*CassetteMissError: citation 'aud': the cassette *test_claims.yaml is empty: it holds no recorded "
+            "answer, and a run that only replays (record mode none, or once when the file exists) counts every "
+            "request as a miss; recording it again (record mode rewrite) fills it*",
+            "*-> record it with a TypeSafe API key: *--citecheck-record-mode=rewrite*",
+        ]
+    )
+    assert "the cassette is missing" not in result.stdout.str()
+
+
+def test_an_empty_cassette_is_recorded_again_by_a_rewrite(suite: pytest.Pytester, jev_server: Any) -> None:
+    cassette = record(suite, jev_server, "sync")
+    cassette.write_bytes(b"")
+    suite.runpytest("--citecheck-record-mode=rewrite").assert_outcomes(passed=1)
+    assert cassette.read_text(encoding="utf-8").startswith("citecheck_format: 2\n")
