@@ -41,6 +41,7 @@ from pytest_citecheck._recording.matching import (
     state_of,
 )
 from pytest_citecheck._recording.yaml_reader import YamlAliasError, safe_load, yaml_module
+from pytest_citecheck._text import visible
 
 # 1: the first format; 2: each interaction carries a digest. Only the current format is read.
 CASSETTE_FORMAT = 2
@@ -186,10 +187,24 @@ def _check_shape(number: int, interaction: Any) -> None:
         )
 
 
+def _status_shown(status: object) -> str:
+    """A status code that is not a number, as a message shows it: text is named as text."""
+    if status is None:
+        return "nothing"
+    shown = visible(status if isinstance(status, str) else repr(status))
+    shown = shown if len(shown) <= 40 else shown[:39] + "…"
+    return f"the text '{shown}'" if isinstance(status, str) else f"{type(status).__name__} {shown}"
+
+
 def _check_contents(number: int, response: dict[str, Any], request: dict[str, Any]) -> tuple[int, Any, Any]:
     """The status, the parsed request body and the parsed answer, once each is one pytest-citecheck records."""
     status = response["status"].get("code") if isinstance(response["status"], dict) else None
-    if not isinstance(status, int) or not 200 <= status < 300:
+    if type(status) is not int:  # a bool is an int to isinstance; "200" would read as if 200 were refused
+        raise CassetteFormatError(
+            f"{_where(number, request)}: its response's status code must be a whole number, got "
+            f"{_status_shown(status)} (the file was edited or damaged)"
+        )
+    if not 200 <= status < 300:
         raise CassetteFormatError(
             f"{_where(number, request)} holds an HTTP {status} response, which pytest-citecheck never records "
             "(the file was edited or damaged)"

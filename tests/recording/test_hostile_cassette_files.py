@@ -252,3 +252,28 @@ def test_an_empty_cassette_is_recorded_again_by_a_rewrite(suite: pytest.Pytester
     cassette.write_bytes(b"")
     suite.runpytest("--citecheck-record-mode=rewrite").assert_outcomes(passed=1)
     assert cassette.read_text(encoding="utf-8").startswith("citecheck_format: 2\n")
+
+
+@pytest.mark.parametrize(
+    ("code", "shown"),
+    [("'200'", "the text '200'"), ("true", "bool True"), ("200.0", "float 200.0"), ("", "nothing")],
+)
+def test_a_status_code_that_is_not_a_number_is_named_as_such(
+    suite: pytest.Pytester, jev_server: Any, offline: Offline, code: str, shown: str
+) -> None:
+    """A status code written ``'200'`` once read "holds an HTTP 200 response, which pytest-citecheck never
+    records", as if 200 itself were refused; ``true`` read "an HTTP True response"."""
+    cassette = record(suite, jev_server, "sync")
+    text = cassette.read_text(encoding="utf-8")
+    assert text.count("code: 200\n") == 1
+    cassette.write_text(text.replace("code: 200\n", f"code: {code}\n"), encoding="utf-8")
+    offline()
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*cannot read cassette *test_claims.yaml: interaction 1 (claim 'A JWT can name its audience.'): its "
+            f"response's status code must be a whole number, got {shown} (the file was edited or damaged)*"
+        ]
+    )
+    assert "HTTP 200 response" not in result.stdout.str()
