@@ -34,15 +34,22 @@ def format_confidence(value: float | None, computed: float | None = None) -> str
     return shown if other is None or other == shown else f"{shown} (computed {other})"
 
 
+# The most characters a table cell shows: cells hold user text (citation ids, test ids, section
+# names, module paths), and a column is as wide as its widest cell, so one 100 KB id padded every
+# row of the terminal summary to 100 KB. The JSON and HTML reports keep the text whole.
+CELL_WIDTH = 80
+
+
 def render_table(rows: Sequence[Sequence[str]], *, right: Collection[int] = (), indent: str = "  ") -> list[str]:
     """Fixed-width lines: columns two spaces apart, each line indented and stripped on the right.
 
     ``rows`` includes the header. Columns whose index is in ``right`` are right-aligned (numbers);
-    the others are left-aligned. Every cell is shown ``visible``: cells hold ids and claims.
+    the others are left-aligned. Every cell is shown ``visible`` (cells hold ids and claims) and cut
+    to ``CELL_WIDTH`` characters in the middle, "…" marking the cut (``_cell``).
     """
     if not rows:
         return []
-    rows = [[visible(cell) for cell in cells] for cells in rows]
+    rows = [[_cell(cell) for cell in cells] for cells in rows]
     widths = [max(len(cells[i]) for cells in rows) for i in range(len(rows[0]))]
     lines = []
     for cells in rows:
@@ -61,6 +68,17 @@ _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u2
 _NAMED = {"\n": "\\n", "\r": "\\r"}
 # A workflow command: the runner ignores leading white space before "::".
 _COMMAND_START = re.compile(r"^(\s*):(?=:)", re.M)
+
+
+def _cell(text: object) -> str:
+    """A table cell: ``visible``, and at most ``CELL_WIDTH`` characters (escapes count, as the terminal
+    shows them). A longer one keeps its start and its end around "…": a test id's file and its
+    parameters, an id's distinct suffix."""
+    shown = visible(text)
+    if len(shown) <= CELL_WIDTH:
+        return shown
+    head = (CELL_WIDTH - 1) // 2
+    return shown[:head] + "…" + shown[-(CELL_WIDTH - 1 - head) :]
 
 
 def _escaped(char: str) -> str:

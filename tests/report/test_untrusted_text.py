@@ -21,7 +21,16 @@ from pathlib import Path
 import pytest
 
 from pytest_citecheck._cli import main as citecheck
-from pytest_citecheck._text import no_command, shell_quote, stop_commands, visible, visible_lines, xml_safe
+from pytest_citecheck._text import (
+    CELL_WIDTH,
+    no_command,
+    render_table,
+    shell_quote,
+    stop_commands,
+    visible,
+    visible_lines,
+    xml_safe,
+)
 
 HOSTILE_SUITE = """
 import pytest
@@ -126,6 +135,32 @@ def test_citecheck_review_and_merge_show_hostile_text_harmlessly(
     assert "\\x1b]52;c;cHduZWQ=\\x07 \\u202eevil" in capsys.readouterr().out
 
 
+LONG_ID_SUITE = """
+from cookbook import SOURCE
+from pytest_citecheck import assert_citations_supported
+
+def test_long():
+    assert_citations_supported(
+        [{"id": "long-" + "x" * 100_000, "claim": "c", "quote": "a sentence that no RFC holds", "section": "4.1"}],
+        SOURCE,
+    )
+"""
+
+
+def test_a_long_id_is_cut_in_the_terminal_summary_and_kept_whole_in_the_report(suite: pytest.Pytester) -> None:
+    """A 100 KB citation id once padded every row of the summary table (a column is as wide as its
+    widest cell) to 100 KB; the table cuts each cell to 80 characters, the JSON report keeps the id whole."""
+    suite.makepyfile(test_long=LONG_ID_SUITE)
+    result = suite.runpytest("--citecheck-record-mode=none", "--citecheck-json=report.json", "-v", "-p", "no:xdist")
+    result.assert_outcomes(failed=1)
+    table = result.stdout.str().split("= citecheck =", 1)[1].split("\n")
+    row = next(line for line in table if line.lstrip().startswith("long-"))
+    assert row.split()[0] == "long-" + "x" * 34 + "…" + "x" * 40
+    assert max(len(line) for line in table if "verdict" in line or line.lstrip().startswith("long-")) < 200
+    report = json.loads((suite.path / "report.json").read_text(encoding="utf-8"))
+    assert [row["id"] for row in report["results"]] == ["long-" + "x" * 100_000]
+
+
 def test_the_safe_display_functions() -> None:
     assert visible("a\x1b[2Jb\nc\u202ed") == "a\\x1b[2Jb\\nc\\u202ed"
     assert visible("  ::set-output name=x::y") == "  \\x3a:set-output name=x::y"
@@ -185,3 +220,12 @@ def test_a_server_error_body_becomes_no_command_even_in_a_native_traceback(
         assert len(server.systemone_requests) == 3  # each run asked the server, and got the hostile 422
     finally:
         server.stop()
+
+
+def test_a_table_cell_is_cut_in_the_middle_past_its_width() -> None:
+    long_test = "tests/" + "deep/" * 20 + "test_app.py::test_claims[case-7]"
+    lines = render_table([["test", "n"], [long_test, "1"], ["short", "2"]])
+    cell = lines[1].split()[0]
+    assert len(cell) == CELL_WIDTH and cell.startswith("tests/deep/") and cell.endswith("::test_claims[case-7]")
+    assert cell.count("…") == 1 and lines[2].split() == ["short", "2"]
+    assert render_table([["id"], ["x" * CELL_WIDTH]])[1] == "  " + "x" * CELL_WIDTH  # at the width: whole
