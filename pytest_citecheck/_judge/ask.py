@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_citecheck._judge.failures import RequestDeadlineExceeded, translate_error
 from pytest_citecheck._judge.judgement import Judgement
 from pytest_citecheck._judge.request import Question
+from pytest_citecheck._judge.retry import LAST_FAILURE, LastFailure
 
 if TYPE_CHECKING:
     from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
@@ -69,6 +70,7 @@ def within_deadline(call: Callable[[], Any], deadline: float | None) -> Any:
         return call()
     outcome: dict[str, Any] = {}
     done = threading.Event()
+    last = LastFailure()
 
     def run() -> None:
         try:
@@ -79,9 +81,10 @@ def within_deadline(call: Callable[[], Any], deadline: float | None) -> Any:
             done.set()
 
     context = contextvars.copy_context()
+    context.run(LAST_FAILURE.set, last)
     threading.Thread(target=context.run, args=(run,), name="citecheck-request", daemon=True).start()
     if not done.wait(deadline):
-        raise RequestDeadlineExceeded(deadline)
+        raise RequestDeadlineExceeded(deadline, rate_limited=last.rate_limited)
     if "error" in outcome:
         raise outcome["error"]
     return outcome["answer"]
@@ -93,6 +96,11 @@ async def awaited_within_deadline(call: Callable[[], Awaitable[Any]], deadline: 
         return await call()
     import anyio
 
-    with anyio.move_on_after(deadline):
-        return await call()
-    raise RequestDeadlineExceeded(deadline)
+    last = LastFailure()
+    token = LAST_FAILURE.set(last)
+    try:
+        with anyio.move_on_after(deadline):
+            return await call()
+    finally:
+        LAST_FAILURE.reset(token)
+    raise RequestDeadlineExceeded(deadline, rate_limited=last.rate_limited)

@@ -69,11 +69,16 @@ _SDK_FAILURES: tuple[tuple[str, _Words, _Words], ...] = (
 class RequestDeadlineExceeded(Exception):
     """A Jev request took longer than option ``request_deadline`` (raised by ``_judge.ask``)."""
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(self, deadline: float, *, rate_limited: bool = False) -> None:
         super().__init__(f"no complete answer within {deadline:g} s")
         self.deadline = deadline
+        self.rate_limited = rate_limited  # the last answer before the deadline was a 429
 
 
+RATE_LIMITED_REMEDY = (
+    "lower max_rpm (--citecheck-max-rpm, ini citecheck_max_rpm) if this run sends faster than your TypeSafe "
+    "plan allows, or wait for the limit to reset and retry; raise request_deadline to wait longer for it"
+)
 DEADLINE_REMEDY = (
     "raise request_deadline (--citecheck-request-deadline, ini citecheck_request_deadline, or the marker or call "
     "keyword request_deadline=) if Jev is just slow; otherwise check TYPESAFE_BASE_URL and any proxy between "
@@ -85,6 +90,9 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
     """The ``JudgeError`` for an exception raised while asking Jev, or None if it is not ours to explain."""
     if isinstance(error, RequestDeadlineExceeded):
         cause = f"TypeSafe did not complete its answer within the request deadline ({error.deadline:g} s)"
+        if error.rate_limited:
+            cause += ": it was rate-limiting the request (HTTP 429, the last answer before the deadline)"
+            return JudgeError(citation_id, cause, RATE_LIMITED_REMEDY)
         return JudgeError(citation_id, cause, DEADLINE_REMEDY)
     if isinstance(error, LimiterStateError):  # the run's shared rate limiter (``_judge.pacing``)
         return JudgeError(citation_id, error.cause, error.remedy)

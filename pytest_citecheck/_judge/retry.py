@@ -11,6 +11,7 @@ client is built.
 
 from __future__ import annotations
 
+import contextvars
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,6 +21,20 @@ if TYPE_CHECKING:
 RATE_LIMIT_RETRIES = 12
 # ...within this many seconds of waiting for one request, after which the citation errors.
 RATE_LIMIT_BUDGET_SECONDS = 180.0
+
+
+class LastFailure:
+    """Whether the last failed attempt of one request was a 429: when the request deadline cuts its
+    retries short, the error says the server was rate-limiting, not just slow (``_judge.ask``)."""
+
+    rate_limited = False
+
+
+# The request in flight's ``LastFailure``, set by ``_judge.ask`` around one request; the retry
+# policy runs in the request's thread (a copy of the context) or task, so it finds the same object.
+LAST_FAILURE: contextvars.ContextVar[LastFailure | None] = contextvars.ContextVar(
+    "citecheck_last_failure", default=None
+)
 
 
 def patient_retry_policy() -> RetryPolicy:
@@ -37,6 +52,9 @@ def patient_retry_policy() -> RetryPolicy:
 
             def stop(state: RetryCallState) -> bool:
                 error = state.outcome.exception() if state.outcome is not None else None
+                last = LAST_FAILURE.get()
+                if last is not None:
+                    last.rate_limited = isinstance(error, TypeSafeRateLimitError)
                 return bool(rate_limited(state) if isinstance(error, TypeSafeRateLimitError) else usual(state))
 
             return stop

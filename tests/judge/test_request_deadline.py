@@ -4,6 +4,10 @@ The SDK's timeout is per read: a server that sends its answer one byte at a time
 A loopback server here does exactly that (a well-formed answer, one byte every 0.2 s, for longer
 than any test waits); each citation must fail naming the knob, on the sync and the async path,
 whichever of the four channels (flag, ini, marker, call keyword) set the deadline.
+
+A server that keeps answering 429 (with Retry-After) is retried patiently (``_judge.retry``) until
+the deadline: the error once said only that the deadline passed; it now says the server was
+rate-limiting, and what to do about it (max_rpm, or wait).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from support import RawServer, failures_section
 
-from pytest_citecheck.testing import choice_answer
+from pytest_citecheck.testing import JevServer, Reply, choice_answer
 
 
 def _trickle(pause: float = 0.2) -> Callable[[socket.socket, threading.Event], None]:
@@ -103,3 +107,33 @@ def test_a_bad_deadline_is_an_option_error(suite: pytest.Pytester) -> None:
     result = suite.runpytest("--citecheck-request-deadline=-3")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--citecheck-request-deadline*expected a number of seconds above 0*"])
+
+
+RATE_LIMITED = """
+import pytest
+from pytest_citecheck import assert_citations_supported
+from cookbook import SOURCE, pick
+
+def test_sync():
+    assert_citations_supported(pick("aud_reject"), SOURCE)
+
+@pytest.mark.asyncio
+async def test_async(citecheck):
+    await citecheck.aassert_supported(pick("aud_reject"), SOURCE)
+"""
+
+
+def test_a_deadline_that_passes_while_the_server_rate_limits_says_so(
+    suite: pytest.Pytester, jev_server: JevServer
+) -> None:
+    jev_server.answer = lambda claim, section: Reply(429, {"detail": "Too many requests"}, {"retry-after": "0.3"})
+    suite.makepyfile(test_it=RATE_LIMITED)
+    result = suite.runpytest("--citecheck-record-mode=once", "-p", "asyncio", "--citecheck-request-deadline=1.5")
+    result.assert_outcomes(failed=2)
+    failures = failures_section(result.stdout.str())
+    cause = (
+        "TypeSafe did not complete its answer within the request deadline (1.5 s): it was rate-limiting the "
+        "request (HTTP 429, the last answer before the deadline)"
+    )
+    assert failures.count(cause) == 2
+    assert failures.count("-> lower max_rpm (--citecheck-max-rpm, ini citecheck_max_rpm)") == 2
