@@ -31,6 +31,7 @@ from pytest_citecheck._recording.cassette_file import (
     CassetteSerializer,
     file_signature,
     read_cassette_text,
+    read_interactions,
 )
 from pytest_citecheck._recording.lifecycle.stale import stale_message
 from pytest_citecheck._recording.matching import citation_of, lookup_key, match_json_body, parsed_body, request_key
@@ -319,15 +320,33 @@ class VcrRecording:
 
     def save(self) -> None:
         """Write the cassette, if vcrpy holds anything new; ``CassetteChangedError`` if another process
-        wrote the file since this run read it (the same test recording in two runs at once): the last
-        writer's file would have silently lost the other's recording, and that run showed PASSED."""
+        wrote the file since this run read it with a request this run's file would not hold (the same
+        test recording in two runs at once, from different code): the last writer's file would have
+        silently lost the other's recording, that run showed PASSED, and its replay would then miss.
+
+        Two runs of the same code recording the same test at once ask the same requests: the file the
+        other wrote holds nothing this one's lacks, and this one is saved over it (a whole recording,
+        written atomically), as before."""
         if not self.cassette.dirty:
             return
         with interprocess_lock(self.path):
-            if file_signature(self.path) != self._on_disk:
+            if file_signature(self.path) != self._on_disk and not self._holds_every_request_of_the_file():
                 raise CassetteChangedError
             self.cassette._save()
             self._on_disk = file_signature(self.path)
+
+    def _holds_every_request_of_the_file(self) -> bool:
+        """Every request the file on disk holds is one this run would write too (method, endpoint and body,
+        as replay matches them). A file that cannot be read counts as holding more: it is not replaced."""
+        try:
+            theirs = read_interactions(self.path)
+        except Exception:
+            return False
+        ours = {lookup_key(request.method, request.uri, request.body) for request in self.cassette.requests}
+        return all(
+            lookup_key(str(request.get("method")), str(request.get("uri")), request.get("body")) in ours
+            for request in (interaction["request"] for interaction in theirs)
+        )
 
     def recorded(self) -> list[dict[str, Any]]:
         """What this run recorded, as the plain dicts a cassette file holds."""

@@ -155,10 +155,17 @@ def test_a_billion_laughs_cassette_is_refused_before_it_is_built(
 def test_a_cassette_another_process_wrote_while_the_test_ran_is_not_overwritten(
     suite: pytest.Pytester, jev_server: Any, path: str, mode: str
 ) -> None:
-    cassette = record(suite, jev_server, path)
-    theirs = cassette.read_text(encoding="utf-8").replace("0.97", "0.98")  # another run's recording
-    if mode != "new_episodes":
-        cassette.unlink()  # so that "once" records too
+    # Another run, of other code, records this test's cassette with a question this run never asks.
+    jev_server.answer = lambda claim, section: choice_answer("supports", 0.97)
+    suite.makepyfile(test_app=PATHS[path].replace("A JWT can name its audience.", "A JWT may name its audience."))
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
+    cassette = suite.path / CASSETTE
+    theirs = cassette.read_text(encoding="utf-8")
+    cassette.unlink()
+    if mode == "new_episodes":  # this run's file holds the test's question; below it asks another
+        record(suite, jev_server, path)
+    else:
+        suite.makepyfile(test_app=PATHS[path])
 
     def answer_while_another_run_saves(claim: str, section: str) -> Any:
         cassette.write_text(theirs, encoding="utf-8")  # what a second pytest process does meanwhile
@@ -177,6 +184,29 @@ def test_a_cassette_another_process_wrote_while_the_test_ran_is_not_overwritten(
         ]
     )
     assert cassette.read_text(encoding="utf-8") == theirs
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_cassette_another_run_of_the_same_test_wrote_meanwhile_is_saved_over(
+    suite: pytest.Pytester, jev_server: Any, path: str
+) -> None:
+    """Two runs of the same code recording one test at once ask the same questions: the file the other
+    wrote holds nothing this run's lacks, so this run's whole recording is saved over it (the test passes)."""
+    jev_server.answer = lambda claim, section: choice_answer("supports", 0.98)
+    cassette = suite.path / CASSETTE
+    suite.makepyfile(test_app=PATHS[path])
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
+    theirs = cassette.read_text(encoding="utf-8")
+    assert "0.98" in theirs
+
+    def answer_while_another_run_saves(claim: str, section: str) -> Any:
+        cassette.write_text(theirs, encoding="utf-8")
+        return choice_answer("supports", 0.97)
+
+    jev_server.answer = answer_while_another_run_saves
+    suite.runpytest("--citecheck-record-mode=rewrite").assert_outcomes(passed=1)
+    saved = cassette.read_text(encoding="utf-8")
+    assert "0.97" in saved and "0.98" not in saved
 
 
 SHARED = """
