@@ -13,7 +13,8 @@ from pytest_citecheck._errors import SourceError
 # its spacing form: "Niels M¨oller" for "Niels Möller", which no quote of what the page shows matches.
 # Only accents that are never punctuation are joined (not ´ or `, which stand for apostrophes too).
 _COMBINING = {"¨": "\u0308", "ˆ": "\u0302", "˜": "\u0303", "ˇ": "\u030c", "˘": "\u0306", "˚": "\u030a", "˝": "\u030b"}
-_SPACING_ACCENT = re.compile(f"([{''.join(_COMBINING)}])([^\\W\\d_])")
+# Older pypdf (4.x) puts a space between the accent and its letter ("M¨ oller"): one space is taken too.
+_SPACING_ACCENT = re.compile(f"([{''.join(_COMBINING)}]) ?([^\\W\\d_])")
 
 
 def _accented(found: re.Match[str]) -> str:
