@@ -118,3 +118,21 @@ def test_the_per_test_row_fits_the_medians_and_shows_each_runs_own_slope(tmp_pat
     shapes[0].cpu = {way: sorted(costs)[1] for way, costs in shapes[0].cpu_runs.items()}
     slowed = replay._per_test_row(shapes)
     assert slowed.ours == "0.50 ms per test" and "each of 3 runs alone: 0.40 ms to 0.81 ms" in slowed.reference
+
+
+def test_the_dict_floor_goals_are_judged_at_5_and_at_200_per_test_and_one_test_is_information(tmp_path: Path) -> None:
+    # Issue 27: "<= 1.5x the dict floor at 5 citations per test, and <= 1.3x at 200". Costs over a no-op of
+    # 0.3 s: replay 1.0 / 0.6 / 0.5 s against the floor's 0.8 / 0.5 / 0.2 s (1.25x, 1.2x, 2.5x).
+    shapes = []
+    for per_test, replay_cost, floor_cost in ((5, 1.0, 0.8), (200, 0.6, 0.5), (2_000, 0.5, 0.2)):
+        suite = replay.Suite("shape", tests=2_000 // per_test, per_test=per_test, base=tmp_path, citations=2_000)
+        suite.cpu = {"replay": 0.3 + replay_cost, "noop": 0.3, "floor": 0.3 + floor_cost}
+        shapes.append(suite)
+    few, some, most = replay._floor_rows(shapes)
+    assert "5 per test" in few.measure and few.goal == "≤ 1.5x" and few.ratio == "1.25x" and few.met
+    assert "200 per test" in some.measure and some.goal == "≤ 1.3x" and some.ratio == "1.20x" and some.met
+    # All in one test misses 1.3x by far, and is shown, not judged: nothing fails on it.
+    assert "2,000 per test" in most.measure and most.ratio == "2.50x"
+    assert most.met is None and most.guard_ok is None and most.status == "info"
+    shapes[1].cpu["replay"] = 0.3 + 0.7  # 1.4x at 200 per test: the goal is missed
+    assert not replay._floor_rows(shapes)[1].met
