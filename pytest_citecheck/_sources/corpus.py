@@ -82,6 +82,11 @@ class Corpus:
         # meant to include: an error, not a silent skip (and never opened, so a FIFO cannot block).
         files = [(document_id, found) for document_id, found in matched if not found.is_dir()]
         if not files:
+            named = root / pattern
+            if named.is_symlink():
+                # A pattern without wildcards is the name of one file, which glob looks up by following
+                # it: a link to nothing (or to itself) is dropped there. Say what it is, as for a match.
+                raise SourceError(f"document {pattern!r}: {_not_a_file(named)}", field="documents")
             raise SourceError(f"no file under {root} matches {pattern!r}", field="documents")
         documents: dict[str, Source] = {}
         for document_id, found in files:

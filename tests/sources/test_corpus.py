@@ -95,6 +95,10 @@ def test_from_dir_says_which_matching_entry_is_not_a_regular_file_instead_of_ski
             for other in others:
                 (hidden / other.name).rename(other)
             hidden.rmdir()
+        # Named exactly (no wildcard), glob follows the name and drops a link to nothing or to itself:
+        # it said "no file ... matches", as if the file the user named were not there.
+        with pytest.raises(SourceError, match=rf"^field 'documents': document '{name}': {said}$"):
+            Corpus.from_dir(tmp_path, pattern=name)
     for name in cases:
         (tmp_path / name).unlink()
     assert list(Corpus.from_dir(tmp_path, pattern="*.txt")) == ["gpl-3.0.txt"]
