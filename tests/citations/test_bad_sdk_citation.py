@@ -226,15 +226,11 @@ def test_a_misspelt_claude_location_field_is_named_and_shown_as_missing(kind: st
 def _gemini_without_grounding() -> Any:
     from google.genai import types
 
-    # As google-genai's own tests build a candidate (tests/chats/test_continuation_token.py): content and
-    # a recitation ``citation_metadata``, no grounding metadata.
+    # As google-genai's own tests build a candidate (tests/chats/test_continuation_token.py), without
+    # metadata: no grounding, no recitation citation (``citation_metadata`` is read: see
+    # test_a_gemini_recitation_citation_that_cannot_be_placed_or_named_is_invalid).
     return types.GenerateContentResponse(
-        candidates=[
-            types.Candidate(
-                content=types.Content(role="model", parts=[types.Part(text="Spain won Euro 2024.")]),
-                citation_metadata=types.CitationMetadata(citations=[types.Citation(title="Source 1", start_index=0)]),
-            )
-        ]
+        candidates=[types.Candidate(content=types.Content(role="model", parts=[types.Part(text="Spain won Euro 2024.")]))]
     )
 
 
@@ -359,3 +355,93 @@ def test_a_llamaindex_source_node_naming_no_file_is_an_error_that_names_its_cita
     assert (error.citation, error.field) == ("#0.s1[1]", "metadata")
     assert str(error).startswith("citation '#0.s1[1]', field 'metadata': chunk #1 has no 'source' or 'file_name'")
     assert "document_id=" not in str(error)
+
+
+def _recitation(citations: list[Any], text: str = "Spain won Euro 2024.") -> Any:
+    from google.genai import types
+
+    return types.GenerateContentResponse(
+        candidates=[
+            types.Candidate(
+                content=types.Content(role="model", parts=[types.Part(text=text)]),
+                citation_metadata=types.CitationMetadata(citations=citations),
+            )
+        ]
+    )
+
+
+def _recitation_from_batch_json() -> Any:
+    from google.genai import types
+
+    # Verbatim from google-genai 3.6.1's own tests (tests/types/test_types.py,
+    # test_instantiate_response_from_batch_json; Apache-2.0): the Gemini API's REST JSON, whose
+    # ``citationSources`` the SDK renames ``citations``. Its span, bytes 1880 to 2009, is past the
+    # 53 bytes of the answer's text.
+    return types.GenerateContentResponse.model_validate_json(
+        json.dumps(
+            {
+                "candidates": [
+                    {
+                        "citationMetadata": {
+                            "citationSources": [{"endIndex": 2009, "startIndex": 1880, "uri": "http://someurl.com"}]
+                        },
+                        "content": {
+                            "parts": [{"text": ("This recipe makes a moist and delicious banana bread!")}],
+                            "role": "model",
+                        },
+                        "finishReason": "STOP",
+                    }
+                ],
+                "modelVersion": "gemini-1.5-flash-002@default",
+            }
+        )
+    )
+
+
+def _recitation_without_end() -> Any:
+    from google.genai import types
+
+    # As google-genai's own tests/models/test_gc_continuation_token.py builds one: a title and a start only.
+    return _recitation([types.Citation(title="Source 1", start_index=0)])
+
+
+def _recitation_without_source() -> Any:
+    from google.genai import types
+
+    return _recitation([types.Citation(start_index=0, end_index=20, license="CC-BY-4.0")])
+
+
+def _recitation_start_after_end() -> Any:
+    from google.genai import types
+
+    return _recitation([types.Citation(start_index=12, end_index=4, uri="https://uefa.com/euro2024")])
+
+
+@pytest.mark.parametrize(
+    ("answer", "field", "message"),
+    [
+        (_recitation_from_batch_json, "end_index", r"is 2009: a recitation citation's span must end within the answer"),
+        (_recitation_without_end, "end_index", r"is None: a recitation citation's span must end within the answer"),
+        (_recitation_without_source, "uri", r"is missing \(and so is title\): the recitation names no source"),
+        (_recitation_start_after_end, "start_index", r"is 12: must be a whole number of 0 or more, before end_index 4"),
+    ],
+)
+def test_a_gemini_recitation_citation_that_cannot_be_placed_or_named_is_invalid(
+    answer: Any, field: str, message: str, direct_checker: Any
+) -> None:
+    """Gemini's recitation citations (``candidate.citation_metadata.citations``: a span of the answer the
+    model quotes from a source, by ``uri``) were not read: the answer cited nothing, or, beside grounding,
+    the recited span went unchecked. One whose span is not in the answer or that names no source cannot be
+    checked: it is ``invalid``, naming its id and the field; the answer's other citations are still checked."""
+    from pytest_citecheck._citations.adapt import adapt_answer
+
+    adapted = adapt_answer(answer())
+    assert list(adapted.invalid) == ["#0.c1"]
+    error = adapted.invalid["#0.c1"]
+    assert (error.citation, error.field) == ("#0.c1", field)
+    assert re.search(message, str(error)), str(error)
+    assert str(error).startswith(f"citation '#0.c1', field '{field}': ")
+    # A span in the answer covers its sentence (the citation is still invalid); one that is not leaves it uncited.
+    assert len(adapted.uncited) == (0 if field == "uri" else 1)
+    with pytest.raises(CitationInputError, match=f"citation '#0.c1', field '{field}'"):
+        direct_checker().assert_supported(answer(), Corpus({"http://someurl.com": Source(sections={"1": "Spain won."})}))

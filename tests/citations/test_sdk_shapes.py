@@ -274,6 +274,52 @@ def test_gemini_retrieved_context_text_is_the_quote() -> None:
         assert (citation.claim, citation.quote, citation.document) == expected
 
 
+
+def test_gemini_recitation_citations_quote_the_source_their_uri_names(judged) -> None:
+    """A Gemini candidate's ``citation_metadata`` says which span of the answer the model "directly quotes,
+    at length" (google-genai's ``CitationMetadata``) from which source (``uri``). It was not read: such an
+    answer cited nothing, and beside grounding the recited span went unchecked. The span is the quote,
+    looked for in the document the ``uri`` names; the sentence holding it is the claim. Offsets are
+    UTF-8 bytes: the dashes and curly quotes before the spans take three bytes each. The source is
+    ``apache-2.0.txt`` (Debian's /usr/share/common-licenses/Apache-2.0, see tests/data/README.md)."""
+    from google.genai import types
+
+    uri = "https://www.apache.org/licenses/LICENSE-2.0"
+    recited = (
+        "each Contributor hereby grants to You a perpetual, worldwide, non-exclusive, no-charge, royalty-free, "
+        "irrevocable (except as stated in this section) patent license"
+    )
+    invented = "Contributors may revoke this patent license at any time for any reason"
+    text = f"Section 3 — \u201cGrant of Patent License\u201d — says that {recited}. {invented}. It is short."
+
+    def span(part: str) -> types.Citation:
+        start = text.encode("utf-8").index(part.encode("utf-8"))
+        return types.Citation(start_index=start, end_index=start + len(part.encode("utf-8")), uri=uri, license="")
+
+    response = types.GenerateContentResponse(
+        candidates=[
+            types.Candidate(
+                content=types.Content(role="model", parts=[types.Part(text=text)]),
+                citation_metadata=types.CitationMetadata(citations=[span(recited), span(invented)]),
+            )
+        ]
+    )
+    adapted = adapt_answer(response)
+    assert [(c.id, c.claim, c.quote, c.document) for c in adapted.citations] == [
+        ("#0.c1", f"Section 3 — \u201cGrant of Patent License\u201d — says that {recited}.", recited, uri),
+        ("#0.c2", f"{invented}.", invented, uri),
+    ]
+    assert adapted.uncited == ["It is short."]
+
+    corpus = Corpus({uri: Source.from_file(DATA / "apache-2.0.txt")})
+    results, asked = judged(response, corpus)
+    assert [(r.id, r.status, r.section) for r in results] == [
+        ("#0.c1", Status.FOUND, "3"),
+        ("#0.c2", Status.MISSING, None),
+    ]
+    assert [section.startswith("3. Grant of Patent License.") for _, section in asked] == [True]
+
+
 # --- OpenAI Chat Completions ------------------------------------------------------------------------------
 
 
