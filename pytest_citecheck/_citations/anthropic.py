@@ -101,10 +101,13 @@ def uncited_anthropic_text(blocks: Sequence[Any]) -> list[str]:
 def _adapt_cited(item: Any, citation_id: str, claim: str, position: int, source: Source | Corpus | None) -> Citation:
     """One cited passage of a text block as a ``Citation``."""
     kind = field_of(item, "type")
-    if kind is not MISSING and kind not in _KINDS:
+    if kind is MISSING:
+        # A citation without a type (a dict written by hand, a serialisation that dropped it) is read as the
+        # type its location fields belong to: a page range must not be lost, or a quote from another page passes.
+        kind = _inferred_kind(item, citation_id)
+    elif kind not in _KINDS:
         # Fails closed: the type says which location fields to read, so a citation of an unknown type
         # (a misspelt ``page_location``) would lose its place silently and a quote from the wrong page pass.
-        # A citation without a type (written by hand) is read as before: its quote, and offsets if it has them.
         raise CitationInputError(
             f"is {kind!r}, not a type of Anthropic citation this version knows ({', '.join(_KINDS)})",
             citation=citation_id,
@@ -254,6 +257,35 @@ _KINDS = (
     "web_search_result_location",
     "search_result_location",
 )
+
+
+# The fields only one type of citation has (``anthropic.types.TextCitation``, anthropic 2.10), by which a
+# citation without ``type`` is read. A search result's citation also has block indices: it is told apart
+# from a ``content_block_location`` by its ``search_result_index`` / ``source``.
+_MARKS = {
+    "char_location": ("start_char_index", "end_char_index"),
+    "page_location": ("start_page_number", "end_page_number"),
+    "content_block_location": ("start_block_index", "end_block_index"),
+    "web_search_result_location": ("url", "encrypted_index"),
+    "search_result_location": ("search_result_index", "source"),
+}
+
+
+def _inferred_kind(item: Any, citation_id: str) -> Any:
+    """The type of a citation without ``type``, from the location fields it has: MISSING when it has none
+    (its quote alone is read); an error naming ``type`` when it has the fields of two types."""
+    kinds = [kind for kind, names in _MARKS.items() if any(field_of(item, name) is not MISSING for name in names)]
+    if "search_result_location" in kinds and "content_block_location" in kinds:
+        kinds.remove("content_block_location")
+    if len(kinds) > 1:
+        fields = ", ".join(name for kind in kinds for name in _MARKS[kind] if field_of(item, name) is not MISSING)
+        raise CitationInputError(
+            f"is missing, and the citation has the location fields of {' and '.join(kinds)} ({fields}): "
+            "give its type, so the place it cites is known",
+            citation=citation_id,
+            field="type",
+        )
+    return kinds[0] if kinds else MISSING
 
 
 def _cited_document(item: Any, source: Source | Corpus | None, citation_id: str) -> str | None:

@@ -230,7 +230,9 @@ def _gemini_without_grounding() -> Any:
     # metadata: no grounding, no recitation citation (``citation_metadata`` is read: see
     # test_a_gemini_recitation_citation_that_cannot_be_placed_or_named_is_invalid).
     return types.GenerateContentResponse(
-        candidates=[types.Candidate(content=types.Content(role="model", parts=[types.Part(text="Spain won Euro 2024.")]))]
+        candidates=[
+            types.Candidate(content=types.Content(role="model", parts=[types.Part(text="Spain won Euro 2024.")]))
+        ]
     )
 
 
@@ -444,4 +446,65 @@ def test_a_gemini_recitation_citation_that_cannot_be_placed_or_named_is_invalid(
     # A span in the answer covers its sentence (the citation is still invalid); one that is not leaves it uncited.
     assert len(adapted.uncited) == (0 if field == "uri" else 1)
     with pytest.raises(CitationInputError, match=f"citation '#0.c1', field '{field}'"):
-        direct_checker().assert_supported(answer(), Corpus({"http://someurl.com": Source(sections={"1": "Spain won."})}))
+        direct_checker().assert_supported(
+            answer(), Corpus({"http://someurl.com": Source(sections={"1": "Spain won."})})
+        )
+
+
+def _without_type(citation: Any) -> dict[str, Any]:
+    return citation.model_dump(exclude={"type"})
+
+
+def test_a_claude_citation_without_type_is_read_by_its_location_fields() -> None:
+    """A Claude citation with no ``type`` was read as a quote with char offsets only: one carrying
+    ``start_page_number``/``end_page_number`` lost its page range, so a quote from another page came out
+    ``found``. Its type is now read from the fields only one type has (anthropic's own citation classes,
+    ``type`` left out of their dump); fields of two types are an error naming ``type``. The pages are the
+    real text of ``tests/data/apache-2.0.pdf`` (the Debian Apache-2.0 licence, printed to PDF)."""
+    from anthropic.types import CitationCharLocation, CitationContentBlockLocation, CitationPageLocation
+    from support import pdf_pages
+
+    from pytest_citecheck._citations.adapt import adapt_answer
+    from pytest_citecheck._locate.citations import locate_all
+    from pytest_citecheck._options import Settings
+
+    documents = pdf_pages("apache-2.0.pdf", ["1", "2", "3", "4"])
+    corpus = Corpus.from_documents(documents)
+    quote = documents[2].page_content.split("\n")[3].strip()  # a line of page 3
+
+    def located(*pages: int) -> tuple[Any, Any]:
+        citation = CitationPageLocation(
+            type="page_location",
+            cited_text=quote,
+            document_index=0,
+            document_title="apache-2.0.pdf",
+            start_page_number=pages[0],
+            end_page_number=pages[1],
+        )
+        block = {"type": "text", "text": "The licence says so.", "citations": [_without_type(citation)]}
+        adapted = adapt_answer([block], source=corpus)
+        assert adapted.invalid == {}
+        [result] = locate_all(adapted.citations, corpus, Settings())
+        return result.status, result.section  # type: ignore[union-attr]
+
+    assert located(1, 2) == (Status.FOUND_ELSEWHERE, "page 3")  # was ("found", "page 3")
+    assert located(3, 4) == (Status.FOUND, "page 3")
+
+    # A content block range without its type: its end past the blocks sent is named, as a typed one's is.
+    blocks = Source.from_blocks([{"type": "text", "text": quote}])
+    ranged = CitationContentBlockLocation(
+        type="content_block_location", cited_text=quote, document_index=0, start_block_index=0, end_block_index=3
+    )
+    adapted = adapt_answer([{"type": "text", "text": "So.", "citations": [_without_type(ranged)]}], source=blocks)
+    assert adapted.invalid["#0.1"].field == "end_block_index"
+
+    # The fields of two types, and no type: which place it cites is unknown.
+    both = _without_type(
+        CitationCharLocation(
+            type="char_location", cited_text=quote, document_index=0, start_char_index=0, end_char_index=10
+        )
+    ) | {"start_page_number": 3, "end_page_number": 4}
+    adapted = adapt_answer([{"type": "text", "text": "So.", "citations": [both]}], source=corpus)
+    error = adapted.invalid["#0.1"]
+    assert (error.citation, error.field) == ("#0.1", "type")
+    assert "char_location and page_location (start_char_index, end_char_index, start_page_number" in str(error)

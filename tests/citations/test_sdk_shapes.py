@@ -274,7 +274,6 @@ def test_gemini_retrieved_context_text_is_the_quote() -> None:
         assert (citation.claim, citation.quote, citation.document) == expected
 
 
-
 def test_gemini_recitation_citations_quote_the_source_their_uri_names(judged) -> None:
     """A Gemini candidate's ``citation_metadata`` says which span of the answer the model "directly quotes,
     at length" (google-genai's ``CitationMetadata``) from which source (``uri``). It was not read: such an
