@@ -127,6 +127,7 @@ def _adapt_cited(item: Any, citation_id: str, claim: str, position: int, source:
     document = _cited_document(item, source, citation_id)
     document_source = source[document] if isinstance(source, Corpus) and document is not None else source
     location = _char_location(item, citation_id)
+    _within_document(document_source, location, quote, citation_id)
     section = _placed_section(document_source, location)
     if kind in _RANGES:
         cited = _RANGES[kind](item, document_source, citation_id)
@@ -191,6 +192,31 @@ def _placed_section(source: Source | Corpus | None, location: tuple[int, int] | 
     place = getattr(source, "place", None) if isinstance(source, Source) and location is not None else None
     placed = place(*location) if place is not None and location is not None else None
     return getattr(placed, "section", None)
+
+
+def _within_document(
+    source: Source | Corpus | None, location: tuple[int, int] | None, quote: str, citation_id: str
+) -> None:
+    """A ``char_location`` must lie within the document the app sent. Offsets past the end of a ``Source``
+    given that text (``from_file``, ``from_text``, ``text=`` beside the sections) mean the check's source
+    is not what the request sent: its places cannot be trusted, and were ignored (the quote found
+    anywhere). A source whose ``original`` is its sections joined is no such text: offsets into the file
+    the app sent may well pass its end. Whitespace at the end of ``cited_text`` may run past the end (a
+    document sent with a trailing newline, checked without it)."""
+    if location is None or not isinstance(source, Source) or source.original_is_joined:
+        return
+    length = len(source.original or "")
+    start, end = location
+    over = end - length
+    if over <= 0 or (start < length and over <= len(quote) and not quote[len(quote) - over :].strip()):
+        return
+    raise CitationInputError(
+        f"start_char_index {start} and end_char_index {end} pass the end of the document checked "
+        f"({length} characters){f' ({source.name})' if source.name else ''}: check against the text the request "
+        "sent (Source.from_file of the file it read, or Source(sections=..., text=<the text sent>))",
+        citation=citation_id,
+        field="start_char_index" if start >= length else "end_char_index",
+    )
 
 
 def _without_passage(citation_id: str, claim: str, section: str | None, document: str | None) -> Citation:

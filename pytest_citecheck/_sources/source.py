@@ -133,6 +133,8 @@ class Source:
     ``blocks`` (``Source.from_blocks``): for a custom-content document, the section each content block
     is, by block index, so that Claude's ``content_block_location`` names its section.
 
+    ``original_is_joined`` says ``original`` is the sections joined, not a text that was given.
+
     ``place(start, end)`` turns offsets into ``original`` into a section and offsets in its text;
     ``original_offset(section, offset)`` goes back. ``oversized`` names the sections too large for
     one Jev request judged whole (the default, no ``window``).
@@ -150,11 +152,15 @@ class Source:
     order: tuple[str, ...] = field(init=False, repr=False)
     spans: Mapping[str, tuple[int, int]] = field(init=False, repr=False)
     oversized: tuple[str, ...] = field(init=False, repr=False)
+    # ``original`` is the sections joined, not a text anyone gave (``Source(sections=...)`` alone,
+    # ``from_blocks``, ``Corpus.from_documents``): offsets into the document the app sent may not fit it.
+    original_is_joined: bool = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         sections = _checked(self.sections)
         object.__setattr__(self, "sections", sections)
         joined = not self.text
+        object.__setattr__(self, "original_is_joined", joined and self.original is None)
         if joined:
             object.__setattr__(self, "text", _SEPARATOR.join(sections.values()))
         if self.original is None:

@@ -150,3 +150,42 @@ def test_the_recorded_answers_pass_a_whole_check(name: str, direct_checker: Any)
     finally:
         server.stop()
     assert [(r.status, r.section) for r in results] == [(Status.FOUND, "grass"), (Status.FOUND, "sky")]
+
+
+@pytest.mark.parametrize(
+    ("offsets", "field"),
+    [((500, 520), "start_char_index"), ((20, 520), "end_char_index")],
+    ids=["both-past-the-end", "end-past-the-end"],
+)
+def test_char_location_offsets_past_the_document_sent_are_invalid(offsets: tuple[int, int], field: str) -> None:
+    """The recording with the second citation's offsets past the end of the 36 characters the request sent:
+    the offsets were ignored and the quote, found anywhere, came out ``found``. Offsets that cannot be in
+    the document mean the check's source is not what the request sent: ``invalid``, naming the field; the
+    other citation is still read. A source whose text is its sections joined (no ``text=``) is not the
+    document as sent, so its length says nothing and the citation is read as before."""
+    data = json.loads((PAYLOADS / "claude_text_document_grass.json").read_text(encoding="utf-8"))
+    second = data["content"][3]["citations"][0]
+    second["start_char_index"], second["end_char_index"] = offsets
+    message = Message.model_validate(data)
+    for source in (sentences(), Source(sections={"both": SENT}, text=SENT, name="grass.txt")):
+        adapted = adapt_answer(message, source=source)
+        assert [citation.id for citation in adapted.citations] == ["#1.1", "#3.1"]
+        assert list(adapted.invalid) == ["#3.1"]
+        error = adapted.invalid["#3.1"]
+        assert (error.citation, error.field) == ("#3.1", field)
+        assert f"start_char_index {offsets[0]} and end_char_index {offsets[1]} pass the end of the document" in str(
+            error
+        )
+    joined = Source(sections={"grass": "The grass is green.", "sky": "The sky is blue."})
+    assert adapt_answer(message, source=joined).invalid == {}
+
+
+def test_a_cited_text_whose_trailing_space_runs_past_the_document_is_read() -> None:
+    """Claude's first citation is "The grass is green. " at [0, 20): checked against the sentence alone
+    (19 characters, the document without its last sentence and the space before it), only the space runs
+    past the end, and the citation is read as it was."""
+    source = Source(sections={"grass": "The grass is green."}, text="The grass is green.")
+    adapted = adapt_answer(recorded("claude_text_document_grass.json").content[1], source=source)
+    assert adapted.invalid == {}
+    [result] = locate_all(adapted.citations, source, Settings())
+    assert result.status == Status.FOUND  # type: ignore[union-attr]
