@@ -25,12 +25,14 @@ from pytest_citecheck._citations.containers import citing_parts, is_answer
 from pytest_citecheck._citations.coverage import Adapted
 from pytest_citecheck._citations.gemini import gemini_citations, is_gemini_response, uncited_gemini_text
 from pytest_citecheck._citations.langchain import (
+    is_gemini_text_block,
     is_langchain_message,
     is_standard_text_block,
     langchain_parts,
     standard_part,
+    standard_parts,
 )
-from pytest_citecheck._citations.model import Citation, field_of
+from pytest_citecheck._citations.model import MISSING, Citation, field_of
 from pytest_citecheck._citations.openai import is_openai_output_text, read_openai_output_text
 from pytest_citecheck._citations.plain import adapt_citation, not_text, plain_dict_citation
 from pytest_citecheck._citations.retrieval_answers import (
@@ -253,9 +255,30 @@ def _parts(citations: Any) -> list[Any]:
             field="citations",
         )
     parts: list[Any] = []
-    for raw in citations:
+    for raw in _gemini_blocks_together(list(citations)):
         parts.extend(_expanded(raw))
     return parts
+
+
+def _gemini_blocks_together(items: list[Any]) -> list[Any]:
+    """A LangChain ``content_blocks`` list of a Gemini answer with its text blocks read together, as an
+    ``AIMessage``'s are (``standard_parts``): the whole answer's text in place of the first text block."""
+    if not any(is_gemini_text_block(raw) for raw in items):
+        return items
+    texts = [
+        index
+        for index, raw in enumerate(items)
+        if field_of(raw, "type") == "text"
+        and field_of(raw, "citations") is MISSING
+        and field_of(raw, "claim") is MISSING
+    ]
+    together: list[Any] = []
+    for index, raw in enumerate(items):
+        if index == texts[0]:
+            together.extend(standard_parts([items[text] for text in texts]))
+        elif index not in texts:
+            together.append(raw)
+    return together
 
 
 def _is_model(raw: Any) -> bool:

@@ -25,9 +25,36 @@ def is_langchain_message(raw: Any) -> bool:
 
 def langchain_parts(raw: Any) -> list[Any]:
     """The text blocks of an ``AIMessage``'s standard content, each as the shape its provider gave it."""
-    return [
-        standard_part(block) for block in field_of(raw, "content_blocks") or () if field_of(block, "type") == "text"
-    ]
+    return standard_parts(
+        [block for block in field_of(raw, "content_blocks") or () if field_of(block, "type") == "text"]
+    )
+
+
+def is_gemini_text_block(raw: Any) -> bool:
+    """A standard text block carrying citations translated from Gemini's grounding metadata."""
+    return is_standard_text_block(raw) and any(_grounding(item) is not None for item in _cited(raw))
+
+
+def standard_parts(texts: list[Any]) -> list[Any]:
+    """Standard text blocks of one answer, each as the shape its provider gave it.
+
+    A Gemini answer's text blocks are read together, as the one response they came from: langchain-core
+    puts every grounding citation on the first text block, and a segment's offsets count bytes of the
+    whole answer, so block by block the sentences of the later blocks would be listed as uncited."""
+    if not any(is_gemini_text_block(block) for block in texts):
+        return [standard_part(block) for block in texts]
+    together = [block for block in texts if isinstance(field_of(block, "text"), str)]
+    unreadable = [block for block in texts if not isinstance(field_of(block, "text"), str)]
+    answer = "".join(field_of(block, "text") for block in together)
+    cited = [item for block in together for item in _cited(block)]
+    return [_gemini_response(answer, cited)] + [standard_part(block) for block in unreadable]
+
+
+def _cited(block: Any) -> list[Any]:
+    """A standard block's ``"citation"`` annotations."""
+    annotations = field_of(block, "annotations")
+    annotations = annotations if isinstance(annotations, (list, tuple)) else ()
+    return [item for item in annotations if field_of(item, "type") == "citation"]
 
 
 def is_standard_text_block(raw: Any) -> bool:
@@ -44,9 +71,7 @@ def standard_part(block: Any) -> dict[str, Any]:
     """A standard text block as the provider's shape it came from: a Gemini response (citations from
     grounding metadata), an Anthropic text block (citations with ``cited_text``) or an OpenAI part."""
     text = field_of(block, "text")
-    annotations = field_of(block, "annotations")
-    annotations = annotations if isinstance(annotations, (list, tuple)) else ()
-    cited = [item for item in annotations if field_of(item, "type") == "citation"]
+    cited = _cited(block)
     if any(_grounding(item) is not None for item in cited):
         return _gemini_response(text, cited)
     if any(isinstance(field_of(item, "cited_text"), str) for item in cited):

@@ -126,6 +126,51 @@ def test_langchain_ai_message_of_a_gemini_grounded_answer_gives_claims_not_quote
     assert {claim for claim, _ in asked} == {"Spain won Euro 2024, defeatin...", "This victory marks Spain's..."}
 
 
+def test_langchain_ai_message_of_a_gemini_answer_in_two_text_blocks_is_read_as_one_answer() -> None:
+    """A Gemini answer of two text parts comes to LangChain as two text blocks, and langchain-core 1.8.1
+    puts every grounding citation on the first one (``_convert_to_v1_from_genai``: "only the first text
+    block"). Read block by block, the second block's sentences were all listed as uncited, the one its
+    grounding support cites among them. Read together, as the Gemini response itself is, only the
+    sentence no support covers is listed; the same for the message's ``content_blocks`` passed as a list."""
+    from google.genai import types
+    from langchain_core.messages import AIMessage
+
+    first = "Spain won Euro 2024, defeating England 2-1 in the final. "
+    cited = "This victory marks Spain's record fourth European Championship title."
+    second = f"{cited} England lost a second final in a row."
+
+    def segment(text: str, start: int) -> types.Segment:
+        return types.Segment(start_index=start, end_index=start + len(text.encode("utf-8")), text=text)
+
+    metadata = types.GroundingMetadata(
+        web_search_queries=["who won euro 2024"],
+        grounding_chunks=[
+            types.GroundingChunk(web=types.GroundingChunkWeb(uri="https://uefa.com/euro2024", title="uefa.com"))
+        ],
+        grounding_supports=[
+            types.GroundingSupport(segment=segment(first.strip(), 0), grounding_chunk_indices=[0]),
+            types.GroundingSupport(segment=segment(cited, len(first.encode("utf-8"))), grounding_chunk_indices=[0]),
+        ],
+    )
+    message = AIMessage(
+        content=[{"type": "text", "text": first}, {"type": "text", "text": second}],
+        response_metadata={"model_provider": "google_genai", "grounding_metadata": metadata.model_dump()},
+    )
+    assert [len(block.get("annotations", [])) for block in message.content_blocks] == [2, 0]
+    gemini = types.GenerateContentResponse(
+        candidates=[
+            types.Candidate(
+                content=types.Content(role="model", parts=[types.Part(text=first), types.Part(text=second)]),
+                grounding_metadata=metadata,
+            )
+        ]
+    )
+    expected = [("#0.1.0", first.strip()), ("#0.2.0", cited)], ["England lost a second final in a row."], {}
+    for answer in (message, message.content_blocks, gemini):
+        adapted = adapt_answer(answer)
+        assert ([(c.id, c.claim) for c in adapted.citations], adapted.uncited, adapted.invalid) == expected
+
+
 def test_a_langchain_gemini_citation_without_a_url_is_invalid() -> None:
     """langchain-core leaves ``url`` out of a citation whose chunk has none (its
     ``test_translate_grounding_metadata_none``): the claim cites no page, and says so."""
