@@ -146,8 +146,8 @@ def _recitation_span(text: str, item: Any, citation_id: str) -> tuple[int, int]:
     whole_start = isinstance(start, int) and not isinstance(start, bool)
     if not whole_end or end > len(encoded):
         raise CitationInputError(
-            f"is {end!r}: a recitation citation's span must end within the answer's text ({len(encoded)} UTF-8 "
-            "bytes), or the passage it says the answer quotes is unknown",
+            f"is {end!r}: a recitation citation's span must end at a whole number of UTF-8 bytes within the "
+            f"answer's text (1 to {len(encoded)}), or the passage it says the answer quotes is unknown",
             citation=citation_id,
             field="end_index",
         )

@@ -422,8 +422,16 @@ def _recitation_start_after_end() -> Any:
 @pytest.mark.parametrize(
     ("answer", "field", "message"),
     [
-        (_recitation_from_batch_json, "end_index", r"is 2009: a recitation citation's span must end within the answer"),
-        (_recitation_without_end, "end_index", r"is None: a recitation citation's span must end within the answer"),
+        (
+            _recitation_from_batch_json,
+            "end_index",
+            r"is 2009: a recitation citation's span must end .* within the answer's text \(1 to 53\)",
+        ),
+        (
+            _recitation_without_end,
+            "end_index",
+            r"is None: a recitation citation's span must end at a whole number of UTF-8 bytes",
+        ),
         (_recitation_without_source, "uri", r"is missing \(and so is title\): the recitation names no source"),
         (_recitation_start_after_end, "start_index", r"is 12: must be a whole number of 0 or more, before end_index 4"),
     ],
