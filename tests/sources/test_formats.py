@@ -208,7 +208,7 @@ def test_a_sphinx_permalink_is_not_part_of_a_heading_title() -> None:
     its heading named none."""
     source = Source.from_file(DATA / "python-bisect.html")
     assert source.format == "html"
-    assert [key for key in source.sections if key.startswith("bisect")][:4] == [
+    assert list(source.sections) == [
         "bisect — Array bisection algorithm",
         "bisect — Array bisection algorithm > Performance Notes",
         "bisect — Array bisection algorithm > Searching Sorted Lists",
@@ -221,6 +221,44 @@ def test_a_sphinx_permalink_is_not_part_of_a_heading_title() -> None:
         source, "When writing time sensitive code using bisect() and insort(), keep these thoughts in mind"
     )
     assert section == "bisect — Array bisection algorithm > Performance Notes"
+
+
+def test_html_page_chrome_outside_the_main_content_and_navigation_is_not_the_pages_text() -> None:
+    """Sphinx marks the body ``role="main"`` and puts its sidebar ("Table of Contents", "Previous topic",
+    "This Page", "Navigation", each an ``<h3>``/``<h4>``) before and after it: those were sections,
+    those after the body nested under its last heading ("... > Examples > Navigation"), and the last
+    section's text ran on into the footer. Node.js's API docs (Debian package nodejs 20.20.2,
+    ``/usr/share/doc/nodejs/api/synopsis.html``, MIT licence) put the site's ``<h1>`` and a table of
+    contents outside ``role="main"``, and end each heading with ``<a class="mark" href="#...">#</a>``:
+    every id was "Node.js v20.20.2 documentation > Usage and example# > Usage#"."""
+    bisect = Source.from_file(DATA / "python-bisect.html")
+    everything = "\n".join(bisect.sections.values())
+    assert "Previous topic" not in everything and "Report a Bug" not in everything
+    assert bisect.sections["bisect — Array bisection algorithm > Examples"].endswith("('yellow', 8)")
+    node = Source.from_file(DATA / "nodejs-synopsis.html")
+    assert node.format == "html"
+    assert list(node.sections) == ["Usage and example", "Usage and example > Usage", "Usage and example > Example"]
+    assert "Node.js v20.20.2 documentation" not in "\n".join(node.sections.values())
+    section, _ = passage_of(node, "An example of a web server written with Node.js which responds with")
+    assert section == "Usage and example > Example"
+    assert QuoteLocator(node).find("Node.js v20.20.2 documentation") is None  # the site's header: chrome
+
+
+def test_html_chrome_is_read_whole_when_nothing_else_has_a_heading() -> None:
+    """Dropping chrome never leaves a page with no sections: a page whose only headings are in its
+    navigation, or whose "main" is only mentioned in a script, is read whole, as before."""
+    only_nav = "<html><body><nav><h2>Contents</h2><p>Install, then run.</p></nav><p>Body text.</p></body></html>"
+    assert list(Source.from_text(only_nav, format="html").sections) == ["Contents"]
+    scripted = "<html><body><script>panel.innerHTML = '<div role=\"main\">'</script><h1>Title</h1><p>Body text.</p></body></html>"
+    assert Source.from_text(scripted, format="html").sections["Title"] == "Title\nBody text."
+    # Inside the main content, navigation is still dropped and nested elements of main's own tag close right.
+    page = (
+        '<div><h1>Site</h1></div><div role="main"><div><h1>Page</h1><p>Kept <b>text</b>.</p></div>'
+        "<nav><h2>On this page</h2></nav><h2>Next</h2><p>Also kept.</p></div><div><h2>Footer</h2></div>"
+    )
+    source = Source.from_text(page, format="html")
+    assert list(source.sections) == ["Page", "Page > Next"]
+    assert source.sections["Page > Next"] == "Next\nAlso kept."
 
 
 def test_html_headings_through_a_real_parser_without_script_or_style() -> None:

@@ -3,7 +3,10 @@
 Text a reader does not see is not the page's text, so a quote taken from it is not found: the
 contents of ``<script>``, ``<style>``, ``<template>``, ``<noscript>``, ``<head>`` and ``<svg>``, and
 of any element marked ``hidden``, ``aria-hidden="true"``, or with an inline ``display: none`` or
-``visibility: hidden`` style. Every piece of visible text keeps the offset it came from in the page
+``visibility: hidden`` style. Nor is the page's chrome, where the page marks it: navigation
+(``<nav>``, ``role="navigation"``) and, when the page marks its main content (``<main>``,
+``role="main"``: Sphinx, mdBook, MkDocs), everything outside it; a page with no heading left then is
+read whole, as before. Every piece of visible text keeps the offset it came from in the page
 (an ``OffsetMap``), so offsets into the HTML as given still find their section.
 """
 
@@ -26,6 +29,23 @@ _HIDDEN_STYLE = re.compile(
     r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)", re.I
 )
 _WORD = re.compile(r"\S+")
+# What a heading's link to itself shows when it is only a permalink (the heading's title does not include it).
+_PERMALINK_MARKS = frozenset({"¶", "#", "§", "🔗", "\uf0c1", ""})
+# Whether a page may mark its main content: looked for before parsing, confirmed by the parser (a match
+# in a script or a comment marks nothing, and the page is then read whole).
+_MAIN_MARK = re.compile(r"<main\b|\brole\s*=\s*[\"']?main\b", re.I)
+
+
+def _attribute(attrs: list[tuple[str, str | None]], name: str) -> str:
+    return next(((value or "").strip().lower() for key, value in attrs if key.lower() == name), "")
+
+
+def _is_main(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
+    return tag == "main" or _attribute(attrs, "role") == "main"
+
+
+def _is_navigation(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
+    return tag == "nav" or _attribute(attrs, "role") == "navigation"
 
 
 def is_hidden(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
@@ -43,8 +63,13 @@ def is_hidden(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
 class _HtmlText(HTMLParser):
     """The visible text of an HTML page, with the offset and level of every heading in it."""
 
-    def __init__(self, page: str) -> None:
+    def __init__(self, page: str, *, chrome_dropped: bool = False) -> None:
         super().__init__(convert_charrefs=True)
+        # Page chrome dropped: navigation, and what lies outside the main content (``main_only``).
+        self.chrome_dropped = chrome_dropped
+        self.main_only = chrome_dropped and _MAIN_MARK.search(page) is not None
+        self.main: list[str] = []  # the main content's element, and elements of its name open in it
+        self.saw_main = False
         self.pieces: list[str] = []
         self.length = 0
         self.hidden: list[str] = []  # the open elements that hide what is in them (tag names)
@@ -52,6 +77,9 @@ class _HtmlText(HTMLParser):
         self.headings: list[tuple[int, int, list[str]]] = []  # (offset, level, title pieces)
         self.in_heading: int | None = None
         self.in_permalink = False  # inside a heading's permalink (Sphinx's and MkDocs' ``<a class="headerlink">``)
+        # Inside a heading's link to its own anchor (``href="#..."``): its text, kept out of the title if
+        # it is only a permalink mark (Node.js's ``<a class="mark" href="#c-addons">#</a>``).
+        self.anchor_text: list[str] | None = None
         self.line_starts = [0] + [match.end() for match in re.finditer("\n", page)]
         self.anchors: list[tuple[int, int]] = []  # (offset in the text, offset in the page)
 
@@ -74,8 +102,16 @@ class _HtmlText(HTMLParser):
             if tag == self.hidden[-1] or tag in _SKIPPED_TAGS:
                 self.hidden.append(tag)
             return
-        if tag not in _VOID_TAGS and is_hidden(tag, attrs):
+        if tag not in _VOID_TAGS and (is_hidden(tag, attrs) or (self.chrome_dropped and _is_navigation(tag, attrs))):
             self.hidden.append(tag)
+            return
+        if self.main_only and tag not in _VOID_TAGS:
+            if self.main and tag == self.main[0]:
+                self.main.append(tag)
+            elif not self.main and _is_main(tag, attrs):
+                self.main.append(tag)
+                self.saw_main = True
+        if self.main_only and not self.main:
             return
         if tag in _BLOCK_TAGS:
             self._break()
@@ -87,31 +123,47 @@ class _HtmlText(HTMLParser):
         if tag == "a" and self.in_heading is not None:
             # Sphinx and MkDocs end every heading with a permalink, "¶", that shows on hover: it is in
             # the text, but not in the title a reader (and a citation's section) calls the heading by.
-            self.in_permalink = "headerlink" in (dict(attrs).get("class") or "").split()
+            self.in_permalink = "headerlink" in _attribute(attrs, "class").split()
+            if not self.in_permalink and _attribute(attrs, "href").startswith("#"):
+                self.anchor_text = []
 
     def handle_endtag(self, tag: str) -> None:
         if self.hidden:
             if tag in self.hidden:
                 del self.hidden[len(self.hidden) - 1 - self.hidden[::-1].index(tag) :]
             return
+        if self.main_only:
+            if not self.main:
+                return
+            if tag == self.main[0]:
+                self.main.pop()
+                if not self.main:
+                    self._break()
+                    return
         if tag == "pre":
             self.preformatted = max(0, self.preformatted - 1)
         if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
             self.in_heading = None
+        if tag == "a" and self.anchor_text is not None and self.in_heading is not None:
+            if "".join(self.anchor_text).strip() not in _PERMALINK_MARKS:
+                self.headings[self.in_heading][2].extend(self.anchor_text)
         if tag == "a" or self.in_heading is None:
             self.in_permalink = False
+            self.anchor_text = None
         if tag in _BLOCK_TAGS:
             self._break()
 
     def handle_data(self, data: str) -> None:
-        if self.hidden:
+        if self.hidden or (self.main_only and not self.main):
             return
         at = self._position()
         if self.preformatted:
             self._emit(data, at)
         else:
             self._emit_words(data, at)
-        if self.in_heading is not None and not self.in_permalink:
+        if self.anchor_text is not None:
+            self.anchor_text.append(data)
+        elif self.in_heading is not None and not self.in_permalink:
             self.headings[self.in_heading][2].append(data)
 
     def _emit_words(self, data: str, at: int) -> None:
@@ -127,16 +179,26 @@ class _HtmlText(HTMLParser):
 
 
 def split_html(text: str) -> tuple[str, dict[str, str], OffsetMap]:
-    """HTML: visible text through ``html.parser`` (hidden elements dropped), split at ``<h1>``..``<h6>``."""
-    parser = _HtmlText(text)
-    parser.feed(text)
-    parser.close()
-    clean = "".join(parser.pieces)
-    headings = [(offset, level, " ".join("".join(title).split())) for offset, level, title in parser.headings]
-    headings = [heading for heading in headings if heading[2]]
+    """HTML: visible text through ``html.parser`` (hidden elements and page chrome dropped), split at ``<h1>``..``<h6>``."""
+    parser, headings = _parsed(text, chrome_dropped=True)
+    if not headings:
+        # Nothing but chrome had headings (or a "main" in a script marked nothing): the page is read whole.
+        parser, headings = _parsed(text, chrome_dropped=False)
     if not headings:
         raise SourceError("no HTML headings (<h1> to <h6>) with text were found", field="source")
+    clean = "".join(parser.pieces)
     ids = heading_ids([(level, title) for _, level, title in headings])
     anchors = parser.anchors or [(0, 0)]
     offsets = OffsetMap(tuple(a for a, _ in anchors), tuple(b for _, b in anchors), len(clean), len(text))
     return clean, sections_from_starts(clean, [offset for offset, _, _ in headings], ids), offsets
+
+
+def _parsed(text: str, *, chrome_dropped: bool) -> tuple[_HtmlText, list[tuple[int, int, str]]]:
+    """The page parsed, and its headings that have a title: (offset in the text, level, title)."""
+    parser = _HtmlText(text, chrome_dropped=chrome_dropped)
+    parser.feed(text)
+    parser.close()
+    if parser.main_only and not parser.saw_main:
+        return _parsed(text, chrome_dropped=False) if chrome_dropped else (parser, [])
+    headings = [(offset, level, " ".join("".join(title).split())) for offset, level, title in parser.headings]
+    return parser, [heading for heading in headings if heading[2]]
