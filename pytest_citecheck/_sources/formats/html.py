@@ -98,20 +98,7 @@ class _HtmlText(HTMLParser):
             self._emit("\n", self._position())
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self.hidden:
-            if tag == self.hidden[-1] or tag in _SKIPPED_TAGS:
-                self.hidden.append(tag)
-            return
-        if tag not in _VOID_TAGS and (is_hidden(tag, attrs) or (self.chrome_dropped and _is_navigation(tag, attrs))):
-            self.hidden.append(tag)
-            return
-        if self.main_only and tag not in _VOID_TAGS:
-            if self.main and tag == self.main[0]:
-                self.main.append(tag)
-            elif not self.main and _is_main(tag, attrs):
-                self.main.append(tag)
-                self.saw_main = True
-        if self.main_only and not self.main:
+        if self._outside_at_start(tag, attrs):
             return
         if tag in _BLOCK_TAGS:
             self._break()
@@ -121,37 +108,70 @@ class _HtmlText(HTMLParser):
             self.headings.append((self.length, int(tag[1]), []))
             self.in_heading = len(self.headings) - 1
         if tag == "a" and self.in_heading is not None:
-            # Sphinx and MkDocs end every heading with a permalink, "¶", that shows on hover: it is in
-            # the text, but not in the title a reader (and a citation's section) calls the heading by.
-            self.in_permalink = "headerlink" in _attribute(attrs, "class").split()
-            if not self.in_permalink and _attribute(attrs, "href").startswith("#"):
-                self.anchor_text = []
+            self._enter_heading_link(attrs)
+
+    def _outside_at_start(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
+        """Whether what this start tag opens is not read: hidden, navigation, or outside the main content."""
+        if self.hidden:
+            if tag == self.hidden[-1] or tag in _SKIPPED_TAGS:
+                self.hidden.append(tag)
+            return True
+        if tag not in _VOID_TAGS and (is_hidden(tag, attrs) or (self.chrome_dropped and _is_navigation(tag, attrs))):
+            self.hidden.append(tag)
+            return True
+        if not self.main_only:
+            return False
+        if tag not in _VOID_TAGS:
+            if self.main and tag == self.main[0]:
+                self.main.append(tag)  # an element of main's own tag, nested in it: its end is not main's
+            elif not self.main and _is_main(tag, attrs):
+                self.main.append(tag)
+                self.saw_main = True
+        return not self.main
+
+    def _enter_heading_link(self, attrs: list[tuple[str, str | None]]) -> None:
+        # Sphinx and MkDocs end every heading with a permalink, "¶", that shows on hover: it is in
+        # the text, but not in the title a reader (and a citation's section) calls the heading by.
+        self.in_permalink = "headerlink" in _attribute(attrs, "class").split()
+        if not self.in_permalink and _attribute(attrs, "href").startswith("#"):
+            self.anchor_text = []
 
     def handle_endtag(self, tag: str) -> None:
-        if self.hidden:
-            if tag in self.hidden:
-                del self.hidden[len(self.hidden) - 1 - self.hidden[::-1].index(tag) :]
+        if self._outside_at_end(tag):
             return
-        if self.main_only:
-            if not self.main:
-                return
-            if tag == self.main[0]:
-                self.main.pop()
-                if not self.main:
-                    self._break()
-                    return
         if tag == "pre":
             self.preformatted = max(0, self.preformatted - 1)
         if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
             self.in_heading = None
+        if tag == "a" or self.in_heading is None:
+            self._leave_heading_link(tag)
+        if tag in _BLOCK_TAGS:
+            self._break()
+
+    def _outside_at_end(self, tag: str) -> bool:
+        """Whether this end tag closes something not read (the main content's own end included)."""
+        if self.hidden:
+            if tag in self.hidden:
+                del self.hidden[len(self.hidden) - 1 - self.hidden[::-1].index(tag) :]
+            return True
+        if not self.main_only:
+            return False
+        if not self.main:
+            return True
+        if tag == self.main[0]:
+            self.main.pop()
+            if not self.main:
+                self._break()
+                return True
+        return False
+
+    def _leave_heading_link(self, tag: str) -> None:
+        """A link in a heading ends (or the heading does): its text joins the title unless it is a permalink mark."""
         if tag == "a" and self.anchor_text is not None and self.in_heading is not None:
             if "".join(self.anchor_text).strip() not in _PERMALINK_MARKS:
                 self.headings[self.in_heading][2].extend(self.anchor_text)
-        if tag == "a" or self.in_heading is None:
-            self.in_permalink = False
-            self.anchor_text = None
-        if tag in _BLOCK_TAGS:
-            self._break()
+        self.in_permalink = False
+        self.anchor_text = None
 
     def handle_data(self, data: str) -> None:
         if self.hidden or (self.main_only and not self.main):
