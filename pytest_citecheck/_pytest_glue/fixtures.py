@@ -283,6 +283,8 @@ class _Reporting:
         self._listed: set[str] = set()
         self._shown: str | None = None
         self._reviews: Reviews | None = None
+        if item.user_properties:
+            _forget_earlier_tries(item)
 
     def on_result(self, result: CitationResult) -> None:
         if self._shown is None:
@@ -296,6 +298,15 @@ class _Reporting:
         if self._reviews is None:
             self._reviews = self._run.reviews_for(self._path)
         return self._reviews
+
+
+def _forget_earlier_tries(item: pytest.Item) -> None:
+    """Drop the citation properties an earlier try of this test listed (pytest-rerunfailures runs the
+    same item again, and its ``user_properties`` keep them): the try that stands lists its own, once,
+    as the terminal summary counts a rerun test's citations once (the last check stands)."""
+    item.user_properties[:] = [
+        prop for prop in item.user_properties if not (isinstance(prop[0], str) and prop[0].startswith("citecheck."))
+    ]
 
 
 def _cassette(item: pytest.Item, path: Path, settings: Settings, shared: bool, parts: _SessionParts) -> TestCassette:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from typing import Any
 
 import pytest
 from support import REVIEW_SUITE, html_report_data
@@ -51,6 +52,44 @@ def test_junit_has_each_citations_verdict_confidence_and_section_once(recording:
 
 def test_under_xdist_junit_has_each_citations_verdict_confidence_and_section_once(xdist_run) -> None:
     assert_each_citations_verdict_confidence_and_section_once(ET.parse(xdist_run.path / "junit.xml").getroot())
+
+
+# An app whose first answer misquotes RFC 7519 and whose second is right: pytest-rerunfailures runs the
+# same item again, and its user_properties keep what the first try recorded.
+FLAKY_SUITE = """
+import pathlib
+from pytest_citecheck import assert_citations_supported
+from cookbook import SOURCE, pick
+
+def test_flaky():
+    tries = pathlib.Path("tries")
+    tried = int(tries.read_text()) if tries.exists() else 0
+    tries.write_text(str(tried + 1))
+    citation = dict(pick("aud_reject")[0])
+    if tried == 0:
+        citation["quote"] = "A JWT MUST be rejected when its audience is missing."
+    assert_citations_supported([citation], SOURCE)
+"""
+
+
+def test_a_rerun_tests_junit_lists_each_citation_once_from_the_try_that_stands(
+    recording: pytest.Pytester, plugin_or_skip: Any
+) -> None:
+    # Found with pytest-rerunfailures 16.7 on a user's suite: the passing try's testcase listed
+    # citecheck.aud_reject.verdict twice, "fabricated" first, then "verified".
+    plugin_or_skip("pytest_rerunfailures", "pytest-rerunfailures")
+    recording.makepyfile(test_it=FLAKY_SUITE)
+    result = recording.runpytest(
+        "-p", "rerunfailures", "--reruns", "1", "--citecheck-record-mode=once", "--junitxml=junit.xml"
+    )
+    assert result.parseoutcomes() == {"passed": 1, "rerun": 1}
+    cases = [case for case in ET.parse(recording.path / "junit.xml").getroot().iter("testcase")]
+    final = [(prop.get("name"), prop.get("value")) for prop in cases[-1].iter("property")]
+    assert final == [
+        ("citecheck.aud_reject.verdict", "verified"),
+        ("citecheck.aud_reject.confidence", "0.94"),
+        ("citecheck.aud_reject.section", "4.1.3"),
+    ]
 
 
 def test_terminal_summary_counts_with_plurals_and_prices_what_was_sent(
