@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_citecheck._pytest_glue.paths import cassette_location, cassette_path, shared_cassette
+from pytest_citecheck._pytest_glue.paths import cassette_location, cassette_path, owner_id, shared_cassette
 from pytest_citecheck._pytest_glue.stash import CHECKER, COLLECTED, RAN_TO_END, SETTINGS, collected_modules
 
 if TYPE_CHECKING:
@@ -67,14 +67,15 @@ class CassetteBookkeeping:
             owners: dict[str, dict[str, bool]] = {}
             for collected in self.items:
                 _, _, key, named = self._path_of(collected, keep=True)
-                owners.setdefault(key, {})[collected.nodeid] = named
+                owners.setdefault(key, {})[owner_id(collected)] = named
             self._owners = owners
         folder, name, key, _ = self._path_of(item)
         path = folder / name
         owners_of_key = self._owners.get(key)
-        if not owners_of_key or (len(owners_of_key) == 1 and item.nodeid in owners_of_key):
+        identity = owner_id(item)
+        if not owners_of_key or (len(owners_of_key) == 1 and identity in owners_of_key):
             return path, []  # the cassette is this test's alone (most tests): no list to filter
-        others = [(nodeid, named) for nodeid, named in owners_of_key.items() if nodeid != item.nodeid]
+        others = [(nodeid, named) for nodeid, named in owners_of_key.items() if nodeid != identity]
         if shared:
             return path, [nodeid for nodeid, named in others if not named]
         return path, [nodeid for nodeid, _ in others]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_citecheck._recording.paths import cassette_folder, cassette_name
+from pytest_citecheck._recording.paths import REPEAT_FIXTURE, cassette_folder, cassette_name, without_repeat_step
 
 if TYPE_CHECKING:
     from pytest_citecheck._options import Settings
@@ -23,12 +23,26 @@ def node_path_name(item: pytest.Item) -> str:
     # "TestClass::test_name[param]" -> "TestClass.test_name[param]": class-based and parametrised
     # tests get distinct cassette names. Joined from the nodes' own names, not by splitting the node
     # id, so a "::" inside a parametrize id stays in the raw name (and makes it sanitised and digested).
+    # A pytest-repeat copy (``test_x[2-3]``) is named as the test it copies: it replays the test's cassette.
     names = []
     for node in reversed(item.listchain()):
         if isinstance(node, pytest.File):
             break
         names.append(node.name)
-    return ".".join(reversed(names)) or item.name
+    name = ".".join(reversed(names)) or item.name
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and REPEAT_FIXTURE in callspec.params:
+        return without_repeat_step(name, callspec.params[REPEAT_FIXTURE])
+    return name
+
+
+def owner_id(item: pytest.Item) -> str:
+    """The test's node id, a pytest-repeat copy's (``test_x[2-3]``) without its step: the copies of a
+    test own its cassette together, and no copy collides with another over it."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and REPEAT_FIXTURE in callspec.params:
+        return without_repeat_step(item.nodeid, callspec.params[REPEAT_FIXTURE])
+    return item.nodeid
 
 
 def shared_cassette(item: pytest.Item) -> str | None:

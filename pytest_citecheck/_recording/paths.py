@@ -8,6 +8,24 @@ from hashlib import sha256
 from pathlib import Path
 
 _UNSAFE_NAME = re.compile(r"[^\w.\-\[\]=,+@ ]|\s")
+# pytest-repeat runs a test as copies, ``test_x[1-3]``, ``test_x[2-3]``, ``test_x[3-3]``: it parametrizes
+# this fixture (last, with the id ``{step}-{count}``) with the step's index.
+REPEAT_FIXTURE = "__pytest_repeat_step_number"
+
+
+def without_repeat_step(name: str, step: object) -> str:
+    """``name`` (a test's name or node id) without pytest-repeat's id of the copy ``step``.
+
+    ``test_x[2-3]`` is ``test_x``, ``test_x[a-2-3]`` is ``test_x[a]``: a copy is the test itself, asking
+    what it asks, so it replays (and records) the test's own cassette. A name that does not end in the
+    step's id is left as it is.
+    """
+    if type(step) is not int:
+        return name
+    found = re.search(rf"([\[-]){step + 1}-[0-9]+\]\Z", name)
+    if found is None:
+        return name
+    return name[: found.start()] + ("" if found.group(1) == "[" else "]")
 
 
 def cassette_name(test_name: str, *, beside_pytest_recording: bool = False) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from support import Offline
 
-from pytest_citecheck._recording.paths import cassette_name
+from pytest_citecheck._recording.paths import cassette_name, without_repeat_step
 
 PARAMETRISED = """
 import pytest
@@ -40,6 +40,38 @@ def test_ids_that_differ_only_in_separators_get_their_own_cassettes_and_replay(
 
     offline()
     suite.runpytest().assert_outcomes(passed=3)  # each test finds its own recording
+
+
+def test_pytest_repeat_copies_replay_and_record_the_tests_own_cassettes(
+    suite: pytest.Pytester, jev_server: Any, offline: Offline, plugin_or_skip: Any
+) -> None:
+    """pytest-repeat runs ``test_p[a.b]`` as ``test_p[a.b-1-2]`` and ``test_p[a.b-2-2]``: copies of the test.
+
+    Found on a user-like suite with pytest-repeat 0.9.4: ``pytest --count 3`` failed every test that
+    checks citations with a cassette miss, whose remedy recorded a cassette per copy.
+    """
+    plugin_or_skip("pytest_repeat", "pytest-repeat")
+    suite.makepyfile(
+        test_app=PARAMETRISED + "\ndef test_plain(citecheck):\n    citecheck.check(pick('iat_future'), SOURCE)\n"
+    )
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=4)
+    folder = suite.path / "cassettes" / "test_app"
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert len(before) == 4
+
+    offline()
+    suite.runpytest("-p", "repeat", "--count", "2").assert_outcomes(passed=8)  # every copy replays
+    # Recording under --count writes the tests' own cassettes, the same bytes, and no copy's file.
+    suite.runpytest("-p", "repeat", "--count", "2", "--citecheck-record-mode=once").assert_outcomes(passed=8)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_the_repeat_step_rule() -> None:
+    assert without_repeat_step("test_p[1-3]", 0) == "test_p"
+    assert without_repeat_step("test_p[a.b-2-3]", 1) == "test_p[a.b]"
+    assert without_repeat_step("t.py::C::test_p[x-1-3-3]", 2) == "t.py::C::test_p[x-1]"
+    assert without_repeat_step("test_p[a-2-3]", 0) == "test_p[a-2-3]"  # not this copy's id: left alone
+    assert without_repeat_step("test_p[1-3]", "0") == "test_p[1-3]"
 
 
 def test_the_name_rule() -> None:

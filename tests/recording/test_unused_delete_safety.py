@@ -79,9 +79,8 @@ def test_nothing_is_deleted_when_pytest_repeat_renames_the_tests(
     plugin_or_skip("pytest_repeat", "pytest-repeat")
     before = with_orphan(recorded)
     result = recorded.runpytest("-p", "repeat", "--count", "2", "--citecheck-unused=delete")
-    result.assert_outcomes(failed=4)  # test_two[1-2] is not test_two: its cassette is another file
+    result.assert_outcomes(passed=4)  # test_two[1-2] is a copy of test_two: it replays test_two's cassette
     assert cassettes(recorded) == before, "no cassette deleted, none written under the copies' names"
-    # The copies' names are not the tests': no cassette of theirs is taken for an orphan.
     result.stdout.no_fnmatch_line("*orphan*")
     result.stdout.no_fnmatch_line("Deleted *")
 

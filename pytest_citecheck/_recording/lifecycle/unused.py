@@ -15,11 +15,10 @@ from pytest_citecheck._recording.cassette_file import (
 )
 from pytest_citecheck._recording.lifecycle.stale import shorten
 from pytest_citecheck._recording.matching import request_key, state_of
+from pytest_citecheck._recording.paths import REPEAT_FIXTURE
 from pytest_citecheck._text import plural
 
 _SHOWN = 10  # entries of each kind listed without -v
-# pytest-repeat runs a test as ``test_x[1-2]``, ``test_x[2-2]``: it parametrizes this fixture.
-REPEAT_FIXTURE = "__pytest_repeat_step_number"
 # Why a run is not complete enough to delete after, by pytest's exit status.
 _EXIT_STATUS = {
     1: "tests failed",
