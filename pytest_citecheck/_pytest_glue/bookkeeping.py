@@ -103,7 +103,9 @@ class CassetteBookkeeping:
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
         report = yield
         if call.when == "call":
-            item.stash[RAN_TO_END] = report.passed
+            # A try of pytest-rerunfailures after a failed one (execution_count 2 or more) passed where
+            # an earlier try played other recordings: what this try left unplayed is not unused.
+            item.stash[RAN_TO_END] = report.passed and getattr(item, "execution_count", 1) < 2
         elif call.when == "teardown" and item.stash.get(RAN_TO_END, False):
             # After the checker's finalizer saved the cassette: what this test never played.
             unused = self._unused_of(item)

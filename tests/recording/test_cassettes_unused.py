@@ -82,6 +82,36 @@ def test_a_test_that_did_not_run_to_the_end_raises_no_alarm(recorded):
     result.stdout.no_fnmatch_line("*Unused recordings*")
 
 
+# test_two is flaky: its first try asks what TWO asks and fails, its rerun asks only epoch_seconds.
+FLAKY = """
+import pathlib
+from cookbook import SOURCE, pick
+
+def test_two(citecheck):
+    tries = pathlib.Path("tries")
+    first = not tries.exists()
+    tries.write_text("1")
+    if first:
+        citecheck.check(pick("epoch_seconds", "aud_reject"), SOURCE, model="jev-1.12")
+        assert False, "the app's first answer was wrong"
+    citecheck.check(pick("epoch_seconds"), SOURCE, model="jev-1.12")
+
+def test_other(citecheck):
+    citecheck.check(pick("clock_skew"), SOURCE, model="jev-1.12")
+"""
+
+
+def test_what_an_earlier_try_of_a_rerun_test_played_is_not_unused(recorded, plugin_or_skip):
+    # Found with pytest-rerunfailures 16.7 on a user-like suite: the passing rerun had not played the
+    # recording the failed first try played, and --citecheck-unused=fail failed a run whose tests passed.
+    plugin_or_skip("pytest_rerunfailures", "pytest-rerunfailures")
+    recorded.makepyfile(test_unused=FLAKY)
+    result = recorded.runpytest("-p", "rerunfailures", "--reruns", "1", "--citecheck-unused=fail")
+    assert result.parseoutcomes() == {"passed": 2, "rerun": 1}
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.no_fnmatch_line("*Unused recordings*")
+
+
 def test_delete_removes_unused_interactions_and_orphans_then_the_run_is_clean(recorded):
     orphan = cassette(recorded, "test_removed")
     orphan.write_text(cassette(recorded, "test_other").read_text())
