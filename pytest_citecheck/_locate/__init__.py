@@ -5,6 +5,8 @@ One room, from the ground up:
 - ``normalize``: the normalisation contract (``docs/matching.md``), the form both sides of a match
   are compared in;
 - ``offsets``: the map from a normalised passage back to the original text's offsets;
+- ``display``: the words a reader sees of a Markdown or reStructuredText section (its inline markup
+  taken out, with the map back), which the word index holds beside the section as written;
 - ``word_index``: ``WordIndex``, every section of a source normalised once, in blocks, with the
   blocks each word occurs in;
 - ``locator``: ``QuoteLocator``, a quote's exact match or its closest passage in one source;

@@ -23,6 +23,7 @@ import weakref
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from pytest_citecheck._locate.display import Markup, markup_of
 from pytest_citecheck._locate.locator import Match, QuoteLocator
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
@@ -74,6 +75,9 @@ class JoinedSections:
 
     sections: Mapping[str, str]
     order: tuple[str, ...]
+    # The markup of each section of a Markdown or reStructuredText document (``display``): its displayed
+    # words are looked in too, as in a ``Source`` of that document.
+    markup: Mapping[str, Markup] = dataclasses.field(default_factory=dict)
 
 
 class CorpusFinder:
@@ -87,15 +91,19 @@ class CorpusFinder:
         self._place: dict[str, tuple[str, str]] = {}
         # Where each document's sections start in the joined source's order.
         self._first: dict[str, int] = {}
+        markup: dict[str, Markup] = {}
         for position, (document_id, source) in enumerate(corpus.documents.items()):
             keys = self._keys[document_id] = {}
             self._first[document_id] = len(sections)
+            marked = markup_of(source)
             for section_id in source.order:
                 key = f"{position}:{section_id}"
                 keys[section_id] = key
                 sections[key] = source.sections[section_id]
                 self._place[key] = (document_id, section_id)
-        self.locator = QuoteLocator(JoinedSections(sections, tuple(sections)))
+                if marked is not None:
+                    markup[key] = marked
+        self.locator = QuoteLocator(JoinedSections(sections, tuple(sections), markup))
         # Per-document locators, built only to find the closest passage in a cited document, each made
         # from the joined source's normalised texts of that document's sections (which follow one another).
         self._document_locators: dict[str, QuoteLocator] = {}

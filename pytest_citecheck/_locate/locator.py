@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from pytest_citecheck._locate.display import Markup, layouts_of
 from pytest_citecheck._locate.normalize import quote_fragments
 from pytest_citecheck._locate.placing import Placed
-from pytest_citecheck._locate.rules import quote_pieces, turning_words
+from pytest_citecheck._locate.rules import Piece, quote_pieces, turning_words
 from pytest_citecheck._locate.word_index import Sections, WordIndex
 
 
@@ -65,6 +66,9 @@ class QuoteLocator:
         self.source = source
         self._part_of = part_of
         self._indexes: dict[bool, WordIndex] = {}
+        # A quote that keeps some of the markup of a Markdown or reStructuredText source (``code``
+        # backquoted, links taken out) is looked for as its displayed words too.
+        self._markups = tuple(Markup(layout) for layout in layouts_of(source))
 
     def word_index(self, casefold: bool = False) -> WordIndex:
         found = self._indexes.get(casefold)
@@ -92,7 +96,7 @@ class QuoteLocator:
         ``literal``: an ellipsis in ``quote`` is text, never an elision (a retrieved chunk is verbatim).
         """
         indexed = self.word_index(casefold)
-        for attempt in quote_pieces(quote, casefold=casefold, literal=literal):
+        for attempt in self._attempts(quote, casefold, literal):
             placed = None
             if prefer_section is not None and prefer_section in indexed.position:
                 placed = indexed.locate(attempt, within=indexed.position[prefer_section])
@@ -101,6 +105,18 @@ class QuoteLocator:
             if placed is not None:
                 return self._match(indexed, placed)
         return None
+
+    def _attempts(self, quote: str, casefold: bool, literal: bool = False) -> list[list[Piece]]:
+        """``quote_pieces`` of the quote, then of its displayed words in each markup the source has (when
+        taking the quote's own markup out changes it). ``literal``: a retrieved chunk, verbatim: as given only."""
+        attempts = quote_pieces(quote, casefold=casefold, literal=literal)
+        if not self._markups or literal or not attempts:
+            return attempts
+        for markup in self._markups:
+            shown = markup.quoted(quote)
+            if shown is not None:
+                attempts += [pieces for pieces in quote_pieces(shown, casefold=casefold) if pieces not in attempts]
+        return attempts
 
     @staticmethod
     def _match(indexed: WordIndex, placed: Placed) -> Match:
@@ -148,7 +164,7 @@ class QuoteLocator:
 
         Matching is ``find``'s (normalisation, the rule for quotes, a literal "..." tried first).
         """
-        attempts = quote_pieces(quote, casefold=casefold)
+        attempts = self._attempts(quote, casefold)
         if not attempts or not section_ids:
             return None
         indexed = self.word_index(casefold)
@@ -190,8 +206,10 @@ def _best_alignment(indexed: WordIndex, needle: str, score_cutoff: float) -> tup
     best: tuple[float, int, int, int] | None = None
     slack = len(needle) // 4 + 16
     for _, index, at in screened[:CANDIDATE_PASSAGES]:
-        start = max(0, at - slack)
-        text = indexed.section_text(index)[start : at + len(needle) + slack]
+        # Within the part of the section (as written, or displayed) the place is in.
+        low, high = indexed.part_bounds(index, at)
+        start = max(low, at - slack)
+        text = indexed.section_text(index)[start : min(high, at + len(needle) + slack)]
         if not text.strip():
             continue
         alignment = fuzz.partial_ratio_alignment(needle, text, score_cutoff=score_cutoff * 100)

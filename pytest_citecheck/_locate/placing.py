@@ -114,6 +114,8 @@ def _gap_fits(indexed: WordIndex, text: str, index: int, places: tuple[int, int,
     """The gap between the piece at ``previous`` (ending at ``cursor``) and the next at ``at``: no
     paragraph break in the section's own text, and (``strict``) no word removed that turns the meaning."""
     previous, cursor, at = places
+    if text.find("\n", cursor, at) >= 0:  # from a section's text as written into its displayed part
+        return False
     if strict and turning_words(removed_words(text, cursor, at)):
         return False
     base = indexed.section_start[index]

@@ -7,6 +7,10 @@ block, which words occur in it (``WordBlocks``: each word's blocks as bits, keye
 in the blocks holding every interior word of the quote. The places a passage like a quote that is
 not there may start come from the quote's halves and thirds, looked for the same way (a misquote
 keeps one of them intact), in a bounded number of blocks.
+
+A section of a Markdown or reStructuredText source is indexed twice over: as written, then, after a
+``\n``, as a reader sees it (``display``), so that a quote of either is found; its offsets map back
+to the section as written from both.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 from typing import Protocol
 
+from pytest_citecheck._locate.display import section_markup, widened
 from pytest_citecheck._locate.normalize import fold, hyphens_in, normalize_marked, words_of
-from pytest_citecheck._locate.offsets import Offsets, normalize_with_map
+from pytest_citecheck._locate.offsets import OffsetMap, Offsets, normalize_with_map
 from pytest_citecheck._locate.placing import Placed, place
 from pytest_citecheck._locate.rules import Piece, SectionJoins
 
@@ -114,7 +119,13 @@ class WordIndex:
         self.ids: list[str] = list(source.order)
         self.position = {section_id: index for index, section_id in enumerate(self.ids)}
         self._part_of = part_of
+        self._markup = section_markup(source)
+        # Section index -> where its displayed part starts, less one: a section of Markdown or
+        # reStructuredText whose markup, taken out, changes its words is indexed as its normalised text,
+        # a ``\n`` (which no quote holds, so none is found across it), and its displayed text normalised.
+        self.display_at: dict[int, int] = {}
         self._maps: dict[int, Offsets] = {}
+        self._displays: dict[int, tuple[Offsets, OffsetMap]] = {}
         self._joins: dict[int, SectionJoins] = {}
         # Section index -> 2 when its text has a hyphen inside a word (a quote must keep it), 1 when it
         # has other hyphens (at a line break: they may join words), 0 when it has none.
@@ -153,16 +164,34 @@ class WordIndex:
             for index in range(first, first + len(self.ids)):
                 text = parent.section_text(index)
                 self.hyphenated.append(parent.hyphenated[index])
+                if index in parent.display_at:
+                    self.display_at[index - first] = parent.display_at[index]
+                    yield text, text.split()
+                    continue
                 # The normalised text is its words one space apart, none of them empty.
                 yield text, text.split(" ") if text else []
             return
         sections = self.source.sections
         casefold = self.casefold
-        for section_id in self.ids:
-            folded = fold(sections[section_id], casefold)
+        for index, section_id in enumerate(self.ids):
+            text = sections[section_id]
+            folded = fold(text, casefold)
             words = words_of(folded)
-            self.hyphenated.append(hyphens_in(folded))
-            yield " ".join(words), words
+            hyphens = hyphens_in(folded)
+            markup = self._markup(section_id)
+            shown = markup.displayed(text) if markup is not None else None
+            if shown is None:
+                self.hyphenated.append(hyphens)
+                yield " ".join(words), words
+                continue
+            folded = fold(shown[0], casefold)
+            shown_words = words_of(folded)
+            self.hyphenated.append(max(hyphens, hyphens_in(folded)))
+            if shown_words == words:
+                yield " ".join(words), words
+                continue
+            self.display_at[index] = len(" ".join(words))
+            yield " ".join(words) + "\n" + " ".join(shown_words), words + shown_words
 
     def _close_block(self, pieces: list[str], words: set[str], word_blocks: WordBlocks) -> None:
         word_blocks.add(words, 1 << len(self.blocks))
@@ -180,10 +209,15 @@ class WordIndex:
         if self._part_of is not None:
             parent, first = self._part_of
             return parent.original_span(first + index, start, end)
+        split = self.display_at.get(index) if self.display_at else None
+        if split is not None:  # a passage of one part (``place`` never finds one across the ``\n``)
+            if start > split:
+                return self._displayed_span(index, start - split - 1, end - split - 1)
+            end = min(end, split)
         offsets = self._maps.get(index)
         if offsets is None:
             text, offsets = normalize_with_map(self.source.sections[self.ids[index]], casefold=self.casefold)
-            normalized = self.section_text(index)
+            normalized = self.section_text(index)[:split]
             if text != normalized:  # both follow the same steps, so this should not happen; if it does,
                 # the passage is placed by the map's own text rather than misplaced
                 at = text.find(normalized[start:end])
@@ -192,6 +226,28 @@ class WordIndex:
                 return offsets.original_span(at, at + (end - start))
             self._maps[index] = offsets
         return offsets.original_span(start, end)
+
+    def _displayed_span(self, index: int, start: int, end: int) -> tuple[int, int]:
+        """``original_span`` of ``[start, end)`` in section ``index``'s displayed part: through the normalised
+        displayed text's map, then the map from the displayed text back to the section's own."""
+        maps = self._displays.get(index)
+        original = self.source.sections[self.ids[index]]
+        if maps is None:
+            markup = self._markup(self.ids[index])
+            shown = markup.displayed(original) if markup is not None else None
+            assert shown is not None, "a section has a displayed part only when its markup is taken out"
+            _, offsets = normalize_with_map(shown[0], casefold=self.casefold)
+            maps = self._displays[index] = (offsets, shown[1])
+        offsets, step = maps
+        return widened(step, original, *offsets.original_span(start, min(end, len(offsets.normalized))))
+
+    def part_bounds(self, index: int, at: int) -> tuple[int, int]:
+        """``[start, end)`` in section ``index``'s normalised text of the part (as written, or displayed) ``at`` is in."""
+        split = self.display_at.get(index)
+        length = self.section_end[index] - self.section_start[index]
+        if split is None:
+            return 0, length
+        return (split + 1, length) if at > split else (0, split)
 
     def section_in_block(self, block: int, position: int) -> int:
         first = self.block_first_section[block]
@@ -241,7 +297,11 @@ class WordIndex:
             return parent.joins(first + index)
         found = self._joins.get(index)
         if found is None:
-            marked = normalize_marked(self.source.sections[self.ids[index]], casefold=self.casefold)
+            original = self.source.sections[self.ids[index]]
+            marked = normalize_marked(original, casefold=self.casefold)
+            if index in self.display_at:  # the displayed part's joins, after the same ``\n``
+                shown = self._markup(self.ids[index]).displayed(original)  # type: ignore[union-attr]
+                marked += "\n" + normalize_marked(shown[0] if shown else "", casefold=self.casefold)
             found = self._joins[index] = SectionJoins(marked)
         return found
 

@@ -1,0 +1,138 @@
+"""The words a reader sees of a Markdown or reStructuredText section: its inline markup taken out, offsets kept.
+
+A model that reads ``For the latest **psmisc** source, visit the [GitLab psmisc page](https://…)``
+quotes "For the latest psmisc source, visit the GitLab psmisc page". Step 1 looks for a quote in a
+section as written *and* in its displayed form (``WordIndex``): the layout's inline scanner
+(``markdown``, ``rst``) lists the markup to take out as edits (start, end, replacement), and
+``applied`` makes the displayed text and the ``OffsetMap`` from it back to the section's own text,
+so that a quote found in the displayed form still reports offsets into the section as written.
+
+What is markup, and what is not, is said in ``docs/matching.md`` (*Markup*). The scanners take out
+only what a renderer would not show as text (delimiters, link destinations, role names); an
+emphasis delimiter is taken out only with its partner, so a ``*`` of a multiplication, a list
+bullet or a ``_`` inside an identifier stays; nothing inside code is touched.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from pytest_citecheck._locate.display.markdown import label_key, markdown_edits
+from pytest_citecheck._locate.display.rst import rst_edits
+from pytest_citecheck._locate.offsets import OffsetMap
+
+Edit = tuple[int, int, str]
+
+# A link reference definition, ``[label]: destination`` (CommonMark 4.7): a reference link is a link
+# only when its label is defined somewhere in the document.
+# A footnote (``[^1]``, GitHub's extension) is not a link: its mark is shown as a number.
+_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)((?:[^\[\]\\\n]|\\.){1,999})\]:", re.MULTILINE)
+# A section with none of these characters has no markup to take out.
+_MARKDOWN_CHARACTERS = re.compile(r"[*_`\[<&\\>~]")
+_RST_CHARACTERS = re.compile(r"[*_`:\\]|--")
+# The empty parentheses Sphinx writes after the name of a function or method role.
+_CALL = re.compile(r"(?<=\w)\(\)")
+
+
+@dataclass(frozen=True)
+class Markup:
+    """How a document marks text up: its layout (``markdown`` or ``rst``) and, for Markdown, the
+    labels its link reference definitions define."""
+
+    layout: str
+    labels: frozenset[str] = frozenset()
+
+    def displayed(self, text: str) -> tuple[str, OffsetMap] | None:
+        """``text`` as a reader sees it, and the map back to ``text``; None when it has no markup to take out."""
+        if self.layout == "markdown":
+            if _MARKDOWN_CHARACTERS.search(text) is None:
+                return None
+            edits = markdown_edits(text, self.labels)
+        else:
+            if _RST_CHARACTERS.search(text) is None:
+                return None
+            edits = rst_edits(text)
+        return applied(text, edits) if edits else None
+
+    def quoted(self, quote: str) -> str | None:
+        """The words a quote of this markup's displayed text may stand for, when they differ from the quote:
+        the quote's own markup taken out, and for reStructuredText the ``()`` Sphinx shows after a function
+        role's name (``:func:`partial``` shows as ``partial()``, and its displayed text here is ``partial``)."""
+        shown = self.displayed(quote)
+        text = shown[0] if shown is not None else quote
+        if self.layout == "rst" and "()" in text:
+            text = _CALL.sub("", text)
+        return text if text != quote else None
+
+
+def applied(text: str, edits: list[Edit]) -> tuple[str, OffsetMap]:
+    """``text`` with ``edits`` made, and the map from the result back to ``text``.
+
+    Edits that touch are made as one (one anchor); an edit overlapping the one before it is not made:
+    text is only ever kept, never lost, when two scanners' edits disagree.
+    """
+    merged: list[Edit] = []
+    for edit in sorted(edits):
+        if merged and edit[0] < merged[-1][1]:
+            continue
+        if merged and edit[0] == merged[-1][1]:
+            merged[-1] = (merged[-1][0], edit[1], merged[-1][2] + edit[2])
+        else:
+            merged.append(edit)
+    step = OffsetMap()
+    step.anchors([edit[0] for edit in merged], [edit[1] for edit in merged], [len(edit[2]) for edit in merged])
+    kept = [text[end:start] for (_, end, _), (start, _, _) in zip([(0, 0, ""), *merged], merged)]
+    pieces = [piece for pair in zip(kept, [edit[2] for edit in merged]) for piece in pair]
+    pieces.append(text[merged[-1][1] :] if merged else text)
+    return "".join(pieces), step
+
+
+def widened(step: OffsetMap, original: str, start: int, end: int) -> tuple[int, int]:
+    """``step.original_span(start, end)`` over markup that touches the passage: a passage of the displayed
+    words ``the latest psmisc`` is ``the latest **psmisc**`` as written, ``GitLab psmisc page`` is
+    ``[GitLab psmisc page](https://…)`` (a lone escaping backslash is not taken in)."""
+    first, last = step.original_span(start, end)
+    starts = step.norm_starts
+    for point, is_end in ((start, False), (end, True)):
+        at = bisect_left(starts, point)
+        if at < len(starts) and starts[at] == point and step.norm_ends[at] == point:
+            markup = (step.orig_starts[at], step.orig_ends[at])
+            if original[markup[0] : markup[1]] != "\\":
+                first, last = (first, markup[1]) if is_end else (markup[0], last)
+    return first, last
+
+
+MARKUP_LAYOUTS = ("markdown", "rst")
+
+
+def markup_of(source: object) -> Markup | None:
+    """The markup of a ``Source`` split as Markdown or reStructuredText (its ``format``); None for any other."""
+    layout = getattr(source, "format", None)
+    if layout == "markdown":
+        text = getattr(source, "text", "") or ""
+        labels = frozenset(label_key(found.group(1)) for found in _DEFINITION.finditer(text)) if "]:" in text else ()
+        return Markup("markdown", frozenset(labels))
+    if layout == "rst":
+        return Markup("rst")
+    return None
+
+
+def section_markup(source: object) -> Callable[[str], Markup | None]:
+    """Section id -> its markup: a joined corpus says it per section (``markup``), a ``Source`` for all of them."""
+    per_section = getattr(source, "markup", None)
+    if isinstance(per_section, Mapping):
+        return per_section.get
+    markup = markup_of(source)
+    return lambda _section_id: markup
+
+
+def layouts_of(source: object) -> tuple[str, ...]:
+    """The markup layouts of a source's sections (a joined corpus may have both), in a fixed order."""
+    per_section = getattr(source, "markup", None)
+    if isinstance(per_section, Mapping):
+        return tuple(sorted({markup.layout for markup in per_section.values()}))
+    layout = getattr(source, "format", None)
+    return (layout,) if layout in MARKUP_LAYOUTS else ()

@@ -1,0 +1,363 @@
+"""reStructuredText's inline markup, as edits that leave the words a reader sees.
+
+Blocks first (``rst_edits``): literal blocks (after a paragraph ending ``::``), doctest blocks, the
+bodies of code directives (``code-block``, ``literalinclude``, ``math`` ...), comments and targets
+are never touched; adornment lines are no text; each paragraph and list item is one scope. A
+paragraph's closing ``::`` shows as ``:`` (``Example::``), or not at all after a space (``Example ::``).
+
+Within a scope, markup is recognised by docutils' inline markup recognition rules (a start-string
+after whitespace or an opening punctuation, followed by text; an end-string after text, followed by
+whitespace or a closing punctuation), so a ``*`` of a multiplication (``2 * 3``, ``2*3``) or a list
+bullet stays. What goes: ``*``/``**``, ````literal```` backquotes (the content stays as written),
+backslash escapes (an escaped space goes with its backslash), interpreted text and its role
+(``:func:`partial``` shows ``partial``; ``:term:`title <target>``` its title; Sphinx's ``~`` shows
+the last part of a dotted name, ``!`` and leading dots go; ``:pep:`8``` shows ``PEP 8``;
+``:abbr:`LIFO (last-in, first-out)``` shows ``LIFO``), hyperlink references (```text <url>`_``
+shows ``text``, ``name_`` shows ``name``) and inline targets. Sphinx's ``()`` after a function
+role's name is not added.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+Edit = tuple[int, int, str]
+
+_SPECIAL = re.compile(r"[\\`*:_]|-{2,}")
+# Sphinx's smart quotes show ``--`` as an en dash and ``---`` as an em dash (a longer run stays).
+_DASHES = {2: "\u2013", 3: "\u2014"}
+_START_BEFORE = frozenset("-:/'\"<([{")
+_END_AFTER = frozenset("-.,:;!?\\/'\")]}>")
+_PAIRS = {"'": "'", '"': '"', "<": ">", "(": ")", "[": "]", "{": "}"}
+_ROLE = re.compile(r":([A-Za-z0-9]+(?:[-_.+:][A-Za-z0-9]+)*):`")
+_SUFFIX = re.compile(r"__?|:[A-Za-z0-9]+(?:[-_.+:][A-Za-z0-9]+)*:")
+_EXPLICIT_TITLE = re.compile(r"(.+?)\s*(?<!\\)<(.*?)>\s*$", re.DOTALL)
+_ABBREVIATION = re.compile(r"(.+?)\s*\((.*)\)\s*$", re.DOTALL)
+# Sphinx's cross-reference roles whose text ``~`` shortens and leading dots search (the Python, C
+# and C++ domains), and the other roles whose ``!`` only turns the link off.
+_DOTTED_ROLES = frozenset(
+    "mod func data const class meth attr exc obj type deco property member macro struct union enum "
+    "enumerator var expr texpr concept".split()
+)
+_XREF_ROLES = _DOTTED_ROLES | frozenset("ref doc term option envvar keyword token numref program".split())
+_NAMED = {"pep": "PEP ", "rfc": "RFC "}
+
+
+def _opening(ch: str) -> bool:
+    return ch in _START_BEFORE or unicodedata.category(ch) in ("Pd", "Po", "Ps", "Pi", "Pf")
+
+
+def _closing(ch: str) -> bool:
+    return ch in _END_AFTER or unicodedata.category(ch) in ("Pd", "Po", "Pe", "Pi", "Pf")
+
+
+class Inline:
+    """The inline markup of one scope of a reStructuredText text (a paragraph, a list item), as edits."""
+
+    def __init__(self, text: str, edits: list[Edit]) -> None:
+        self.text = text
+        self.edits = edits
+        self.start = 0
+        self.end = 0
+        self._handlers = {
+            "\\": self._escape,
+            "`": self._backquote,
+            "*": self._star,
+            ":": self._role,
+            "_": self._underscore,
+            "-": self._dash,
+        }
+
+    def scan(self, start: int, end: int) -> None:
+        self.start, self.end = start, end
+        position = start
+        while True:
+            found = _SPECIAL.search(self.text, position, end)
+            if found is None:
+                return
+            position = self._handlers[found.group()[0]](found.start())
+
+    def _dash(self, at: int) -> int:
+        run = 0
+        while at + run < self.end and self.text[at + run] == "-":
+            run += 1
+        if run in _DASHES:
+            self.edits.append((at, at + run, _DASHES[run]))
+        return at + run
+
+    # --- the recognition rules ---
+
+    def _starts(self, at: int, length: int) -> bool:
+        """A start-string of ``length`` at ``at``: after whitespace or an opening punctuation, before text."""
+        text = self.text
+        before = text[at - 1] if at > self.start else " "
+        after = text[at + length] if at + length < self.end else " "
+        if after.isspace() or not (before.isspace() or _opening(before)):
+            return False
+        return _PAIRS.get(before) != after
+
+    def _follows(self, at: int) -> bool:
+        """What follows an end-string ending at ``at``: whitespace, a closing punctuation, or the scope's end."""
+        return at >= self.end or self.text[at].isspace() or _closing(self.text[at])
+
+    def _end(self, marker: str, at: int) -> int | None:
+        """The first end-string ``marker`` at or after ``at`` (text before it, whitespace or punctuation after)."""
+        text = self.text
+        position = at
+        while True:
+            found = text.find(marker, position, self.end)
+            if found < 0:
+                return None
+            if not text[found - 1].isspace() and text[found - 1] != "\\" and self._follows(found + len(marker)):
+                return found
+            position = found + 1
+
+    def _interpreted_end(self, at: int) -> tuple[int, str] | None:
+        """The closing backquote of interpreted text whose content starts at ``at``, and its suffix
+        (``_``, ``__`` or ``:role:``, else empty)."""
+        text = self.text
+        position = at + 1
+        while True:
+            found = text.find("`", position, self.end)
+            if found < 0:
+                return None
+            suffix = _SUFFIX.match(text, found + 1, self.end)
+            tail = suffix.group() if suffix else ""
+            if not text[found - 1].isspace() and text[found - 1] != "\\" and self._follows(found + 1 + len(tail)):
+                return found, tail
+            position = found + 1
+
+    # --- the constructs ---
+
+    def _escape(self, at: int) -> int:
+        if at + 1 >= self.end:
+            return at + 1
+        if self.text[at + 1].isspace():  # an escaped space (or line end) is not shown at all
+            self.edits.append((at, at + 2, ""))
+        else:
+            self.edits.append((at, at + 1, ""))
+        return at + 2
+
+    def _escapes_in(self, start: int, end: int) -> None:
+        """The backslash escapes of some content (emphasis, interpreted text)."""
+        at = self.text.find("\\", start, end)
+        while at >= 0:
+            self._escape(at)
+            at = self.text.find("\\", at + 2, end)
+
+    def _star(self, at: int) -> int:
+        marker = "**" if self.text.startswith("**", at) else "*"
+        if not self._starts(at, len(marker)):
+            return at + len(marker)
+        close = self._end(marker, at + len(marker) + 1)
+        if close is None:
+            return at + len(marker)
+        self.edits.append((at, at + len(marker), ""))
+        self._escapes_in(at + len(marker), close)
+        self.edits.append((close, close + len(marker), ""))
+        return close + len(marker)
+
+    def _backquote(self, at: int) -> int:
+        if self.text.startswith("``", at):
+            close = self._end("``", at + 3) if self._starts(at, 2) else None
+            if close is None:
+                return at + 2
+            self.edits.append((at, at + 2, ""))
+            self.edits.append((close, close + 2, ""))
+            return close + 2
+        found = self._interpreted_end(at + 1) if self._starts(at, 1) else None
+        if found is None:
+            return at + 1
+        close, suffix = found
+        self.edits.append((at, at + 1, ""))
+        if suffix.startswith("_"):
+            self._reference(at + 1, close)
+        elif suffix:
+            self._title(suffix.strip(":"), at + 1, close)
+        else:
+            self._escapes_in(at + 1, close)
+        self.edits.append((close, close + 1 + len(suffix), ""))
+        return close + 1 + len(suffix)
+
+    def _role(self, at: int) -> int:
+        role = _ROLE.match(self.text, at, self.end)
+        if role is None or not self._starts(at, len(role.group())):
+            return at + 1
+        content = role.end()
+        found = self._interpreted_end(content)
+        if found is None or found[1]:
+            return at + 1
+        close = found[0]
+        self.edits.append((at, content, self._title(role.group(1), content, close)))
+        self.edits.append((close, close + 1, ""))
+        return close + 1
+
+    def _title(self, role: str, start: int, end: int) -> str:
+        """The edits that leave what Sphinx shows of a role's content; what shows before it (``PEP ``)."""
+        content = self.text[start:end]
+        name = role.rpartition(":")[2].lower()
+        domain = role.rpartition(":")[0].lower()
+        pattern = _ABBREVIATION if name == "abbr" else _EXPLICIT_TITLE
+        explicit = pattern.match(content)
+        if explicit is not None:
+            self.edits.append((start + explicit.end(1), end, ""))
+            self._escapes_in(start, start + explicit.end(1))
+            return ""
+        if name in _NAMED and content[:1].isdigit():
+            return _NAMED[name]
+        if name in _XREF_ROLES and content.startswith("!"):
+            self.edits.append((start, start + 1, ""))
+        elif name in _DOTTED_ROLES and domain in ("", "py", "c", "cpp"):
+            self._dotted(start, content)
+        return ""
+
+    def _dotted(self, start: int, content: str) -> None:
+        """A Python (C, C++) name's display: leading dots go; after ``~``, only the last part shows."""
+        dots = len(content) - len(content.lstrip("."))
+        rest = content[dots:]
+        cut = dots
+        if rest.startswith("~"):
+            cut += 1 + rest.rfind(".") if "." in rest else 1
+        if cut:
+            self.edits.append((start, start + cut, ""))
+
+    def _reference(self, start: int, end: int) -> None:
+        """A hyperlink reference's content: ``text <url>`` shows ``text``; ``<url>`` alone shows the url."""
+        content = self.text[start:end]
+        if content.startswith("<") and content.endswith(">"):
+            self.edits.append((start, start + 1, ""))
+            self.edits.append((end - 1, end, ""))
+            return
+        explicit = _EXPLICIT_TITLE.match(content)
+        if explicit is not None:
+            self.edits.append((start + explicit.end(1), end, ""))
+            end = start + explicit.end(1)
+        self._escapes_in(start, end)
+
+    def _underscore(self, at: int) -> int:
+        text = self.text
+        if text.startswith("_`", at):  # an inline target: its text shows
+            found = self._interpreted_end(at + 1) if self._starts(at, 2) else None
+            if found is None or found[1]:
+                return at + 1
+            self.edits.append((at, at + 2, ""))
+            self.edits.append((found[0], found[0] + 1, ""))
+            return found[0] + 1
+        run = 2 if text.startswith("__", at) else 1
+        name = self._name_before(at)
+        if name is None or text.startswith("_", at + run) or not self._follows(at + run):
+            return at + run
+        before = text[name - 1] if name > self.start else " "
+        if before.isspace() or _opening(before):
+            self.edits.append((at, at + run, ""))  # a reference ``name_``: the name shows
+        return at + run
+
+    def _name_before(self, at: int) -> int | None:
+        """Where a reference name ending at ``at`` starts: alphanumerics, with single ``- _ . + :`` inside."""
+        text = self.text
+        if at <= self.start or not text[at - 1].isalnum():
+            return None
+        position = at - 1
+        while position > self.start:
+            ch = text[position - 1]
+            inside = ch in "-_.+:" and position - 2 >= self.start and text[position - 2].isalnum()
+            if not (ch.isalnum() or inside):
+                break
+            position -= 1
+        return position
+
+
+# --- blocks: which lines are scopes of inline markup, and which are literal ------------------------
+
+# An explicit markup block (a directive, comment, target, footnote, substitution) and a directive's name.
+_EXPLICIT = re.compile(r"[ \t]*\.\.(?:[ \t]|$)")
+_DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+([A-Za-z0-9][\w.+-]*(?::[\w.+-]+)*)::")
+_FOOTNOTE = re.compile(r"[ \t]*\.\.[ \t]+\[(#[\w.-]*|\*|\d+|[A-Za-z][\w.-]*)\](?=[ \t]|$)")
+# Directives whose body is prose (``note``, ``function`` ...) are read; these bodies are code or data.
+_LITERAL_DIRECTIVES = frozenset(
+    "code-block code sourcecode literalinclude highlight math productionlist doctest testcode testoutput "
+    "testsetup testcleanup raw graphviz digraph graph ipython jupyter-execute mermaid plantuml".split()
+)
+_ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1{2,}[ \t]*")
+_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022\u2023\u2043]|\(?(?:\d+|#|[A-Za-z]|[ivxlcdmIVXLCDM]+)[.)])[ \t]")
+_DOCTEST = re.compile(r"[ \t]*>>>")
+
+
+class _Blocks:
+    """The lines of a reStructuredText text, read one by one: each scope of inline markup goes to ``Inline``."""
+
+    def __init__(self, inline: Inline, edits: list[Edit]) -> None:
+        self.inline = inline
+        self.edits = edits
+        self.literal: int | None = None  # in a literal block: the indentation its lines go deeper than
+        self.pending: int | None = None  # a literal block may follow, deeper than this indentation
+        self.doctest = False
+        self.scope: list[int] | None = None  # [start, end, indentation] of the scope being read
+
+    def line(self, start: int, line: str) -> None:
+        if not line.strip():
+            self.close()
+            self.doctest = False
+            return
+        indent = len(line) - len(line.lstrip())
+        if self.literal is not None:
+            if indent > self.literal:
+                return
+            self.literal = None
+        pending, self.pending = self.pending, None
+        if pending is not None and indent > pending:
+            self.literal = pending
+            return
+        if self.doctest:
+            return
+        if _EXPLICIT.match(line) or _DOCTEST.match(line) or _ADORNMENT.fullmatch(line.strip()):
+            self.close()
+            self._not_prose(start, line, indent)
+            return
+        if _ITEM.match(line):
+            self.close()
+        if self.scope is None:
+            self.scope = [start, start + len(line), indent]
+        else:
+            self.scope[1] = start + len(line)
+
+    def _not_prose(self, start: int, line: str, indent: int) -> None:
+        """An explicit markup line, a doctest line or an adornment: what may follow it that is not prose.
+
+        The text after a prose directive (``.. note:: Text``) or a footnote's label (``.. [#] Text``) on
+        its line is prose: a scope starts there."""
+        if _DOCTEST.match(line):
+            self.doctest = True
+        elif _EXPLICIT.match(line):
+            directive = _DIRECTIVE.match(line) or _FOOTNOTE.match(line)
+            if directive is None or directive.group(1).rpartition(":")[2].lower() in _LITERAL_DIRECTIVES:
+                self.pending = indent
+            elif line[directive.end() :].strip():
+                self.scope = [start + directive.end(), start + len(line), indent + 3]
+
+    def close(self) -> None:
+        if self.scope is None:
+            return
+        start, end, indent = self.scope
+        self.scope = None
+        self.inline.scan(start, end)
+        text = self.inline.text
+        last = len(text[start:end].rstrip()) + start
+        if text.startswith("::", last - 2) and last - 2 >= start:
+            # "Example::" shows "Example:", "Example ::" shows "Example"; a literal block follows.
+            kept = len(text[start : last - 2].rstrip()) + start
+            self.edits.append((kept if kept == start or kept < last - 2 else last - 1, last, ""))
+            self.pending = indent
+
+
+def rst_edits(text: str) -> list[Edit]:
+    """The edits that take a reStructuredText text's inline markup out."""
+    edits: list[Edit] = []
+    blocks = _Blocks(Inline(text, edits), edits)
+    position = 0
+    for line in text.split("\n"):
+        blocks.line(position, line)
+        position += len(line) + 1
+    blocks.close()
+    return edits
