@@ -23,13 +23,14 @@ from typing import Any, TextIO
 
 from pytest_citecheck._report.row import ReportRow
 from pytest_citecheck._report.run_report import Report, ReportError
-from pytest_citecheck._review.decisions import DECIDABLE_VERDICTS, Reviews, ReviewsFileError
+from pytest_citecheck._review.decisions import DECIDABLE_VERDICTS, DecisionConflictError, Reviews, ReviewsFileError
 from pytest_citecheck._review.display import _use_color, describe
 from pytest_citecheck._text import stop_commands, visible
 
 # Where the plugin leaves the last run's report when no --citecheck-json was given (pytest's cache).
 LAST_REPORT = Path(".pytest_cache", "d", "citecheck", "last-report.json")
 EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
 
 
 class ReviewInputError(ValueError):
@@ -319,7 +320,11 @@ def _decide_one(
         print(f"  not recorded: {visible(row.id)} {own}; a decision on it needs a note\n", file=out)
         return False
     entry = session.record(row, None if answer == "a" else PROMPT_KEYS[answer], by=by, note=note)
-    session.save()
+    try:
+        session.save()
+    except DecisionConflictError as error:  # another reviewer answered this citation while we were asking
+        print(f"  not recorded: {visible(error)}\n", file=out)
+        return False
     print(f"  recorded {entry['verdict']} ({entry['action']}) in {reviews_path(row, args.reviews)}\n", file=out)
     return True
 
@@ -372,6 +377,14 @@ def main(argv: Sequence[str]) -> int:
     except (ReviewInputError, ReviewsFileError) as error:
         print(f"citecheck review: {visible(error)}\nNothing was changed.", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        # Ctrl-C at a prompt: every decision said to be recorded is in its file (each is written
+        # whole, atomically), the one being asked about is not; no traceback.
+        print(
+            "\ncitecheck review: interrupted; decisions reported as recorded are kept, nothing else was written.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     finally:
         if closing:
             print(closing[-1], flush=True)

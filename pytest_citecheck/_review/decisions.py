@@ -13,7 +13,10 @@ The file is JSON with sorted keys, meant to be committed next to the tests; it i
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -42,6 +45,42 @@ class ReviewsFileError(CitecheckError, ValueError):
     """A reviews file that cannot be read or used, or a decision that cannot be recorded."""
 
 
+class DecisionConflictError(ReviewsFileError):
+    """Another reviewer recorded a decision for the same citation since this one read the file."""
+
+
+class _DuplicateName(ValueError):
+    """A name given twice in one JSON object (``json`` would keep the last one without a word)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def _no_duplicate_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # A merge resolved by keeping both sides (or a `merge=union` driver) leaves the same decision,
+    # or the same field, twice: one of them would be dropped silently, so it is an error.
+    found: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in found:
+            raise _DuplicateName(name)
+        found[name] = value
+    return found
+
+
+# The first line git leaves of a conflicted hunk: a reviews file with one is a merge half-done.
+_CONFLICT_MARKER = re.compile(r"^<{7}(?: .*)?$", re.MULTILINE)
+
+
+def _line_of(text: str, name: str, nth: int = 1) -> int | None:
+    """The line of the ``nth`` occurrence of ``"name":`` in the file's text (None when not found)."""
+    pattern = re.compile(re.escape(json.dumps(name, ensure_ascii=False)) + r"\s*:")
+    for count, match in enumerate(pattern.finditer(text), start=1):
+        if count == nth:
+            return text.count("\n", 0, match.start()) + 1
+    return None
+
+
 def now_utc() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
@@ -65,6 +104,9 @@ class Reviews:
         self.decisions: dict[str, dict[str, Any]] = dict(decisions or {})
         # Decisions recorded since the file was read, written over the file's current content by ``save``.
         self._changes: dict[str, dict[str, Any] | None] = {}
+        # What each changed key held when this object read it: ``save`` refuses to write over a
+        # decision someone else recorded since (two reviewers answering the same citation at once).
+        self._read_as: dict[str, dict[str, Any] | None] = {}
         # The keys of each test's decision for each citation, for ``lookup``'s stale decisions: built
         # when first needed, dropped when the decisions change (``_by_citation_for``).
         self._by_citation: dict[tuple[Any, Any], list[str]] = {}
@@ -76,16 +118,32 @@ class Reviews:
     def load(cls, path: str | Path) -> Reviews:
         """The decisions in ``path``; an absent file holds none. A damaged file is an error, never ignored."""
         path = Path(path)
+        text = ""
         try:
-            data = json.loads(read_regular_file(path, READ_LIMIT).decode("utf-8"))
+            text = read_regular_file(path, READ_LIMIT).decode("utf-8")
+            data = json.loads(text, object_pairs_hook=_no_duplicate_names)
         except FileNotFoundError:
             return cls(path)
         except UnreadableFileError as error:
             raise ReviewsFileError(f"cannot read the reviews file {path}: {error}") from None
         except (OSError, UnicodeDecodeError) as error:
             raise ReviewsFileError(f"cannot read the reviews file {path}: {error}") from None
+        except _DuplicateName as error:
+            line = _line_of(text, error.name, 2)
+            where = f"line {line}: " if line else ""
+            raise ReviewsFileError(
+                f"{path}: {where}{error.name[:40]!r} appears twice in one object (a merge that kept both "
+                "sides?); keep one of them"
+            ) from None
         except (ValueError, RecursionError) as error:
             cause = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+            conflict = _CONFLICT_MARKER.search(text)
+            if conflict:
+                line = text.count("\n", 0, conflict.start()) + 1
+                raise ReviewsFileError(
+                    f"the reviews file {path} has a merge conflict left in it (line {line}: "
+                    f"{conflict.group().strip()!r:.20}); resolve it, keeping each citation's decision once"
+                ) from None
             raise ReviewsFileError(
                 f"the reviews file {path} is not valid JSON ({cause}); restore it from version control"
             ) from None
@@ -99,7 +157,9 @@ class Reviews:
         for key, entry in data["decisions"].items():
             problem = _entry_problem(entry)
             if problem:
-                raise ReviewsFileError(f"{path}: decision {key[:12]!r} {problem}")
+                line = _line_of(text, key)
+                where = f"line {line}: " if line else ""
+                raise ReviewsFileError(f"{path}: {where}decision {key[:12]!r}{_naming(entry)} {problem}")
         return cls(path, data["decisions"])
 
     def to_text(self) -> str:
@@ -115,12 +175,29 @@ class Reviews:
         try:
             with interprocess_lock(self.path):
                 current = Reviews.load(self.path)
+                self._check_unchanged(current)
                 for key, entry in self._changes.items():
                     current._put(key, entry)
                 atomic_write_text(self.path, current.to_text())
         except OSError as error:
             raise ReviewsFileError(f"cannot write the reviews file {self.path}: {error.strerror or error}") from None
-        self.decisions, self._changes = current.decisions, {}
+        self.decisions, self._changes, self._read_as = current.decisions, {}, {}
+
+    def _check_unchanged(self, current: Reviews) -> None:
+        """Refuse to write over a decision another reviewer recorded since this file was read, and
+        over a file made read-only (renaming over it would replace it all the same)."""
+        for key in self._changes:
+            before, now = self._read_as.get(key), current.decisions.get(key)
+            if now is not None and now != before:
+                raise DecisionConflictError(
+                    f"citation {now.get('citation')!r} was decided meanwhile in {self.path} "
+                    f"({now.get('verdict')} by {now.get('by')} on {now.get('at')}); that decision was kept"
+                )
+        with contextlib.suppress(FileNotFoundError):
+            if not stat.S_IMODE(self.path.stat().st_mode) & 0o222:
+                raise ReviewsFileError(
+                    f"the reviews file {self.path} is read-only; make it writable to record decisions"
+                )
 
     def _put(self, key: str, entry: dict[str, Any] | None) -> None:
         """Set (or with None, remove) the decision under ``key``; one decision per test and citation."""
@@ -188,6 +265,7 @@ class Reviews:
                 f"citation {row.id!r}: cannot set the verdict to {chosen!r}; choose one of {', '.join(DECIDABLE_VERDICTS)}"
             )
         entry = _entry(row, chosen, by=by, note=note, at=at)
+        self._read_as.setdefault(key, self.decisions.get(key))
         self._put(key, entry)
         self._changes[key] = entry
         return entry
@@ -237,6 +315,12 @@ _ENTRY_TEXT = (
     "note",
     "auto_accept_scope",
 )
+
+
+def _naming(entry: Any) -> str:
+    """`` (citation 'x')`` for a decision whose citation id can be read, to find it in the file."""
+    citation = entry.get("citation") if isinstance(entry, dict) else None
+    return f" (citation {citation!r:.60})" if isinstance(citation, str) else ""
 
 
 def _entry_problem(entry: Any) -> str | None:

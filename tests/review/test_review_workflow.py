@@ -350,3 +350,37 @@ def test_listing_into_a_pipe_that_closes_early_prints_no_traceback(recorded_suit
         errors = listing.stderr.read().decode()
     assert listing.wait(timeout=60) != 0
     assert "Traceback" not in errors and "BrokenPipeError" not in errors and "Exception ignored" not in errors, errors
+
+
+def test_ctrl_c_at_a_prompt_keeps_what_was_recorded_and_prints_no_traceback(
+    recorded_suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    # Found driving `citecheck review` in a real terminal (pexpect): Ctrl-C at the second prompt
+    # printed a KeyboardInterrupt traceback.
+    import io
+
+    from pytest_citecheck._review import command as review_cmd
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    class Person(Terminal):
+        """Answers the first citation, then presses Ctrl-C at the next prompt."""
+
+        answers = iter(["a\n", "Section 3 allows signed-only JWTs\n"])
+
+        def readline(self, size: int | None = -1) -> str:
+            for answer in self.answers:
+                return answer
+            raise KeyboardInterrupt
+
+    monkeypatch.chdir(recorded_suite.path)
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stdin", Person())
+    monkeypatch.setattr(sys, "stdout", screen)
+    assert review_cmd.main(["--report", "report.json", "--by", "Ada"]) == 130
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "interrupted; decisions reported as recorded are kept" in err
+    assert "recorded unsupported (confirm)" in screen.getvalue()
+    assert list(decisions_in(recorded_suite)) == ["pii_encryption"]
