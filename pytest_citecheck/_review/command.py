@@ -151,7 +151,15 @@ def reviews_path(row: ReportRow, override: str | None) -> Path:
         raise ReviewInputError(
             f"the report does not say which reviews file citation {row.id!r} uses; pass --reviews PATH"
         )
-    return Path(row.reviews_file)
+    path = Path(row.reviews_file)
+    if not path.parent.is_dir():
+        # The report names the file from the directory pytest ran in (a CI checkout's root, say):
+        # from anywhere else a new directory would be made for a file no test reads.
+        raise ReviewInputError(
+            f"the report puts citation {row.id!r}'s decisions in {path}, but there is no directory "
+            f"{path.parent} here: run citecheck review from the directory pytest ran in, or pass --reviews PATH"
+        )
+    return path
 
 
 class Session:

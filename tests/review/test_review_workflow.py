@@ -384,3 +384,25 @@ def test_ctrl_c_at_a_prompt_keeps_what_was_recorded_and_prints_no_traceback(
     assert "Traceback" not in err and "interrupted; decisions reported as recorded are kept" in err
     assert "recorded unsupported (confirm)" in screen.getvalue()
     assert list(decisions_in(recorded_suite)) == ["pii_encryption"]
+
+
+def test_a_report_read_from_another_directory_makes_no_directory_for_a_file_no_test_reads(
+    recorded_suite: pytest.Pytester,
+) -> None:
+    # Found with a report written by `pytest proj` from the parent directory (as a CI checkout's
+    # root would), reviewed from inside proj: the decision went to a new proj/proj/ directory.
+    report = json.loads((recorded_suite.path / "report.json").read_text())
+    for row in report["results"]:
+        row["reviews_file"] = "proj/" + row["reviews_file"]
+    (recorded_suite.path / "ci-report.json").write_text(json.dumps(report))
+    result = review(recorded_suite, "--report", "ci-report.json", "--accept", "iat_future")
+    assert result.returncode == 2, result.stdout
+    assert "puts citation 'iat_future''s decisions in proj/citecheck-reviews.json" in result.stderr
+    assert "run citecheck review from the directory pytest ran in, or pass --reviews PATH" in result.stderr
+    assert not (recorded_suite.path / "proj").exists()
+    # --reviews names the file instead.
+    result = review(
+        recorded_suite, "--report", "ci-report.json", "--accept", "iat_future", "--reviews", "citecheck-reviews.json"
+    )
+    assert result.returncode == 0, result.stderr
+    assert list(decisions_in(recorded_suite)) == ["iat_future"]
