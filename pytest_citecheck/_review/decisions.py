@@ -72,13 +72,32 @@ def _no_duplicate_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _CONFLICT_MARKER = re.compile(r"^<{7}(?: .*)?$", re.MULTILINE)
 
 
-def _line_of(text: str, name: str, nth: int = 1) -> int | None:
-    """The line of the ``nth`` occurrence of ``"name":`` in the file's text (None when not found)."""
+def _names_at(text: str, name: str) -> list[int]:
+    """Where ``"name":`` is written in the file's text."""
     pattern = re.compile(re.escape(json.dumps(name, ensure_ascii=False)) + r"\s*:")
-    for count, match in enumerate(pattern.finditer(text), start=1):
-        if count == nth:
-            return text.count("\n", 0, match.start()) + 1
-    return None
+    return [match.start() for match in pattern.finditer(text)]
+
+
+def _line(text: str, at: int) -> int:
+    return text.count("\n", 0, at) + 1
+
+
+def _line_of(text: str, name: str) -> int | None:
+    """The line where ``"name":`` is first written (a decision's key: written once), or None."""
+    found = _names_at(text, name)
+    return _line(text, found[0]) if found else None
+
+
+def _line_of_repeat(text: str, name: str) -> int | None:
+    """The line of the second ``"name":`` of one object: the first one that follows another with no
+    brace between them (decisions are flat objects; a field such as "by" is in every decision), else
+    the second one written."""
+    found = _names_at(text, name)
+    for before, at in zip(found, found[1:], strict=False):
+        if not re.search(r"[{}]", text[before:at]):
+            return _line(text, at)
+    # A name whose values are objects: a decision's key, written nowhere else.
+    return _line(text, found[1]) if len(found) > 1 else None
 
 
 def now_utc() -> str:
@@ -129,7 +148,7 @@ class Reviews:
         except (OSError, UnicodeDecodeError) as error:
             raise ReviewsFileError(f"cannot read the reviews file {path}: {error}") from None
         except _DuplicateName as error:
-            line = _line_of(text, error.name, 2)
+            line = _line_of_repeat(text, error.name)
             where = f"line {line}: " if line else ""
             raise ReviewsFileError(
                 f"{path}: {where}{error.name[:40]!r} appears twice in one object (a merge that kept both "
@@ -139,7 +158,7 @@ class Reviews:
             cause = "nested too deeply" if isinstance(error, RecursionError) else str(error)
             conflict = _CONFLICT_MARKER.search(text)
             if conflict:
-                line = text.count("\n", 0, conflict.start()) + 1
+                line = _line(text, conflict.start())
                 raise ReviewsFileError(
                     f"the reviews file {path} has a merge conflict left in it (line {line}: "
                     f"{conflict.group().strip()!r:.20}); resolve it, keeping each citation's decision once"

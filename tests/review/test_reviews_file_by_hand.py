@@ -119,3 +119,16 @@ def test_a_merge_conflict_left_in_the_file_is_named_with_its_line(tmp_path: Path
         f"the reviews file {path} has a merge conflict left in it (line 7: '<<<<<<< HEAD'); "
         "resolve it, keeping each citation's decision once"
     )
+
+
+def test_a_field_given_twice_is_found_in_its_own_decision_not_the_first_one(tmp_path: Path) -> None:
+    path = tmp_path / "citecheck-reviews.json"
+    reviews = Reviews.load(path)
+    reviews.record({**ROW, "id": "a", "review_key": "0" * 64}, "verified", by="Ada", at="2026-12-05T02:09:03Z")
+    reviews.record(ROW, "verified", by="Alice", at="2026-12-05T02:09:03Z")
+    reviews.save()
+    text = path.read_text()
+    path.write_text(text.replace('"by": "Alice",', '"by": "Alice",\n      "by": "Bob",'))
+    with pytest.raises(ReviewsFileError, match=r"line 22: 'by' appears twice"):
+        Reviews.load(path)
+    assert path.read_text().splitlines()[21].strip() == '"by": "Bob",'
