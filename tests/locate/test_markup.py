@@ -279,3 +279,59 @@ def test_marked_up_words_are_found_as_shown_and_never_with_a_word_dropped(layout
     assert WORDS[0] in written and WORDS[count - 1] in written
     dropped = data.draw(st.integers(1, count - 2))
     assert locator.find(" ".join(WORDS[:dropped] + WORDS[dropped + 1 : count])) is None
+
+
+# --- hostile documents: the scanners stay linear --------------------------------------------------
+# A page of unclosed openers made each opener scan to the page's end (quadratic): `[a](` x 40,000 took
+# 172 s, `a_a_a_...` of 80 kB in rst 140 s, `a:a:a:...` 28 s, `:a:`b ` x 40,000 minutes. Speed itself is
+# not asserted here (bench/ holds speed goals); the limits that make the scans short are.
+
+
+def test_a_link_destination_nests_at_most_32_parentheses_as_cmark_allows() -> None:
+    nested = "(" * 32 + "b" + ")" * 32
+    assert shown("markdown", f"see [it]({nested}) now") == "see it now"
+    deeper = "(" * 33 + "b" + ")" * 33
+    assert shown("markdown", f"see [it]({deeper}) now") == f"see [it]({deeper}) now"
+
+
+def test_a_link_label_longer_than_999_characters_is_text_as_commonmark_says() -> None:
+    label = "x" * 1000
+    labels = frozenset({label, "y" * 999})
+    assert shown("markdown", f"see [{label}] now", labels=labels) == f"see [{label}] now"
+    assert shown("markdown", f"see [{'y' * 999}] now", labels=labels) == f"see {'y' * 999} now"
+    # The text of a full reference link is no label: it may be long.
+    assert shown("markdown", f"see [{label}][y{'y' * 998}] now", labels=labels) == f"see {label} now"
+
+
+def test_a_role_name_and_a_reference_name_have_a_bounded_length() -> None:
+    assert shown("rst", "call :py:func:`partial` now", "rst") == "call partial now"
+    long_role = ":" + "a" * 65 + ":`partial`"
+    assert shown("rst", long_role, "rst") == ":" + "a" * 65 + ":partial"  # no role: its name stays as text
+    assert shown("rst", "see name_ now", "rst") == "see name now"
+    long_name = "n" * 101
+    assert shown("rst", f"see {long_name}_ now", "rst") == f"see {long_name}_ now"
+
+
+def test_an_rst_end_string_is_searched_for_once_however_many_openers_look_for_it(monkeypatch) -> None:
+    """Each of 2,000 ``:a:`b`` openers looked for a closing backquote to the end of the paragraph: the first
+    search's answer (none) now serves every later opener it covers, so the scan is linear."""
+    from pytest_citecheck._locate.display import rst
+
+    searches = []
+    original = rst.Inline._search_interpreted_end
+
+    def counted(self, at):  # type: ignore[no-untyped-def]
+        searches.append(at)
+        return original(self, at)
+
+    monkeypatch.setattr(rst.Inline, "_search_interpreted_end", counted)
+    text = ":a:`b " * 2_000
+    assert shown("rst", text, "rst") == text
+    assert len(searches) <= 2
+    # Remembering changes no answer (whether an end-string is valid depends on it alone): the same texts
+    # give the same displayed words with every search done afresh.
+    texts = [":a:`b " * 50 + "and :func:`partial` here", "*a* and **b `c` ``d`` *e **f** `g`_ :x:`y` z*"]
+    remembered = [shown("rst", text, "rst") for text in texts]
+    monkeypatch.setattr(rst.Inline, "_remembered", lambda self, marker, at: (False, None))
+    assert [shown("rst", text, "rst") for text in texts] == remembered
+    assert remembered[1] == "a and b `c` ``d`` *e **f g y z*"  # rst does not nest: strong runs to f**

@@ -37,6 +37,11 @@ _BLOCK_TAGS = frozenset(
     "details summary section center figure figcaption".split()
 )
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+# CommonMark lets an implementation limit a destination's nested parentheses (cmark: 32) and caps a
+# link label at 999 characters: past them the brackets are text. Both keep a page of unclosed
+# ``[a](`` or ``[`` from being scanned to its end once per bracket (quadratic: 160 kB took minutes).
+_MOST_NESTED_PARENTHESES = 32
+_LONGEST_LABEL = 999
 _LABEL = re.compile(r"\[((?:[^\[\]\\]|\\.){0,999})\]")
 _ANGLE_DESTINATION = re.compile(r"<(?:[^<>\n\\]|\\.)*>")
 _PLAIN_DESTINATION = re.compile(r"[^\s()\\\x00-\x1f]*")
@@ -100,6 +105,8 @@ def _destination_end(text: str, at: int, end: int) -> int | None:
         elif ch == "(" or (ch == ")" and depth):
             depth += 1 if ch == "(" else -1
             position += 1
+            if depth > _MOST_NESTED_PARENTHESES:
+                return None
         else:
             break
     return position if depth == 0 else None
@@ -177,6 +184,7 @@ class Inline:
         self.start = 0
         self.delimiters: list[Delimiter] = []
         self.brackets: list[Bracket] = []
+        self.deactivated = 0  # self.brackets[:deactivated] are inactive (or images, which stay active)
         self._handlers = {
             "\\": self._escape,
             "`": self._code,
@@ -193,6 +201,7 @@ class Inline:
     def scan(self, start: int, end: int) -> None:
         self.start, self.end = start, end
         self.delimiters, self.brackets = [], []
+        self.deactivated = 0
         position = start
         while True:
             found = _SPECIAL.search(self.text, position, end)
@@ -262,6 +271,7 @@ class Inline:
         if not self.brackets:
             return at + 1
         opener = self.brackets.pop()
+        self.deactivated = min(self.deactivated, len(self.brackets))
         if not opener.active:
             return at + 1
         tail = self._link_end(opener, at)
@@ -273,9 +283,12 @@ class Inline:
         self.edits.append((opener.at, opener.at + (2 if opener.image else 1), ""))
         self.edits.append((at, tail, ""))
         if not opener.image:  # no link inside a link
-            for bracket in self.brackets:
+            # Brackets up to ``deactivated`` were made inactive by an earlier link (a bracket never
+            # becomes active again): only those opened since are visited, so each is visited once.
+            for bracket in self.brackets[self.deactivated :]:
                 if not bracket.image:
                     bracket.active = False
+            self.deactivated = len(self.brackets)
         return tail
 
     def _link_end(self, opener: Bracket, at: int) -> int | None:
@@ -286,13 +299,16 @@ class Inline:
             tail = inline_link_end(text, after, end)
             if tail is not None:
                 return tail
-        label = text[opener.at + (2 if opener.image else 1) : at]
+        label_start = opener.at + (2 if opener.image else 1)
+        # The link's text names the reference only if it could be a label: a longer one is never
+        # defined, and is not sliced and folded once per bracket.
+        label = text[label_start:at] if at - label_start <= _LONGEST_LABEL else None
         if text.startswith("[", after) and after < end:
             reference = _LABEL.match(text, after, end)
             if reference is not None:
                 named = reference.group(1) if reference.group(1).strip() else label
-                return reference.end() if label_key(named) in self.labels else None
-        return after if label_key(label) in self.labels else None
+                return reference.end() if named is not None and label_key(named) in self.labels else None
+        return after if label is not None and label_key(label) in self.labels else None
 
     def _delimiter(self, at: int) -> int:
         text, end = self.text, self.end

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any
 
 Edit = tuple[int, int, str]
 
@@ -30,8 +31,14 @@ _DASHES = {2: "\u2013", 3: "\u2014"}
 _START_BEFORE = frozenset("-:/'\"<([{")
 _END_AFTER = frozenset("-.,:;!?\\/'\")]}>")
 _PAIRS = {"'": "'", '"': '"', "<": ">", "(": ")", "[": "]", "{": "}"}
-_ROLE = re.compile(r":([A-Za-z0-9]+(?:[-_.+:][A-Za-z0-9]+)*):`")
-_SUFFIX = re.compile(r"__?|:[A-Za-z0-9]+(?:[-_.+:][A-Za-z0-9]+)*:")
+# A role's name is short (``py:func``, ``c:macro``): bounded here, so that a long run of ``a:a:a:...``
+# is not matched to its end from every colon (quadratic: 80 kB took 28 s).
+_ROLE_NAME = r"[A-Za-z0-9]{1,64}(?:[-_.+:][A-Za-z0-9]{1,64}){0,8}"
+_ROLE = re.compile(rf":({_ROLE_NAME}):`")
+_SUFFIX = re.compile(rf"__?|:{_ROLE_NAME}:")
+# A reference name (``name_``) longer than this is not one: a long ``a_a_a_...`` word is not walked back
+# to its start from every underscore (quadratic: 80 kB took minutes).
+_LONGEST_NAME = 100
 _EXPLICIT_TITLE = re.compile(r"(.+?)\s*(?<!\\)<(.*?)>\s*$", re.DOTALL)
 _ABBREVIATION = re.compile(r"(.+?)\s*\((.*)\)\s*$", re.DOTALL)
 # Sphinx's cross-reference roles whose text ``~`` shortens and leading dots search (the Python, C
@@ -60,6 +67,11 @@ class Inline:
         self.edits = edits
         self.start = 0
         self.end = 0
+        # Per end-string: (where a search started, the first valid end found from there, or None). Whether
+        # an end-string is valid depends on it alone, so a later search starting between the two has the
+        # same answer: each end-string is scanned past once, not once per opener that looks for it (a
+        # paragraph of ``:a:`b`` openers without an end took minutes, 240 kB).
+        self._first_end: dict[str, tuple[int, Any]] = {}
         self._handlers = {
             "\\": self._escape,
             "`": self._backquote,
@@ -71,6 +83,7 @@ class Inline:
 
     def scan(self, start: int, end: int) -> None:
         self.start, self.end = start, end
+        self._first_end = {}
         position = start
         while True:
             found = _SPECIAL.search(self.text, position, end)
@@ -101,8 +114,24 @@ class Inline:
         """What follows an end-string ending at ``at``: whitespace, a closing punctuation, or the scope's end."""
         return at >= self.end or self.text[at].isspace() or _closing(self.text[at])
 
+    def _remembered(self, marker: str, at: int) -> tuple[bool, Any]:
+        """The first valid end-string ``marker`` at or after ``at``, if a search already found it (or none)."""
+        known = self._first_end.get(marker)
+        if known is None:
+            return False, None
+        since, found = known
+        position = found if found is None or isinstance(found, int) else found[0]
+        return since <= at and (position is None or at <= position), found
+
     def _end(self, marker: str, at: int) -> int | None:
         """The first end-string ``marker`` at or after ``at`` (text before it, whitespace or punctuation after)."""
+        known, found = self._remembered(marker, at)
+        if not known:
+            found = self._search_end(marker, at)
+            self._first_end[marker] = (at, found)
+        return found  # type: ignore[no-any-return]
+
+    def _search_end(self, marker: str, at: int) -> int | None:
         text = self.text
         position = at
         while True:
@@ -116,6 +145,13 @@ class Inline:
     def _interpreted_end(self, at: int) -> tuple[int, str] | None:
         """The closing backquote of interpreted text whose content starts at ``at``, and its suffix
         (``_``, ``__`` or ``:role:``, else empty)."""
+        known, found = self._remembered("`", at + 1)
+        if not known:
+            found = self._search_interpreted_end(at)
+            self._first_end["`"] = (at + 1, found)
+        return found  # type: ignore[no-any-return]
+
+    def _search_interpreted_end(self, at: int) -> tuple[int, str] | None:
         text = self.text
         position = at + 1
         while True:
@@ -265,6 +301,8 @@ class Inline:
             if not (ch.isalnum() or inside):
                 break
             position -= 1
+            if at - position > _LONGEST_NAME:
+                return None
         return position
 
 
