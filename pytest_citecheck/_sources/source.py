@@ -27,7 +27,7 @@ from pytest_citecheck._text import NOT_TEXT, is_text, surrogate_at
 # in step). A signature's ``format`` is ``BuiltinFormat | str``: editors offer the built-in names,
 # and any other name is legal because it goes to the ``pytest_citecheck_split_sections`` hook, so
 # a misspelt format is reported when the document is split, not by the type checker.
-BuiltinFormat = Literal["auto", "rfc", "markdown", "numbered", "html", "rst", "docbook", "man"]
+BuiltinFormat = Literal["auto", "rfc", "markdown", "numbered", "html", "rst", "docbook", "man", "info"]
 Format: TypeAlias = BuiltinFormat | str
 
 _NUMERIC_ID = re.compile(r"^\d+(?:\.\d+)*$")

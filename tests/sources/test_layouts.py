@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_citecheck import Source, SourceWarning
+from pytest_citecheck import Source, SourceError, SourceWarning, Status
+from pytest_citecheck._citations.adapt import adapt_citations
+from pytest_citecheck._locate.citations import locate_all
+from pytest_citecheck._options import Settings
 from pytest_citecheck._sources.formats import detect
 
 DATA = Path(__file__).parent.parent / "data"
@@ -216,3 +219,74 @@ def test_a_section_is_oversized_exactly_when_its_request_would_not_fit(character
     source = Source(sections=sections)
     assert source.oversized == tuple(key for key, text in sections.items() if not fits("", text))
     assert source.oversized  # each character's edge is among the sizes
+
+
+def test_a_gnu_info_file_splits_by_node_without_its_header_lines() -> None:
+    """GNU Info (the Nettle manual, ``tests/data/nettle-info-excerpt.info``; see tests/data/README.md)
+    splits by node: each node begins at a ``\\x1f`` line and its ``File: ..., Node: ...`` header, and is
+    a section named by its node. ``auto`` read Info as ``rst`` by chapter: ids ``1``, ``2``..., each
+    section ending with the next node's ``\\x1f`` and header line, so a quote of that navigation line
+    was ``found`` in the manual. The header is in no section now."""
+    source = load("nettle-info-excerpt.info")
+    assert source.format == "info" and detect(source.text).fits[1].format == "rst"
+    assert list(source.sections) == [
+        "preamble",
+        "Top",
+        "Introduction",
+        "Copyright",
+        "Conventions",
+        "Nettle soup",
+        "Installation",
+        "Index",
+    ]
+    assert source.sections["Introduction"].startswith(
+        "1 Introduction\n**************\n\nNettle is a cryptographic library"
+    )
+    assert source.sections["Copyright"].endswith("is of\ncourse appreciated, but it is not required.")
+    assert source.sections["preamble"].startswith("This is nettle.info, produced by makeinfo")
+    assert not any("\x1f" in text or "Node: " in text for text in source.sections.values())
+    quotes = {  # as a model quotes them: the lines joined
+        "Introduction": "In particular, Nettle doesn’t do algorithm selection.",
+        "Copyright": "This manual is in the public domain.",
+        "Conventions": "The context struct encapsulates all information needed by the algorithm",
+        "Index": "* aes128_decrypt:",
+        "-": "File: nettle.info,  Node: Copyright,  Next: Conventions,  Prev: Introduction,  Up: Top",
+    }
+    citations = adapt_citations(
+        [{"id": node, "claim": "The manual says so.", "quote": quote} for node, quote in quotes.items()], source=source
+    )
+    located = locate_all(citations, source, Settings())
+    assert [(one.status, getattr(one, "section", None)) for one in located] == [
+        *[(Status.FOUND, node) for node in list(quotes)[:-1]],
+        (Status.MISSING, None),
+    ]
+    assert Source.from_text(source.original, format="info").sections == source.sections
+
+
+def test_gnu_info_node_names_and_tables() -> None:
+    """Node names are ids (a DEL-quoted one unquoted; a repeated one made unique, counted per name so
+    20,000 repeats stay linear); the file's tables are in no section; a file of tables only, or of
+    nodes without text, is an error that says so."""
+    node = "\x1f\nFile: x.info,  Node: {},  Up: Top\n\n{}\n"
+    text = "x.info\n" + node.format("\x7fa, b: c\x7f", "One.") + node.format("Top", "Two.") * 3
+    text += "\x1f\nTag Table:\nNode: Top\x7f12\n\x1f\nEnd Tag Table\n\x1f\nLocal Variables:\ncoding: utf-8\nEnd:\n"
+    source = Source.from_text(text)
+    assert source.format == "info"
+    assert source.sections == {
+        "preamble": "x.info",
+        "a, b: c": "One.",
+        "Top": "Two.",
+        "Top (2)": "Two.",
+        "Top (3)": "Two.",
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # one-line nodes, mostly headers: "badly explained", as it should be
+        many = Source.from_text(node.format("n", "Text.") * 20_000, format="info")
+    assert list(many.sections)[-2:] == ["n (19999)", "n (20000)"]
+    split_manual = "find.info\n\x1f\nIndirect:\nfind.info-1: 1201\nfind.info-2: 312546\n\x1f\nTag Table:\n(Indirect)\n"
+    with pytest.raises(SourceError, match=r"split into several files.*the nodes are in find.info-1, find.info-2"):
+        Source.from_text(split_manual)
+    with pytest.raises(SourceError, match=r"1 node\(s\) hold no text"):
+        Source.from_text("\x1f\nFile: a.info,  Node: Top\n", format="info")
+    with pytest.raises(SourceError, match="contains NUL bytes"):
+        Source.from_text(node.format("Top", "he\x00llo"))

@@ -26,6 +26,8 @@ from pytest_citecheck._sources.formats.auto import Fit, fit, ranked
 from pytest_citecheck._sources.formats.docbook import split_docbook
 from pytest_citecheck._sources.formats.headings import PREAMBLE, heading_ids
 from pytest_citecheck._sources.formats.html import split_html
+from pytest_citecheck._sources.formats.info import MARK as INFO_MARK
+from pytest_citecheck._sources.formats.info import split_info, split_manual
 from pytest_citecheck._sources.formats.man import ROFF, header_page, split_man
 from pytest_citecheck._sources.formats.markdown import split_markdown
 from pytest_citecheck._sources.formats.numbered import split_numbered
@@ -73,6 +75,7 @@ FORMATS: dict[str, Splitter] = {
     "rst": split_rst,
     "docbook": split_docbook,
     "man": split_man,
+    "info": split_info,
 }
 
 # The mark each layout leaves, worth a little in ``auto``'s score (``auto.MARK_BONUS``).
@@ -81,11 +84,12 @@ MARKS: dict[str, Callable[[str], bool]] = {
     "rfc": lambda text: bool(_RFC_FOOTER.search(text) and _RFC_HEADER.search(text)),
     "man": lambda text: header_page(text) is not None,
     "docbook": lambda text: bool(_DOCBOOK_CHAPTER.search(text)),
+    "info": lambda text: bool(INFO_MARK.search(text)),
 }
 
 # Layouts ``auto`` tries only on text that bears their mark: HTML without elements, an RFC without
-# page footers and headers (which is numbered text).
-MARKED_ONLY = ("html", "rfc")
+# page footers and headers (which is numbered text), an Info file without nodes.
+MARKED_ONLY = ("html", "rfc", "info")
 
 EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".rfc": "rfc", ".rst": "rst"}
 
@@ -187,7 +191,7 @@ def detect_format(text: str) -> str:
 # What ``auto`` looks for, for the message when it finds none of them.
 AUTO_TRIED = (
     "html (<h1>-<h6> elements), rfc (RFC Editor page footers and headers), man (a rendered man page's "
-    "headings), docbook ('Chapter 1.', '1.2.' lines of a rendered manual), markdown ('#' or underlined "
+    "headings), info (GNU Info nodes: \\x1f, then 'File: ...,  Node: ...'), docbook ('Chapter 1.', '1.2.' lines of a rendered manual), markdown ('#' or underlined "
     "headings), rst (titles underlined with = - ~ ^ and the like) and numbered ('1.', '1.1', 'Section 4.' "
     "at the start of lines)"
 )
@@ -204,9 +208,11 @@ def split_detected(text: str, name: str | None = None) -> Detected:
     except SourceError:
         document = f"{name}: " if name else ""
         roff = " (it looks like man page roff source: render it first, e.g. man -P cat ./page.1)"
+        info = split_manual(text)
+        hint = roff if ROFF.search(text) else f" ({info})" if info else ""
         raise SourceError(
             f"{document}format 'auto' found no sections: it looked for {AUTO_TRIED}, and the document has none "
-            f"of them{roff if ROFF.search(text) else ''}; if it is one of those formats, pass format= "
+            f"of them{hint}; if it is one of those formats, pass format= "
             f"({', '.join(sorted(set(FORMATS) - {'auto'}))}); otherwise split it yourself: implement the "
             "pytest_citecheck_split_sections hook for a format name of your own (see "
             + docs_url("hooks")

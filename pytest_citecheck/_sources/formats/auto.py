@@ -9,7 +9,8 @@ A split is scored on the whole document (``Fit``):
 - how many sections there are (up to five, a split with more is not thereby better).
 
 The score is the product of those, plus a little for the layout's own mark in the text (RFC page
-footers, a man page's header line, ``Chapter 1.`` lines with a no-break space, HTML elements).
+footers, a man page's header line, ``Chapter 1.`` lines with a no-break space, HTML elements, an
+Info node's separator and header).
 Equal scores go to the layout that comes first in ``PRECEDENCE``. When even the best split
 explains the document badly (``Fit.problems``), ``Source.from_text`` warns at load, naming the
 layout chosen and the runner-up.
@@ -25,7 +26,7 @@ from pytest_citecheck._sources.formats.headings import PREAMBLE
 
 # Layouts in the order that wins a tie: the more particular a layout's mark, the earlier.
 # An RFC comes last: without its page marks (which win it the bonus) an RFC is numbered text.
-PRECEDENCE = ("html", "man", "docbook", "markdown", "rst", "numbered", "rfc")
+PRECEDENCE = ("html", "info", "man", "docbook", "markdown", "rst", "numbered", "rfc")
 # Below this size no split is called bad: a short note in one section is fine.
 LARGE_DOCUMENT = 20_000
 MARK_BONUS = 0.15
