@@ -676,3 +676,98 @@ def test_a_heading_right_under_the_last_numbered_one_does_not_empty_it() -> None
     source = Source.from_text(text, format="numbered")
     assert list(source.sections) == ["1", "2"]
     assert source.sections["2"].endswith("We are liable for nothing.")
+
+
+def test_a_texinfo_pdf_cross_reference_or_list_item_is_no_numbered_section() -> None:
+    """The Bash Reference Manual's PDF (Debian package bash-doc 5.2.15, ``/usr/share/doc/bash/bashref.pdf``,
+    text read with pypdf; GFDL 1.3, see tests/data/README.md): an excerpt of chapters 1, 3 and 4. A
+    cross-reference that wrapped to a line's start ("Section 3.1.2 [Quoting], page 6.") was section
+    3.1.2; then the items "4." to "7." of the list under 3.1.1 were chapters 4 to 7, so the real 3.1.2
+    to 4.2 could not follow and the manual was 45% section '7' and 43% section '61'. "5 or more
+    arguments" (under 4.1, the test builtin) would have been chapter 5, losing 4.2 to 4.4. The
+    appendices (A to D, with B.1 and D.1) were in the last chapter's section."""
+    source = Source.from_file(DATA / "bashref-pdf-excerpt.txt")
+    assert source.format == "numbered"
+    assert list(source.sections) == [
+        "preamble",
+        "1",
+        "1.1",
+        "3",
+        "3.1",
+        "3.1.1",
+        "3.1.2",
+        "3.1.2.1",
+        "3.1.2.2",
+        "3.1.2.3",
+        "4",
+        "4.1",
+        "4.2",
+        "A",
+        "B",
+        "B.1",
+        "C",
+        "D",
+        "D.1",
+    ]
+    assert source.sections["3.1.2"].startswith("3.1.2 Quoting\nQuoting is used to remove")
+    assert passage_of(source, "Performs the various shell expansions")[0] == "3.1.1"
+    assert passage_of(source, "Optionally waits for the command to complete and collects its exit status")[0] == "3.1.1"
+    assert passage_of(source, "The expression is parsed and evaluated according to precedence")[0] == "4.1"
+    assert source.sections["4.2"].startswith("4.2 Bash Builtin Commands")
+    # Appendices as texinfo prints them, their running headers ("Appendix B: Major ... 169") kept as text.
+    assert source.sections["B"].startswith("Appendix B Major Differences From The Bourne\nShell\n")
+    assert "Appendix B: Major Differences From The Bourne Shell 169" in source.sections["B"]
+    assert source.sections["B.1"].startswith("B.1 Implementation Differences From The SVR4.2 Shell")
+    assert passage_of(source, "Everyone is permitted to copy and distribute verbatim copies")[0] == "C"
+    # A title that is a bracket and nothing after it is still a heading ("[Reserved]" in a contract).
+    reserved = Source.from_text("1. Scope\nThis applies.\n2. [Reserved]\n3. Fees\nFees are due.\n", format="numbered")
+    assert list(reserved.sections) == ["1", "2", "3"]
+    # A changelog's "1 file changed" lines are all its numbered lines: they stay sections, as before.
+    log = Source.from_text(
+        "commit 1\n\n1 file changed, 2 insertions(+)\n\ncommit 2\n\n2 files changed\n", format="numbered"
+    )
+    assert list(log.sections) == ["preamble", "1", "2"]
+
+
+def test_a_third_trailing_heading_of_one_title_keeps_its_text() -> None:
+    """After the last numbered section, a third heading of a title already taken twice was given the
+    second one's id ("Notes (2)") again, and its text was dropped from the document: a quote of it
+    was 'missing'. Found comparing Debian changelogs before and after a splitter change."""
+    text = (
+        "1. Terms\nSome terms apply.\n\n2. More Terms\nMore terms apply.\n\n"
+        "Notes\n\nThe first note.\n\nNotes\n\nThe second note.\n\nNotes\n\nThe third note.\n"
+    )
+    source = Source.from_text(text, format="numbered")
+    assert list(source.sections) == ["1", "2", "Notes", "Notes (2)", "Notes (3)"]
+    assert passage_of(source, "The third note.")[0] == "Notes (3)"
+
+
+def test_ids_of_a_heading_repeated_many_times_are_made_in_one_pass() -> None:
+    """Each repeat of a title counted up from " (2)" over every id taken before it: 20,000 "# a"
+    headings (120 kB of Markdown or HTML) took 28 s to split. The ids are the same, made in one pass."""
+    from pytest_citecheck._sources.formats.headings import UniqueIds
+
+    unique = UniqueIds()
+    assert [unique(name) for name in ["a", "a (2)", "a", "a", "preamble", "b", "a"]] == [
+        "a",
+        "a (2)",
+        "a (3)",
+        "a (4)",
+        "preamble (2)",
+        "b",
+        "a (5)",
+    ]
+    tries = []
+
+    class Counted(set):  # type: ignore[type-arg]
+        def __contains__(self, item: object) -> bool:
+            tries.append(item)
+            return super().__contains__(item)
+
+    unique = UniqueIds()
+    unique._used = Counted(unique._used)
+    for _ in range(2_000):
+        unique("a")
+    assert len(tries) < 3 * 2_000
+    source = Source.from_text("# a\n\ntext\n\n" * 2_000, format="markdown")
+    assert list(source.sections)[-1] == "a (2000)"

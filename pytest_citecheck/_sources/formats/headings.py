@@ -13,21 +13,40 @@ def heading_ids(headings: list[tuple[int, str]]) -> list[str]:
     """Section ids for ``(level, title)`` headings: the heading's number when it has a unique one,
     else the path of titles from the top ("Installation > Linux"), made unique with " (2)"."""
     ids: list[str] = []
-    used: set[str] = {PREAMBLE}
+    unique = UniqueIds()
     path: list[tuple[int, str]] = []
     for level, title in headings:
         while path and path[-1][0] >= level:
             path.pop()
         path.append((level, title))
         number = _HEADING_NUMBER.match(title)
-        candidate = number.group(1) if number and number.group(1) not in used else " > ".join(t for _, t in path)
-        unique, count = candidate, 1
-        while unique in used:
+        candidate = number.group(1) if number and number.group(1) not in unique else " > ".join(t for _, t in path)
+        ids.append(unique(candidate))
+    return ids
+
+
+class UniqueIds:
+    """Section ids made unique: a taken id gets " (2)", " (3)"... (the first count not taken).
+
+    Each id remembers the last count it reached, so a document repeating one heading n times makes
+    n ids, not n * n / 2 tries (20,000 "# a" headings took 28 s).
+    """
+
+    def __init__(self, taken: tuple[str, ...] = (PREAMBLE,)) -> None:
+        self._used = set(taken)
+        self._counts: dict[str, int] = {}
+
+    def __contains__(self, candidate: str) -> bool:
+        return candidate in self._used
+
+    def __call__(self, candidate: str) -> str:
+        unique, count = candidate, self._counts.get(candidate, 1)
+        while unique in self._used:
             count += 1
             unique = f"{candidate} ({count})"
-        used.add(unique)
-        ids.append(unique)
-    return ids
+        self._counts[candidate] = count
+        self._used.add(unique)
+        return unique
 
 
 def sections_from_starts(text: str, starts: list[int], ids: list[str]) -> dict[str, str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from pytest_citecheck._errors import SourceError
-from pytest_citecheck._sources.formats.headings import PREAMBLE
+from pytest_citecheck._sources.formats.headings import PREAMBLE, UniqueIds
 
 # The separator line that starts every node and table.
 SEPARATOR = re.compile(r"\x1f\f?\n")
@@ -37,7 +37,7 @@ def split_info(text: str) -> tuple[str, dict[str, str]]:
     preamble = text[: boundaries[0].start()].strip() if boundaries else ""
     if preamble:
         sections[PREAMBLE] = preamble
-    counts: dict[str, int] = {}
+    unique = UniqueIds()
     nodes = 0
     for index, separator in enumerate(boundaries):
         end = boundaries[index + 1].start() if index + 1 < len(boundaries) else len(text)
@@ -50,24 +50,10 @@ def split_info(text: str) -> tuple[str, dict[str, str]]:
         line_end = text.find("\n", header.end(), end)
         body = text[line_end + 1 : end].strip() if line_end >= 0 else ""
         if body:  # a node with no text has nothing to quote
-            sections[_unique(name, sections, counts)] = body
+            sections[unique(name)] = body
     if len(sections) == (1 if PREAMBLE in sections else 0):
         raise SourceError(_no_nodes(text, nodes), field="source")
     return text, sections
-
-
-def _unique(name: str, used: dict[str, str], counts: dict[str, int]) -> str:
-    """``name``, or ``name (2)``, ``name (3)``... when a node of that name came before (``counts``
-    remembers how far each name got, so a file repeating one name stays linear)."""
-    if name not in used:
-        return name
-    count = counts.get(name, 1)
-    unique = name
-    while unique in used:
-        count += 1
-        unique = f"{name} ({count})"
-    counts[name] = count
-    return unique
 
 
 def split_manual(text: str) -> str | None:

@@ -22,7 +22,7 @@ def split_markdown(text: str) -> tuple[str, dict[str, str]]:
     headings: list[tuple[int, str]] = []
     starts: list[int] = []
     for index, level, title in _headings(lines):
-        if index in starts:  # a setext underline under a line that is already a heading
+        if starts and index <= starts[-1]:  # a setext underline under a line that is already a heading
             continue
         headings.append((level, title))
         starts.append(index)

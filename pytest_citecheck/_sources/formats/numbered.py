@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 
 from pytest_citecheck._errors import SourceError
-from pytest_citecheck._sources.formats.headings import PREAMBLE
+from pytest_citecheck._sources.formats.headings import PREAMBLE, UniqueIds
 from pytest_citecheck._sources.offsets import OffsetMap, cut_then
 
 _NUMBERED = re.compile(
-    r"^(?P<indent>[ \t]{0,6})(?:(?:section|article|clause)[ \t]+|§[ \t]*)?(?P<number>\d+(?:\.\d+)*)(?:\.|\))?(?:[ \t]+(?P<title>\S.*))?$",
+    r"^(?P<indent>[ \t]{0,6})(?:(?:section|article|clause)[ \t]+|§[ \t]*)?(?P<number>\d+(?:\.\d+)*)(?P<mark>\.|\))?(?:[ \t]+(?P<title>\S.*))?$",
     re.IGNORECASE,
 )
 _BOX_EDGE = re.compile(r"^\*{3,}[ \t]*$")
@@ -28,6 +28,15 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 # A contents entry's dot leader, with the page number after it or not ("1 Introduction . . . . . 1",
 # "7.1 Hash functions . . . . . . ."): texinfo's and LaTeX's tables of contents, as a PDF's text has them.
 _DOT_LEADER = re.compile(r"(?:\.[ \t]*){4,}(?:\d+|[ivxlcdm]+)?[ \t]*$", re.IGNORECASE)
+# A cross-reference that wraps to a line's start, as texinfo prints one in a PDF: "Section 3.1.2
+# [Quoting], page 6." (or "Section 3.1.2 [Shell" with the rest on the next line). A heading titled
+# "[Reserved]" is not one: nothing follows its bracket but the line's end.
+_XREF = re.compile(r"\[(?:[^\]]*$|[^\]]*\],)")
+# An appendix heading as texinfo and LaTeX print it ("Appendix A GNU Free Documentation License"; a
+# DocBook render's "Appendix A. Title"), and its sections ("A.1 GNU Free Documentation License"). Its
+# title starts as a title does (not "describes ...", not a cross-reference's "[").
+_APPENDIX = re.compile(r"^(?:Appendix|APPENDIX)[ \t]+(?P<letter>[A-Z])\.?[ \t]+[A-Z0-9“\"'(]")
+_APPENDIX_SECTION = re.compile(r"^(?P<letter>[A-Z])\.(?P<number>\d+(?:\.\d+)*)\.?[ \t]+(?P<title>\S.*)$")
 # How far numbering may jump (a section left out, or drawn in a box that was not recognised).
 _MAX_SKIP = 3
 
@@ -89,9 +98,14 @@ def split_numbered(text: str) -> tuple[str, dict[str, str], OffsetMap]:
         )
     # Only a document with numbered sections (not one "1." list item) has trailing material to split;
     # this also keeps ``detect_format``'s count of numbered sections what it was.
+    if len(set(ids)) >= 2:
+        for start, appendix in appendices(clean, starts[-1]):
+            starts.append(start)
+            ids.append(appendix)
+    unique = UniqueIds((PREAMBLE, *ids))
     for start, title in trailing_headings(clean, starts[-1]) if len(set(ids)) >= 2 else []:
         starts.append(start)
-        ids.append(title if title not in ids else f"{title} ({ids.count(title) + 1})")
+        ids.append(unique(title))  # a third "Notes" was "Notes (2)" again, and its text was lost
     sections: dict[str, str] = {}
     preamble = clean[: starts[0]].strip()
     if preamble:
@@ -102,32 +116,94 @@ def split_numbered(text: str) -> tuple[str, dict[str, str], OffsetMap]:
     return clean, sections, offsets
 
 
+def _candidate(line: str, quantities: bool) -> re.Match[str] | None:
+    """A numbered line that may start a section: not a contents entry (a dot leader), a cross-reference,
+    or (unless ``quantities``) a number in a sentence that wrapped to the line's start: a number with no
+    mark after it, then a word in lower case ("5 or more arguments", "1 file changed")."""
+    found = _NUMBERED.match(line)
+    if found is None or _DOT_LEADER.search(line):
+        return None
+    title = found.group("title")
+    if title is None:
+        return found if found.group(0).strip().lower().startswith(("section", "article", "clause", "§")) else None
+    if _XREF.match(title) or (not quantities and not found.group("mark") and title[0].islower()):
+        return None
+    return found
+
+
 def _numbered_starts(clean: str) -> tuple[list[int], list[str]]:
-    """The offsets and numbers of the numbered lines that start sections."""
+    """The offsets and numbers of the numbered lines that start sections.
+
+    A line whose number is followed by a word in lower case is a sentence's number ("5 or more
+    arguments" under the Bash manual's 4.1 took chapter 5, and 4.2 to 4.4 were lost), unless the
+    document has no other numbered lines (a changelog's "1 file changed" then stays what it was).
+    """
+    starts, ids = _outline(clean, quantities=False)
+    return (starts, ids) if starts else _outline(clean, quantities=True)
+
+
+def _outline(clean: str, quantities: bool) -> tuple[list[int], list[str]]:
+    """The numbered lines that follow one another as an outline does (``follows``).
+
+    A depth's first section sets its indentation; and where it is a bare number with no mark ("4 Shell
+    Builtin Commands", as texinfo and LaTeX print chapters), a bare number with a mark ("4." or "4)")
+    is a list item, not a section at that depth: "4. Performs the various shell expansions", item 4
+    of a list under the Bash manual's 3.1.1, is no chapter 4. (Documents that write "2.3." and then
+    "2.4" at one depth exist: only this one direction is refused.)
+    """
     starts: list[int] = []
     ids: list[str] = []
     current: tuple[int, ...] | None = None
     indents: dict[int, str] = {}
+    unmarked: dict[int, bool] = {}  # whether a depth's first bare number had no mark after it
     offset = 0
     for line in clean.split("\n"):
-        found = _NUMBERED.match(line)
-        if (
-            found
-            and not _DOT_LEADER.search(line)
-            and (
-                found.group("title") or found.group(0).strip().lower().startswith(("section", "article", "clause", "§"))
-            )
-        ):
+        found = _candidate(line, quantities)
+        if found:
             number = tuple(int(part) for part in found.group("number").split("."))
-            indent = found.group("indent")
-            plausible = (number[-1] <= 1 and len(number) == 1) if current is None else follows(number, current)
-            if plausible and indents.get(len(number), indent) == indent:
-                indents.setdefault(len(number), indent)
+            indent, depth = found.group("indent"), len(number)
+            bare = found.group(0)[len(indent)].isdigit()
+            listed = bare and bool(found.group("mark")) and unmarked.get(depth, False)
+            plausible = (number[-1] <= 1 and depth == 1) if current is None else follows(number, current)
+            if plausible and not listed and indents.setdefault(depth, indent) == indent:
+                if bare:
+                    unmarked.setdefault(depth, not found.group("mark"))
                 current = number
                 starts.append(offset + len(indent))
                 ids.append(found.group("number"))
         offset += len(line) + 1
     return starts, ids
+
+
+def appendices(text: str, last_section_start: int) -> list[tuple[int, str]]:
+    """``(offset, id)`` of the appendices after the last numbered section, as texinfo and LaTeX print
+    them: "Appendix A GNU Free Documentation License" (id ``A``), then its sections "A.1 Title"
+    (``A.1``), each following the one before as numbered sections do; appendices in order from A.
+
+    A page's running header ("Appendix B: Major Differences From The Bourne Shell 169", a colon after
+    the letter), a contents entry (a dot leader), a cross-reference ("Appendix C [GNU Free
+    Documentation License], page 174") and a sentence ("Appendix A describes ...") are not appendices.
+    """
+    found: list[tuple[int, str]] = []
+    expected = "A"
+    letter: str | None = None
+    current: tuple[int, ...] = ()
+    offset = text.find("\n", last_section_start) + 1
+    for line in text[offset:].split("\n") if offset else []:
+        if not _DOT_LEADER.search(line):
+            appendix = _APPENDIX.match(line)
+            part = _APPENDIX_SECTION.match(line) if letter else None
+            if appendix and appendix.group("letter") == expected:
+                letter, current = expected, ()
+                expected = chr(ord(expected) + 1)
+                found.append((offset, letter))
+            elif part and part.group("letter") == letter and not _XREF.match(part.group("title")):
+                number = tuple(int(piece) for piece in part.group("number").split("."))
+                if follows(number, current):
+                    current = number
+                    found.append((offset, f"{letter}.{part.group('number')}"))
+        offset += len(line) + 1
+    return found
 
 
 def _is_heading(line: str) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from pytest_citecheck._sources.formats.headings import PREAMBLE
+from pytest_citecheck._sources.formats.headings import PREAMBLE, UniqueIds
 
 # A title's own number: "4.1.3. Title", "4.1.3 Title", "A.1. Title", "Chapter 3. Title", "Appendix B. Title".
 _TITLE_NUMBER = re.compile(
@@ -162,21 +162,16 @@ def restarted(headings: list[Heading]) -> list[Heading]:
 def outline_ids(headings: list[Heading]) -> list[str]:
     """Each heading's id: its number when it has an unused one, else its path of titles, made unique."""
     ids: list[str] = []
-    used: set[str] = {PREAMBLE}
+    unique = UniqueIds()
     path: list[tuple[int, str]] = []
     for heading in headings:
         while path and path[-1][0] >= heading.level:
             path.pop()
         path.append((heading.level, heading.title))
         candidate = heading.number
-        if candidate is None or candidate in used:
+        if candidate is None or candidate in unique:
             candidate = " > ".join(title for _, title in path)
-        unique, count = candidate, 1
-        while unique in used:
-            count += 1
-            unique = f"{candidate} ({count})"
-        used.add(unique)
-        ids.append(unique)
+        ids.append(unique(candidate))
     return ids
 
 
