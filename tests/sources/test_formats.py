@@ -742,6 +742,25 @@ def test_a_third_trailing_heading_of_one_title_keeps_its_text() -> None:
     assert passage_of(source, "The third note.")[0] == "Notes (3)"
 
 
+def test_every_licence_of_a_real_copyright_file_keeps_its_text() -> None:
+    """Debian's copyright file of libx11-6 2:1.8.4-2+deb12u2 (``/usr/share/doc/libx11-6/copyright``; each
+    licence in it permits copying with its notice, which the file is): five of its licences open with
+    "All Rights Reserved" after the last numbered section. The third to fifth got the second one's id,
+    so their text was dropped: a sentence of IBM's licence was 'missing', read as fabricated."""
+    source = Source.from_file(DATA / "libx11-copyright.txt")
+    assert source.format == "numbered"
+    assert [key for key in source.sections if key.startswith("All Rights Reserved")] == [
+        "All Rights Reserved",
+        *(f"All Rights Reserved ({count})" for count in range(2, 6)),
+    ]
+    ibm = "License to use, copy, modify, and distribute this software and its documentation for"
+    assert passage_of(source, ibm)[0] == "All Rights Reserved (5)"
+    covered = bytearray(len(source.text))
+    for start, end in source.spans.values():
+        covered[start:end] = b"\1" * (end - start)
+    assert all(covered[index] or char.isspace() for index, char in enumerate(source.text))  # no text left out
+
+
 def test_ids_of_a_heading_repeated_many_times_are_made_in_one_pass() -> None:
     """Each repeat of a title counted up from " (2)" over every id taken before it: 20,000 "# a"
     headings (120 kB of Markdown or HTML) took 28 s to split. The ids are the same, made in one pass."""
