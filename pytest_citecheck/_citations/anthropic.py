@@ -200,20 +200,26 @@ def _within_document(
     """A ``char_location`` must lie within the document the app sent. Offsets past the end of a ``Source``
     given that text (``from_file``, ``from_text``, ``text=`` beside the sections) mean the check's source
     is not what the request sent: its places cannot be trusted, and were ignored (the quote found
-    anywhere). A source whose ``original`` is its sections joined is no such text: offsets into the file
-    the app sent may well pass its end. Whitespace at the end of ``cited_text`` may run past the end (a
-    document sent with a trailing newline, checked without it)."""
-    if location is None or not isinstance(source, Source) or source.original_is_joined:
+    anywhere). A source whose ``original`` is only its sections joined is not that text either, and its
+    offsets cannot be placed past its end: ``invalid`` too (fail closed), saying to give the text sent.
+    Whitespace at the end of ``cited_text`` may run past the end (a document sent with a trailing newline,
+    checked without it)."""
+    if location is None or not isinstance(source, Source):
         return
     length = len(source.original or "")
     start, end = location
     over = end - length
     if over <= 0 or (start < length and over <= len(quote) and not quote[len(quote) - over :].strip()):
         return
+    name = f" ({source.name})" if source.name else ""
+    if source.original_is_joined:
+        checked = f"its sections joined ({length} characters){name}, as no text of it was given"
+    else:
+        checked = f"({length} characters){name}"
     raise CitationInputError(
-        f"start_char_index {start} and end_char_index {end} pass the end of the document checked "
-        f"({length} characters){f' ({source.name})' if source.name else ''}: check against the text the request "
-        "sent (Source.from_file of the file it read, or Source(sections=..., text=<the text sent>))",
+        f"start_char_index {start} and end_char_index {end} pass the end of the document checked, {checked}: "
+        "check against the text the request sent (Source.from_file of the file it read, or "
+        "Source(sections=..., text=<the text sent>))",
         citation=citation_id,
         field="start_char_index" if start >= length else "end_char_index",
     )

@@ -161,8 +161,9 @@ def test_char_location_offsets_past_the_document_sent_are_invalid(offsets: tuple
     """The recording with the second citation's offsets past the end of the 36 characters the request sent:
     the offsets were ignored and the quote, found anywhere, came out ``found``. Offsets that cannot be in
     the document mean the check's source is not what the request sent: ``invalid``, naming the field; the
-    other citation is still read. A source whose text is its sections joined (no ``text=``) is not the
-    document as sent, so its length says nothing and the citation is read as before."""
+    other citation is still read. A source whose text is only its sections joined (no ``text=``) cannot
+    place offsets past its end either: ``invalid`` too, saying no text was given (it was read as if the
+    offsets were not there, and the quote found anywhere passed)."""
     data = json.loads((PAYLOADS / "claude_text_document_grass.json").read_text(encoding="utf-8"))
     second = data["content"][3]["citations"][0]
     second["start_char_index"], second["end_char_index"] = offsets
@@ -177,7 +178,46 @@ def test_char_location_offsets_past_the_document_sent_are_invalid(offsets: tuple
             error
         )
     joined = Source(sections={"grass": "The grass is green.", "sky": "The sky is blue."})
-    assert adapt_answer(message, source=joined).invalid == {}
+    error = adapt_answer(message, source=joined).invalid["#3.1"]
+    assert (error.citation, error.field) == ("#3.1", field)
+    assert "its sections joined (37 characters), as no text of it was given" in str(error)
+    assert "Source(sections=..., text=<the text sent>)" in str(error)
+
+
+def test_char_location_past_the_end_of_a_real_document_given_as_sections_is_invalid() -> None:
+    """A real document (tests/data/apache-2.0.txt, Debian's /usr/share/common-licenses/Apache-2.0) given
+    as its sections only, cited by anthropic's own ``CitationCharLocation``: within the sections joined
+    the citation is read; past their end it is ``invalid`` naming the field, as for a source given its text."""
+    from anthropic.types import CitationCharLocation, TextBlock
+
+    text = (Path(__file__).resolve().parent.parent / "data" / "apache-2.0.txt").read_text(encoding="utf-8")
+    joined = Source(sections=dict(Source.from_text(text, format="numbered").sections), name="Apache-2.0")
+    assert joined.original_is_joined
+    quote = "Grant of Copyright License."
+    at = joined.original.find(quote)  # type: ignore[union-attr]
+    assert at > 0
+
+    def block(start: int, end: int) -> TextBlock:
+        cite = CitationCharLocation(
+            type="char_location",
+            cited_text=quote,
+            document_index=0,
+            document_title=None,
+            file_id=None,
+            start_char_index=start,
+            end_char_index=end,
+        )
+        return TextBlock(type="text", text="Contributors grant a copyright licence.", citations=[cite])
+
+    inside = adapt_answer(block(at, at + len(quote)), source=joined)
+    assert inside.invalid == {}
+    [result] = locate_all(inside.citations, joined, Settings())
+    assert result.status == Status.FOUND  # type: ignore[union-attr]
+    length = len(joined.original or "")
+    for start, end, field in [(length + 10, length + 37, "start_char_index"), (at, length + 5000, "end_char_index")]:
+        error = adapt_answer(block(start, end), source=joined).invalid["#0.1"]
+        assert (error.citation, error.field) == ("#0.1", field)
+        assert f"{length} characters) (Apache-2.0), as no text of it was given" in str(error)
 
 
 def test_a_cited_text_whose_trailing_space_runs_past_the_document_is_read() -> None:
