@@ -291,23 +291,44 @@ NEEDS_A_TERMINAL = (
     "From a script, decide with --accept ID or --set ID=VERDICT, using the ids listed above."
 )
 PROMPT_KEYS = {"v": "verified", "u": "unsupported", "c": "contradicted"}
+# The answers the decision prompt takes: each letter, and the word the prompt shows it in.
+ANSWERS = {
+    **{letter: letter for letter in "avucsq"},
+    "accept": "a",
+    "verified": "v",
+    "unsupported": "u",
+    "contradicted": "c",
+    "skip": "s",
+    "quit": "q",
+}
 
 
-def _ask(ask: Callable[[str], str], question: str, on_eof: str) -> str:
+class _EndOfInput(Exception):
+    """Ctrl-D (the end of input) at the note prompt: the decision being noted is not recorded, and the
+    review ends there, as Ctrl-D at the decision prompt ends it."""
+
+
+def _ask(ask: Callable[[str], str], question: str, on_eof: str | None) -> str:
+    """The answer, stripped; at the end of input ``on_eof`` (None: raise ``_EndOfInput``)."""
     try:
         return ask(question).strip()
     except EOFError:
+        if on_eof is None:
+            raise _EndOfInput from None
         return on_eof
 
 
 def _choose(row: ReportRow, ask: Callable[[str], str], out: TextIO) -> str:
-    """The reviewer's answer to one citation: a, v, u, c, s or q (q at the end of input)."""
+    """The reviewer's answer to one citation: a, v, u, c, s or q (q at the end of input); the words
+    the prompt shows (accept, verified, ..., quit) are taken too, in any case."""
     question = f"Decision? [a]ccept {row.said}, [v]erified, [u]nsupported, [c]ontradicted, [s]kip, [q]uit: "
     while True:
-        answer = _ask(ask, question, "q").lower()
-        if answer in {"a", "s", "q"} or answer in PROMPT_KEYS:
+        answer = ANSWERS.get(_ask(ask, question, "q").lower())
+        if answer is not None:
             return answer
-        print("  please answer a, v, u, c, s or q", file=out)
+        print(
+            "  please answer a, v, u, c, s or q (or accept, verified, unsupported, contradicted, skip, quit)", file=out
+        )
 
 
 def _decide_one(
@@ -323,7 +344,9 @@ def _decide_one(
             return False
     own = stood_on_its_own(row)
     wording = "required: it " + own + ", so say why" if own else "optional, Enter to skip"
-    note = args.note if args.note is not None else _ask(ask, f"Note ({wording}): ", "") or None
+    # Ctrl-D here cancels: a decision takes the place of Jev's verdict on every run, so one the reviewer
+    # broke off is not recorded (Enter is "no note").
+    note = args.note if args.note is not None else _ask(ask, f"Note ({wording}): ", None) or None
     if own and not note:
         print(f"  not recorded: {visible(row.id)} {own}; a decision on it needs a note\n", file=out)
         return False
@@ -368,7 +391,11 @@ def interactive(rows: list[ReportRow], args: argparse.Namespace, out: TextIO, as
         if answer == "s":
             print(file=out)
             continue
-        recorded += _decide_one(row, answer, args, by, (ask, out))
+        try:
+            recorded += _decide_one(row, answer, args, by, (ask, out))
+        except _EndOfInput:
+            print(f"\n  not recorded: {visible(row.id)} (end of input at the note prompt)\n", file=out)
+            break
     print(f"{recorded} decision{'s' if recorded != 1 else ''} recorded; rerun pytest to apply.", file=out)
     return EXIT_OK
 

@@ -227,6 +227,54 @@ def test_interactive_review_records_each_answer(
     )
 
 
+def test_interactive_review_takes_the_words_the_prompt_shows_in_any_case(
+    recorded_suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """The prompt shows "[a]ccept ... [c]ontradicted, [s]kip": "Contradicted" (the word, not the letter)
+    was refused with "please answer a, v, u, c, s or q"; the words are taken, in any case."""
+    from pytest_citecheck._review import command as review_cmd
+
+    monkeypatch.chdir(recorded_suite.path)
+    answers = iter(["verify", "Contradicted", "the JWE spec", "SKIP", "Quit"])
+    args = review_cmd._parser().parse_args(["--report", "report.json", "--by", "Lin", "--all"])
+    rows = review_cmd.load_rows(Path("report.json"))
+    assert review_cmd.interactive(rows, args, sys.stdout, ask=lambda prompt: next(answers)) == 0
+    out = capsys.readouterr().out
+    assert out.count("please answer") == 1  # "verify" is no word the prompt shows
+    assert "1 decision recorded" in out
+    (entry,) = json.loads(Path("citecheck-reviews.json").read_text())["decisions"].values()
+    assert (entry["verdict"], entry["note"]) == ("contradicted", "the JWE spec")
+    assert next(answers, None) is None  # "SKIP" skipped the next citation, "Quit" ended the review
+
+
+def test_ctrl_d_at_the_note_prompt_records_nothing_and_ends_the_review(
+    recorded_suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Ctrl-D at the note prompt recorded the decision just chosen, with no note, and asked on: a
+    decision takes the place of Jev's verdict on every run, so one broken off is not recorded, and
+    Ctrl-D ends the review as it does at the decision prompt. Enter is still "no note"."""
+    from pytest_citecheck._review import command as review_cmd
+
+    monkeypatch.chdir(recorded_suite.path)
+    script: list[str | None] = ["c", "", "v", None, "v", ""]
+
+    def ask(prompt: str) -> str:
+        answer = script.pop(0)
+        if answer is None:
+            raise EOFError
+        return answer
+
+    args = review_cmd._parser().parse_args(["--report", "report.json", "--by", "Lin"])
+    rows = review_cmd.load_rows(Path("report.json"))
+    assert review_cmd.interactive(rows, args, sys.stdout, ask=ask) == 0
+    out = capsys.readouterr().out
+    assert "not recorded:" in out and "(end of input at the note prompt)" in out
+    assert "1 decision recorded" in out
+    assert script == ["v", ""]  # nothing asked after Ctrl-D
+    (entry,) = json.loads(Path("citecheck-reviews.json").read_text())["decisions"].values()
+    assert entry["verdict"] == "contradicted" and "note" not in entry
+
+
 def decisions_in(pytester: pytest.Pytester) -> dict[str, dict]:
     decisions = json.loads((pytester.path / "citecheck-reviews.json").read_text())["decisions"]
     return {entry["citation"]: entry for entry in decisions.values()}
