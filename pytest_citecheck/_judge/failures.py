@@ -7,6 +7,7 @@ message that says what to do next. typesafe_sdk and httpx2 are imported only whe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from pytest_citecheck._errors import CassetteMissError, JudgeError
@@ -99,7 +100,13 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
     miss = _cassette_miss(citation_id, error, record_hint)
     if miss is not None:
         return miss
-    failure = _invalid_url(error) or _decoding_failure(error) or _transport_failure(error) or _sdk_failure(error)
+    failure = (
+        _invalid_url(error)
+        or _network_blocked(error)
+        or _decoding_failure(error)
+        or _transport_failure(error)
+        or _sdk_failure(error)
+    )
     return None if failure is None else JudgeError(citation_id, *failure)
 
 
@@ -243,6 +250,45 @@ def _cut_short(error: BaseException) -> tuple[str, str] | None:
             )
         current = current.__cause__ or current.__context__
     return None
+
+
+# The module of pytest-recording that refuses connections under --block-network (or a block_network mark).
+_BLOCKING_MODULE = "pytest_recording.network"
+
+
+def _network_blocked(error: BaseException) -> tuple[str, str] | None:
+    """Cause and remedy when pytest-recording's ``--block-network`` refused the connection to TypeSafe.
+
+    It raises a bare ``RuntimeError`` from its patched ``socket.connect``, which the HTTP library lets
+    through as it is. Only a RuntimeError raised in that module is taken for it (by where it was raised,
+    not by its words): any other error, a test's own among them, is left alone.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if type(current) is RuntimeError and _raised_in(current, _BLOCKING_MODULE):
+            named = re.search(r"for host '([\w.:\-\[\]]{1,100})'", str(current))
+            host = named.group(1) if named else "HOST"
+            return (
+                f"the connection to TypeSafe was refused by pytest-recording's --block-network (or a block_network "
+                f"mark) while recording: {_detail(current)}",
+                "record without --block-network, or allow TypeSafe's host while recording (pytest-recording's "
+                f"--allowed-hosts={host}, or the block_network mark's allowed_hosts); to check without network, replay "
+                "the committed cassettes (--citecheck-record-mode=none)",
+            )
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _raised_in(error: BaseException, module: str) -> bool:
+    """The innermost frame of ``error``'s traceback is code of ``module``."""
+    trace = error.__traceback__
+    if trace is None:
+        return False
+    while trace.tb_next is not None:
+        trace = trace.tb_next
+    return trace.tb_frame.f_globals.get("__name__") == module
 
 
 def _decoding_failure(error: BaseException) -> tuple[str, str] | None:

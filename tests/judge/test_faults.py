@@ -628,3 +628,27 @@ def test_a_transport_error_that_escapes_the_sdk_reads_like_the_sdks(error: str, 
     assert translated is not None, "an untranslated error fails the test as a raw traceback"
     assert translated.citation == CITATION and cause in translated.cause
     assert "TYPESAFE_BASE_URL" in translated.remedy or "timeout" in translated.remedy
+
+
+def test_a_runtime_error_with_pytest_recordings_words_raised_elsewhere_is_left_alone() -> None:
+    """Only the RuntimeError pytest-recording's --block-network raises in its own module is explained:
+    the same words raised by the test's own code (or any other RuntimeError) pass through untouched."""
+    import socket
+
+    import pytest_recording.network as network
+
+    from pytest_citecheck._judge.failures import translate_error
+
+    try:
+        raise RuntimeError("Network is disabled for host '127.0.0.1'")
+    except RuntimeError as own:
+        assert translate_error(CITATION, own, record_hint="-") is None
+    network.block_socket()
+    try:
+        with socket.socket() as sock, pytest.raises(RuntimeError) as blocked:
+            sock.connect(("192.0.2.1", 9))
+    finally:
+        network.unblock_socket()
+    translated = translate_error(CITATION, blocked.value, record_hint="-")
+    assert translated is not None and translated.citation == CITATION
+    assert "--block-network" in translated.cause and "--allowed-hosts=192.0.2.1" in translated.remedy

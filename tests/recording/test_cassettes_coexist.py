@@ -75,3 +75,39 @@ def test_each_cassette_holds_only_its_own_traffic_in_record_and_replay(
     assert replay.ret == 0
     assert (folder / "test_app_and_citations.yaml").read_text() == theirs
     assert (folder / "test_app_and_citations.citecheck.yaml").read_text() == ours
+
+
+BLOCKED_TEST_FILE = """
+from pytest_citecheck import assert_citations_supported
+from cookbook import SOURCE, pick
+
+def test_answer():
+    assert_citations_supported(pick("epoch_seconds"), SOURCE)
+"""
+
+
+@pytest.mark.parametrize("mode", ["once", "rewrite"])
+def test_recording_under_block_network_fails_naming_the_citation_the_cause_and_the_remedy(suite, jev_server, mode):
+    """pytest-recording's ``--block-network`` while recording (a new cassette, or a rewrite): its bare
+    ``RuntimeError: Network is disabled for host '127.0.0.1'`` came through with a traceback into
+    httpcore2. Still a failure (fail closed), now the plugin's own error naming the citation, that the
+    network is blocked by pytest-recording's --block-network, and what to pass; nothing is recorded."""
+    suite.makepyfile(test_blocked=BLOCKED_TEST_FILE)
+    if mode == "rewrite":
+        suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
+    cassette = suite.path / "cassettes" / "test_blocked" / "test_answer.yaml"
+    before = cassette.read_bytes() if cassette.exists() else None
+    result = suite.runpytest(f"--citecheck-record-mode={mode}", "--block-network")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "RuntimeError" not in out and "httpcore" not in out and "Traceback" not in out
+    result.stdout.fnmatch_lines(
+        [
+            "JudgeError: citation 'epoch_seconds': *refused by pytest-recording's --block-network*127.0.0.1*",
+            "  -> record without --block-network*--allowed-hosts=127.0.0.1*--citecheck-record-mode=none*",
+        ]
+    )
+    assert (cassette.read_bytes() if cassette.exists() else None) == before
+    # Replaying under --block-network needs no socket, and passes.
+    if mode == "rewrite":
+        suite.runpytest("--citecheck-record-mode=none", "--block-network").assert_outcomes(passed=1)
