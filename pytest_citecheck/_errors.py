@@ -29,6 +29,16 @@ class CitecheckError(Exception):
         return visible_lines(super().__str__())
 
 
+def _named(citation: object) -> str:
+    """The citation's id as a message names it: a long one (a generated or hostile id) is cut in the
+    middle, so the message stays readable; the error's ``citation`` keeps it whole."""
+    from pytest_citecheck._text import quoted_id
+
+    if not isinstance(citation, str):
+        return repr(citation)
+    return quoted_id(citation, "the error's .citation holds it whole")
+
+
 class CitationInputError(CitecheckError, ValueError):
     """A citation, a source or an argument that cannot be checked as given.
 
@@ -42,7 +52,7 @@ class CitationInputError(CitecheckError, ValueError):
         self.message = message
         where = []
         if citation is not None:
-            where.append(f"citation {citation!r}")
+            where.append(f"citation {_named(citation)}")
         if field is not None:
             where.append(f"field {field!r}")
         prefix = ", ".join(where)
@@ -80,7 +90,7 @@ class JudgeError(CitecheckError):
         self.citation = citation
         self.cause = cause
         self.remedy = remedy
-        super().__init__(f"citation {citation!r}: {cause}\n  -> {remedy}")
+        super().__init__(f"citation {_named(citation)}: {cause}\n  -> {remedy}")
 
 
 class CassetteMissError(JudgeError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import secrets
 import shlex
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 # What a confidence cell shows when no model was asked (a fabricated or misattributed quote).
 NO_CONFIDENCE = "-"
@@ -74,11 +74,45 @@ def _cell(text: object) -> str:
     """A table cell: ``visible``, and at most ``CELL_WIDTH`` characters (escapes count, as the terminal
     shows them). A longer one keeps its start and its end around "…": a test id's file and its
     parameters, an id's distinct suffix."""
-    shown = visible(text)
-    if len(shown) <= CELL_WIDTH:
-        return shown
-    head = (CELL_WIDTH - 1) // 2
-    return shown[:head] + "…" + shown[-(CELL_WIDTH - 1 - head) :]
+    return cut_middle(visible(text))
+
+
+def cut_middle(text: str, width: int = CELL_WIDTH) -> str:
+    """``text`` if it has at most ``width`` characters, else its start and end around "…" (``width`` in all)."""
+    if len(text) <= width:
+        return text
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[-(width - 1 - head) :]
+
+
+# An id (a citation's, or another name a user gave) longer than CELL_WIDTH, as a line of a message
+# or of the terminal shows it: one 100 KB id made a 100 KB line. The reports keep it whole.
+WHOLE_IN_REPORT = "the JSON report holds it whole"
+
+
+def short_id(text: object) -> str:
+    """An id for a line the terminal shows: as it is up to ``CELL_WIDTH`` characters; a longer one cut in
+    the middle ("…") and followed by its length and where it is whole (the JSON report)."""
+    text = str(text)
+    if len(text) <= CELL_WIDTH:
+        return text
+    return f"{cut_middle(text)} ({len(text):,} characters, cut: {WHOLE_IN_REPORT})"
+
+
+def quoted_id(text: object, whole: str = WHOLE_IN_REPORT) -> str:
+    """``repr`` of an id for a message (``citation 'x'``); a long one cut as ``short_id`` does, its length
+    and ``whole`` (where the whole id is) said after the quotes."""
+    text = str(text)
+    if len(text) <= CELL_WIDTH:
+        return repr(text)
+    return f"{cut_middle(text)!r} ({len(text):,} characters, cut: {whole})"
+
+
+def cut_ids_note(ids: Iterable[object]) -> list[str]:
+    """The line a message or summary ends with when one of its ``ids`` was cut (``cut_middle``), else none."""
+    if not any(len(str(text)) > CELL_WIDTH for text in ids):
+        return []
+    return [f"  (ids longer than {CELL_WIDTH} characters are cut in the middle at …; the JSON report holds them whole)"]
 
 
 def _escaped(char: str) -> str:

@@ -17,7 +17,7 @@ from pytest_citecheck._results import CitationResult, Status, Verdict
 # The review command's words live on the ground floor (``_text``): the report reads them without loading the gate.
 from pytest_citecheck._text import DEFAULT_REVIEW_COMMAND as DEFAULT_REVIEW_COMMAND
 from pytest_citecheck._text import NO_REPORT_KEPT as NO_REPORT_KEPT
-from pytest_citecheck._text import format_confidence, plural, render_table, visible_lines
+from pytest_citecheck._text import cut_ids_note, cut_middle, format_confidence, plural, render_table, visible_lines
 from pytest_citecheck._text import review_command as review_command
 
 _NUMBERED = re.compile(r"^\d+(?:\.\d+)*$")
@@ -162,6 +162,7 @@ def failure_message(ruling: Ruling, review: str | None = DEFAULT_REVIEW_COMMAND)
                 *screen_lines(shown),
                 *question_lines(shown),
                 *missing_quote_lines(ruling.failing),
+                *cut_ids_note(r.id for r in shown),
                 _hint(ruling, review),
             ]
         )
@@ -172,13 +173,14 @@ def place(section: str | None, document: str | None) -> str:
     """ "§3" (a numbered section), "section 'Refunds > EU'" (a heading path), with " of 'terms.md'" when a
     document is named; "'terms.md'" alone for a whole document."""
     if section is None:
-        return repr(document)
+        return repr(document if document is None else cut_middle(document))
     if " + " in section:  # the sections of an assembly: "§4 + §9"
         return " + ".join(place(part, None) for part in section.split(" + ")) + (
             f" of {document!r}" if document is not None else ""
         )
-    where = f"\u00a7{section}" if _NUMBERED.match(section) else f"section {section!r}"
-    return where + (f" of {document!r}" if document is not None else "")
+    # Section and document names come from the source (a heading, a file name): a long one is cut.
+    where = f"\u00a7{section}" if _NUMBERED.match(section) else f"section {cut_middle(section)!r}"
+    return where + (f" of {cut_middle(document)!r}" if document is not None else "")
 
 
 def where_cited(
@@ -201,7 +203,7 @@ def elsewhere_lines(result: CitationResult) -> list[str]:
         cited = result.cited_section.split(" + ")
         section = " + ".join(part for part in result.sections if part not in cited) or section
     where = where_cited(result.cited_section, result.cited_document, section, result.document)
-    return [f"  {result.id}: {where} (which Jev judged)"]
+    return [f"  {cut_middle(result.id)}: {where} (which Jev judged)"]
 
 
 def misattributed_message(ruling: Ruling) -> str:
@@ -212,6 +214,7 @@ def misattributed_message(ruling: Ruling) -> str:
     ]
     lines += result_table(ruling.misattributed, marks={r.id: "warn" for r in ruling.misattributed})
     lines += [line for r in ruling.misattributed for line in elsewhere_lines(r)]
+    lines += cut_ids_note(r.id for r in ruling.misattributed)
     lines.append(
         "What next: make the app cite the section (and document) that holds the quote; "
         f"misattributed='fail' makes this fail (see {docs_url('usage', 'misattributed-citations')})."
@@ -228,12 +231,12 @@ def closest_passage_lines(result: CitationResult) -> list[str]:
     if result.status is Status.ALTERED:
         removed = "; ".join(repr(_shorten(words, 60)) for words in result.removed or ())
         return [
-            f"  {result.id}: the quote is altered: its elision removes {removed}, which turns the meaning; "
+            f"  {cut_middle(result.id)}: the quote is altered: its elision removes {removed}, which turns the meaning; "
             f"the passage {where} [{closest.start}:{closest.end}] says:",
             f'    "{_shorten(closest.text, 100)}"',
         ]
     return [
-        f"  {result.id}: the quote is not in the source; closest passage {where} "
+        f"  {cut_middle(result.id)}: the quote is not in the source; closest passage {where} "
         f"[{closest.start}:{closest.end}] (similarity {closest.similarity:.2f}):",
         f'    "{_shorten(closest.text, 100)}"',
         f"    did the model misquote {where}, or invent it?",
@@ -245,7 +248,7 @@ def screen_lines(results: Sequence[CitationResult]) -> list[str]:
     flagged = [r for r in results if r.judgement is not None and r.judgement.flagged]
     if not flagged:
         return []
-    ids = ", ".join(r.id for r in flagged)
+    ids = ", ".join(cut_middle(r.id) for r in flagged)
     return [
         f"  flagged by the screen: {ids}: the claim or section may hold instructions addressed to an AI system, "
         "so Jev's 'supports' does not stand on its own; read the section "
@@ -256,7 +259,7 @@ def screen_lines(results: Sequence[CitationResult]) -> list[str]:
 def missing_quote_lines(results: Sequence[CitationResult]) -> list[str]:
     """For a citation of several quotes made fabricated by one of them: which quote is not in the source."""
     return [
-        f"  {r.id}: quote {r.quotes.index(r.quote) + 1} of {len(r.quotes)} is not in the source: {_shorten(r.quote, 80)!r}"
+        f"  {cut_middle(r.id)}: quote {r.quotes.index(r.quote) + 1} of {len(r.quotes)} is not in the source: {_shorten(r.quote, 80)!r}"
         for r in results
         if r.verdict is Verdict.FABRICATED and r.quotes and r.quote in r.quotes
     ]
@@ -276,9 +279,9 @@ def question_lines(results: Sequence[CitationResult]) -> list[str]:
             elif answer.flagged:
                 state = f"flagged ({answer.concern:.2f} < auto_accept {result.auto_accept:g}): needs review"
             else:
-                lines.append(f"  {result.id}: {name}: not flagged (concern {answer.concern:.2f})")
+                lines.append(f"  {cut_middle(result.id)}: {name}: not flagged (concern {answer.concern:.2f})")
                 continue
-            lines.append(f"  {result.id}: {name}: {state}: {EXTRA_QUESTIONS[name].concern}")
+            lines.append(f"  {cut_middle(result.id)}: {name}: {state}: {EXTRA_QUESTIONS[name].concern}")
     return lines
 
 
@@ -290,6 +293,7 @@ def review_message(ruling: Ruling, review: str | None = DEFAULT_REVIEW_COMMAND) 
     lines += result_table(ruling.review)
     lines += screen_lines(ruling.review)
     lines += question_lines(ruling.review)
+    lines += cut_ids_note(r.id for r in ruling.review)
     how = f"with `{review}`" if review is not None else f"({NO_REPORT_KEPT})"
     lines.append(
         f"What next: confirm or correct each verdict {how} (see {docs_url('usage', 'review')}), "

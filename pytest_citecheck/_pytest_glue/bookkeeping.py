@@ -231,13 +231,14 @@ class CassetteBookkeeping:
 
     def _fail_on_flips(self, session: pytest.Session, report: Report) -> None:
         """``citecheck_fail_on_flip``: fail the run when a re-recorded verdict flipped."""
-        from pytest_citecheck._text import plural
+        from pytest_citecheck._text import plural, quoted_id
 
         flipped = [row for row in report.rows if row.flip]
         if not (self.config.stash[SETTINGS].fail_on_flip and flipped):
             return
         listed = ", ".join(
-            f"{row.test} {row.id!r} {(row.previous or {}).get('verdict')} -> {row.verdict}" for row in flipped[:5]
+            f"{row.test} {quoted_id(row.id)} {(row.previous or {}).get('verdict')} -> {row.verdict}"
+            for row in flipped[:5]
         ) + (", …" if len(flipped) > 5 else "")
         self._fail_run(
             session, "fail_on_flip", None, f"{plural(len(flipped), 're-recorded verdict')} flipped: {listed}"

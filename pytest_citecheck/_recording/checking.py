@@ -18,6 +18,7 @@ from pytest_citecheck._judge.judgement import Judgement
 from pytest_citecheck._recording.cassette import TestCassette
 from pytest_citecheck._recording.cassette_file import CassetteDigestError
 from pytest_citecheck._recording.plays import PlayCount, counting_plays
+from pytest_citecheck._text import quoted_id
 
 
 def open_cassette(cassette: TestCassette | None, citation_id: str, record_hint: str) -> None:
@@ -109,7 +110,7 @@ def against_recordings(
         kind, cause, remedy = problem
         if strict_model and kind == "mismatch":
             raise ModelMismatchError(citation_id, cause, f"{remedy} ({record_hint})")
-        warnings.warn(ModelPinWarning(f"citation {citation_id!r}: {cause}\n  -> {remedy}"), stacklevel=2)
+        warnings.warn(ModelPinWarning(f"citation {quoted_id(citation_id)}: {cause}\n  -> {remedy}"), stacklevel=2)
     if not cassette.previous:
         return None
     before = previous_answer(claim, section_text, cassette.previous)

@@ -20,7 +20,7 @@ from typing import Any
 
 from pytest_citecheck._report.row import ReportRow
 from pytest_citecheck._report.run_report import VERDICT_ORDER, Report
-from pytest_citecheck._text import NO_CONFIDENCE, plural, visible, visible_lines
+from pytest_citecheck._text import NO_CONFIDENCE, plural, quoted_id, visible, visible_lines
 
 # GitHub shows at most 10 error annotations per step and 50 per job; more only fill the log.
 MAX_ANNOTATIONS = 50
@@ -109,10 +109,8 @@ def error_commands(report: Report, outcomes: Outcomes) -> list[str]:
     for row in failing_rows(report, outcomes):
         # Every piece that came from outside is shown harmlessly (controls and escape sequences visible).
         test = visible(row.test)
-        title = f"citecheck: {row.verdict} citation {visible(row.label(shared))!r}"
-        message = (
-            f"{test}: {visible(row.id)!r} is {row.verdict}: {visible(_why(row))}.\nClaim: {visible_lines(row.claim)}"
-        )
+        title = f"citecheck: {row.verdict} citation {quoted_id(visible(row.label(shared)))}"
+        message = f"{test}: {quoted_id(visible(row.id))} is {row.verdict}: {visible(_why(row))}.\nClaim: {visible_lines(row.claim)}"
         if row.quote:
             message += f"\nQuote: {visible_lines(row.quote)}"
         lines.append(_error_command(outcomes.locations.get(test), title, message))

@@ -19,6 +19,8 @@ from pytest_citecheck._report.row import ReportRow, RowError, as_row
 from pytest_citecheck._text import (
     DEFAULT_REVIEW_COMMAND,
     NO_REPORT_KEPT,
+    cut_ids_note,
+    cut_middle,
     plural,
     render_table,
     review_command,
@@ -235,6 +237,7 @@ class Report:
         shown = self.shown_rows(verbose)
         lines += self.table_lines(shown, verbose)
         lines += self.note_lines(review_hint)
+        lines += cut_ids_note(row.id for row in shown)
         if not verbose and len(shown) < len(distinct):
             lines.append("(-v lists every citation)")
         return lines
@@ -274,7 +277,7 @@ class Report:
             lines.append(misattributed_line(misattributed))
         approximate = [row for row in distinct if row.approximate]
         if approximate:
-            listed = ", ".join(f"{row.label(shared)} ({row.similarity or 0:.2f})" for row in approximate)
+            listed = ", ".join(f"{cut_middle(row.label(shared))} ({row.similarity or 0:.2f})" for row in approximate)
             lines.append(f"{plural(len(approximate), 'quote')} matched approximately (fuzzy): {listed}.")
         lines += question_summary(distinct)
         lines += decision_lines(distinct, review_hint)
@@ -352,7 +355,7 @@ def repeat_lines(repeats: Mapping[str, int]) -> list[str]:
     """The citations checked more than once (counted once above): which, and how many times."""
     if not repeats:
         return []
-    listed = ", ".join(f"{name} ({count} times)" for name, count in list(repeats.items())[:5])
+    listed = ", ".join(f"{cut_middle(name)} ({count} times)" for name, count in list(repeats.items())[:5])
     more = f" and {len(repeats) - 5} more" if len(repeats) > 5 else ""
     checks = sum(repeats.values()) - len(repeats)
     return [f"{plural(checks, 'repeated check')} counted once (the last check stands): {listed}{more}."]
@@ -398,7 +401,8 @@ def misattributed_line(rows: Sequence[ReportRow]) -> str:
     from pytest_citecheck._gate import where_cited
 
     places = dict.fromkeys(
-        f"{row.id} ({where_cited(row.cited_section, row.cited_document, row.section, row.document)})" for row in rows
+        f"{cut_middle(row.id)} ({where_cited(row.cited_section, row.cited_document, row.section, row.document)})"
+        for row in rows
     )
     shown = list(places)[:5]
     more = f" and {len(places) - len(shown)} more" if len(places) > len(shown) else ""
@@ -420,7 +424,7 @@ def question_summary(rows: Iterable[ReportRow]) -> list[str]:
         for name, answer in row.questions.items():
             if answer.get("flagged"):
                 strength = "confident" if answer.get("confident") else "review"
-                flags.append(f"{row.id} ({name} {float(answer.get('concern') or 0):.2f}, {strength})")
+                flags.append(f"{cut_middle(row.id)} ({name} {float(answer.get('concern') or 0):.2f}, {strength})")
     if not flags:
         return []
     return [f"{plural(len(flags), 'flag')} from extra questions: {', '.join(flags)}."]

@@ -25,7 +25,7 @@ from pytest_citecheck._report.row import ReportRow
 from pytest_citecheck._report.run_report import Report, ReportError
 from pytest_citecheck._review.decisions import DECIDABLE_VERDICTS, DecisionConflictError, Reviews, ReviewsFileError
 from pytest_citecheck._review.display import _use_color, describe
-from pytest_citecheck._text import stop_commands, visible
+from pytest_citecheck._text import quoted_id, short_id, stop_commands, visible
 
 # Where the plugin leaves the last run's report when no --citecheck-json was given (pytest's cache).
 LAST_REPORT = Path(".pytest_cache", "d", "citecheck", "last-report.json")
@@ -149,14 +149,14 @@ def reviews_path(row: ReportRow, override: str | None) -> Path:
         return Path(override)
     if not row.reviews_file:
         raise ReviewInputError(
-            f"the report does not say which reviews file citation {row.id!r} uses; pass --reviews PATH"
+            f"the report does not say which reviews file citation {quoted_id(row.id)} uses; pass --reviews PATH"
         )
     path = Path(row.reviews_file)
     if not path.parent.is_dir():
         # The report names the file from the directory pytest ran in (a CI checkout's root, say):
         # from anywhere else a new directory would be made for a file no test reads.
         raise ReviewInputError(
-            f"the report puts citation {row.id!r}'s decisions in {path}, but there is no directory "
+            f"the report puts citation {quoted_id(row.id)}'s decisions in {path}, but there is no directory "
             f"{path.parent} here: run citecheck review from the directory pytest ran in, or pass --reviews PATH"
         )
     return path
@@ -247,14 +247,14 @@ def _own_needs_note(row: ReportRow, note: str | None) -> str | None:
     own = stood_on_its_own(row)
     if own is not None and not note:
         raise ReviewInputError(
-            f"citation {row.id!r} {own}: it needs no review, so a decision on it must say "
+            f"citation {quoted_id(row.id)} {own}: it needs no review, so a decision on it must say "
             "why: pass --note TEXT (the decision then takes the place of Jev's verdict on every run)"
         )
     return own
 
 
 def _confirm_replace(row: ReportRow, existing: Mapping[str, Any], ask: Callable[[str], str] | None) -> None:
-    shown = f"citation {row.id!r} already has a decision: {decision_text(existing)}"
+    shown = f"citation {quoted_id(row.id)} already has a decision: {decision_text(existing)}"
     if not (ask is not None and ask(f"{shown}. Replace it? [y/N] ").strip().lower() in {"y", "yes"}):
         raise ReviewInputError(f"{shown}; the decision was kept (pass --replace to replace it)")
 
@@ -263,12 +263,15 @@ def _print_recorded(
     row: ReportRow, entry: Mapping[str, Any], existing: Mapping[str, Any] | None, own: str | None, out: TextIO
 ) -> None:
     how = "confirmed" if entry["action"] == "confirm" else f"set (Jev said {entry['model_verdict']})"
-    line = visible(f"{row.id}: {entry['verdict']} {how} by {entry['by']}")
+    line = visible(f"{short_id(row.id)}: {entry['verdict']} {how} by {entry['by']}")
     if existing is not None:
         line += f"; replaces {existing.get('by')}'s decision ({decision_text(existing)})"
     print(line, file=out)
     if own is not None:
-        print(f"  {visible(row.id)} {own}: this documented decision now takes the place of Jev's verdict", file=out)
+        print(
+            f"  {visible(short_id(row.id))} {own}: this documented decision now takes the place of Jev's verdict",
+            file=out,
+        )
 
 
 def list_rows(rows: list[ReportRow], *, every: bool, color: bool, out: TextIO) -> list[ReportRow]:
@@ -348,7 +351,7 @@ def _decide_one(
     # broke off is not recorded (Enter is "no note").
     note = args.note if args.note is not None else _ask(ask, f"Note ({wording}): ", None) or None
     if own and not note:
-        print(f"  not recorded: {visible(row.id)} {own}; a decision on it needs a note\n", file=out)
+        print(f"  not recorded: {visible(short_id(row.id))} {own}; a decision on it needs a note\n", file=out)
         return False
     entry = session.record(row, None if answer == "a" else PROMPT_KEYS[answer], by=by, note=note)
     try:
@@ -366,7 +369,10 @@ def _decided_since(row: ReportRow, override: str | None, out: TextIO) -> bool:
     existing = Reviews.load(reviews_path(row, override)).decisions.get(str(row.review_key))
     if existing is None:
         return False
-    print(f"{visible(row.id)}: already decided ({decision_text(existing)}); skipped (--all shows it again)\n", file=out)
+    print(
+        f"{visible(short_id(row.id))}: already decided ({decision_text(existing)}); skipped (--all shows it again)\n",
+        file=out,
+    )
     return True
 
 
@@ -394,7 +400,7 @@ def interactive(rows: list[ReportRow], args: argparse.Namespace, out: TextIO, as
         try:
             recorded += _decide_one(row, answer, args, by, (ask, out))
         except _EndOfInput:
-            print(f"\n  not recorded: {visible(row.id)} (end of input at the note prompt)\n", file=out)
+            print(f"\n  not recorded: {visible(short_id(row.id))} (end of input at the note prompt)\n", file=out)
             break
     print(f"{recorded} decision{'s' if recorded != 1 else ''} recorded; rerun pytest to apply.", file=out)
     return EXIT_OK

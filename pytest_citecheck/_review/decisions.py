@@ -31,6 +31,7 @@ from pytest_citecheck._gate.human import question_fingerprint as question_finger
 from pytest_citecheck._gate.human import review_key as review_key
 from pytest_citecheck._report.row import ReportRow, as_row
 from pytest_citecheck._report.schema import is_number, is_plain
+from pytest_citecheck._text import quoted_id
 
 REVIEWS_FORMAT = 1
 DEFAULT_REVIEWS_FILE = "citecheck-reviews.json"
@@ -277,11 +278,13 @@ class Reviews:
         row = as_row(row)
         key = row.review_key
         if not key:
-            raise ReviewsFileError(f"citation {row.id!r} has no review key: only a judged citation can be reviewed")
+            raise ReviewsFileError(
+                f"citation {quoted_id(row.id)} has no review key: only a judged citation can be reviewed"
+            )
         chosen = row.said if verdict is None else verdict
         if chosen not in DECIDABLE_VERDICTS:
             raise ReviewsFileError(
-                f"citation {row.id!r}: cannot set the verdict to {chosen!r}; choose one of {', '.join(DECIDABLE_VERDICTS)}"
+                f"citation {quoted_id(row.id)}: cannot set the verdict to {chosen!r}; choose one of {', '.join(DECIDABLE_VERDICTS)}"
             )
         entry = _entry(row, chosen, by=by, note=note, at=at)
         self._read_as.setdefault(key, self.decisions.get(key))

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from pytest_citecheck._report.row import ReportRow
-from pytest_citecheck._text import visible, visible_lines
+from pytest_citecheck._text import short_id, visible, visible_lines
 
 
 def _use_color(choice: str, stream: TextIO) -> bool:
@@ -41,9 +41,9 @@ def _state(row: ReportRow) -> str:
 def describe(row: ReportRow, *, color: bool, position: str = "", name: str | None = None) -> str:
     """The citation as a reviewer reads it; ``name`` is the id ``--accept`` takes (the citation id by default)."""
     lines = [
-        f"{position}{visible(name or row.id)}: Jev says {row.said} "
+        f"{position}{visible(short_id(name or row.id))}: Jev says {row.said} "
         f"(confidence {row.confidence_cell}, auto_accept {row.auto_accept:g}), {_state(row)}",
-        f"  test:    {visible(row.test)}",
+        f"  test:    {visible(short_id(row.test))}",
         f"  claim:   {visible(row.claim)}",
         f"  quote:   {visible(row.quote) if row.quote else '(none: claim-only citation)'}",
     ]

@@ -230,3 +230,59 @@ def test_a_table_cell_is_cut_in_the_middle_past_its_width() -> None:
     assert len(cell) == CELL_WIDTH and cell.startswith("tests/deep/") and cell.endswith("::test_claims[case-7]")
     assert cell.count("…") == 1 and lines[2].split() == ["short", "2"]
     assert render_table([["id"], ["x" * CELL_WIDTH]])[1] == "  " + "x" * CELL_WIDTH  # at the width: whole
+
+
+LONG_IDS_SUITE = """
+from cookbook import SOURCE, pick
+from pytest_citecheck import assert_citations_supported
+
+LONG = "A" * 50_000 + "-middle-" + "Z" * 50_000
+
+def renamed(name, suffix):
+    citation = dict(pick(name)[0])
+    citation["id"] = LONG + suffix
+    return citation
+
+def test_fabricated():
+    assert_citations_supported(
+        [{"id": LONG + "f", "claim": "c", "quote": "a sentence that no RFC holds", "section": "4.1"}], SOURCE
+    )
+
+def test_invalid():
+    assert_citations_supported([{"id": LONG + "i", "claim": "c", "quote": 5}], SOURCE)
+
+def test_needs_review():
+    assert_citations_supported([renamed("pii_encryption", "r")], SOURCE, review="fail")
+"""
+
+
+def test_a_long_id_is_cut_in_every_line_that_names_it(suite: pytest.Pytester, jev_server, capsys) -> None:
+    """A 100 KB citation id was printed whole in a failing test's detail lines (the closest passage of a
+    fabricated quote), in an error naming the citation (CitationInputError, JudgeError) and by
+    ``citecheck review --list``: one line of 100 KB each. Every line that names it now cuts it in the
+    middle at "…" and says where the whole id is (the JSON report; an error's ``.citation``)."""
+    suite.makepyfile(test_long=LONG_IDS_SUITE)
+    result = suite.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json", "-p", "no:xdist")
+    result.assert_outcomes(failed=3)
+    lines = result.stdout.lines
+    assert max(len(line) for line in lines) < 400, max(lines, key=len)[:300]
+    out = result.stdout.str()
+    result.stdout.fnmatch_lines(["*AAAA…ZZZ*Zf: the quote is not in the source; closest passage*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*CitationInputError: citation 'AAA*A…ZZZ*Zi' (100,009 characters, cut: the error's .citation holds it whole)*"
+        ]
+    )
+    assert (
+        out.count("(ids longer than 80 characters are cut in the middle at …; the JSON report holds them whole)") >= 2
+    )
+    report = json.loads((suite.path / "report.json").read_text(encoding="utf-8"))
+    assert sorted(len(row["id"]) for row in report["results"]) == [100_009, 100_009]
+
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(suite.path)
+        assert citecheck(["review", "--report", "report.json", "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert max(len(line) for line in listed.splitlines()) < 400
+    assert "…" + "Z" * 39 + "r (100,009 characters, cut: the JSON report holds it whole): Jev says" in listed
