@@ -1,9 +1,11 @@
-"""The bookkeeping of recordings: unused recordings and orphan cassettes, as pytest hooks.
+"""The bookkeeping of what a run leaves over: unused recordings, orphan cassettes and dead decisions, as pytest hooks.
 
 ``CassetteBookkeeping`` is registered with ``session.CitecheckRun`` when the run first needs them
 (``trigger.session_plugins``). What is unused or orphaned, and deleting it, is ``_recording``'s
 (``lifecycle.unused``); this connects it to pytest's life cycle: which tests were collected, which
-ran to the end, what each left unplayed, and failing a run whose tests passed.
+ran to the end, what each left unplayed, and failing a run whose tests passed. Decisions in reviews
+files for citations that no longer exist are found by ``_report.dead_decisions`` from the same facts
+(collected tests, tests that ran to the end) and reported, never removed.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class CassetteBookkeeping:
         self.items: list[pytest.Item] = config.stash[COLLECTED]
         self.orphans: set[str] = set()
         self.crashed_workers = 0  # xdist workers that went down with an error
+        self.dead_found: list[dict[str, Any]] = []  # dead decisions as xdist workers found them
         # What is worked out from the collected tests, and how many there were then.
         self._owners: dict[str, dict[str, bool]] | None = None
         # Each collected test's cassette folder, file name and normalised path, by the item's identity (items
@@ -153,6 +156,7 @@ class CassetteBookkeeping:
         if error is not None:
             self.crashed_workers += 1
         self.orphans.update(getattr(node, "workeroutput", {}).get("citecheck_orphans") or ())
+        self.dead_found.extend(getattr(node, "workeroutput", {}).get("citecheck_dead") or ())
 
     def _find_orphans(self) -> list[str]:
         if not self.items:
@@ -186,16 +190,76 @@ class CassetteBookkeeping:
         )
         return [self.run.display_path(Path(orphan)) for orphan in found]
 
+    def _dead_decisions(self) -> list[dict[str, Any]]:
+        """The decisions in the collected modules' reviews files that look dead from here
+        (``dead_decisions.candidates``); none after ``--lf`` or pytest-repeat, which narrow or rename tests."""
+        if not self.items or self.config.getoption("lf", False):
+            return []  # an xdist controller collects nothing (and loads nothing of recordings)
+        from pytest_citecheck._recording.lifecycle.unused import repeated_tests
+
+        if repeated_tests(self.items):
+            return []
+        modules: dict[Path, str] = {}  # each collected module's path, and its part of a node id
+        for item in self.items:
+            if item.path not in modules:
+                modules[item.path] = item.nodeid.split("::", 1)[0]
+        reviews = self.config.stash[SETTINGS].reviews
+        files = [path for path in {module.parent / reviews for module in modules} if path.is_file()]
+        if not files:
+            return []  # no decision to look at: nothing more is worked out
+        facts = self._facts(modules)
+        return [entry for path in files for entry in self._dead_in(path, facts)]
+
+    def _facts(self, modules: dict[Path, str]) -> dict[str, set[str]]:
+        """What ``dead_decisions.candidates`` is told: the tests collected, the modules collected in full
+        (not named with ``::`` on the command line), the tests that ran to the end."""
+        here = self.config.invocation_params.dir
+        partial = {Path(here, arg.split("::")[0]).resolve() for arg in self.config.args if "::" in arg}
+        return {
+            "collected": {item.nodeid for item in self.items},
+            "whole_modules": {part for path, part in modules.items() if path.resolve() not in partial},
+            "finished": {item.nodeid for item in self.items if item.stash.get(RAN_TO_END, False)},
+        }
+
+    def _dead_in(self, path: Path, facts: dict[str, set[str]]) -> list[dict[str, Any]]:
+        """The decisions of the reviews file at ``path`` that look dead from here."""
+        from pytest_citecheck._report.dead_decisions import candidates, entry_of
+        from pytest_citecheck._review.decisions import ReviewsFileError
+
+        try:
+            reviews = self.run.reviews_for(path)
+        except ReviewsFileError:
+            return []  # a damaged reviews file fails the tests that use it
+        if not reviews.decisions:
+            return []
+        root, beside = self.config.rootpath, path.parent
+
+        def exists(module: str) -> bool:  # beside its reviews file too: node ids change with --rootdir
+            return (root / module).exists() or (beside / Path(module).name).exists()
+
+        shown = self.run.display_path(path)
+        found = candidates(reviews.decisions, **facts, module_exists=exists)
+        return [entry_of(shown, key, why, reviews.decisions[key]) for key, why in found]
+
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         # Runs before CitecheckRun writes the JSON report (trylast), so the report carries these.
         orphans = self._find_orphans()
+        dead = self.dead_found + self._dead_decisions()
         if hasattr(self.config, "workerinput"):
             self.config.workeroutput["citecheck_orphans"] = orphans  # type: ignore[attr-defined]  # set by xdist
+            self.config.workeroutput["citecheck_dead"] = dead  # type: ignore[attr-defined]
             return
-        if self.run._report is None and not (self.orphans or orphans):
+        if self.run._report is None and not (self.orphans or orphans or dead):
             return  # nothing was checked, recorded or left over
         report = self.run.report
         report.orphans = sorted(self.orphans.union(orphans))
+        if dead:
+            from pytest_citecheck._report.dead_decisions import settle
+
+            rows = report.rows
+            report.dead_decisions = settle(
+                dead, {(str(row.test), row.id) for row in rows}, {str(row.review_key) for row in rows}
+            )
         self._settle_unused(session, report)
         self._fail_on_flips(session, report)
 

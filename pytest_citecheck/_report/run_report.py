@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_citecheck._files import UnreadableFileError, atomic_write_chunks, read_regular_file
+from pytest_citecheck._report.dead_decisions import are_entries, dead_lines
 from pytest_citecheck._report.row import VERDICT_ORDER as VERDICT_ORDER
 from pytest_citecheck._report.row import ReportRow, RowError, as_row
 from pytest_citecheck._text import (
@@ -48,6 +49,8 @@ class Report:
         # Recordings no test played, and cassette files of no collected test (see ``recordings``).
         self.unused: list[dict[str, Any]] = []
         self.orphans: list[str] = []
+        # Decisions in reviews files for citations that no longer exist (``dead_decisions``).
+        self.dead_decisions: list[dict[str, Any]] = []
         # After ``merge``: "test::citation" of each row that more than one report held (counted once).
         self.duplicates: list[str] = []
         # An estimate run's counts (``_estimate.tally.RunEstimate.to_json``), written as the report's "estimate".
@@ -76,6 +79,8 @@ class Report:
         data: dict[str, Any] = {}
         if self.unused or self.orphans:
             data.update(unused=self.unused, orphans=self.orphans)
+        if self.dead_decisions:
+            data["dead_decisions"] = self.dead_decisions
         if self.estimate is not None:
             data["estimate"] = self.estimate
         return data
@@ -123,6 +128,7 @@ class Report:
         if not isinstance(orphans, list) or not all(isinstance(orphan, str) for orphan in orphans):
             raise ReportError(f"{path}: field 'orphans' is {_shown(orphans)}, expected a list of paths")
         report.orphans = list(orphans)
+        report.dead_decisions = _dead_decisions(path, data)
         return report
 
     @classmethod
@@ -155,6 +161,8 @@ class Report:
                     merged.unused.append(entry)
         # Every shard collects the whole suite, so each may find the same orphan.
         merged.orphans = sorted({orphan for report in reports for orphan in report.orphans})
+        dead = {(str(e.get("reviews_file")), str(e.get("key"))): e for r in reports for e in r.dead_decisions}
+        merged.dead_decisions = list(dead.values())
         return merged
 
     def _note_duplicate(self, row: ReportRow, label: str, where: str, first: ReportRow) -> None:
@@ -220,6 +228,7 @@ class Report:
         lines += self.recording_lines(
             unused_policy=settings.unused, fail_on_flip=settings.fail_on_flip, verbose=verbose
         )
+        lines += dead_lines(self.dead_decisions, verbose=verbose)
         return stop_commands([visible(line) for line in lines], environ)
 
     def summary_lines(self, *, verbose: bool = False, review_hint: str = "run `citecheck review`.") -> list[str]:
@@ -333,6 +342,16 @@ def _unused_entries(path: str | Path, data: Mapping[str, Any]) -> list[dict[str,
     if not isinstance(value, list) or not all(_is_unused_entry(entry) for entry in value):
         raise ReportError(
             f"{path}: field 'unused' is {_shown(value)}, expected a list of objects with a test and a cassette"
+        )
+    return list(value)
+
+
+def _dead_decisions(path: str | Path, data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The report's dead decisions (``dead_decisions``)."""
+    value = data.get("dead_decisions") or []
+    if not are_entries(value):
+        raise ReportError(
+            f"{path}: field 'dead_decisions' is {_shown(value)}, expected a list of objects with a reviews_file and a key"
         )
     return list(value)
 

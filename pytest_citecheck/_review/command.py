@@ -21,9 +21,16 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from pytest_citecheck._report.dead_decisions import dead_lines
 from pytest_citecheck._report.row import ReportRow
 from pytest_citecheck._report.run_report import Report, ReportError
-from pytest_citecheck._review.decisions import DECIDABLE_VERDICTS, DecisionConflictError, Reviews, ReviewsFileError
+from pytest_citecheck._review.decisions import (
+    DECIDABLE_VERDICTS,
+    DecisionConflictError,
+    Reviews,
+    ReviewsFileError,
+    still_decided,
+)
 from pytest_citecheck._review.display import _use_color, describe
 from pytest_citecheck._text import quoted_id, short_id, stop_commands, visible
 
@@ -294,16 +301,9 @@ NEEDS_A_TERMINAL = (
     "From a script, decide with --accept ID or --set ID=VERDICT, using the ids listed above."
 )
 PROMPT_KEYS = {"v": "verified", "u": "unsupported", "c": "contradicted"}
-# The answers the decision prompt takes: each letter, and the word the prompt shows it in.
-ANSWERS = {
-    **{letter: letter for letter in "avucsq"},
-    "accept": "a",
-    "verified": "v",
-    "unsupported": "u",
-    "contradicted": "c",
-    "skip": "s",
-    "quit": "q",
-}
+# The answers the decision prompt takes: the words it shows, and their first letters.
+_WORDS = ("accept", "verified", "unsupported", "contradicted", "skip", "quit")
+ANSWERS = {**{word[0]: word[0] for word in _WORDS}, **{word: word[0] for word in _WORDS}}
 
 
 class _EndOfInput(Exception):
@@ -432,11 +432,14 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
-    rows = load_rows(Path(args.report) if args.report else LAST_REPORT)
+    report = Path(args.report) if args.report else LAST_REPORT
+    rows = load_rows(report)
     if args.accept or args.set_:
         return apply_flags(rows, args, out)
     if args.list or not (sys.stdin.isatty() and out.isatty()):
         shown = list_rows(rows, every=args.all, color=_use_color(args.color, out), out=out)
+        for line in dead_lines(still_decided(Report.load(report).dead_decisions), verbose=True):
+            print(visible(line), file=out)  # decisions for citations the run found no more, if still in their file
         if shown and not args.list and not sys.stdin.isatty():
             print(NEEDS_A_TERMINAL, file=out)
         return EXIT_OK

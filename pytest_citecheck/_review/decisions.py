@@ -366,6 +366,24 @@ def _entry_problem(entry: Any) -> str | None:
     return None
 
 
+def still_decided(dead: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The dead decisions of a report (``_report.dead_decisions``) that their reviews file still holds
+    (one removed by hand since is not listed again; an unreadable file keeps its own)."""
+    files: dict[str, Reviews | None] = {}
+    kept = []
+    for entry in dead:
+        path = str(entry["reviews_file"])
+        if path not in files:
+            try:
+                files[path] = Reviews.load(path)
+            except ReviewsFileError:
+                files[path] = None
+        reviews = files[path]
+        if reviews is None or str(entry["key"]) in reviews.decisions:
+            kept.append(entry)
+    return kept
+
+
 def load_once(cache: dict[Path, Reviews | ReviewsFileError], path: Path) -> Reviews:
     """The reviews file at ``path``, read once into ``cache``; a damaged file is read once too, and
     each call raises its one-line error again (every test that uses it fails with it)."""

@@ -454,3 +454,62 @@ def test_a_report_read_from_another_directory_makes_no_directory_for_a_file_no_t
     )
     assert result.returncode == 0, result.stderr
     assert list(decisions_in(recorded_suite)) == ["iat_future"]
+
+
+def test_a_decision_whose_citation_is_gone_is_reported_and_kept(
+    recorded_suite: pytest.Pytester, no_typesafe_env: None
+) -> None:
+    """A decision for a citation that no longer exists (its test renamed or deleted, the citation taken
+    out) never applies again, and nothing said so. The run's summary, its JSON report and
+    ``citecheck review --list`` now name each one and why; the reviews file is never changed. A run
+    that cannot tell (one test named on the command line, its test deselected) names none."""
+    suite = recorded_suite
+    for citation in ("pii_encryption", "iat_future"):
+        done = review(suite, "--report", "report.json", "--set", f"{citation}=verified", "--by", "Ada")
+        assert done.returncode == 0, done.stderr
+    reviews_file = suite.path / "citecheck-reviews.json"
+    written = reviews_file.read_bytes()
+    assert suite.runpytest("--citecheck-json=report.json").ret == 0
+    assert "dead_decisions" not in json.loads((suite.path / "report.json").read_text())
+
+    # The citation iat_future is taken out of the test: its decision is dead, pii_encryption's is not.
+    (suite.path / "test_answers.py").write_text(TEST_FILE.replace(', "iat_future"', ""))
+    result = suite.runpytest("--citecheck-json=report.json", "-p", "xdist", "-n", "2")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "1 human decision in 1 reviews file applies to no citation any more:",
+            "  dead  test_answers.py::test_answer 'iat_future' (verified by Ada) in citecheck-reviews.json: "
+            "its test ran to the end and checked no citation of that id",
+            "Remove them from the reviews file by hand*",
+        ]
+    )
+    (dead,) = json.loads((suite.path / "report.json").read_text())["dead_decisions"]
+    assert (dead["citation"], dead["reviews_file"]) == ("iat_future", "citecheck-reviews.json")
+    listed = review(suite, "--report", "report.json", "--list")
+    assert "'iat_future' (verified by Ada) in citecheck-reviews.json: its test ran to the end" in listed.stdout
+
+    # Its test deselected (-k): it did not run, so nothing is said of its citations.
+    assert "no citation any more" not in suite.runpytest("-k", "not answer").stdout.str()
+
+    # The test renamed: both decisions are dead; a run of the one test named on the command line cannot tell.
+    (suite.path / "test_answers.py").write_text(TEST_FILE.replace("def test_answer", "def test_renamed"))
+    named = suite.runpytest("--citecheck-record-mode=none", "test_answers.py::test_renamed")
+    assert "no citation any more" not in named.stdout.str()
+    result = suite.runpytest("--citecheck-record-mode=none", "--citecheck-json=report.json")
+    result.stdout.fnmatch_lines(["2 human decisions in 1 reviews file apply to no citation any more:"])
+    assert result.stdout.str().count("no test of that name was collected (renamed or deleted)") == 2
+
+    # The module deleted (another one left in its directory): dead, as its module is gone.
+    suite.makepyfile(test_other="def test_other():\n    pass\n")
+    (suite.path / "test_answers.py").unlink()
+    result = suite.runpytest("--citecheck-json=report.json")
+    assert result.stdout.str().count("its test module is gone") == 2
+    assert reviews_file.read_bytes() == written  # reported, never removed
+
+    # A decision removed by hand is no longer listed by `citecheck review --list`.
+    data = json.loads(written)
+    data["decisions"] = {k: v for k, v in data["decisions"].items() if v["citation"] != "iat_future"}
+    reviews_file.write_text(json.dumps(data))
+    listed = review(suite, "--report", "report.json", "--list")
+    assert "'pii_encryption'" in listed.stdout and "'iat_future'" not in listed.stdout
