@@ -8,25 +8,33 @@ pytest does not load this module in a run whose settings are valid and that chec
 
 from __future__ import annotations
 
+import os
+
 # The documentation site's address, for the messages here (defined beside the versions the package
 # supports: pytest loads that module in every run, and the option table's help names pages too).
 from pytest_citecheck._dependencies import DOCS_URL as DOCS_URL
 from pytest_citecheck._dependencies import docs_url as docs_url
 
+# This package's directory: frames in it are the plugin's own (``warn_at_caller``).
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
 
 class CitecheckError(Exception):
     """Base class of every error pytest-citecheck raises on purpose.
 
-    Its message often quotes text from outside (a claim, an id, a server's error body): it reads
-    harmlessly wherever it is printed (``_text.visible_lines``: controls shown visibly, no line that
-    starts a GitHub workflow command, even under ``--tb=native``).
+    Its message often quotes text from outside (a claim, an id, a server's error body, a field of a
+    server's answer): it reads harmlessly wherever it is printed (``_text.visible_lines``: controls
+    shown visibly, no line that starts a GitHub workflow command, even under ``--tb=native``), and
+    with every known secret cut out (a proxy that echoed the key into an answer's ``choice`` had it
+    printed by "unknown label", and written to JUnit XML).
     """
 
     def __str__(self) -> str:
         # Imported here: pytest loads this module with the plugin in every run, and most runs raise nothing.
+        from pytest_citecheck._secrets import redact_known
         from pytest_citecheck._text import visible_lines
 
-        return visible_lines(super().__str__())
+        return redact_known(visible_lines(super().__str__()))
 
 
 def _named(citation: object) -> str:
@@ -61,6 +69,24 @@ class CitationInputError(CitecheckError, ValueError):
 
 class SourceError(CitationInputError):
     """A source document that cannot be split into sections."""
+
+
+def warn_at_caller(warning: Warning) -> None:
+    """Issue ``warning`` at the first frame outside pytest-citecheck: the line of the test that checked.
+
+    Whichever way the test called (``assert_citations_supported``, the ``citecheck`` fixture, sync
+    or async), the warning names the user's file and line, not the plugin's.
+    """
+    __tracebackhide__ = True  # under ``filterwarnings = error`` the warning is raised here
+    import sys
+    import warnings
+
+    frame = sys._getframe(1)  # the caller of this function: stack level 2 for ``warnings.warn``
+    level = 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(warning, stacklevel=level)
 
 
 class SourceWarning(UserWarning):

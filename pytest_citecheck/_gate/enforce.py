@@ -6,11 +6,9 @@ review does (warn, xfail, skip) is the caller's ``review_actions``.
 
 from __future__ import annotations
 
-import os
-import sys
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 
+from pytest_citecheck._errors import warn_at_caller
 from pytest_citecheck._gate.messages import (
     DEFAULT_REVIEW_COMMAND,
     failure_message,
@@ -20,9 +18,6 @@ from pytest_citecheck._gate.messages import (
 from pytest_citecheck._gate.rule import Ruling, decide
 from pytest_citecheck._options import Settings
 from pytest_citecheck._results import CitationResult
-
-# The package's own directory: a warning points at the first frame outside it (the user's call).
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class CitationsNotSupported(AssertionError):
@@ -54,21 +49,6 @@ class CitationMisattributedWarning(UserWarning):
     """Citations whose quote is real but in another section or document than they name (``misattributed="warn"``)."""
 
     __module__ = "pytest_citecheck"
-
-
-def warn_at_caller(warning: Warning) -> None:
-    """Issue ``warning`` at the first frame outside pytest-citecheck: the line of the test that checked.
-
-    Whichever way the test called (``assert_citations_supported``, the ``citecheck`` fixture, sync
-    or async), the warning names the user's file and line, not the plugin's.
-    """
-    __tracebackhide__ = True  # under ``filterwarnings = error`` the warning is raised here
-    frame = sys._getframe(1)  # the caller of this function: stack level 2 for ``warnings.warn``
-    level = 2
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-        frame = frame.f_back
-        level += 1
-    warnings.warn(warning, stacklevel=level)
 
 
 def _warn_review(message: str) -> None:

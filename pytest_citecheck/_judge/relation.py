@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from pytest_citecheck._errors import JudgeError
 from pytest_citecheck._judge.judgement import Judgement, read_judgement
+from pytest_citecheck._secrets import redact_known
 from pytest_citecheck._verdicts import RELATION_TO_VERDICT
 
 if TYPE_CHECKING:
@@ -123,7 +124,9 @@ def read_answer(citation_id: str, response: SystemOneResponse, *, screen: bool =
         choice=answer.choice,
         confidence=float(confidence),
         probabilities={label: float(p) for label, p in sorted(probabilities.items())},
-        model=response.model,
+        # The server's own text, printed by the summary's drift lines and pinning warnings: a proxy may
+        # have echoed the key into it (the cassette cuts it out when written; this is what is shown now).
+        model=redact_known(response.model) if isinstance(response.model, str) else response.model,
         input_tokens=usage.input_tokens or 0,
         output_tokens=usage.output_tokens or 0,
         screen=screened,

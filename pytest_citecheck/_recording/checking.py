@@ -9,16 +9,16 @@ of replayed answers around one request; an answer is kept only once it was read 
 from __future__ import annotations
 
 import contextlib
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
-from pytest_citecheck._errors import CassetteError, CitecheckError
+from pytest_citecheck._errors import CassetteError, CitecheckError, warn_at_caller
 from pytest_citecheck._judge.judgement import Judgement
 from pytest_citecheck._recording.cassette import TestCassette
 from pytest_citecheck._recording.cassette_file import CassetteDigestError
 from pytest_citecheck._recording.plays import PlayCount, counting_plays
-from pytest_citecheck._text import quoted_id
+from pytest_citecheck._secrets import redact_known
+from pytest_citecheck._text import quoted_id, visible_lines
 
 
 def open_cassette(cassette: TestCassette | None, citation_id: str, record_hint: str) -> None:
@@ -110,7 +110,10 @@ def against_recordings(
         kind, cause, remedy = problem
         if strict_model and kind == "mismatch":
             raise ModelMismatchError(citation_id, cause, f"{remedy} ({record_hint})")
-        warnings.warn(ModelPinWarning(f"citation {quoted_id(citation_id)}: {cause}\n  -> {remedy}"), stacklevel=2)
+        # The model is the server's text: shown harmlessly (a proxy's controls, or the key it echoed, in a
+        # warning printed raw), and at the test's line, not this one.
+        message = redact_known(visible_lines(f"citation {quoted_id(citation_id)}: {cause}\n  -> {remedy}"))
+        warn_at_caller(ModelPinWarning(message))
     if not cassette.previous:
         return None
     before = previous_answer(claim, section_text, cassette.previous)

@@ -333,3 +333,99 @@ def _echo_answer(server: JevServer) -> dict[str, Any]:
 
     headers = server.requests[-1].headers
     return {**choice_answer("supports", 0.97), "debug": {"request_headers": headers, "note": f"seen {headers}"}}
+
+
+# --- keys echoed in the fields of a 2xx answer are printed nowhere ----------------------------------
+
+ECHO_FIELD_TESTS = """
+import pathlib
+from pytest_citecheck import Source, assert_citations_supported
+
+SOURCE = Source.from_file(pathlib.Path(__file__).parent / "rfc7519.txt")
+
+def test_echoed():
+    assert_citations_supported([{"id": "aud", "claim": "A JWT can name its audience.", "quote": None, "section": "4.1.3"}], SOURCE)
+"""
+
+
+def _echoing_reply(where: str) -> Reply:
+    """A 2xx answer that puts the request's key into one of its fields, as a careless proxy might."""
+    from pytest_citecheck.testing import choice_answer
+
+    answer = choice_answer("supports", 0.97)
+    answers: dict[str, Any] = {"relation": answer}
+    model = "jev-1.12"
+    if where == "model":
+        model = f"jev-1.12+{ENV_KEY}"
+    elif where == "choice":
+        answer["choice"] = ENV_KEY
+    elif where == "label":
+        answer["probabilities"][ENV_KEY] = answer["probabilities"].pop("says_nothing")
+    else:  # the answer's name
+        answers = {ENV_KEY: answer}
+    return Reply(200, {"model": model, "answers": answers, "usage": {"input_tokens": 90, "output_tokens": 40}})
+
+
+@pytest.mark.parametrize(
+    ("where", "flags", "outcome"),
+    [
+        ("model", (), "passed"),  # a ModelPinWarning names the model that answered
+        ("model", ("--citecheck-strict-model",), "failed"),  # a ModelMismatchError names it
+        ("choice", (), "failed"),  # "unknown label ..."
+        ("label", (), "failed"),  # "probabilities name ..."
+        ("answer-name", (), "failed"),  # "no 'relation' answer (got ...)"
+    ],
+)
+def test_a_key_echoed_in_a_field_of_a_2xx_answer_is_printed_nowhere(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, where: str, flags: tuple[str, ...], outcome: str
+) -> None:
+    # Found by hand: a server that put the key in "model" or "choice" had it printed by the warning or
+    # the failure that quotes the field, and written to JUnit XML, though the cassette had it cut out.
+    inner.makepyfile(test_echo=ECHO_FIELD_TESTS)
+    monkeypatch.setenv("TYPESAFE_API_KEY", ENV_KEY)
+    with JevServer(lambda claim, section: _echoing_reply(where)) as server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+        result = run_as_a_new_process(
+            inner, monkeypatch, "test_echo.py", "-rA", "--junitxml=junit.xml", "--citecheck-json=report.json",
+            "--citecheck-record-mode=once", "--citecheck-model=jev-1.12", *flags,
+        )  # fmt: skip
+    result.assert_outcomes(**{outcome: 1}, warnings=1 if outcome == "passed" else 0)
+    assert "***" in result.stdout.str()  # the field was shown, with the key cut out
+    assert _scan(inner, result) == {}
+    if outcome == "passed":  # the warning is the test's, at its line, not the plugin's
+        result.stdout.fnmatch_lines(["*test_echo.py:7: ModelPinWarning: citation 'aud': the answer came from model*"])
+
+
+def test_a_key_echoed_in_the_model_of_a_re_recorded_answer_is_not_in_the_drift_lines(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inner.makepyfile(test_echo=ECHO_FIELD_TESTS)
+    monkeypatch.setenv("TYPESAFE_API_KEY", ENV_KEY)
+    flags = ("--citecheck-model=jev-1.12", "-p", "no:warnings")
+    with JevServer(lambda claim, section: ("supports", 0.97)) as server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+        run_as_a_new_process(inner, monkeypatch, "test_echo.py", "--citecheck-record-mode=once", *flags)
+        server.answer = lambda claim, section: ("contradicts", 0.97)
+        server.model = f"jev-1.12.{ENV_KEY}"
+        result = run_as_a_new_process(inner, monkeypatch, "test_echo.py", "--citecheck-record-mode=rewrite", *flags)
+    result.stdout.fnmatch_lines(["*flip*'aud': verified 0.95 (jev-1.12) -> contradicted 0.95 (jev-1.12.***)"])
+    assert _scan(inner, result) == {}
+
+
+def test_a_model_name_with_escape_sequences_is_shown_harmlessly_by_the_pinning_warning(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The answering model is the server's text, like an error body: an OSC 52 clipboard write and a
+    # GitHub workflow command in it reached the terminal raw through the ModelPinWarning.
+    inner.makepyfile(test_echo=ECHO_FIELD_TESTS)
+    monkeypatch.setenv("TYPESAFE_API_KEY", ENV_KEY)
+    with JevServer(model="jev-1.12\x1b]52;c;cHduZWQ=\x07\n::warning::pwned") as server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+        result = run_as_a_new_process(
+            inner, monkeypatch, "test_echo.py", "--citecheck-record-mode=once", "--citecheck-model=jev-1.12"
+        )
+    result.assert_outcomes(passed=1, warnings=1)
+    printed = result.stdout.str()
+    assert "\x1b" not in printed and "\x07" not in printed
+    assert not any(line.lstrip().startswith("::") for line in result.outlines)
+    result.stdout.fnmatch_lines([r"*ModelPinWarning: citation 'aud': the answer came from model 'jev-1.12\x1b]52;c;*"])
