@@ -1,7 +1,7 @@
 """Identical requests are sent once per run, and the answer is shared (``SharedAnswers``).
 
 Two citations whose requests are the same (same server, model, claim, section and questions: the
-same JSON body) get the same answer: the first one asks, the others wait for its answer and take a
+same JSON body; and the same key and headers) get the same answer: the first one asks, the others wait for its answer and take a
 copy. It sits below the cassette (``_judge.outgoing``), so each test's cassette still records its own
 copy, and a replayed citation never comes here. Only a 2xx answer is shared: after an error, a
 429 or a failure to connect, the next identical request asks again. The plugin keeps one
@@ -56,9 +56,22 @@ class Answer:
         return response
 
 
+# The one header that differs between the attempts of one request (the SDK's retry number): left out of
+# its key, so a retry is the request it retries.
+_ATTEMPT_HEADERS = frozenset({b"x-typesafe-retry-count"})
+
+
 def request_key(request: Any, body: bytes) -> str:
-    """What makes two requests identical: method, URL (server, path, query) and body."""
-    return sha256(b"\0".join((request.method.encode(), str(request.url).encode(), body))).hexdigest()
+    """What makes two requests identical: method, URL (server, path, query), headers and body.
+
+    The headers count because they say who asks: a test whose ``citecheck_client`` carries another
+    key (a revoked one, or one of another plan or project) must not pass on a copy of the answer
+    another key got (it once did, and recorded it). Only a digest is kept, never the headers.
+    """
+    headers = sorted((name.lower(), value) for name, value in request.headers.raw)
+    parts = [request.method.encode(), str(request.url).encode()]
+    parts += [name + b":" + value for name, value in headers if name not in _ATTEMPT_HEADERS]
+    return sha256(b"\0".join((*parts, body))).hexdigest()
 
 
 class SharedAnswers:

@@ -109,6 +109,41 @@ def test_an_answer_that_failed_is_not_shared_the_next_identical_request_is_sent(
     assert len(read_interactions(suite.path / "cassettes" / "test_retry" / "test_second.yaml")) == 1
 
 
+def test_a_test_whose_key_is_refused_does_not_pass_on_a_copy_of_another_keys_answer(
+    suite: pytest.Pytester, jev_server: JevServer
+) -> None:
+    # Found by hand: a test whose ``citecheck_client`` carried a revoked key passed, and recorded a
+    # cassette, on a copy of the answer another test's valid key got; alone it failed with HTTP 401.
+    jev_server.refused_keys = frozenset({"sk-revoked-key-0123456789"})
+    suite.makepyfile(
+        test_a_valid="""
+        from cookbook import SOURCE, pick
+
+        def test_valid_key(citecheck):
+            citecheck.assert_supported(pick("aud_reject"), SOURCE, model="jev-1.12")
+        """,
+        test_b_revoked="""
+        import pytest
+        from typesafe_sdk import TypeSafeClient
+        from pytest_citecheck import JudgeError
+        from cookbook import SOURCE, pick
+
+        @pytest.fixture
+        def citecheck_client():
+            client = TypeSafeClient(api_key="sk-revoked-key-0123456789", compression=False)
+            yield client
+            client.close()
+
+        def test_revoked_key(citecheck):
+            with pytest.raises(JudgeError, match="rejected the API key"):
+                citecheck.check(pick("aud_reject"), SOURCE, model="jev-1.12")
+        """,
+    )
+    suite.runpytest("--citecheck-record-mode=once", "-p", "no:randomly").assert_outcomes(passed=2)
+    assert len(jev_server.systemone_requests) == 2  # each key asked for itself
+    assert not (suite.path / "cassettes" / "test_b_revoked" / "test_revoked_key.yaml").exists()
+
+
 # Two tests asking the identical question, one on each xdist worker (``--dist load`` hands out the
 # first tests one by one, in turn); each notes its worker. The inner conftest notes, as each worker's
 # session ends, what the run's shared answers directory holds (the controller removes it after).
