@@ -170,18 +170,23 @@ def parse_optional_positive_int(raw: Any) -> int | None:
     return parse_positive_int(raw)
 
 
+# The longest ``parse_seconds`` takes: a day. Longer is "none" in all but name, and a wait that long
+# overflows the system's timers (1e20 s raised OverflowError in threading once a request was sent).
+MAX_SECONDS = 86_400.0
+
+
 def parse_seconds(raw: Any) -> float | None:
-    """A number of seconds above 0, or off (None, false, "none", "off")."""
+    """A number of seconds above 0 and at most a day, or off (None, false, "none", "off")."""
     if raw is None or raw is False or (isinstance(raw, str) and raw.strip().lower() in _OFF):
         return None
-    problem = f"expected a number of seconds above 0, or none, got {raw!r}"
+    problem = f"expected a number of seconds above 0 and at most {MAX_SECONDS:g} (a day), or none, got {raw!r}"
     if isinstance(raw, bool):
         raise ValueError(problem)
     try:
         value = float(raw)
     except (TypeError, ValueError):
         raise ValueError(problem) from None
-    if not math.isfinite(value) or value <= 0:
+    if not math.isfinite(value) or not 0 < value <= MAX_SECONDS:
         raise ValueError(problem)
     return value
 

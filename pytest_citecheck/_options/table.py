@@ -164,7 +164,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "request_deadline",
         "Longest one Jev request may take, from sending it to the last byte of its answer, the SDK's retries "
-        "included, in seconds (none: no limit); past it the citation fails. The SDK's timeout is per read, so a "
+        "included, in seconds, at most a day (none: no limit); past it the citation fails. The SDK's timeout is per read, so a "
         "server that trickles its answer would hold the test for as long as it likes. The default outlasts the "
         "wait allowed for a rate limit (180 s). Not applied when replaying (record mode none).",
         240.0,

@@ -109,6 +109,16 @@ def test_a_bad_deadline_is_an_option_error(suite: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(["*--citecheck-request-deadline*expected a number of seconds above 0*"])
 
 
+@pytest.mark.parametrize("deadline", ["99999999999999999999", "1e10", "86401"])
+def test_a_deadline_beyond_a_day_is_an_option_error_not_a_traceback(suite: pytest.Pytester, deadline: str) -> None:
+    # Found by hand: 1e20 s passed every check and then crashed the test inside threading
+    # ("OverflowError: timeout value is too large", a traceback into the plugin) once a request was sent.
+    suite.makepyfile(test_it=TESTS)
+    result = suite.runpytest(f"--citecheck-request-deadline={deadline}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--citecheck-request-deadline*at most 86400 (a day), or none*"])
+
+
 RATE_LIMITED = """
 import pytest
 from pytest_citecheck import assert_citations_supported
