@@ -11,7 +11,8 @@ this machine that asks the same server shares one budget:
 - ``rate-<key>.json``, the bucket, read and rewritten under a file lock (``_files.interprocess_lock``'s file,
   taken by ``_judge.slots``):
   for requests and for tokens, the time at which the bucket would be full again (the "theoretical
-  arrival time" of the generic cell rate algorithm);
+  arrival time" of the generic cell rate algorithm), and the rate that time was reckoned at: a
+  process held to another rate reckons the same debt (requests, tokens) at its own;
 - ``inflight-<key>-<n>.lock``, ``n`` below ``concurrency``: one file lock per request in flight. The
   system releases a lock whose process dies, so a crashed worker never keeps a slot.
 
@@ -51,6 +52,8 @@ STATE_VERSION = 1
 # A bucket whose next free time is more than this far ahead of the clock was written before the clock
 # was set back (or before a reboot): no legitimate reservation waits that long, so it starts afresh.
 STALE_AHEAD_SECONDS = 3600.0
+# Beside each bucket's time, the rate (per second) it was written at: ``requests_rate``, ``tokens_rate``.
+RATE_SUFFIX = "_rate"
 # How often a request waiting for a free slot looks again: from the first, doubling, up to the last.
 SLOT_POLL_SECONDS = (0.002, 0.05)
 
@@ -76,6 +79,15 @@ class Pacing:
     def burst_seconds(self) -> float:
         """The bucket's depth, in seconds of its rate: ``concurrency`` requests at ``max_rpm`` (1 s without one)."""
         return self.concurrency * 60.0 / self.max_rpm if self.max_rpm else 1.0
+
+    def rates(self) -> dict[str, float]:
+        """Each rate switched on, per second, by the name of its bucket."""
+        rates: dict[str, float] = {}
+        if self.max_rpm:
+            rates["requests"] = self.max_rpm / 60.0
+        if self.max_tokens_per_second:
+            rates["tokens"] = float(self.max_tokens_per_second)
+        return rates
 
     def costs(self, tokens: int) -> dict[str, float]:
         """Seconds of each rate this request uses up, by the name of its bucket (none for a rate switched off)."""
@@ -175,12 +187,28 @@ def schedule(state: dict[str, float], now: float, pacing: Pacing, tokens: int) -
     """
     depth = pacing.burst_seconds
     costs = pacing.costs(tokens)
+    state = at_these_rates(state, now, pacing.rates())
     send_at = now
     for name, cost in costs.items():
         full_at = state.get(name, now)
         send_at = max(send_at, full_at - max(0.0, depth - cost))
     after = {name: max(state.get(name, now), send_at) + cost for name, cost in costs.items()}
-    return send_at, {**state, **after}
+    return send_at, {**state, **after, **{f"{name}{RATE_SUFFIX}": rate for name, rate in pacing.rates().items()}}
+
+
+def at_these_rates(state: dict[str, float], now: float, rates: dict[str, float]) -> dict[str, float]:
+    """``state`` with each bucket's debt, in seconds of the rate that wrote it, in seconds of ``rates``.
+
+    A debt is requests or tokens sent: a request that cost 400 s at 1 token a second costs 0.0016 s
+    at 250,000. Without this, a run at the usual rate waited out the seconds an earlier, slower run
+    (``--citecheck-max-tokens-per-second=1``) left, and failed at its deadline with nothing sent.
+    """
+    scaled = dict(state)
+    for name, rate in rates.items():
+        written = state.get(f"{name}{RATE_SUFFIX}")
+        if name in state and written is not None and written != rate:
+            scaled[name] = now + max(0.0, state[name] - now) * written / rate
+    return scaled
 
 
 def reserve(key: str, pacing: Pacing, tokens: int) -> float:
@@ -219,7 +247,7 @@ def _read_state(path: Path, now: float) -> dict[str, float]:
         return {}  # half-written by a process that died while writing it (or not ours): start afresh
     if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
         return {}
-    return {
+    times = {
         name: float(value)
         for name in ("requests", "tokens")
         if isinstance(value := state.get(name), (int, float))
@@ -227,6 +255,15 @@ def _read_state(path: Path, now: float) -> dict[str, float]:
         and math.isfinite(value)
         and value <= now + STALE_AHEAD_SECONDS
     }
+    rates = {
+        f"{name}{RATE_SUFFIX}": float(value)
+        for name in times
+        if isinstance(value := state.get(f"{name}{RATE_SUFFIX}"), (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0
+    }
+    return {**times, **rates}
 
 
 def _write_state(path: Path, state: dict[str, float]) -> None:

@@ -179,7 +179,22 @@ def test_a_state_file_that_is_not_json_is_started_afresh(pytester: pytest.Pytest
     write_suite(pytester, tests=1, per_test=3)
     pytester.runpytest("--citecheck-record-mode=rewrite").assert_outcomes(passed=1)
     assert server.refused == []
-    assert set(json.loads(state.read_text())) == {"version", "requests", "tokens"}
+    assert {"version", "requests", "tokens"} <= set(json.loads(state.read_text()))
+
+
+def test_a_run_at_the_usual_rate_does_not_wait_out_the_debt_an_earlier_slower_run_left(
+    pytester: pytest.Pytester, limited_server: Any
+) -> None:
+    # Found by hand: one run with --citecheck-max-tokens-per-second=1 (its request "cost" 400 s of that
+    # rate) left the shared bucket 400 s ahead; the next run, at the default 250,000 a second, waited it
+    # out and failed at its request deadline ("TypeSafe did not complete its answer"), nothing sent.
+    server = limited_server(max_rpm=6000, burst=8)
+    write_suite(pytester, tests=1, per_test=1)
+    slow = pytester.runpytest("--citecheck-record-mode=rewrite", "--citecheck-max-tokens-per-second=1")
+    slow.assert_outcomes(passed=1)
+    usual = pytester.runpytest("--citecheck-record-mode=rewrite", "--citecheck-request-deadline=5")
+    usual.assert_outcomes(passed=1)
+    assert len(server.systemone_requests) == 2 and server.refused == []
 
 
 HOSTILE_STATES = {
