@@ -9,7 +9,6 @@ happen here; the splitting itself is ``formats``'.
 from __future__ import annotations
 
 import re
-import warnings as _warnings
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
-from pytest_citecheck._errors import SourceError, SourceWarning
+from pytest_citecheck._errors import SourceError, SourceWarning, warn_at_caller
 from pytest_citecheck._files import kind_of
 from pytest_citecheck._limits import STATE_AND_QUESTION_TOKEN_LIMIT, SURELY_FITS_CHARACTERS, estimate_tokens, fits
 from pytest_citecheck._sources.offsets import OffsetMap, composed, cut
@@ -226,7 +225,7 @@ class Source:
             if format in FORMATS:
                 _keep(key, built)
         for message in built[1]:
-            _warnings.warn(message, SourceWarning, stacklevel=3)
+            warn_at_caller(SourceWarning(message))  # at the line that loaded the document, however it was called
         return built[0]
 
     @classmethod

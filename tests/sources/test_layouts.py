@@ -5,6 +5,7 @@ reader sees in the file: each section runs from its heading to the next one."""
 
 from __future__ import annotations
 
+import sys
 import warnings
 from pathlib import Path
 
@@ -167,6 +168,18 @@ def test_one_huge_section_warns_at_load_naming_the_layout_and_the_ways_out() -> 
     assert message.startswith("terms.txt: format 'auto' split the document as 'markdown' (1 section), but ")
     assert "section 'Terms' holds 100% of the text; no other layout found any sections" in message
     assert "format= (" in message and "pytest_citecheck_split_sections" in message
+
+
+@pytest.mark.parametrize("how", ["from_text", "from_file"])
+def test_the_load_warning_names_the_line_that_loaded_the_document(how: str, tmp_path: Path) -> None:
+    # Found by hand: from_text's warning named pytest's own rewrite.py:185 (a Source built at module level
+    # in a test file), not the test file's line.
+    path = tmp_path / "terms.md"
+    path.write_text("# Terms\n\n" + WRAPPED)
+    with pytest.warns(SourceWarning) as caught:
+        Source.from_text(path.read_text(), name="terms.md") if how == "from_text" else Source.from_file(path)
+    [warning] = list(caught)
+    assert (warning.filename, warning.lineno) == (__file__, sys._getframe().f_lineno - 2)
 
 
 def test_a_badly_explained_document_names_the_runner_up() -> None:
