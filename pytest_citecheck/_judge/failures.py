@@ -105,6 +105,7 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
         or _network_blocked(error)
         or _decoding_failure(error)
         or _transport_failure(error)
+        or _redirected(error)
         or _sdk_failure(error)
     )
     return None if failure is None else JudgeError(citation_id, *failure)
@@ -212,6 +213,34 @@ def _unreadable_body(error: BaseException) -> str | None:
     except ValueError:
         return f"its body is not JSON, {len(body):,} characters"
     return None
+
+
+def _redirected(error: BaseException) -> tuple[str, str] | None:
+    """Cause and remedy when the base URL answered with a redirect (HTTP 3xx): the SDK does not follow it.
+
+    Where it points is shown as scheme, host and port only (the rest may hold a credential).
+    """
+    status = _status(error)
+    if not isinstance(status, int) or not 300 <= status < 400:
+        return None
+    from urllib.parse import urlsplit
+
+    from pytest_citecheck._text import visible
+
+    headers = getattr(error, "headers", None)
+    location = str(headers.get("location") or "") if headers is not None else ""
+    try:
+        parts = urlsplit(location)
+        target = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}" if parts.scheme and parts.netloc else ""
+    except ValueError:
+        target = ""
+    shown = f" to {visible(_one_line(target, 80))}" if target else ""
+    return (
+        f"TYPESAFE_BASE_URL answered HTTP {status}, a redirect{shown}, which "
+        "pytest-citecheck does not follow (the API key would go with it)",
+        "set TYPESAFE_BASE_URL to the address the API answers at, if you trust it (TypeSafe's is "
+        "https://api.typesafe.ai; an http:// address or a gateway's old path redirects)",
+    )
 
 
 def _invalid_url(error: BaseException) -> tuple[str, str] | None:

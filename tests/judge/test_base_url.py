@@ -96,3 +96,26 @@ def test_a_credential_in_the_base_url_reaches_no_message_annotation_summary_juni
     written = {"output": output, "junit": (suite.path / "junit.xml").read_text(), "summary": summary.read_text()}
     leaks = [(where, secret) for where, text in written.items() for secret in SECRETS if secret in text]
     assert leaks == []
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_a_base_url_that_redirects_names_the_redirect_and_where_it_points(
+    suite: pytest.Pytester, jev_server: JevServer, status: int
+) -> None:
+    # Found by hand: "TypeSafe answered HTTP 301 (… 301 status code (no body))" and "-> see TypeSafe's error
+    # documentation", which says nothing of the redirect a wrong base URL (http for https) meets.
+    from pytest_citecheck.testing import Reply
+
+    location = "https://gw.example:8443/TOKEN-0123456789abcdef/v1/systemone?key=sk-query-secret"
+    jev_server.answer = lambda claim, section: Reply(status, b"", headers={"location": location})
+    suite.makepyfile(test_it=TESTS)
+    result = suite.runpytest("--citecheck-record-mode=once", "-p", "asyncio")
+    result.assert_outcomes(failed=2)
+    output = failures_section(result.stdout.str())
+    for citation in ("aud_reject", "clock_skew"):
+        assert (
+            f"citation '{citation}': TYPESAFE_BASE_URL answered HTTP {status}, a redirect to https://gw.example:8443, "
+            "which pytest-citecheck does not follow (the API key would go with it)" in output
+        )
+    assert output.count("-> set TYPESAFE_BASE_URL to the address the API answers at, if you trust it") == 2
+    assert "TOKEN-0123456789abcdef" not in output and "sk-query-secret" not in output
