@@ -248,22 +248,23 @@ def _read_state(path: Path, now: float) -> dict[str, float]:
     if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
         return {}
     times = {
-        name: float(value)
+        name: value
         for name in ("requests", "tokens")
-        if isinstance(value := state.get(name), (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value <= now + STALE_AHEAD_SECONDS
+        if (value := _finite(state.get(name))) is not None and value <= now + STALE_AHEAD_SECONDS
     }
     rates = {
-        f"{name}{RATE_SUFFIX}": float(value)
+        f"{name}{RATE_SUFFIX}": rate
         for name in times
-        if isinstance(value := state.get(f"{name}{RATE_SUFFIX}"), (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value > 0
+        if (rate := _finite(state.get(f"{name}{RATE_SUFFIX}"))) is not None and rate > 0
     }
     return {**times, **rates}
+
+
+def _finite(value: object) -> float | None:
+    """``value`` as a float when it is a finite number (a bool is not one), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
 
 
 def _write_state(path: Path, state: dict[str, float]) -> None:
