@@ -113,10 +113,15 @@ class JudgeError(CitecheckError):
     """
 
     def __init__(self, citation: str, cause: str, remedy: str) -> None:
+        from pytest_citecheck._secrets import redact_known
+
+        # Cut here as well as in ``__str__``: the exception's repr (``pytest --debug``'s log of each
+        # call) shows its arguments, not its message.
         self.citation = citation
-        self.cause = cause
-        self.remedy = remedy
-        super().__init__(f"citation {_named(citation)}: {cause}\n  -> {remedy}")
+        self.cause = redact_known(cause)
+        self.remedy = redact_known(remedy)
+        super().__init__(f"citation {_named(citation)}: {self.cause}
+  -> {self.remedy}")
 
 
 class CassetteMissError(JudgeError):

@@ -387,7 +387,7 @@ def test_a_key_echoed_in_a_field_of_a_2xx_answer_is_printed_nowhere(
         monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
         result = run_as_a_new_process(
             inner, monkeypatch, "test_echo.py", "-rA", "--junitxml=junit.xml", "--citecheck-json=report.json",
-            "--citecheck-record-mode=once", "--citecheck-model=jev-1.12", *flags,
+            "--debug=pytestdebug.log", "--citecheck-record-mode=once", "--citecheck-model=jev-1.12", *flags,
         )  # fmt: skip
     result.assert_outcomes(**{outcome: 1}, warnings=1 if outcome == "passed" else 0)
     assert "***" in result.stdout.str()  # the field was shown, with the key cut out
