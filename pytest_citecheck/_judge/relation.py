@@ -166,12 +166,14 @@ def _distribution(citation_id: str, answer: Any) -> dict[str, float]:
             UNTRUSTED_ANSWER,
         )
     total = sum(probabilities.values())
-    in_range = True
-    for p in probabilities.values():  # a loop, not any() over a generator: read once per citation
+    for label, p in probabilities.items():  # a loop, not any() over a generator: read once per citation
         if not math.isfinite(p) or not 0.0 <= p <= 1.0:
-            in_range = False
-            break
-    if not in_range or abs(total - 1.0) > PROBABILITY_SUM_TOLERANCE:
+            raise JudgeError(
+                citation_id,
+                f"Jev's probability of {label!r}, {p!r}, is outside 0..1 (probabilities {probabilities})",
+                UNTRUSTED_ANSWER,
+            )
+    if abs(total - 1.0) > PROBABILITY_SUM_TOLERANCE:
         raise JudgeError(
             citation_id,
             f"Jev's probabilities {probabilities} do not form a distribution (sum {total:.2f})",

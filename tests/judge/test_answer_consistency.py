@@ -77,6 +77,23 @@ def test_a_self_contradicting_answer_fails_a_live_check_naming_the_citation(
     assert not cassette.exists(), cassette.read_text()
 
 
+def test_a_probability_outside_0_to_1_is_named_even_when_the_three_add_up_to_1(
+    suite: pytest.Pytester, jev_server: Any
+) -> None:
+    # Found by hand: 1.4/-0.2/-0.2 failed with "do not form a distribution (sum 1.00)", which reads as a
+    # contradiction: the sum is fine, a probability is not.
+    probabilities = {"supports": 1.4, "contradicts": -0.2, "says_nothing": -0.2}
+    answer = {"type": "choice", "choice": "supports", "probabilities": probabilities, "confidence": 1.0}
+    jev_server.answer = lambda claim, section: answer
+    suite.makepyfile(test_app=CLAIM_ONLY_TEST)
+    result = suite.runpytest("--citecheck-record-mode=once")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*JudgeError: citation 'aud': Jev's probability of 'supports', 1.4, is outside 0..1 (probabilities *"]
+    )
+    assert not (suite.path / "cassettes" / "test_app" / "test_claim.yaml").exists()
+
+
 def test_a_self_contradicting_answer_with_a_recomputed_digest_fails_on_replay(
     suite: pytest.Pytester, jev_server: Any, offline: Offline
 ) -> None:
