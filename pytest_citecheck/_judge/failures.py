@@ -261,22 +261,29 @@ def _invalid_url(error: BaseException) -> tuple[str, str] | None:
     )
 
 
-def _cut_short(error: BaseException) -> tuple[str, str] | None:
-    """Cause and remedy when the answer arrived shorter than its Content-Length said.
+CUT_SHORT_REMEDY = (
+    "retry; if it persists, a proxy or load balancer between you and TypeSafe is cutting responses "
+    "short: check TYPESAFE_BASE_URL and any proxy"
+)
 
-    The SDK reports it as a connection error, which says "could not connect" about a server that did.
+
+def _cut_short(error: BaseException) -> tuple[str, str] | None:
+    """Cause and remedy when the answer arrived shorter than its Content-Length said, or the connection
+    was reset while it was awaited or arriving (the HTTP library's ``ReadError``: it was made).
+
+    The SDK reports both as a connection error, which says "could not connect" about a server that did.
     """
     current: BaseException | None = error
     for _ in range(10):  # the cause chain, bounded
         if current is None:
             return None
-        if type(current).__name__ == "RemoteProtocolError" and "complete message body" in str(current):
-            return (
-                f"TypeSafe's response was cut short: the connection closed before the whole body arrived "
-                f"({_detail(current)})",
-                "retry; if it persists, a proxy or load balancer between you and TypeSafe is cutting responses "
-                "short: check TYPESAFE_BASE_URL and any proxy",
-            )
+        name = type(current).__name__
+        if name == "RemoteProtocolError" and "complete message body" in str(current):
+            cause = "TypeSafe's response was cut short: the connection closed before the whole body arrived"
+            return f"{cause} ({_detail(current)})", CUT_SHORT_REMEDY
+        if name == "ReadError":
+            cause = "the connection to TypeSafe was reset after it was made, before the whole answer arrived"
+            return f"{cause} ({name}: {_detail(current) or 'no detail'})", CUT_SHORT_REMEDY
         current = current.__cause__ or current.__context__
     return None
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import socket
+import struct
 import threading
 from collections.abc import Callable, Iterator
 
@@ -49,6 +50,42 @@ def test_a_body_shorter_than_its_content_length_says_it_was_cut_short(
         [
             "*citation 'aud': TypeSafe's response was cut short: the connection closed before the whole body arrived "
             "(*received * bytes, expected *)*",
+            "*-> retry; if it persists, a proxy or load balancer between you and TypeSafe is cutting responses short*",
+        ]
+    )
+    assert "could not connect" not in result.stdout.str()
+
+
+def _reset_mid_body(body: bytes) -> Callable[[socket.socket, threading.Event], None]:
+    def respond(connection: socket.socket, stopped: threading.Event) -> None:
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+        connection.sendall(head + body[:40])
+        # SO_LINGER 0: close() sends a reset, as a proxy or load balancer that drops the connection does.
+        connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+    return respond
+
+
+@pytest.mark.parametrize("path", ONE_CLAIM_PATHS)
+def test_a_connection_reset_while_the_answer_arrives_is_not_called_a_failure_to_connect(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    # Found by hand: a reset after the headers and 40 bytes of the body read "could not connect to TypeSafe
+    # … check TYPESAFE_BASE_URL and the network", about a server that had answered.
+    body = json.dumps({"model": "jev-1.12", "answers": {"relation": choice_answer("supports", 0.97)}}).encode()
+    server = RawServer(_reset_mid_body(body))
+    monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+    monkeypatch.setenv("TYPESAFE_API_KEY", "sk-citecheck-reset-body-5a1f0e")
+    try:
+        suite.makepyfile(test_app=ONE_CLAIM_PATHS[path])
+        result = suite.runpytest("--citecheck-record-mode=once")
+    finally:
+        server.stop()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*citation 'aud': the connection to TypeSafe was reset after it was made, before the whole answer "
+            "arrived (ReadError*",
             "*-> retry; if it persists, a proxy or load balancer between you and TypeSafe is cutting responses short*",
         ]
     )
