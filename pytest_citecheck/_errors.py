@@ -120,8 +120,7 @@ class JudgeError(CitecheckError):
         self.citation = citation
         self.cause = redact_known(cause)
         self.remedy = redact_known(remedy)
-        super().__init__(f"citation {_named(citation)}: {self.cause}
-  -> {self.remedy}")
+        super().__init__(f"citation {_named(citation)}: {self.cause}\n  -> {self.remedy}")
 
 
 class CassetteMissError(JudgeError):
