@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -135,3 +136,26 @@ def test_a_man_page_from_a_heading_tree_splits_back_into_that_tree(tree: list[tu
             if body:
                 assert body in source.sections[section_id]
         assert all("pkg 1.0" not in part for part in source.sections.values())  # the footer is in no section
+
+
+# Found by the property above (a run in December 2026): a DocBook text whose chapters and sections have no
+# text of their own before their first subsection, all of one title, under a contents list, is read by ``auto`` as
+# ``numbered`` (the contents lines "1. Alpha", "    1.1. Alpha" taken as headings, "Chapter 1. Alpha" as
+# trailing ones), so its third level is lost. Not fixed yet: skipping a captioned contents block in
+# ``numbered`` fixes it but changed three real Debian documents (base-passwd, kbproto, valgrind's FAQ).
+# Strict: when this starts passing, the property holds for it and the mark goes.
+@pytest.mark.xfail(strict=True, reason="auto reads this DocBook text with a contents list as numbered")
+def test_a_docbook_text_with_a_contents_list_and_empty_chapters_splits_back_under_auto() -> None:
+    tree = [
+        (1, ("1", "Alpha", "")),
+        (2, ("1.1", "Alpha", "")),
+        (3, ("1.1.1", "Alpha", "alpha alpha alpha alpha alpha alpha.")),
+        (1, ("2", "Alpha", "")),
+        (2, ("2.1", "Alpha", "")),
+        (3, ("2.1.1", "Alpha", "alpha alpha alpha alpha alpha alpha.")),
+    ]
+    text = _docbook(tree, True)
+    assert list(Source.from_text(text, format="docbook").sections)[1:] == [n for _, (n, _, _) in tree]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert list(Source.from_text(text, format="auto").sections)[1:] == [n for _, (n, _, _) in tree]
