@@ -38,6 +38,14 @@ _SDK_FAILURES: tuple[tuple[str, _Words, _Words], ...] = (
         lambda e: _unprocessable_remedy(e),
     ),
     (
+        # The SDK posts to one fixed endpoint under the base URL, so a 404 means nothing answers it at
+        # that address: a wrong TYPESAFE_BASE_URL (its path or host), not something TypeSafe documents.
+        "TypeSafeNotFoundError",
+        lambda e: "TYPESAFE_BASE_URL answered HTTP 404 (not found): nothing answers Jev's endpoint at that address",
+        lambda e: "set TYPESAFE_BASE_URL to the address the API answers at, with no extra path (TypeSafe's is "
+        "https://api.typesafe.ai; the client adds the endpoint's path itself), or unset it",
+    ),
+    (
         "TypeSafeRateLimitError",
         lambda e: "TypeSafe kept rate-limiting the request (HTTP 429) until retries ran out",
         lambda e: "lower the request rate or retry later",

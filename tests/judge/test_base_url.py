@@ -119,3 +119,27 @@ def test_a_base_url_that_redirects_names_the_redirect_and_where_it_points(
         )
     assert output.count("-> set TYPESAFE_BASE_URL to the address the API answers at, if you trust it") == 2
     assert "TOKEN-0123456789abcdef" not in output and "sk-query-secret" not in output
+
+
+def test_a_base_url_with_a_wrong_path_names_the_base_url_not_typesafes_documentation(
+    suite: pytest.Pytester, jev_server: JevServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found against a loopback server: HTTP 404 said "see TypeSafe's error documentation"; the endpoint the
+    # SDK posts to is fixed, so a 404 means the base URL (its path, or the host) is not TypeSafe's API.
+    # The body is what a web server or gateway with nothing at that path says (FastAPI's).
+    from pytest_citecheck.testing import Reply
+
+    monkeypatch.setenv("TYPESAFE_BASE_URL", jev_server.url + "/gateway/old")
+    jev_server.answer = lambda claim, section: Reply(404, {"detail": "Not Found"})
+    suite.makepyfile(test_it=TESTS)
+    result = suite.runpytest("--citecheck-record-mode=once", "-p", "asyncio")
+    result.assert_outcomes(failed=2)
+    output = failures_section(result.stdout.str())
+    for citation in ("aud_reject", "clock_skew"):
+        assert (
+            f"citation '{citation}': TYPESAFE_BASE_URL answered HTTP 404 (not found): nothing answers Jev's "
+            "endpoint at that address" in output
+        )
+    assert output.count("-> set TYPESAFE_BASE_URL to the address the API answers at") == 2
+    assert "error documentation" not in output
+    assert not list(suite.path.rglob("*.yaml"))  # nothing recorded
