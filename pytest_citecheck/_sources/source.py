@@ -191,7 +191,7 @@ class Source:
         Warns (``SourceWarning``) once, here: when ``auto``'s best layout still explains the text
         badly, and when sections are too large for one Jev request.
         """
-        from pytest_citecheck._sources.formats import FORMATS, explained, split, split_detected
+        from pytest_citecheck._sources.formats import FORMATS, explained, split_detected
 
         bom = _checked_text(text, name)
         if not isinstance(format, str):
@@ -208,7 +208,7 @@ class Source:
                 chosen, parts = detected.format, detected.split
                 warnings.append(detected.warning(name))
             else:
-                chosen, parts = format, split(body, format, hooks)
+                chosen, parts = format, _split_named(body, format, hooks, name)
                 warnings.append(explained(format, parts, name))
             if outer is not None:
                 parts = parts._replace(offsets=composed(parts.offsets or OffsetMap.identity(len(parts.clean)), outer))
@@ -355,6 +355,21 @@ def _not_a_file(path: Path) -> str:
         return f"cannot be read ({error.strerror or error})"
     # A FIFO would block the read until a writer came; a device such as /dev/zero never ends.
     return f"it is {kind_of(mode)}, not a regular file"
+
+
+def _split_named(text: str, format: str, hooks: Any, name: str | None) -> Any:
+    """``split`` as the user named ``format``; its error names the document, as ``auto``'s does.
+
+    The splitters see only text, so the file (``from_file`` passes its name) is added to their message here.
+    """
+    from pytest_citecheck._sources.formats import split
+
+    try:
+        return split(text, format, hooks)
+    except SourceError as error:
+        if name is None or error.message.startswith(f"{name}: "):
+            raise
+        raise SourceError(f"{name}: {error.message}", citation=error.citation, field=error.field) from None
 
 
 def _checked_text(text: object, name: str | None) -> int:

@@ -790,3 +790,19 @@ def test_ids_of_a_heading_repeated_many_times_are_made_in_one_pass() -> None:
     assert len(tries) < 3 * 2_000
     source = Source.from_text("# a\n\ntext\n\n" * 2_000, format="markdown")
     assert list(source.sections)[-1] == "a (2000)"
+
+
+@pytest.mark.parametrize("format", ["markdown", "rst", "rfc", "man", "html", "docbook", "info"])
+def test_a_format_the_user_named_that_finds_no_sections_names_the_file(format: str) -> None:
+    # Found by hand: Source.from_file(path, format="markdown") on a file with no headings said only "field
+    # 'source': no Markdown headings ... were found", not which file; auto's error names it. The input is
+    # Debian's Apache-2.0 licence text (tests/data/README.md), a numbered document with none of these layouts.
+    with pytest.raises(SourceError) as caught:
+        Source.from_file(DATA / "apache-2.0.txt", format=format)
+    assert str(caught.value).startswith("field 'source': apache-2.0.txt: no "), str(caught.value)
+    assert caught.value.field == "source" and caught.value.message.startswith("apache-2.0.txt: no ")
+
+
+def test_a_format_the_user_named_names_the_document_given_to_from_text() -> None:
+    with pytest.raises(SourceError, match=r"^field 'source': LICENSE: no Markdown headings"):
+        Source.from_text((DATA / "apache-2.0.txt").read_text(), format="markdown", name="LICENSE")

@@ -71,4 +71,4 @@ def test_a_document_that_cannot_be_split_is_an_error_naming_it(tmp_path: Path) -
     document.write_text("just a line of text\n")
     done = citecheck(document, "--format", "man")
     assert done.returncode == 2
-    assert done.stderr.startswith("citecheck sections: field 'source': no rendered man page")
+    assert done.stderr.startswith("citecheck sections: field 'source': notes.txt: no rendered man page")
