@@ -15,6 +15,7 @@ answers are not enough to judge the test, and a check must never pass on what wa
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,11 @@ from pytest_citecheck._text import plural
 
 # The record modes (after a shared cassette's mapping) in which a recorded answer is replayed.
 _REPLAYING_MODES = ("none", "once", "new_episodes")
+
+# The request ``take`` is answering, set by this module's handlers around replay's own: ``take`` sees
+# only the scrubbed method, path and body, and a record run shares an answer only between requests with
+# the same key and headers too (``_judge.sharing.request_key``), so the estimate counts by that key.
+_REQUEST: ContextVar[Any] = ContextVar("citecheck_estimated_request", default=None)
 
 
 class NotSent(Exception):
@@ -64,6 +70,30 @@ class EstimateRecording(Recording):
 
         return read_checked(text)[1]
 
+    def _sync_handler(self, original: Any) -> Any:
+        handler = super()._sync_handler(original)
+
+        def handle_request(transport: Any, request: Any) -> Any:
+            token = _REQUEST.set(request)
+            try:
+                return handler(transport, request)
+            finally:
+                _REQUEST.reset(token)
+
+        return handle_request
+
+    def _async_handler(self, original: Any) -> Any:
+        handler = super()._async_handler(original)
+
+        async def handle_async_request(transport: Any, request: Any) -> Any:
+            token = _REQUEST.set(request)
+            try:
+                return await handler(transport, request)
+            finally:
+                _REQUEST.reset(token)
+
+        return handle_async_request
+
     def take(self, method: str, path: str, body: bytes) -> _Recorded:
         """The recording of this request; otherwise it is counted and ``NotSent`` (or a miss: ``ReplayMiss``)."""
         try:
@@ -73,11 +103,20 @@ class EstimateRecording(Recording):
                 self.tally.add("unrecorded")
                 raise
             verb, endpoint = method_and_endpoint(method, path)
-            digest = request_digest(verb, endpoint, request_key(body))
+            digest = request_digest(verb, endpoint, _sent_as(body))
             self.tally.would_send(digest, input_tokens(body), output_tokens(parsed_body(body)))
             raise NotSent(self.path) from None
         self.tally.add("replayed")
         return recorded
+
+
+def _sent_as(body: bytes) -> str:
+    """What makes this request one a record run sends once: the key its identical requests share by
+    (method, URL, headers with the API key, body), or the body alone for a request not seen at a transport."""
+    from pytest_citecheck._judge.sharing import request_key as sharing_key
+
+    request = _REQUEST.get()
+    return request_key(body) if request is None else sharing_key(request, request.read())
 
 
 class EstimatingCassette(TestCassette):

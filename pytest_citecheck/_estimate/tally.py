@@ -7,8 +7,8 @@ requests (``examples/rfc7519``) this over-counts Jev's reported input tokens by 
 estimate, like ``_limits``' check of the request limits. Output tokens are ``OUTPUT_TOKENS_PER_QUESTION``
 per question asked (Jev answered the cookbook's relation question in 39 to 42).
 
-Identical requests (same method, endpoint and canonical JSON body: the same model, claim, section and
-questions) are counted once per run, in the first module (by name) that asks them, wherever they
+Identical requests (same method, endpoint and body: the same model, claim, section and questions; and
+the same URL, key and headers, as a record run shares answers: ``_judge.sharing``) are counted once per run, in the first module (by name) that asks them, wherever they
 were asked (another xdist worker included): a record run sends each once.
 """
 

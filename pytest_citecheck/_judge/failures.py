@@ -42,8 +42,10 @@ _SDK_FAILURES: tuple[tuple[str, _Words, _Words], ...] = (
         # that address: a wrong TYPESAFE_BASE_URL (its path or host), not something TypeSafe documents.
         "TypeSafeNotFoundError",
         lambda e: "TYPESAFE_BASE_URL answered HTTP 404 (not found): nothing answers Jev's endpoint at that address",
-        lambda e: "set TYPESAFE_BASE_URL to the address the API answers at, with no extra path (TypeSafe's is "
-        "https://api.typesafe.ai; the client adds the endpoint's path itself), or unset it",
+        lambda e: (
+            "set TYPESAFE_BASE_URL to the address the API answers at, with no extra path (TypeSafe's is "
+            "https://api.typesafe.ai; the client adds the endpoint's path itself), or unset it"
+        ),
     ),
     (
         "TypeSafeRateLimitError",

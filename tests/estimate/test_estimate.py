@@ -224,3 +224,44 @@ def test_under_xdist_the_controller_adds_up_every_workers_counts(suite, jev_serv
     assert (total["requests"], total["checks_not_judged"]) == (4, 5)  # test_c asks only what test_a asks
     assert estimate_json(suite, "spread.json")["identical_requests_counted_once"] == 4
     assert "test_c.py" not in {m["module"] for m in estimate_json(suite, "spread.json")["modules"] if m["requests"]}
+
+
+def test_identical_requests_with_another_key_are_counted_as_a_record_run_sends_them(suite, jev_server):
+    """A record run shares an answer only between requests with the same key and headers (``_judge.sharing``):
+    a test whose ``citecheck_client`` carries another key sends its own. Found by hand: the estimate counted
+    them once, by body only (3 requests estimated, 4 sent)."""
+    suite.makepyfile(
+        test_a_default="""
+        from cookbook import SOURCE, pick
+
+        def test_default_key(citecheck):
+            citecheck.assert_supported(pick("epoch_seconds", "aud_reject"), SOURCE)
+
+        def test_default_key_again(citecheck):
+            citecheck.assert_supported(pick("epoch_seconds"), SOURCE)  # same key, same body: shared
+        """,
+        test_b_other="""
+        import pytest
+        from typesafe_sdk import TypeSafeClient
+        from cookbook import SOURCE, pick
+
+        @pytest.fixture
+        def citecheck_client():
+            client = TypeSafeClient(api_key="sk-another-project-0123456789", compression=False)
+            yield client
+            client.close()
+
+        def test_other_key(citecheck):
+            citecheck.assert_supported(pick("epoch_seconds"), SOURCE)  # same body, another key: sent again
+        """,
+    )
+    suite.runpytest("--citecheck-estimate", "--citecheck-record-mode=rewrite", "--citecheck-json=estimate.json")
+    assert jev_server.requests == []
+    estimate = estimate_json(suite)
+
+    suite.runpytest("--citecheck-record-mode=rewrite", "-p", "no:randomly").assert_outcomes(passed=3)
+    sent = jev_server.systemone_requests
+    assert len(sent) == 3  # epoch_seconds once per key, aud_reject once
+    assert estimate["total"]["requests"] == len(sent)
+    assert estimate["identical_requests_counted_once"] == 1  # test_default_key_again's
+    assert estimate["total"]["input_tokens"] == sum(tokens_of(int(r.headers["Content-Length"])) for r in sent)
