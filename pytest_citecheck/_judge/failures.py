@@ -111,7 +111,8 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
     if miss is not None:
         return miss
     failure = (
-        _invalid_url(error)
+        _too_large(error)
+        or _invalid_url(error)
         or _network_blocked(error)
         or _decoding_failure(error)
         or _transport_failure(error)
@@ -250,6 +251,21 @@ def _redirected(error: BaseException) -> tuple[str, str] | None:
         "pytest-citecheck does not follow (the API key would go with it)",
         "set TYPESAFE_BASE_URL to the address the API answers at, if you trust it (TypeSafe's is "
         "https://api.typesafe.ai; an http:// address or a gateway's old path redirects)",
+    )
+
+
+def _too_large(error: BaseException) -> tuple[str, str] | None:
+    """Cause and remedy for a response over the size bound (``outgoing.AnswerTooLarge``): not read whole."""
+    from pytest_citecheck._judge.outgoing import MAX_ANSWER_BYTES, AnswerTooLarge
+
+    if not isinstance(error, AnswerTooLarge):
+        return None
+    return (
+        f"TypeSafe's response is malformed (HTTP {error.status}: {error.what}; a Jev answer is a few KB, and "
+        f"pytest-citecheck reads at most {MAX_ANSWER_BYTES:,} bytes of one)",
+        "this is not an answer pytest-citecheck can trust, and nothing was recorded; check that TYPESAFE_BASE_URL "
+        "points at TypeSafe's API and that no proxy between adds to its answers, then retry; report it to TypeSafe "
+        "if it persists",
     )
 
 

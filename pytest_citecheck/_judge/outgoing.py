@@ -6,7 +6,8 @@ takes no lock and waits for nothing. ``sending`` tells them, for the citation be
 variable: each thread or task its own), which limits hold and which run's answers it may share; a
 request made without it (not one of ours) goes straight through. A citation whose answer was a copy
 of one the run already received (nothing sent for it) is marked ``shared`` (``copied``): the cost
-line prices only what was sent.
+line prices only what was sent. The answer's body is read here, and refused (``AnswerTooLarge``) once
+it is over ``MAX_ANSWER_BYTES``, as sent or decompressed, before vcrpy or the SDK sees any of it.
 """
 
 from __future__ import annotations
@@ -151,26 +152,105 @@ def copied(judgement: Judgement, outgoing: Outgoing) -> Judgement:
     return judgement
 
 
+# The most an answer's body may hold, as sent and once decompressed. A Jev answer is under a few KB
+# (the model's name, one small object per question, the token usage), and an error's body is a line of
+# JSON; a megabyte is hundreds of times that. Anything larger is not an answer to trust: a server or proxy
+# adding to it (it would be recorded whole into the cassette: 50 MB took 30 s to write) or a compression
+# bomb (200 MB from 200 KB of gzip). It is refused before it is read further, decompressed or parsed.
+MAX_ANSWER_BYTES = 1 << 20
+
+
+class AnswerTooLarge(Exception):
+    """A response whose body is over ``MAX_ANSWER_BYTES`` (as sent, or decompressed): nothing of it is kept.
+
+    Not one of httpx2's errors, so the SDK neither retries it nor calls it a failure to connect;
+    ``_judge.failures`` names it for the citation.
+    """
+
+    def __init__(self, status: int, what: str) -> None:
+        super().__init__(f"HTTP {status} response too large: {what}")
+        self.status = status
+        self.what = what  # "its body is over 1,048,576 bytes", and how that was seen
+
+
+def _over(status: int, what: str) -> AnswerTooLarge:
+    return AnswerTooLarge(status, f"its body is over {MAX_ANSWER_BYTES:,} bytes ({what})")
+
+
+def _declared_size(response: Any) -> None:
+    """Refuse a body whose Content-Length is over the bound before a byte of it is read."""
+    declared = response.headers.get("content-length", "")
+    if declared.strip().isdigit() and int(declared) > MAX_ANSWER_BYTES:
+        raise _over(response.status_code, f"Content-Length {int(declared):,}")
+
+
+def _kept(size: int, part: bytes, status: int) -> int:
+    """The body's size with one more piece of it; refused once it is over the bound."""
+    size += len(part)
+    if size > MAX_ANSWER_BYTES:
+        raise _over(status, f"{size:,} bytes received, the rest not read")
+    return size
+
+
 def _read_through(response: Any) -> Any:
-    """The response with its body read, so that the request holds its slot until the last byte."""
+    """The response with its body read, so that the request holds its slot until the last byte.
+
+    Read at most ``MAX_ANSWER_BYTES`` of it, and its decompressed size checked the same way.
+    """
+    parts: list[bytes] = []
+    size = 0
     try:
-        content = b"".join(response.stream)
+        _declared_size(response)
+        for part in response.stream:
+            size = _kept(size, part, response.status_code)
+            parts.append(part)
     finally:
         response.stream.close()
-    return _with_body(response, content)
+    return _with_body(response, b"".join(parts))
 
 
 async def _aread_through(response: Any) -> Any:
+    parts: list[bytes] = []
+    size = 0
     try:
-        content = b"".join([part async for part in response.stream])
+        _declared_size(response)
+        async for part in response.stream:
+            size = _kept(size, part, response.status_code)
+            parts.append(part)
     finally:
         await response.stream.aclose()
-    return _with_body(response, content)
+    return _with_body(response, b"".join(parts))
+
+
+def _decoded_size(response: Any, content: bytes) -> None:
+    """Refuse a compressed body that decompresses to more than the bound, decompressing no further.
+
+    httpx2's decoders yield at most a MiB at a time, so counting them as they come keeps the bound;
+    a body they cannot decode is left to the reading that follows, which says so.
+    """
+    import httpx2
+
+    if response.headers.get("content-encoding", "identity").strip().lower() == "identity":
+        return
+    probe = httpx2.Response(response.status_code, headers=response.headers, stream=httpx2.ByteStream(content))
+    size = 0
+    try:
+        for piece in probe.iter_bytes():
+            size += len(piece)
+            if size > MAX_ANSWER_BYTES:
+                encoding = response.headers.get("content-encoding")
+                raise _over(
+                    response.status_code,
+                    f"decompressed from {len(content):,} bytes of {encoding}, decompressed no further",
+                )
+    except httpx2.DecodingError:
+        return
 
 
 def _with_body(response: Any, content: bytes) -> Any:
     import httpx2
 
+    _decoded_size(response, content)
     read = httpx2.Response(
         response.status_code,
         headers=response.headers,
