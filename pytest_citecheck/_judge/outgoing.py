@@ -173,8 +173,8 @@ class AnswerTooLarge(Exception):
         self.what = what  # "its body is over 1,048,576 bytes", and how that was seen
 
 
-def _over(status: int, what: str) -> AnswerTooLarge:
-    return AnswerTooLarge(status, f"its body is over {MAX_ANSWER_BYTES:,} bytes ({what})")
+def _over(status: int, what: str, *, verb: str = "is") -> AnswerTooLarge:
+    return AnswerTooLarge(status, f"its body {verb} over {MAX_ANSWER_BYTES:,} bytes ({what})")
 
 
 def _declared_size(response: Any) -> None:
@@ -241,7 +241,8 @@ def _decoded_size(response: Any, content: bytes) -> None:
                 encoding = response.headers.get("content-encoding")
                 raise _over(
                     response.status_code,
-                    f"decompressed from {len(content):,} bytes of {encoding}, decompressed no further",
+                    f"from {len(content):,} bytes of {encoding}; decompressed no further",
+                    verb="decompresses to",
                 )
     except httpx2.DecodingError:
         return

@@ -103,7 +103,7 @@ SERVERS: dict[str, Callable[[], Respond]] = {
 SEEN = {
     "50 MB with its Content-Length": "its body is over 1,048,576 bytes (Content-Length 52,4",
     "50 MB without a Content-Length": "its body is over 1,048,576 bytes (1,",
-    "200 MB gzip bomb": "its body is over 1,048,576 bytes (decompressed from",
+    "200 MB gzip bomb": "its body decompresses to over 1,048,576 bytes (from 2",
 }
 
 
