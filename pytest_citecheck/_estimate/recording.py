@@ -51,6 +51,9 @@ class EstimateOnlyError(CitecheckError):
 class EstimateRecording(Recording):
     """A cassette's recordings (those the record mode would replay), and a tally of every other request."""
 
+    # A record run shares answers by the request as httpx2 builds it (``_sent_as``): answered at the transports.
+    answers_at_client = False
+
     def __init__(self, path: Path, interactions: list[Any], *, sends: bool, tally: TestTally) -> None:
         super().__init__(path, interactions)
         self.sends = sends  # whether the record mode sends a request with no recording

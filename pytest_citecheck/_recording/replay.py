@@ -20,7 +20,14 @@ The rules are vcrpy's, so a file replays the same either way:
 - only TypeSafe API requests (``matching.TYPESAFE_PATH``) are ours: any other request passes
   through to whatever handled it before (the network, or pytest-recording's own cassette);
 - the patches are in place only while a Jev request of this test is in flight (``serving``), on the
-  same httpx2 transport classes vcrpy patches, so a user's ``citecheck_client`` is served alike.
+  same httpx2 transport classes vcrpy patches, so a user's ``citecheck_client`` is served alike;
+- the SDK's own call, ``Client.request`` (or ``AsyncClient.request``) with the URL, body and headers
+  it built, is answered at that call (``_answer_at_client``), without httpx2 building the request,
+  sending it through its auth and redirect layers and reading a stream back: about a third of what
+  a replayed request cost. The answer is the one the transport would give (the same scrub, the same
+  key, the same headers: the client's own merged under the request's), and any call that is not
+  exactly the SDK's (another URL type or option, a client with event hooks, a closed client) goes
+  on to httpx2 and the transports, as before.
 """
 
 from __future__ import annotations
@@ -51,6 +58,10 @@ _TRANSPORT_METHODS = (
     ("MockTransport", "handle_request", False),
     ("MockTransport", "handle_async_request", True),
 )
+# The client methods the SDK sends through (``typesafe_sdk._core.transport.send``), answered before
+# httpx2 builds a request; and the options such a call may carry that change nothing about its answer.
+_CLIENT_METHODS = (("Client", False), ("AsyncClient", True))
+_ANSWERED_OPTIONS = frozenset({"content", "headers", "timeout", "auth", "extensions"})
 _MISSING = object()
 
 
@@ -192,7 +203,18 @@ class Recording:
             if self._in_flight == 0:
                 self._unpatch()
 
+    # Whether SDK calls are answered at the client (``_answer_at_client``); an estimate run needs
+    # each request as httpx2 builds it, so it answers at the transports only.
+    answers_at_client = True
+
     def _patch(self) -> None:
+        if self.answers_at_client:
+            for client_class, is_async in _client_classes():
+                current = client_class.__dict__.get("request", _MISSING)
+                self._saved.append((client_class, "request", current))
+                original = client_class.request
+                handler = self._async_client_handler(original) if is_async else self._sync_client_handler(original)
+                client_class.request = handler
         for transport, method_name, is_async in _transport_methods():
             current = transport.__dict__.get(method_name, _MISSING)
             self._saved.append((transport, method_name, current))
@@ -207,6 +229,50 @@ class Recording:
                 delattr(transport, method_name)
             else:
                 setattr(transport, method_name, previous)
+
+    def _sync_client_handler(self, original: Any) -> Any:
+        recording = self
+
+        def request(client: Any, method: str, url: Any, **options: Any) -> Any:
+            answer = recording._answer_at_client(client, method, url, options)
+            return original(client, method, url, **options) if answer is None else answer
+
+        return request
+
+    def _async_client_handler(self, original: Any) -> Any:
+        recording = self
+
+        async def request(client: Any, method: str, url: Any, **options: Any) -> Any:
+            answer = recording._answer_at_client(client, method, url, options)
+            return await original(client, method, url, **options) if answer is None else answer
+
+        return request
+
+    def _answer_at_client(self, client: Any, method: str, url: Any, options: dict[str, Any]) -> Any:
+        """The recorded answer to a TypeSafe request made as the SDK makes it, as the transport would
+        give it; None for any other call (httpx2 then builds and sends it, and the transports answer).
+        A request with no recording is a miss (``ReplayMiss``), as at the transports."""
+        content, headers = options.get("content"), options.get("headers")
+        if (
+            type(url) is not str
+            or type(content) is not bytes
+            or not options.keys() <= _ANSWERED_OPTIONS
+            or not isinstance(headers, _httpx2().Headers)
+            or client.is_closed
+            or any(client.event_hooks.values())  # a user's hooks run as they would on a sent request
+        ):
+            return None
+        path = _path_of(url)
+        if TYPESAFE_PATH.search(path) is None:
+            return None
+        own = _header_pairs(headers)
+        named = {name.lower() for name, _ in own}
+        # The client's headers under the request's, as httpx2 merges them: the scrub remembers the values
+        # of every header the request goes out with (``redaction.remember_header_pairs``), and only those.
+        pairs = [pair for pair in _header_pairs(client.headers) if pair[0].lower() not in named] + own
+        scrubbed = scrubbed_for_matching(method, path, pairs, content)
+        assert scrubbed is not None  # a TypeSafe path, checked above
+        return _read_response(self.take(*scrubbed), _httpx2().Request(method, url))
 
     def _sync_handler(self, original: Any) -> Any:
         recording = self
@@ -298,6 +364,32 @@ def _transport_methods() -> tuple[tuple[type, str, bool], ...]:
     """``_TRANSPORT_METHODS`` with each class looked up, once."""
     httpx2 = _httpx2()
     return tuple((getattr(httpx2, name), method, is_async) for name, method, is_async in _TRANSPORT_METHODS)
+
+
+@functools.cache
+def _client_classes() -> tuple[tuple[Any, bool], ...]:
+    """``_CLIENT_METHODS`` with each class looked up, once."""
+    httpx2 = _httpx2()
+    return tuple((getattr(httpx2, name), is_async) for name, is_async in _CLIENT_METHODS)
+
+
+@functools.lru_cache(maxsize=64)
+def _path_of(url: str) -> str:
+    """A URL's path (a run asks one or two URLs, again and again)."""
+    path: str = _httpx2().URL(url).path
+    return path
+
+
+def _read_response(recorded: _Recorded, request: Any) -> Any:
+    """A recording as the response ``Client.request`` returns: read, and tied to its request (the SDK's
+    error messages name the request's endpoint)."""
+    return _httpx2().Response(
+        recorded.status,
+        headers=recorded.headers,
+        content=recorded.content,
+        request=request,
+        extensions={"reason_phrase": recorded.reason} if recorded.reason else None,
+    )
 
 
 def _response(recorded: _Recorded) -> Any:

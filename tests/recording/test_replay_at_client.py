@@ -1,0 +1,164 @@
+"""Replay answers the SDK's own call, ``Client.request`` (``_recording.replay._answer_at_client``).
+
+The answer must be the one the transports would give, whatever client the user configured: one with
+a transport of its own is answered from the cassette, never sent; one with event hooks goes the long
+way, so its hooks still see each request and answer; a call that is not a TypeSafe request passes
+through; and the client classes are left as they were.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from pytest_citecheck._recording.replay import Recording, ReplayMiss
+
+SUITE = """
+from cookbook import SOURCE, pick
+from pytest_citecheck import assert_citations_supported
+
+def test_cite():
+    assert_citations_supported(pick("epoch_seconds", "aud_reject", "clock_skew"), SOURCE)
+"""
+
+ASYNC_SUITE = """
+import anyio
+from cookbook import SOURCE, pick
+
+def test_cite(citecheck):
+    anyio.run(citecheck.aassert_supported, pick("epoch_seconds", "aud_reject", "clock_skew"), SOURCE)
+"""
+
+# A user's client whose transport is a class of its own (not one of httpx2's, which replay also
+# patches): anything that reaches it is sent, and the run says so.
+OWN_TRANSPORT_CONFTEST = """
+import httpx2, pytest
+from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
+
+SENT = []
+
+class CompanyProxy(httpx2.BaseTransport):
+    def handle_request(self, request):
+        SENT.append(request.url.path)
+        raise httpx2.ConnectError("the company proxy is not reachable from CI")
+
+class AsyncCompanyProxy(httpx2.AsyncBaseTransport):
+    async def handle_async_request(self, request):
+        SENT.append(request.url.path)
+        raise httpx2.ConnectError("the company proxy is not reachable from CI")
+
+@pytest.fixture
+def citecheck_client():
+    with TypeSafeClient(api_key="sk-placeholder", compression=False, transport=CompanyProxy()) as client:
+        yield client
+
+@pytest.fixture
+def citecheck_async_client():
+    return lambda: AsyncTypeSafeClient(api_key="sk-placeholder", compression=False, transport=AsyncCompanyProxy())
+
+def pytest_sessionfinish(session):
+    print("\\nSENT:", len(SENT))
+"""
+
+# A user's client with event hooks (logging each request and answer, say): they run on replay too.
+HOOKED_CONFTEST = """
+import httpx2, pytest
+from typesafe_sdk import TypeSafeClient
+
+SEEN = []
+
+@pytest.fixture
+def citecheck_client():
+    hooks = {
+        "request": [lambda request: SEEN.append("request " + request.url.path)],
+        "response": [lambda response: SEEN.append(f"response {response.status_code}")],
+    }
+    with httpx2.Client(event_hooks=hooks) as http_client:
+        with TypeSafeClient(api_key="sk-placeholder", compression=False, http_client=http_client) as client:
+            yield client
+
+def pytest_sessionfinish(session):
+    print("\\nSEEN:", ",".join(SEEN))
+"""
+
+
+def _recorded(suite: pytest.Pytester, module: str, offline) -> None:
+    suite.makepyfile(test_app=module)
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
+    offline()
+
+
+@pytest.mark.parametrize("module", [SUITE, ASYNC_SUITE], ids=["sync", "async"])
+def test_a_users_client_with_a_transport_of_its_own_is_answered_from_the_cassette(
+    suite: pytest.Pytester, jev_server, offline, module: str
+) -> None:
+    _recorded(suite, module, offline)
+    jev_server.stop()
+    suite.makeconftest(OWN_TRANSPORT_CONFTEST)
+    result = suite.runpytest("--citecheck-record-mode=none", "-s", "--citecheck-json=report.json")
+    result.assert_outcomes(passed=1)
+    assert "SENT: 0" in result.stdout.str()
+    rows = json.loads((suite.path / "report.json").read_text())["results"]
+    assert [(row["id"], row["verdict"]) for row in rows] == [
+        ("epoch_seconds", "verified"),
+        ("aud_reject", "verified"),
+        ("clock_skew", "verified"),
+    ]
+
+
+def test_a_changed_claim_through_a_users_own_transport_is_a_miss_not_a_request(
+    suite: pytest.Pytester, jev_server, offline
+) -> None:
+    _recorded(suite, SUITE, offline)
+    jev_server.stop()
+    suite.makeconftest(OWN_TRANSPORT_CONFTEST)
+    suite.makepyfile(test_app=SUITE.replace('pick("epoch_seconds", ', 'pick("epoch_seconds", "duplicate_names", '))
+    result = suite.runpytest("--citecheck-record-mode=none", "-s")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*CassetteMissError: citation 'duplicate_names': no recorded answer matches*"])
+    assert "SENT: 0" in result.stdout.str()
+
+
+def test_a_users_client_with_event_hooks_sees_each_replayed_request_and_answer(
+    suite: pytest.Pytester, jev_server, offline
+) -> None:
+    _recorded(suite, SUITE, offline)
+    jev_server.stop()
+    suite.makeconftest(HOOKED_CONFTEST)
+    result = suite.runpytest("--citecheck-record-mode=none", "-s")
+    result.assert_outcomes(passed=1)
+    assert "SEEN: " + ",".join(["request /v1/systemone", "response 200"] * 3) in result.stdout.str()
+
+
+class _OwnTransport(httpx2.BaseTransport):
+    """A transport class replay does not patch: what reaches it is listed."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        self.sent.append(request.url.path)
+        return httpx2.Response(204)
+
+
+def test_serving_answers_typesafe_calls_at_the_client_passes_others_on_and_restores_the_classes(
+    tmp_path: Path,
+) -> None:
+    recording = Recording.load(tmp_path / "none.yaml")  # no file: a recording of nothing
+    before = [dict(cls.__dict__) for cls in (httpx2.Client, httpx2.AsyncClient)]
+    transport = _OwnTransport()
+    body = b'{"state": {"claim": "c", "section": "s"}}'
+    headers = httpx2.Headers({"Content-Type": "application/json"})
+    with httpx2.Client(transport=transport) as client, recording.serving():
+        with pytest.raises(ReplayMiss):  # the SDK's call: answered here, and there is no recording
+            client.request("POST", "http://127.0.0.1:9/v1/systemone", content=body, headers=headers)
+        assert client.request("GET", "http://127.0.0.1:9/elsewhere").status_code == 204
+        # Not the SDK's call (an option that changes the request): httpx2 builds it, then the
+        # transport is reached (a class replay does not patch: it answers).
+        sent = client.request("POST", "http://127.0.0.1:9/v1/systemone", content=body, params={"q": "1"})
+        assert sent.status_code == 204
+    assert transport.sent == ["/elsewhere", "/v1/systemone"]
+    assert [dict(cls.__dict__) for cls in (httpx2.Client, httpx2.AsyncClient)] == before
