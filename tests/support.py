@@ -26,6 +26,12 @@ RFC7519 = EXAMPLE / "rfc7519.txt"
 CITATIONS = EXAMPLE / "citations.json"
 CANARY_KEY = "sk-citecheck-canary-7f3a9c2e41b8d6"
 DATA = REPO / "tests" / "data"
+# The sections of tests/data/nettle-info-excerpt.info (the Nettle manual as GNU Info), in order: the
+# text before the first node, then one a node, named by it. tests/sources asserts them in two modules.
+NETTLE_INFO_NODES = (
+    *("preamble", "Top", "Introduction", "Copyright", "Conventions"),
+    *("Nettle soup", "Installation", "Index"),
+)
 # The ini of the suites that tests run through pytester. In-process runs would otherwise inherit
 # this suite's "filterwarnings = error"; pytest-asyncio, when installed, wants its loop scope set.
 INNER_INI = "[pytest]\nfilterwarnings = default\nasyncio_default_fixture_loop_scope = function\n"

@@ -7,10 +7,12 @@ recorded from the loopback JevServer, then replayed (the sync and the async path
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from support import failures_section
 
-from pytest_citecheck.testing import JevServer
+from pytest_citecheck.testing import JevServer, Reply
 
 TESTS = """
 import pytest
@@ -26,7 +28,24 @@ async def test_async(citecheck):
     [result] = await citecheck.aassert_supported(pick("clock_skew"), SOURCE)
     assert result.verdict.value == "verified"
 """
+CITED = ("aud_reject", "clock_skew")  # the citations of TESTS, one a test
 MALFORMED = "http://[::1"
+
+
+def assert_each_citation_says(output: str, said: str) -> None:
+    for citation in CITED:
+        assert f"citation '{citation}': {said}" in output
+
+
+def both_fail_when_answered(suite: pytest.Pytester, jev_server: JevServer, reply: Callable[[], Reply]) -> str:
+    """Records TESTS while the loopback server answers every request with ``reply()`` (a new Reply each
+    time: the server takes its content-type out of the headers it is given): both tests fail.
+    Returns the run's FAILURES section."""
+    jev_server.answer = lambda claim, section: reply()
+    suite.makepyfile(test_it=TESTS)
+    result = suite.runpytest("--citecheck-record-mode=once", "-p", "asyncio")
+    result.assert_outcomes(failed=2)
+    return failures_section(result.stdout.str())
 
 
 def test_a_malformed_base_url_is_no_error_when_replaying(
@@ -49,11 +68,9 @@ def test_a_malformed_base_url_is_a_clear_error_when_a_request_must_be_sent(
     result.assert_outcomes(failed=2)
     output = result.stdout.str()
     assert "InvalidURL" not in output and "Traceback" not in output
-    for citation in ("aud_reject", "clock_skew"):
-        assert (
-            f"citation '{citation}': TYPESAFE_BASE_URL (or the base_url the client was built with) is not a valid URL: Invalid port"
-            in output
-        )
+    assert_each_citation_says(
+        output, "TYPESAFE_BASE_URL (or the base_url the client was built with) is not a valid URL: Invalid port"
+    )
     assert (
         failures_section(output).count(
             "-> set TYPESAFE_BASE_URL to TypeSafe's address (https://api.typesafe.ai), or unset it"
@@ -104,19 +121,13 @@ def test_a_base_url_that_redirects_names_the_redirect_and_where_it_points(
 ) -> None:
     # Found by hand: "TypeSafe answered HTTP 301 (… 301 status code (no body))" and "-> see TypeSafe's error
     # documentation", which says nothing of the redirect a wrong base URL (http for https) meets.
-    from pytest_citecheck.testing import Reply
-
     location = "https://gw.example:8443/TOKEN-0123456789abcdef/v1/systemone?key=sk-query-secret"
-    jev_server.answer = lambda claim, section: Reply(status, b"", headers={"location": location})
-    suite.makepyfile(test_it=TESTS)
-    result = suite.runpytest("--citecheck-record-mode=once", "-p", "asyncio")
-    result.assert_outcomes(failed=2)
-    output = failures_section(result.stdout.str())
-    for citation in ("aud_reject", "clock_skew"):
-        assert (
-            f"citation '{citation}': TYPESAFE_BASE_URL answered HTTP {status}, a redirect to https://gw.example:8443, "
-            "which pytest-citecheck does not follow (the API key would go with it)" in output
-        )
+    output = both_fail_when_answered(suite, jev_server, lambda: Reply(status, b"", headers={"location": location}))
+    assert_each_citation_says(
+        output,
+        f"TYPESAFE_BASE_URL answered HTTP {status}, a redirect to https://gw.example:8443, "
+        "which pytest-citecheck does not follow (the API key would go with it)",
+    )
     assert output.count("-> set TYPESAFE_BASE_URL to the address the API answers at, if you trust it") == 2
     assert "TOKEN-0123456789abcdef" not in output and "sk-query-secret" not in output
 
@@ -127,19 +138,11 @@ def test_a_base_url_with_a_wrong_path_names_the_base_url_not_typesafes_documenta
     # Found against a loopback server: HTTP 404 said "see TypeSafe's error documentation"; the endpoint the
     # SDK posts to is fixed, so a 404 means the base URL (its path, or the host) is not TypeSafe's API.
     # The body is what a web server or gateway with nothing at that path says (FastAPI's).
-    from pytest_citecheck.testing import Reply
-
     monkeypatch.setenv("TYPESAFE_BASE_URL", jev_server.url + "/gateway/old")
-    jev_server.answer = lambda claim, section: Reply(404, {"detail": "Not Found"})
-    suite.makepyfile(test_it=TESTS)
-    result = suite.runpytest("--citecheck-record-mode=once", "-p", "asyncio")
-    result.assert_outcomes(failed=2)
-    output = failures_section(result.stdout.str())
-    for citation in ("aud_reject", "clock_skew"):
-        assert (
-            f"citation '{citation}': TYPESAFE_BASE_URL answered HTTP 404 (not found): nothing answers Jev's "
-            "endpoint at that address" in output
-        )
+    output = both_fail_when_answered(suite, jev_server, lambda: Reply(404, {"detail": "Not Found"}))
+    assert_each_citation_says(
+        output, "TYPESAFE_BASE_URL answered HTTP 404 (not found): nothing answers Jev's endpoint at that address"
+    )
     assert output.count("-> set TYPESAFE_BASE_URL to the address the API answers at") == 2
     assert "error documentation" not in output
     assert not list(suite.path.rglob("*.yaml"))  # nothing recorded

@@ -1,8 +1,8 @@
-"""A response shorter than its Content-Length says so (issue 25 item 12), on the sync and async paths.
+"""An answer cut short says so (issue 25 item 12), on the sync and async paths.
 
 The SDK reports the cut as a connection error, and the message once said "could not connect to
 TypeSafe" about a server that answered. The server here is a raw socket that promises 100 bytes
-more than it sends, then closes the connection.
+more than it sends, then closes the connection; or sends 40 bytes of the body and resets it.
 """
 
 from __future__ import annotations
@@ -11,15 +11,20 @@ import json
 import socket
 import struct
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from support import ONE_CLAIM_PATHS, RawServer
 
 from pytest_citecheck.testing import choice_answer
 
+Responder = Callable[[socket.socket, threading.Event], None]  # what RawServer calls for each request
 
-def _answer_short(body: bytes) -> Callable[[socket.socket, threading.Event], None]:
+# The answer both servers begin to send: a pass, had it arrived whole.
+BODY = json.dumps({"model": "jev-1.12", "answers": {"relation": choice_answer("supports", 0.97)}}).encode()
+
+
+def _answer_short(body: bytes) -> Responder:
     def respond(connection: socket.socket, stopped: threading.Event) -> None:
         promised = len(body) + 100
         connection.sendall(
@@ -29,34 +34,7 @@ def _answer_short(body: bytes) -> Callable[[socket.socket, threading.Event], Non
     return respond
 
 
-@pytest.fixture
-def short_body_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    body = json.dumps({"model": "jev-1.12", "answers": {"relation": choice_answer("supports", 0.97)}}).encode()
-    server = RawServer(_answer_short(body))
-    monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
-    monkeypatch.setenv("TYPESAFE_API_KEY", "sk-citecheck-short-body-0c4e1d")
-    yield server.url
-    server.stop()
-
-
-@pytest.mark.parametrize("path", ONE_CLAIM_PATHS)
-def test_a_body_shorter_than_its_content_length_says_it_was_cut_short(
-    suite: pytest.Pytester, short_body_server: str, path: str
-) -> None:
-    suite.makepyfile(test_app=ONE_CLAIM_PATHS[path])
-    result = suite.runpytest("--citecheck-record-mode=once")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(
-        [
-            "*citation 'aud': TypeSafe's response was cut short: the connection closed before the whole body arrived "
-            "(*received * bytes, expected *)*",
-            "*-> retry; if it persists, a proxy or load balancer between you and TypeSafe is cutting responses short*",
-        ]
-    )
-    assert "could not connect" not in result.stdout.str()
-
-
-def _reset_mid_body(body: bytes) -> Callable[[socket.socket, threading.Event], None]:
+def _reset_mid_body(body: bytes) -> Responder:
     def respond(connection: socket.socket, stopped: threading.Event) -> None:
         head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
         connection.sendall(head + body[:40])
@@ -67,15 +45,38 @@ def _reset_mid_body(body: bytes) -> Callable[[socket.socket, threading.Event], N
 
 
 @pytest.mark.parametrize("path", ONE_CLAIM_PATHS)
-def test_a_connection_reset_while_the_answer_arrives_is_not_called_a_failure_to_connect(
-    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, path: str
+@pytest.mark.parametrize(
+    ("responder", "key", "said"),
+    [
+        pytest.param(
+            _answer_short,
+            "sk-citecheck-short-body-0c4e1d",
+            "*citation 'aud': TypeSafe's response was cut short: the connection closed before the whole body "
+            "arrived (*received * bytes, expected *)*",
+            id="shorter-than-its-content-length",
+        ),
+        # Found by hand: a reset after the headers and 40 bytes of the body read "could not connect to
+        # TypeSafe … check TYPESAFE_BASE_URL and the network", about a server that had answered.
+        pytest.param(
+            _reset_mid_body,
+            "sk-citecheck-reset-body-5a1f0e",
+            "*citation 'aud': the connection to TypeSafe was reset after it was made, before the whole answer "
+            "arrived (ReadError*",
+            id="reset-while-the-answer-arrives",
+        ),
+    ],
+)
+def test_an_answer_cut_short_says_so_and_is_not_called_a_failure_to_connect(
+    suite: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    responder: Callable[[bytes], Responder],
+    key: str,
+    said: str,
+    path: str,
 ) -> None:
-    # Found by hand: a reset after the headers and 40 bytes of the body read "could not connect to TypeSafe
-    # … check TYPESAFE_BASE_URL and the network", about a server that had answered.
-    body = json.dumps({"model": "jev-1.12", "answers": {"relation": choice_answer("supports", 0.97)}}).encode()
-    server = RawServer(_reset_mid_body(body))
+    server = RawServer(responder(BODY))
     monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
-    monkeypatch.setenv("TYPESAFE_API_KEY", "sk-citecheck-reset-body-5a1f0e")
+    monkeypatch.setenv("TYPESAFE_API_KEY", key)
     try:
         suite.makepyfile(test_app=ONE_CLAIM_PATHS[path])
         result = suite.runpytest("--citecheck-record-mode=once")
@@ -84,8 +85,7 @@ def test_a_connection_reset_while_the_answer_arrives_is_not_called_a_failure_to_
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "*citation 'aud': the connection to TypeSafe was reset after it was made, before the whole answer "
-            "arrived (ReadError*",
+            said,
             "*-> retry; if it persists, a proxy or load balancer between you and TypeSafe is cutting responses short*",
         ]
     )
