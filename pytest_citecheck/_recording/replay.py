@@ -1,4 +1,4 @@
-"""Replaying a cassette without vcrpy: its interactions indexed by request, served from httpx2's transports.
+"""Replaying a cassette without vcrpy: its interactions indexed by request, served where the SDK asks (or at httpx2's transports).
 
 A test whose cassette can only be replayed (record mode ``none``, or ``once`` when the file exists)
 needs none of vcrpy's recording machinery, and pays for its matching: vcrpy compares each request
@@ -272,7 +272,7 @@ class Recording:
         pairs = [pair for pair in _header_pairs(client.headers) if pair[0].lower() not in named] + own
         scrubbed = scrubbed_for_matching(method, path, pairs, content)
         assert scrubbed is not None  # a TypeSafe path, checked above
-        return _read_response(self.take(*scrubbed), _httpx2().Request(method, url))
+        return _read_response(self.take(*scrubbed), _request_for(method, url))
 
     def _sync_handler(self, original: Any) -> Any:
         recording = self
@@ -378,6 +378,13 @@ def _path_of(url: str) -> str:
     """A URL's path (a run asks one or two URLs, again and again)."""
     path: str = _httpx2().URL(url).path
     return path
+
+
+@functools.lru_cache(maxsize=64)
+def _request_for(method: str, url: str) -> Any:
+    """The request a response answered, as the SDK reads it (its method and URL, in an error's message):
+    one per method and URL, never changed (a client with event hooks, which might, is not answered here)."""
+    return _httpx2().Request(method, url)
 
 
 def _read_response(recorded: _Recorded, request: Any) -> Any:

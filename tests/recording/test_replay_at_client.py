@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from pytest_citecheck._recording.replay import Recording, ReplayMiss
+from pytest_citecheck._recording.replay import Recording, ReplayMiss, _Recorded
 
 SUITE = """
 from cookbook import SOURCE, pick
@@ -162,3 +162,37 @@ def test_serving_answers_typesafe_calls_at_the_client_passes_others_on_and_resto
         assert sent.status_code == 204
     assert transport.sent == ["/elsewhere", "/v1/systemone"]
     assert [dict(cls.__dict__) for cls in (httpx2.Client, httpx2.AsyncClient)] == before
+
+
+def test_an_answer_at_the_client_is_the_recorded_response_read_and_tied_to_its_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the SDK reads of it: status, headers, the body (already read), and the request's method and
+    URL (its error messages name them)."""
+    recorded = _Recorded(
+        0,
+        {
+            "response": {
+                "status": {"code": 200, "message": "OK"},
+                "headers": {"Content-Type": ["application/json"]},
+                "body": {"string": '{"answer": "é"}'},
+            }
+        },
+    )
+    recording = Recording.load(tmp_path / "none.yaml")
+    asked: list[tuple[str, str, bytes]] = []
+    monkeypatch.setattr(recording, "take", lambda *request: asked.append(request) or recorded)
+    url = "http://127.0.0.1:9/base/v1/systemone"
+    with httpx2.Client(transport=_OwnTransport()) as client, recording.serving():
+        for _ in range(2):
+            response = client.request(
+                "POST", url, content=b'{"b": 1, "a": 2}', headers=httpx2.Headers({"Content-Type": "application/json"})
+            )
+            assert (response.status_code, response.reason_phrase, response.headers["content-type"]) == (
+                200,
+                "OK",
+                "application/json",
+            )
+            assert response.content == '{"answer": "é"}'.encode()
+            assert (response.request.method, str(response.request.url)) == ("POST", url)
+    assert asked == [("POST", "/v1/systemone", b'{"b": 1, "a": 2}')] * 2
