@@ -112,6 +112,7 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
         return miss
     failure = (
         _too_large(error)
+        or _duplicate_key(error)
         or _invalid_url(error)
         or _network_blocked(error)
         or _decoding_failure(error)
@@ -265,6 +266,22 @@ def _too_large(error: BaseException) -> tuple[str, str] | None:
         f"pytest-citecheck reads at most {MAX_ANSWER_BYTES:,} bytes of one)",
         "this is not an answer pytest-citecheck can trust, and nothing was recorded; check that TYPESAFE_BASE_URL "
         "points at TypeSafe's API and that no proxy between adds to its answers, then retry; report it to TypeSafe "
+        "if it persists",
+    )
+
+
+def _duplicate_key(error: BaseException) -> tuple[str, str] | None:
+    """Cause and remedy for a 2xx answer with a key twice in one object (``outgoing.DuplicateKey``)."""
+    from pytest_citecheck._judge.outgoing import DuplicateKey
+    from pytest_citecheck._text import visible
+
+    if not isinstance(error, DuplicateKey):
+        return None
+    return (
+        f"TypeSafe's response is malformed (HTTP {error.status}: its JSON has the key "
+        f"{visible(repr(_one_line(error.key, 60)))} twice in one object, and JSON readers differ on which one counts)",
+        "this is not an answer pytest-citecheck can trust, and nothing was recorded; check that TYPESAFE_BASE_URL "
+        "points at TypeSafe's API and that no proxy between rewrites its answers, then retry; report it to TypeSafe "
         "if it persists",
     )
 

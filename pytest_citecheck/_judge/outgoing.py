@@ -7,13 +7,21 @@ variable: each thread or task its own), which limits hold and which run's answer
 request made without it (not one of ours) goes straight through. A citation whose answer was a copy
 of one the run already received (nothing sent for it) is marked ``shared`` (``copied``): the cost
 line prices only what was sent. The answer's body is read here, and refused (``AnswerTooLarge``) once
-it is over ``MAX_ANSWER_BYTES``, as sent or decompressed, before vcrpy or the SDK sees any of it.
+it is over ``MAX_ANSWER_BYTES``, as sent or decompressed, before vcrpy or the SDK sees any of it; a 2xx
+JSON answer with a key twice in one object (``DuplicateKey``) is refused too, so it is never recorded.
+
+A script's ``Checker`` has no cassette and so no recording seam: ``bounded_sends`` puts the same
+reading (not the limits or the sharing, which belong to a pytest run) around the HTTP transports'
+send while one of its citations is asked (``_recording.checking.asking``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Awaitable, Callable
+import json
+import threading
+from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -259,4 +267,124 @@ def _with_body(response: Any, content: bytes) -> Any:
         extensions=response.extensions,
     )
     read.read()
+    _unique_keys(read)
     return read
+
+
+class DuplicateKey(Exception):
+    """A 2xx answer whose JSON has a key twice in one object: which one counts is up to the reader.
+
+    Python's ``json`` (and the SDK's reading) keeps the last, another reader may keep the first: two
+    ``choice`` keys, or two ``answers``, are two answers, and neither is one to trust or record.
+    ``_judge.failures`` names it for the citation; not an httpx2 error, so the SDK does not retry it.
+    """
+
+    def __init__(self, status: int, key: str) -> None:
+        super().__init__(f"HTTP {status} response has the key {key!r} twice in one object")
+        self.status = status
+        self.key = key
+
+
+def _refusing_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json``'s ``object_pairs_hook``: the object, or ``DuplicateKey`` for its first repeated key."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(0, key)
+            seen.add(key)
+    return found
+
+
+def _unique_keys(response: Any) -> None:
+    """Refuse a 2xx JSON answer with a repeated key (``DuplicateKey``), in any object of it.
+
+    Only answers that were sent (a few KB, at most ``MAX_ANSWER_BYTES``) are read here, once more than
+    the SDK reads them; replayed answers were refused here before they could be recorded. A body that
+    is not JSON is left to the SDK's reading, which says so.
+    """
+    if not 200 <= response.status_code < 300:
+        return
+    try:
+        json.loads(response.content, object_pairs_hook=_refusing_duplicates)
+    except DuplicateKey as error:
+        raise DuplicateKey(response.status_code, error.key) from None
+    except (ValueError, RecursionError):
+        return
+
+
+# --- a script's checker: no cassette, so no recording seam ---------------------------------------
+
+
+def bounded(real: Send) -> Send:
+    """``real`` (a sync transport's ``handle_request``), its answer read as ``limited`` reads it, not paced or shared."""
+
+    def handle_request(transport: Any, request: Any) -> Any:
+        if _OUTGOING.get() is None:  # not one of our citations' requests
+            return real(transport, request)
+        return _read_through(real(transport, request))
+
+    return handle_request
+
+
+def abounded(real: AsyncSend) -> AsyncSend:
+    """``bounded`` for an async transport's ``handle_async_request``."""
+
+    async def handle_async_request(transport: Any, request: Any) -> Any:
+        if _OUTGOING.get() is None:
+            return await real(transport, request)
+        return await _aread_through(await real(transport, request))
+
+    return handle_async_request
+
+
+class _BoundedSends:
+    """``bounded`` and ``abounded`` around httpx2's HTTP transports while at least one request of a
+    script's checker is in flight (its threads, or its tasks), and what was there before put back
+    after the last. What was there is kept only if nothing replaced the patch meanwhile."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._patched: list[tuple[type, str, Any, Any]] = []
+
+    @contextlib.contextmanager
+    def around(self) -> Iterator[None]:
+        with self._lock:
+            if self._in_flight == 0:
+                self._patch()
+            self._in_flight += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+                if self._in_flight == 0:
+                    self._unpatch()
+
+    def _patch(self) -> None:
+        import httpx2
+
+        for cls, name, wrap in (
+            (httpx2.HTTPTransport, "handle_request", bounded),
+            (httpx2.AsyncHTTPTransport, "handle_async_request", abounded),
+        ):
+            previous = cls.__dict__[name]
+            patch = wrap(previous)
+            setattr(cls, name, patch)
+            self._patched.append((cls, name, previous, patch))
+
+    def _unpatch(self) -> None:
+        patched, self._patched = self._patched, []
+        for cls, name, previous, patch in patched:
+            if cls.__dict__.get(name) is patch:
+                setattr(cls, name, previous)
+
+
+_BOUNDED_SENDS = _BoundedSends()
+
+
+def bounded_sends() -> contextlib.AbstractContextManager[None]:
+    """Around one citation's request with no cassette: its answer is read at most ``MAX_ANSWER_BYTES``."""
+    return _BOUNDED_SENDS.around()

@@ -5,6 +5,10 @@ recorded into a 50 MB cassette (30 s of YAML writing), and a 200 MB gzip bomb wa
 (680 MB resident). Each case here is a raw loopback server and a real pytest run in its own process
 (sync and async path), whose peak memory (``VmHWM``) is compared with the same run answered
 normally: the citation fails naming the size, nothing is recorded, and memory stays bounded.
+
+The same holds for a script's ``Checker`` (a client and no cassette, so no recording seam): found
+after the bound, its answers were read whole (the gzip bomb took 870 MB, the 50 MB answers 300 MB,
+and each passed). Each case runs a plain script in its own Python process.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import threading
 import zlib
 from collections.abc import Callable
@@ -160,3 +165,80 @@ def test_an_answer_just_under_the_bound_is_read_and_recorded(suite: pytest.Pytes
     done, _ = _run(suite, _send(head, body), "sync")
     assert "1 passed" in done.stdout, done.stdout + done.stderr
     assert len(list(suite.path.rglob("*.yaml"))) == 1
+
+
+# A user's script: its own ``Checker`` with a client and no cassette (docs/usage.md), asking the server
+# at TYPESAFE_BASE_URL; it prints the check's outcome and its peak memory (KiB), and imports no pytest.
+SCRIPT = """
+import asyncio, pathlib, sys
+from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
+from pytest_citecheck import Checker, Source
+
+SOURCE = Source(sections={"1": "Refunds are granted within 30 days of purchase, on request."})
+CITATIONS = [{"id": "refund", "claim": "Refunds are possible for 30 days.", "quote": None, "section": "1"}]
+
+async def acheck():
+    client = AsyncTypeSafeClient(compression=False)
+    try:
+        return await Checker(async_client=client, model="jev-1.12").acheck(CITATIONS, SOURCE)
+    finally:
+        await client.aclose()
+
+try:
+    if sys.argv[1] == "sync":
+        with TypeSafeClient(compression=False) as client:
+            [result] = Checker(client=client, model="jev-1.12").check(CITATIONS, SOURCE)
+    else:
+        [result] = asyncio.run(acheck())
+    print("verdict:", result.verdict.value)
+except Exception as error:
+    print(f"{type(error).__name__}: {error}")
+status = pathlib.Path("/proc/self/status").read_text()
+print("peak:", next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
+"""
+
+
+def _script(directory: Path, respond: Respond, path: str) -> tuple[str, int, int]:
+    """The script run in its own process against ``respond``: its output, peak memory (KiB), requests served."""
+    server = RawServer(respond)
+    script = directory / "check_refunds.py"
+    script.write_text(SCRIPT)
+    try:
+        env = {**os.environ, "TYPESAFE_BASE_URL": server.url, "TYPESAFE_API_KEY": "sk-citecheck-size-bound-7d2e"}
+        done = subprocess.run(
+            [sys.executable, str(script), path], cwd=directory, env=env, capture_output=True, text=True, timeout=120
+        )
+    finally:
+        server.stop()
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    output, _, peak = done.stdout.rpartition("peak: ")
+    return " ".join(output.split()), int(peak), server.requests
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="peak memory is read from Linux's /proc")
+@pytest.mark.parametrize("path", ["sync", "async"])
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_scripts_checker_refuses_an_answer_over_the_bound_once_without_holding_it_whole(
+    tmp_path: Path, server: str, path: str
+) -> None:
+    normal, normal_peak, _ = _script(tmp_path, _normal(), path)
+    assert normal == "verdict: verified", normal
+
+    output, peak, requests = _script(tmp_path, SERVERS[server](), path)
+    assert output.startswith(
+        f"JudgeError: citation 'refund': TypeSafe's response is malformed (HTTP 200: {SEEN[server]}"
+    ), output
+    assert "a Jev answer is a few KB, and pytest-citecheck reads at most 1,048,576 bytes of one)" in output
+    assert (
+        "check that TYPESAFE_BASE_URL points at TypeSafe's API and that no proxy between adds to its answers" in output
+    )
+    assert requests == 1  # refused, not retried
+    assert peak - normal_peak < 48 * 1024, f"{peak} KiB at the peak, {normal_peak} KiB answered normally"
+    assert "sk-citecheck-size-bound-7d2e" not in output
+
+
+def test_a_scripts_checker_still_reads_an_answer_of_exactly_the_bound(tmp_path: Path) -> None:
+    body = _padded(MB - len(_padded(0)))
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n" % len(body)
+    output, _, _ = _script(tmp_path, _send(head, body), "async")
+    assert output == "verdict: verified", output
