@@ -163,6 +163,12 @@ def xml_safe(text: object) -> str:
     return _NOT_XML.sub(lambda match: _escaped(match[0]), visible(text))
 
 
+def printable(text: object) -> str:
+    """``visible(text)``, with lone surrogates shown too (``\\udce9``): what Python makes of a file
+    name's bytes that are not UTF-8, which a UTF-8 stdout cannot encode. For a line that names a file."""
+    return SURROGATE.sub(lambda match: _escaped(match[0]), visible(text))
+
+
 def visible_lines(text: object) -> str:
     """Like ``visible``, keeping line breaks (a server's error body, a section's text)."""
     return "\n".join(visible(line) for line in str(text).split("\n"))

@@ -29,6 +29,7 @@ from pytest_citecheck._sources.formats.auto import number_of
 from pytest_citecheck._sources.formats.headings import PREAMBLE
 from pytest_citecheck._sources.formats.outline import is_numbered_entry
 from pytest_citecheck._sources.source import Source
+from pytest_citecheck._text import printable, visible_lines
 
 _ADORNMENT = re.compile(r"^\s*([=\-~^*#\"'+:.;`_])\1{2,}\s*$")
 
@@ -103,21 +104,24 @@ def _clip(text: str, width: int) -> str:
 
 
 def _label(row: Row) -> str:
-    """The section as the tree shows it: indented by depth; a numbered one with its title, a titled one by its title."""
+    """The section as the tree shows it: indented by depth; a numbered one with its title, a titled one by its title.
+
+    Headings are the document's text, shown as the summary shows untrusted text (``printable``): an
+    escape sequence in one would otherwise reach the terminal."""
     if " > " in row.id:
         shown = row.id.rsplit(" > ", 1)[1]
     elif row.title.startswith(row.id) or row.title == row.id:
         shown = row.title
     else:
         shown = f"{row.id}  {row.title}"
-    return _clip("  " * row.depth + shown, 52)
+    return _clip("  " * row.depth + printable(shown), 52)
 
 
 def render(path: str, source: Source, found: list[Row], said: list[str]) -> str:
     """The preview as text: a heading line, one line per section (indented by depth), the warnings."""
     flagged = sum(1 for row in found if row.flags)
     lines = [
-        f"{path}: {len(found)} sections as {source.format!r}, {len(source.text):,} characters"
+        f"{printable(path)}: {len(found)} sections as {source.format!r}, {len(source.text):,} characters"
         + (f"; {flagged} flagged" if flagged else "")
     ]
     lines.append(f"{'SECTION':<52} {'CHARS':>8} {'TOKENS':>7}  FLAGS")
@@ -127,7 +131,7 @@ def render(path: str, source: Source, found: list[Row], said: list[str]) -> str:
         lines.append(
             "(a section known by its title has the path of titles as its id: 'Parent > Child'; --json lists them)"
         )
-    lines.extend(f"warning: {message}" for message in said)
+    lines.extend(f"warning: {printable(message)}" for message in said)
     return "\n".join(lines)
 
 
@@ -152,7 +156,7 @@ def main(argv: Sequence[str]) -> int:
             warnings.simplefilter("always", SourceWarning)
             source = Source.from_file(args.path, args.format)
     except SourceError as error:
-        print(f"citecheck sections: {error}", file=sys.stderr)
+        print(f"citecheck sections: {visible_lines(error)}", file=sys.stderr)
         return 2
     said = [str(warning.message) for warning in caught if issubclass(warning.category, SourceWarning)]
     found = rows(source)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -72,3 +73,43 @@ def test_a_document_that_cannot_be_split_is_an_error_naming_it(tmp_path: Path) -
     done = citecheck(document, "--format", "man")
     assert done.returncode == 2
     assert done.stderr.startswith("citecheck sections: field 'source': notes.txt: no rendered man page")
+
+
+def test_headings_and_file_names_with_escape_sequences_are_shown_visibly(tmp_path: Path) -> None:
+    """A document's headings and its file name are untrusted text (a README pasted from a terminal, a
+    page saved from the web): the preview shows their escape sequences as ``\\x1b``, as the summary
+    does, instead of letting one set the window title, clear the screen or reverse the line.
+
+    The body is Debian's ``/usr/share/common-licenses/Apache-2.0`` (``tests/data/apache-2.0.txt``),
+    under Markdown headings that carry an OSC title, a clear-screen and a right-to-left override."""
+    licence = (DATA / "apache-2.0.txt").read_text()
+    document = tmp_path / "licence\x1b[2J\u202e.md"
+    document.write_text(
+        "# Terms \x1b]0;pwned\x07\x1b[2J of use\n\n"
+        + licence[:600]
+        + "\n\n# Grant \u202e reversed\n\n"
+        + licence[600:1200]
+    )
+    done = citecheck(document, "--strict")
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and "\x07" not in done.stdout and "\u202e" not in done.stdout
+    lines = done.stdout.splitlines()
+    assert lines[0].endswith("licence\\x1b[2J\\u202e.md: 2 sections as 'markdown', 1,253 characters"), lines[0]
+    assert lines[2].startswith("Terms \\x1b]0;pwned\\x07\\x1b[2J of use  ")
+    assert lines[3].startswith("Grant \\u202e reversed  ")
+
+
+def test_a_file_name_that_is_not_utf_8_is_shown_not_a_traceback(tmp_path: Path) -> None:
+    """A file name of Latin-1 bytes (``\\xe9``) reaches Python as a lone surrogate, which a UTF-8
+    stdout cannot encode: the preview names it visibly instead of ending in a UnicodeEncodeError."""
+    document = Path(os.fsdecode(bytes(tmp_path) + b"/licence-\xe9.txt"))
+    document.write_text((DATA / "apache-2.0.txt").read_text())
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_citecheck", "sections", document],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].endswith("licence-\\udce9.txt: 11 sections as 'numbered', 11,358 characters")
