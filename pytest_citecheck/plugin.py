@@ -91,7 +91,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     # Validated here, before the session starts, so a bad flag or ini value is a usage error
     # instead of an internal error.
     _store_settings(config)
-    _check_report_paths(config.stash[SETTINGS])
+    _check_report_paths(config)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -110,14 +110,16 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[PREVIOUS_BINDING] = _hooks.enter_session()
 
 
-def _check_report_paths(settings: Settings) -> None:
-    """A report path that is a directory (``--citecheck-json=.``) is a usage error before any test runs."""
-    for option, value in (("--citecheck-json", settings.json), ("--citecheck-html", settings.html)):
-        if value and Path(value).is_dir():
-            raise pytest.UsageError(
-                f"pytest-citecheck: {option}={value}: {str(value)!r} is a directory; give a file path, "
-                f"e.g. {option}={Path(value) / ('citecheck.json' if option.endswith('json') else 'citecheck.html')}"
-            )
+def _check_report_paths(config: pytest.Config) -> None:
+    """A report path that is a directory (``--citecheck-json=.``), names another report of the run
+    or a file the user wrote (``_report.targets``) is a usage error before any test runs."""
+    from pytest_citecheck._report.targets import ReportPathError, check_report_paths
+
+    settings = config.stash[SETTINGS]
+    try:
+        check_report_paths(settings.json, settings.html, getattr(config.option, "xmlpath", None))
+    except ReportPathError as error:
+        raise pytest.UsageError(f"pytest-citecheck: {error}") from None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -108,6 +108,65 @@ def test_a_report_path_that_is_a_directory_is_a_usage_error(suite: pytest.Pytest
     result.stderr.fnmatch_lines([f"ERROR: pytest-citecheck: {flag}=.: '.' is a directory; give a file path*"])
 
 
+REVIEWS = '{\n  "format": 1,\n  "decisions": {\n    "16cc939bdc1d": {"verdict": "verified", "by": "Ada"}\n  }\n}\n'
+
+
+@pytest.mark.parametrize("flag", ["--citecheck-json", "--citecheck-html"])
+@pytest.mark.parametrize("name", ["citecheck-reviews.json", "tox.ini", "link-to-reviews.json"])
+def test_a_report_path_naming_a_file_the_user_wrote_is_a_usage_error_and_the_file_is_kept(
+    suite: pytest.Pytester, flag: str, name: str
+) -> None:
+    """``--citecheck-json=citecheck-reviews.json`` (one word from the reviews file's name) replaced
+    the team's decisions with the run's report; ``--citecheck-html=tox.ini`` replaced the
+    configuration. A report is written only over nothing, an empty file or a report of its kind."""
+    suite.makepyfile(test_app="def test_nothing():\n    pass\n")
+    (suite.path / "citecheck-reviews.json").write_text(REVIEWS)
+    (suite.path / "link-to-reviews.json").symlink_to("citecheck-reviews.json")
+    before = {path.name: path.read_bytes() for path in suite.path.iterdir() if path.is_file()}
+    result = suite.runpytest(f"{flag}={name}")
+    assert_one_line_and_no_traceback(result)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    kind = "JSON" if flag.endswith("json") else "HTML"
+    result.stderr.fnmatch_lines(
+        [f"ERROR: pytest-citecheck: {flag}={name}: {name} exists and is not a pytest-citecheck {kind} report*"]
+    )
+    assert {path.name: path.read_bytes() for path in suite.path.iterdir() if path.is_file()} == before
+    assert (suite.path / "link-to-reviews.json").is_symlink()
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ("--citecheck-json=out/report", "--citecheck-html=out/./report"),
+        ("--citecheck-json=out/report.xml", "--junitxml=out/report.xml"),
+        ("--citecheck-html=out/report.xml", "--junitxml=out/../out/report.xml"),
+    ],
+)
+def test_two_reports_of_one_run_naming_one_file_is_a_usage_error(
+    suite: pytest.Pytester, flags: tuple[str, str]
+) -> None:
+    """The HTML page written over the JSON report (which ``citecheck review`` then cannot read), or
+    the JSON report over JUnit XML that CI parses: one of the two was lost without a word."""
+    suite.makepyfile(test_app="def test_nothing():\n    pass\n")
+    (suite.path / "out").mkdir()
+    result = suite.runpytest(*flags)
+    assert_one_line_and_no_traceback(result)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: pytest-citecheck: * and * name one file (*): give each report its own path"])
+    assert list((suite.path / "out").iterdir()) == []
+
+
+def test_a_report_is_written_over_an_earlier_report_of_its_kind_and_over_an_empty_file(suite: pytest.Pytester) -> None:
+    suite.makepyfile(test_app="def test_nothing():\n    pass\n")
+    (suite.path / "report.json").touch()
+    (suite.path / "report.html").touch()
+    for _ in range(2):
+        result = suite.runpytest("--citecheck-json=report.json", "--citecheck-html=report.html")
+        assert result.ret == pytest.ExitCode.OK, result.stdout.str() + result.stderr.str()
+        assert (suite.path / "report.json").read_text().startswith('{\n  "version": 1,')
+        assert (suite.path / "report.html").read_text().startswith("<!doctype html>")
+
+
 def test_a_report_that_cannot_be_written_is_one_line_and_fails_the_run(suite: pytest.Pytester) -> None:
     suite.makepyfile(test_app="def test_nothing():\n    pass\n")
     folder = suite.path / "reports"
