@@ -113,9 +113,11 @@ def pytest_configure(config: pytest.Config) -> None:
 def _check_report_paths(config: pytest.Config) -> None:
     """A report path that is a directory (``--citecheck-json=.``), names another report of the run
     or a file the user wrote (``_report.targets``) is a usage error before any test runs."""
+    settings = config.stash[SETTINGS]
+    if not (settings.json or settings.html):
+        return  # nothing to check, and a run without reports loads no module of _report/
     from pytest_citecheck._report.targets import ReportPathError, check_report_paths
 
-    settings = config.stash[SETTINGS]
     try:
         check_report_paths(settings.json, settings.html, getattr(config.option, "xmlpath", None))
     except ReportPathError as error:
