@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -61,6 +62,7 @@ def atomic_write_chunks(path: Path, chunks: Iterable[str]) -> None:
     is never built whole in memory). Each chunk is redacted on its own, so a chunk holds whole values
     (a report row, not half of one)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    _refuse_special(path)
     mode = _mode_for(path)
     secrets = known_secrets()
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -76,6 +78,18 @@ def atomic_write_chunks(path: Path, chunks: Iterable[str]) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+def _refuse_special(path: Path) -> None:
+    """An ``OSError`` naming what ``path`` is when it is a device, a FIFO or a socket: the write renames
+    a new file over the path itself, so run as root, ``-o /dev/null`` made the null device a regular
+    file. A symbolic link is replaced (what it points to is untouched); a directory refuses the rename."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode)):
+        raise OSError(errno.EINVAL, f"it is {kind_of(mode)}, not a regular file")
 
 
 def _mode_for(path: Path) -> int:

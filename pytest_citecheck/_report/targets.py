@@ -3,13 +3,17 @@
 A report is written only over nothing, an empty file or an earlier report of its kind. A path
 that names a file the user wrote (the reviews file, ``pytest.ini``: one mistyped flag) or another
 report of the same run (the HTML page over the JSON report, either over ``--junitxml``) would lose
-that file without a word, so it is a usage error naming both. A directory is one too.
+that file without a word, so it is a usage error naming both. So is a directory, and a path that is
+not a regular file (``/dev/null``, a FIFO), over which the atomic write would rename a file.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
+
+from pytest_citecheck._files import kind_of
 
 # How each kind of report begins (``Report.json_chunks``, ``html.page_start`` with the report's
 # title): enough to tell an earlier report from a file someone wrote, read from the first bytes only.
@@ -53,8 +57,14 @@ def _same_file(one: str, other: str) -> bool:
 
 def _check_overwritable(flag: str, value: str) -> None:
     path = Path(value)
-    if not path.is_file():  # nothing there yet (or not a regular file: the write says what it is)
-        return
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # nothing there yet (or a dangling link): the write makes the file
+    if not stat.S_ISREG(mode):
+        # A report is written beside its path and renamed over it: run as root (a CI container),
+        # --citecheck-json=/dev/null turned the machine's null device into a regular file.
+        raise ReportPathError(f"{flag}={value}: it is {kind_of(mode)}, not a regular file; give the path of a file")
     try:
         with path.open("rb") as file:
             head = file.read(_HEAD)

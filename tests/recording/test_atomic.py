@@ -64,6 +64,30 @@ def test_a_write_that_fails_half_way_leaves_the_old_file_and_no_temporary(tmp_pa
     assert leftovers(tmp_path) == [] and len(list(tmp_path.iterdir())) == 1
 
 
+def test_a_fifo_or_a_socket_in_place_of_the_file_is_not_replaced(tmp_path: Path) -> None:
+    """The write renames a new file over the path: run as root, ``citecheck merge -o /dev/null`` (or
+    any writer given a device) turned the machine's null device into a regular file. A path that is
+    neither a regular file nor a symbolic link (a device, a FIFO, a socket) is refused, an OSError
+    naming what it is, and stays; no temporary file is left. (A FIFO and a socket stand for
+    ``/dev/null`` here: a failing test must not replace the real one.)"""
+    import socket
+
+    fifo = tmp_path / "report.json"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match=r"it is a FIFO \(named pipe\), not a regular file"):
+        atomic_write_text(fifo, "{}")
+    assert fifo.is_fifo()
+    listening = socket.socket(socket.AF_UNIX)
+    listening.bind(str(tmp_path / "s"))
+    try:
+        with pytest.raises(OSError, match="it is a socket, not a regular file"):
+            atomic_write_text(tmp_path / "s", "{}")
+        assert (tmp_path / "s").is_socket()
+    finally:
+        listening.close()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["report.json", "s"]
+
+
 def test_a_keyboard_interrupt_at_the_rename_leaves_the_old_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

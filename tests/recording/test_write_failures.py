@@ -156,6 +156,28 @@ def test_two_reports_of_one_run_naming_one_file_is_a_usage_error(
     assert list((suite.path / "out").iterdir()) == []
 
 
+@pytest.mark.parametrize("flag", ["--citecheck-json", "--citecheck-html"])
+@pytest.mark.parametrize("kind", ["fifo", "link-to-dev-null"])
+def test_a_report_path_that_is_a_device_or_a_fifo_is_a_usage_error_and_is_kept(
+    suite: pytest.Pytester, flag: str, kind: str
+) -> None:
+    """``--citecheck-json=/dev/null`` run as root (a CI container) renamed a regular file over
+    ``/dev/null``: the machine's null device became a file. Not run against ``/dev/null`` itself
+    here (a failing run would replace it): a symlink to it and a FIFO take the same path."""
+    suite.makepyfile(test_app="def test_nothing():\n    pass\n")
+    target = suite.path / "report.out"
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/null")
+    result = suite.runpytest(f"{flag}=report.out")
+    assert_one_line_and_no_traceback(result)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    what = "a FIFO (named pipe)" if kind == "fifo" else "a character device"
+    result.stderr.fnmatch_lines([f"ERROR: pytest-citecheck: {flag}=report.out: it is {what}, not a regular file*"])
+    assert target.is_fifo() if kind == "fifo" else (target.is_symlink() and target.is_char_device())
+
+
 def test_a_report_is_written_over_an_earlier_report_of_its_kind_and_over_an_empty_file(suite: pytest.Pytester) -> None:
     suite.makepyfile(test_app="def test_nothing():\n    pass\n")
     (suite.path / "report.json").touch()
