@@ -9,6 +9,8 @@ pytest does not load this module in a run whose settings are valid and that chec
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar, Token
+from typing import Any
 
 # The documentation site's address, for the messages here (defined beside the versions the package
 # supports: pytest loads that module in every run, and the option table's help names pages too).
@@ -71,15 +73,37 @@ class SourceError(CitationInputError):
     """A source document that cannot be split into sections."""
 
 
+# While citations are judged on worker threads or in tasks (``_check.running``), a warning is held
+# for the judging call (with its citation's index) rather than issued: from a worker thread, or a task
+# the event loop runs, no frame leads back to the test, so it would name concurrent/futures/thread.py
+# or asyncio's events.py. The call issues what it holds afterwards, at the test's line.
+_HOLDING: ContextVar[tuple[int, list[tuple[int, Warning]]] | None] = ContextVar("citecheck_held_warnings", default=None)
+
+
+def holding_warnings(index: int, held: list[tuple[int, Warning]]) -> Token[Any]:
+    """From here on, in this thread or task, ``warn_at_caller`` adds ``(index, warning)`` to ``held``."""
+    return _HOLDING.set((index, held))
+
+
+def stop_holding(token: Token[Any]) -> None:
+    _HOLDING.reset(token)
+
+
 def warn_at_caller(warning: Warning) -> None:
     """Issue ``warning`` at the first frame outside pytest-citecheck: the line of the test that checked.
 
     Whichever way the test called (``assert_citations_supported``, the ``citecheck`` fixture, sync
-    or async), the warning names the user's file and line, not the plugin's.
+    or async, on one thread or several), the warning names the user's file and line, not the plugin's.
     """
     __tracebackhide__ = True  # under ``filterwarnings = error`` the warning is raised here
     import sys
     import warnings
+
+    holding = _HOLDING.get()
+    if holding is not None:
+        index, held = holding
+        held.append((index, warning))
+        return
 
     frame = sys._getframe(1)  # the caller of this function: stack level 2 for ``warnings.warn``
     level = 2

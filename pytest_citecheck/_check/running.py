@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_citecheck._check.wiring import Wiring, async_client_for_call
 from pytest_citecheck._citations.model import Citation
-from pytest_citecheck._errors import CitationInputError
+from pytest_citecheck._errors import CitationInputError, holding_warnings, stop_holding, warn_at_caller
 from pytest_citecheck._gate import judged_result
 from pytest_citecheck._gate.human import with_human_decision
 from pytest_citecheck._judge.ask import ask, ask_async
@@ -232,8 +232,17 @@ def judge_on_threads(
                 if not isinstance(error, keep_going):
                     break
         return outcomes
+    held: list[tuple[int, Warning]] = []
+
+    def judged(index: int) -> CitationResult:
+        token = holding_warnings(index, held)  # issued below, on this call's thread
+        try:
+            return judge(index)
+        finally:
+            stop_holding(token)
+
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="citecheck") as pool:
-        futures: dict[int, Future[CitationResult]] = {index: pool.submit(judge, index) for index in indices}
+        futures: dict[int, Future[CitationResult]] = {index: pool.submit(judged, index) for index in indices}
         done, _ = wait(futures.values(), return_when=FIRST_EXCEPTION)
         if any(future.exception() is not None for future in done):
             for future in futures.values():
@@ -242,7 +251,18 @@ def judge_on_threads(
         if not future.cancelled():
             failure = future.exception()
             outcomes[index] = failure if failure is not None else future.result()
+    issue_held(held, outcomes)
     return outcomes
+
+
+def issue_held(held: list[tuple[int, Warning]], outcomes: Outcomes) -> None:
+    """The warnings held while judging on threads or in tasks, issued at the test's line; one raised
+    (``filterwarnings = error``) is its citation's outcome, as it would have been, issued there."""
+    for index, warning in held:
+        try:
+            warn_at_caller(warning)
+        except Warning as error:
+            outcomes[index] = error
 
 
 async def judge_in_tasks(indices: list[int], judge: Callable[[int], Awaitable[CitationResult]], limit: int) -> Outcomes:
@@ -252,7 +272,10 @@ async def judge_in_tasks(indices: list[int], judge: Callable[[int], Awaitable[Ci
     outcomes: Outcomes = {}
     semaphore = anyio.Semaphore(limit)
 
+    held: list[tuple[int, Warning]] = []
+
     async def one(index: int) -> None:
+        holding_warnings(index, held)  # in this task's own context; issued below, in the caller's
         async with semaphore:
             try:
                 outcomes[index] = await judge(index)
@@ -262,4 +285,5 @@ async def judge_in_tasks(indices: list[int], judge: Callable[[int], Awaitable[Ci
     async with anyio.create_task_group() as group:
         for index in indices:
             group.start_soon(one, index)
+    issue_held(held, outcomes)
     return outcomes

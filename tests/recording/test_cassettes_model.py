@@ -120,3 +120,61 @@ def test_a_mismatch_advises_the_versioned_id_that_answered(suite, server_answeri
     result = suite.runpytest("--citecheck-record-mode=once", "--citecheck-model=jev-1.12")
     result.assert_outcomes(passed=1, warnings=1)
     result.stdout.fnmatch_lines(["*re-record with the model you mean, or pin the model: --citecheck-model=jev-1.13.0*"])
+
+
+# Two citations: recorded on worker threads (sync) or in tasks (async), where no frame leads back to the test.
+TWO_CITATIONS = """
+import pytest
+from cookbook import SOURCE
+
+CITATIONS = [
+    {"id": "aud", "claim": "A JWT can name its audience.", "quote": None, "section": "4.1.3"},
+    {"id": "iss", "claim": "A JWT can name its issuer.", "quote": None, "section": "4.1.1"},
+]
+
+MARK
+DEF test_claims(citecheck):
+    results = CHECK
+    assert [result.verdict.value for result in results] == ["verified", "verified"]
+"""
+SYNC = {"MARK": "", "DEF": "def", "CHECK": "citecheck.check(CITATIONS, SOURCE)"}
+# An async test as docs/cassettes.md shows one (anyio's pytest plugin here; pytest-asyncio's alike).
+ASYNC = {
+    "MARK": "@pytest.fixture\ndef anyio_backend():\n    return 'asyncio'\n\n@pytest.mark.anyio",
+    "DEF": "async def",
+    "CHECK": "await citecheck.acheck(CITATIONS, SOURCE)",
+}
+
+
+def _two_citations(words: dict[str, str]) -> str:
+    text = TWO_CITATIONS
+    for name, value in words.items():
+        text = text.replace(name, value)
+    return text
+
+
+@pytest.mark.parametrize("words", [SYNC, ASYNC], ids=["threads", "tasks"])
+def test_a_warning_from_citations_judged_at_once_names_the_tests_line(suite, server_answering_as, words):
+    """Found trying a user's project: with several citations recorded at once, the warning named
+    concurrent/futures/thread.py:58 (sync), or asyncio's events.py (async), rather than the test's line."""
+    server_answering_as("jev-1.13.0")
+    path = suite.makepyfile(test_model=_two_citations(words))
+    line = next(number for number, text in enumerate(path.read_text().splitlines(), 1) if "results = " in text)
+    result = suite.runpytest("--citecheck-record-mode=once")
+    result.assert_outcomes(passed=1, warnings=2)
+    result.stdout.fnmatch_lines(
+        [
+            f"*test_model.py:{line}: ModelPinWarning: citation 'aud': recorded with the alias 'jev-latest'*",
+            f"*test_model.py:{line}: ModelPinWarning: citation 'iss': recorded with the alias 'jev-latest'*",
+        ],
+        consecutive=False,
+    )
+    assert "thread.py" not in result.stdout.str() and "events.py" not in result.stdout.str()
+
+
+def test_a_warning_held_from_threads_is_its_citations_error_under_filterwarnings_error(suite, server_answering_as):
+    server_answering_as("jev-1.13.0")
+    suite.makepyfile(test_model=_two_citations(SYNC))
+    result = suite.runpytest("--citecheck-record-mode=once", "-W", "error::pytest_citecheck.ModelPinWarning")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*ModelPinWarning: citation 'aud': recorded with the alias 'jev-latest'*"])
