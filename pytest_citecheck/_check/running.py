@@ -257,8 +257,9 @@ def judge_on_threads(
 
 def issue_held(held: list[tuple[int, Warning]], outcomes: Outcomes) -> None:
     """The warnings held while judging on threads or in tasks, issued at the test's line; one raised
-    (``filterwarnings = error``) is its citation's outcome, as it would have been, issued there."""
-    for index, warning in held:
+    (``filterwarnings = error``) is its citation's outcome, as it would have been, issued there. In
+    citation order (threads and tasks finish in any order), each citation's in the order it issued them."""
+    for index, warning in sorted(held, key=lambda pair: pair[0]):
         try:
             warn_at_caller(warning)
         except Warning as error:
