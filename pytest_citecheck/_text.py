@@ -63,18 +63,20 @@ def render_table(rows: Sequence[Sequence[str]], *, right: Collection[int] = (), 
 
 # --- untrusted text (claims, quotes, ids, section titles, server bodies, file names) ------------
 
-# Every C0/C1 control but tab (escape sequences start with one), and the bidirectional overrides.
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Every C0/C1 control but tab (escape sequences start with one), the Unicode line and paragraph
+# separators (a terminal or a log viewer may break the line there: one field stays one line), and the
+# bidirectional overrides.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r"}
 # A workflow command: the runner ignores leading white space before "::".
 _COMMAND_START = re.compile(r"^(\s*):(?=:)", re.M)
 
 
 def _cell(text: object) -> str:
-    """A table cell: ``visible``, and at most ``CELL_WIDTH`` characters (escapes count, as the terminal
-    shows them). A longer one keeps its start and its end around "…": a test id's file and its
-    parameters, an id's distinct suffix."""
-    return cut_middle(visible(text))
+    """A table cell: ``visible``, a tab too (it would push the rest of its row out of the columns), and
+    at most ``CELL_WIDTH`` characters (escapes count, as the terminal shows them). A longer one keeps
+    its start and its end around "…": a test id's file and its parameters, an id's distinct suffix."""
+    return cut_middle(visible(text).replace("\t", "\\t"))
 
 
 def cut_middle(text: str, width: int = CELL_WIDTH) -> str:

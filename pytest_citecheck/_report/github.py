@@ -107,10 +107,12 @@ def error_commands(report: Report, outcomes: Outcomes) -> list[str]:
     shared = report.shared_ids()
     lines = []
     for row in failing_rows(report, outcomes):
-        # Every piece that came from outside is shown harmlessly (controls and escape sequences visible).
+        # Every piece that came from outside is shown harmlessly (controls and escape sequences visible);
+        # an id by ``repr`` alone (``quoted_id``), which already writes each of them visibly: after
+        # ``visible`` it would write its backslashes twice.
         test = visible(row.test)
-        title = f"citecheck: {row.verdict} citation {quoted_id(visible(row.label(shared)))}"
-        message = f"{test}: {quoted_id(visible(row.id))} is {row.verdict}: {visible(_why(row))}.\nClaim: {visible_lines(row.claim)}"
+        title = f"citecheck: {row.verdict} citation {quoted_id(row.label(shared))}"
+        message = f"{test}: {quoted_id(row.id)} is {row.verdict}: {visible(_why(row))}.\nClaim: {visible_lines(row.claim)}"
         if row.quote:
             message += f"\nQuote: {visible_lines(row.quote)}"
         lines.append(_error_command(outcomes.locations.get(test), title, message))

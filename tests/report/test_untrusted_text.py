@@ -86,6 +86,9 @@ def test_no_hostile_text_becomes_a_command_an_escape_sequence_a_link_or_a_shell_
     assert commands_in(out) == []
     assert "\x1b" not in out and "\x07" not in out
     assert "osc\\x1b]52;c;cHduZWQ=\\x07" in out  # shown, visibly
+    # In the annotation (its title and message) too, each escape written once: not "osc\\\\x1b".
+    [annotation] = [line for line in out.splitlines() if line.startswith("::error ") and "osc" in line]
+    assert annotation.count("'osc\\x1b]52;c;cHduZWQ=\\x07'") == 2 and "\\\\" not in annotation
     section = out.split("= citecheck =", 1)[1]
     token = re.search(r"^::stop-commands::([0-9a-f]{32})$", section, re.M)
     assert token is not None and f"\n::{token[1]}::" in section  # the summary is inside one block
@@ -288,3 +291,36 @@ def test_a_long_id_is_cut_in_every_line_that_names_it(suite: pytest.Pytester, je
     listed = capsys.readouterr().out
     assert max(len(line) for line in listed.splitlines()) < 400
     assert "…" + "Z" * 39 + "r (100,009 characters, cut: the JSON report holds it whole): Jev says" in listed
+
+
+def test_line_separators_and_tabs_in_an_id_stay_on_its_row(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by hunt-reports: U+2028/U+2029 (a line break to some terminals and log viewers) and a tab
+    (which pushes the rest of the row out of its columns) reached the terminal's table raw."""
+    assert visible("line\u2028sep\u2029para") == "line\\u2028sep\\u2029para"
+    rows = [
+        {
+            "test": "t.py::test",
+            "id": name,
+            "status": "found",
+            "section": "1",
+            "verdict": "verified",
+            "confidence": 0.6,
+            "auto": False,
+            "claim": "c",
+            "quote": "q",
+            "span": [0, 1],
+            "auto_accept": 0.8,
+            "section_text": "q",
+            "review_key": f"k{number}",
+            "reviews_file": "r.json",
+        }
+        for number, name in enumerate(["tab\tid", "line\u2028sep\u2029para"])
+    ]
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"version": 1, "results": rows}))
+    assert citecheck(["review", "--report", str(report), "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "\u2028" not in out and "\u2029" not in out and "line\\u2028sep\\u2029para" in out
+    # A table's cell shows a tab as the escape, so the row keeps its columns (a message line keeps it).
+    lines = render_table([["id", "verdict"], ["tab\tid", "verified"], ["other", "verified"]])
+    assert lines[1] == "  tab\\tid  verified" and lines[1].index("verified") == lines[2].index("verified")
