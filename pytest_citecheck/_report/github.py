@@ -112,7 +112,9 @@ def error_commands(report: Report, outcomes: Outcomes) -> list[str]:
         # ``visible`` it would write its backslashes twice.
         test = visible(row.test)
         title = f"citecheck: {row.verdict} citation {quoted_id(row.label(shared))}"
-        message = f"{test}: {quoted_id(row.id)} is {row.verdict}: {visible(_why(row))}.\nClaim: {visible_lines(row.claim)}"
+        message = (
+            f"{test}: {quoted_id(row.id)} is {row.verdict}: {visible(_why(row))}.\nClaim: {visible_lines(row.claim)}"
+        )
         if row.quote:
             message += f"\nQuote: {visible_lines(row.quote)}"
         lines.append(_error_command(outcomes.locations.get(test), title, message))

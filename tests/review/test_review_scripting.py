@@ -84,3 +84,28 @@ def test_piped_answers_are_told_that_the_prompts_need_a_terminal(report: Path) -
     assert "No decision was recorded: answering the prompts needs a terminal" in done.stdout
     assert "--accept ID or --set ID=VERDICT" in done.stdout
     assert not (report.parent / "citecheck-reviews.json").exists()
+
+
+def test_a_decision_says_which_other_citations_it_decides_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by hunt-reports: one --set on a citation decided 9 tests' citations that shared its claim,
+    section and model (documented), and the command said only "ID: contradicted set"."""
+    monkeypatch.chdir(tmp_path)
+    rows = [
+        _row("test_a.py::test_one", "shared", "k-same"),
+        _row("test_a.py::test_one", "shared", "k-same"),  # the same citation checked twice: one citation
+        *(_row(f"test_b.py::test_case[{n}]", f"case-{n}", "k-same") for n in range(4)),
+        _row("test_b.py::test_other", "alone", "k-alone"),
+        _row("test_c.py::test_elsewhere", "other-file", "k-same", reviews_file="other/citecheck-reviews.json"),
+    ]
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"version": 1, "results": rows}))
+    assert citecheck(["review", "--report", str(report), "--set", "shared=contradicted", "--by", "Ada"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "the same decision also decides 4 other citations in 4 tests of this report "
+        "(the same claim, section text and model): case-0, case-1, case-2, …"
+    ) in out
+    assert citecheck(["review", "--report", str(report), "--set", "alone=contradicted", "--by", "Ada"]) == 0
+    assert "also decides" not in capsys.readouterr().out
