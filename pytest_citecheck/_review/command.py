@@ -31,8 +31,8 @@ from pytest_citecheck._review.decisions import (
     ReviewsFileError,
     still_decided,
 )
-from pytest_citecheck._review.display import _use_color, describe
-from pytest_citecheck._text import plural, quoted_id, short_id, stop_commands, visible
+from pytest_citecheck._review.display import _use_color, also_decided, describe
+from pytest_citecheck._text import quoted_id, short_id, stop_commands, visible
 
 # Where the plugin leaves the last run's report when no --citecheck-json was given (pytest's cache).
 LAST_REPORT = Path(".pytest_cache", "d", "citecheck", "last-report.json")
@@ -246,7 +246,7 @@ def apply_flags(
     paths = session.save()
     for row, entry, existing, own in decided:
         _print_recorded(row, entry, existing, own, out)
-        also = _also_decided(row, rows)
+        also = also_decided(row, rows)
         if also is not None:
             print(also, file=out)
     print(f"Wrote {', '.join(str(p) for p in paths)}; rerun pytest to apply.", file=out)
@@ -282,30 +282,6 @@ def _print_recorded(
             f"  {visible(short_id(row.id))} {own}: this documented decision now takes the place of Jev's verdict",
             file=out,
         )
-
-
-def _also_decided(row: ReportRow, rows: Sequence[ReportRow]) -> str | None:
-    """The other citations of the report this decision decides too: a decision is keyed by claim,
-    section text, questions and model (docs/review.md), so every citation that shares them, in any
-    test that reads the same reviews file, takes it. Said, so a reviewer is not surprised by how far
-    one ``--set`` reaches."""
-    # Each other (test, id) once: a test that checked one citation twice is one citation.
-    others = {
-        (str(other.test), other.id): other
-        for other in rows
-        if other.review_key == row.review_key
-        and other.reviews_file == row.reviews_file
-        and (other.test, other.id) != (row.test, row.id)
-    }
-    if not others:
-        return None
-    ids = [citation for _, citation in others]
-    names = ", ".join(visible(short_id(citation)) for citation in ids[:3]) + (", …" if len(ids) > 3 else "")
-    tests = len({test for test, _ in others})
-    return (
-        f"  the same decision also decides {plural(len(others), 'other citation')} in {plural(tests, 'test')} "
-        f"of this report (the same claim, section text and model): {names}"
-    )
 
 
 def list_rows(rows: list[ReportRow], *, every: bool, color: bool, out: TextIO) -> list[ReportRow]:

@@ -1,5 +1,5 @@
 """How ``citecheck review`` shows a citation: its verdict, claim, quote, flags, decisions, and its section
-with the quoted passage highlighted."""
+with the quoted passage highlighted; and which other citations a decision decides too."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from pytest_citecheck._report.row import ReportRow
-from pytest_citecheck._text import short_id, visible, visible_lines
+from pytest_citecheck._text import plural, short_id, visible, visible_lines
 
 
 def _use_color(choice: str, stream: TextIO) -> bool:
@@ -86,3 +86,27 @@ def _shifted_span(text: str, span: Sequence[int] | None) -> list[int] | None:
         return None
     cut = len(text) - len(text.lstrip("\n"))
     return [max(0, span[0] - cut), max(0, span[1] - cut)]
+
+
+def also_decided(row: ReportRow, rows: Sequence[ReportRow]) -> str | None:
+    """The other citations of the report this decision decides too: a decision is keyed by claim,
+    section text, questions and model (docs/review.md), so every citation that shares them, in any
+    test that reads the same reviews file, takes it. Said, so a reviewer is not surprised by how far
+    one ``--set`` reaches."""
+    # Each other (test, id) once: a test that checked one citation twice is one citation.
+    others = {
+        (str(other.test), other.id): other
+        for other in rows
+        if other.review_key == row.review_key
+        and other.reviews_file == row.reviews_file
+        and (other.test, other.id) != (row.test, row.id)
+    }
+    if not others:
+        return None
+    ids = [citation for _, citation in others]
+    names = ", ".join(visible(short_id(citation)) for citation in ids[:3]) + (", …" if len(ids) > 3 else "")
+    tests = len({test for test, _ in others})
+    return (
+        f"  the same decision also decides {plural(len(others), 'other citation')} in {plural(tests, 'test')} "
+        f"of this report (the same claim, section text and model): {names}"
+    )
