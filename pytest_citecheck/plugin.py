@@ -62,6 +62,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def _resolve_settings(config: pytest.Config) -> Settings:
+    _refuse_keys_not_ours(config)
     command_line = {option.name: config.getoption("citecheck_" + option.name) for option in OPTIONS}
     ini = {}
     for option in OPTIONS:
@@ -72,6 +73,18 @@ def _resolve_settings(config: pytest.Config) -> Settings:
 
             raise ini_type_error(option, error) from None
     return Settings.resolve(command_line, ini)
+
+
+def _refuse_keys_not_ours(config: pytest.Config) -> None:
+    """A ``citecheck_*`` key in pytest's configuration that is none of ours (a misspelt ``citecheck_reveiw``)
+    is an OptionError: pytest only warns about it, and the setting meant would keep its default."""
+    path = config.inipath
+    text = path.read_text(encoding="utf-8", errors="replace") if path is not None and path.is_file() else ""
+    overrides = config.getoption("override_ini", None) or []
+    if "citecheck" in text.lower() or any("citecheck" in override.lower() for override in overrides):
+        from pytest_citecheck._options.ini_file import check_keys
+
+        check_keys(path.name if path is not None else None, text, overrides, {option.ini for option in OPTIONS})
 
 
 def _store_settings(config: pytest.Config) -> None:

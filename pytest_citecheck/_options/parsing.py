@@ -72,7 +72,7 @@ def parse_verdicts(raw: Any) -> frozenset[Verdict]:
     chosen = set()
     for item in items:
         name = item.value if isinstance(item, Verdict) else item
-        if name not in known:
+        if not isinstance(name, str) or name not in known:  # a list in the list (TOML) is not hashable
             raise ValueError(f"unknown verdict {item!r}; verdicts are {', '.join(known)}")
         chosen.add(known[name])
     if not chosen:

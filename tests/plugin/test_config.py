@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from support import INNER_INI
 
@@ -12,6 +14,8 @@ from pytest_citecheck._results import Verdict
 # A scripted server answers "supports" at 0.94 confidence for every claim in these suites; the
 # threshold decides auto versus review, so the reported action shows which auto_accept won.
 THRESHOLD_SUITE = """
+from pathlib import Path
+
 import pytest
 from cookbook import SOURCE, pick
 
@@ -300,3 +304,64 @@ def test_every_option_names_a_parser_of_the_parsing_module() -> None:
         "fail_on_flip": "bool",
         "estimate": "bool",
     }
+
+
+# A misspelt key of ours in the file pytest reads is a usage error: pytest only warns about an unknown
+# key (at the end of the run, among the other warnings), and the setting silently keeps its default.
+# Found from a wheel: `citecheck_reveiw = fail` let two citations below auto_accept pass with a warning.
+@pytest.mark.parametrize(
+    ("filename", "content", "line"),
+    [
+        ("pytest.ini", "[pytest]\ncitecheck_reveiw = fail\n", "2"),
+        ("tox.ini", "[tox]\nenvlist = py\n\n[pytest]\ncitecheck_reveiw = fail\n", "5"),
+        ("setup.cfg", "[metadata]\nname = app\n[tool:pytest]\ncitecheck_reveiw = fail\n", "4"),
+        ("pyproject.toml", '[tool.pytest.ini_options]\ncitecheck_reveiw = "fail"\n', "2"),
+        ("pyproject.toml", '[tool.pytest.ini_options]\n  "Citecheck-Review" = "fail"\n', "2"),
+    ],
+)
+def test_a_misspelt_ini_key_of_ours_is_a_usage_error_naming_file_and_line(pytester, filename, content, line):
+    pytester.makefile(Path(filename).suffix, **{Path(filename).stem: content})
+    pytester.makepyfile(test_x="def test_x():\n    raise AssertionError('must not run')\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    key = "Citecheck-Review" if "Citecheck" in content else "citecheck_reveiw"
+    result.stderr.fnmatch_lines(
+        [
+            f"ERROR: pytest-citecheck: ini {key} ({filename}, line {line}): not a setting of pytest-citecheck; "
+            "did you mean citecheck_review? (every key: pytest --help, or *configuration/)"
+        ]
+    )
+    assert "must not run" not in result.stdout.str()
+
+
+def test_a_misspelt_key_given_with_o_is_a_usage_error(pytester):
+    pytester.makeini(INNER_INI)
+    pytester.makepyfile(test_x="def test_x():\n    raise AssertionError('must not run')\n")
+    result = pytester.runpytest("-o", "citecheck_auto_acept=0.95")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: pytest-citecheck: -o citecheck_auto_acept: not a setting of pytest-citecheck; did you mean citecheck_auto_accept?*"
+        ]
+    )
+
+
+def test_keys_like_ours_outside_pytests_section_are_not_ours(pytester):
+    # Another tool's table may name anything; only pytest's section is read as pytest's.
+    pytester.makepyprojecttoml(
+        '[tool.other]\ncitecheck_whatever = 1\n\n[tool.pytest.ini_options]\nfilterwarnings = ["default"]\n'
+        'markers = [\n    "citecheck: a marker line",\n]\nasyncio_default_fixture_loop_scope = "function"\ncitecheck_review = "fail"\n'
+    )
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_a_toml_list_in_the_fail_on_list_is_a_usage_error_not_a_traceback(pytester):
+    pytester.makepyprojecttoml('[tool.pytest.ini_options]\ncitecheck_fail_on = [["contradicted"]]\n')
+    pytester.makepyfile(test_x="def test_x():\n    raise AssertionError('must not run')\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: pytest-citecheck: ini citecheck_fail_on: unknown verdict [[]'contradicted'[]]; verdicts are*"]
+    )
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
