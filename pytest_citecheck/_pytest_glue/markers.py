@@ -3,7 +3,7 @@
 Every test of a module (or class) shares what the nodes above it say, so that part is worked out
 once per parent node (``MarkerCache``) and the test's own markers are laid over it each time: a
 test's decorator, its parametrized case's marks and a marker a fixture added while it ran reach
-that test alone. A marker added to a parent node later (``node.add_marker``) changes the number of
+that test alone, the case's marks over the function's decorators. A marker added to a parent node later (``node.add_marker``) changes the number of
 markers above the test, and that parent's part is worked out again.
 """
 
@@ -100,5 +100,12 @@ class MarkerCache:
         own = item.own_markers
         if not own:
             return options, above.scope
-        _apply(options, own)
+        # A parametrized case's marks (``pytest.param(..., marks=...)``) are closer to it than its
+        # function's decorators: pytest lists them after, and the first listed would win.
+        case = getattr(getattr(item, "callspec", None), "marks", None)
+        if case:
+            _apply(options, [marker for marker in own if not any(marker is mark for mark in case)])
+            _apply(options, case)
+        else:
+            _apply(options, own)
         return options, _scope_name(item) if _names_auto_accept(own) else above.scope

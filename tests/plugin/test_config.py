@@ -365,3 +365,23 @@ def test_a_toml_list_in_the_fail_on_list_is_a_usage_error_not_a_traceback(pytest
         ["ERROR: pytest-citecheck: ini citecheck_fail_on: unknown verdict [[]'contradicted'[]]; verdicts are*"]
     )
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_a_parametrized_cases_own_marks_win_over_its_functions(pytester):
+    # pytest.param(..., marks=...) is closer to the case than the function's decorator: a case marked
+    # review="fail" under a function marked review="warn" passed its verdicts below auto_accept.
+    pytester.makeini(INNER_INI)
+    pytester.makepyfile(
+        test_probe="""
+        import pytest
+
+        @pytest.mark.citecheck(review="warn", casefold=True)
+        @pytest.mark.parametrize("case", ["plain", pytest.param("strict", marks=pytest.mark.citecheck(review="fail"))])
+        def test_probe(citecheck, case):
+            settings = citecheck.settings_for({})  # the session's, the markers' laid over them
+            print("SETTINGS", case, settings.review, settings.casefold)
+        """
+    )
+    result = pytester.runpytest("-s")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*SETTINGS plain warn True*", "*SETTINGS strict fail True*"])
