@@ -121,7 +121,7 @@ def parse_count(raw: Any) -> int:
         raise ValueError(f"expected a whole number of 0 or more, got {raw!r}")
     try:
         value = int(raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"expected a whole number of 0 or more, got {raw!r}") from None
     if value < 0:
         raise ValueError(f"expected a whole number of 0 or more, got {raw!r}")
@@ -131,7 +131,7 @@ def parse_count(raw: Any) -> int:
 def parse_positive_int(raw: Any) -> int:
     try:
         value = int(raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # int(float("inf")) overflows
         raise ValueError(f"expected a whole number of at least 1, got {raw!r}") from None
     if isinstance(raw, bool) or value < 1 or (isinstance(raw, float) and raw != value):
         raise ValueError(f"expected a whole number of at least 1, got {raw!r}")

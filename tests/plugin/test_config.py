@@ -160,6 +160,17 @@ def test_bad_flag_or_ini_value_is_a_usage_error_before_any_test(pytester, inner_
             "*@pytest.mark.citecheck(...): fail_on: expected at least one verdict*",
         ),
         ("", "fail_on=' '", "*check() keyword argument: fail_on: expected at least one verdict*"),
+        # int(inf) raises OverflowError, not ValueError: it escaped as a traceback of the parser.
+        (
+            "@pytest.mark.citecheck(concurrency=float('inf'))",
+            "",
+            "*@pytest.mark.citecheck(...): concurrency: expected a whole number of at least 1, got inf",
+        ),
+        (
+            "",
+            "window=float('-inf')",
+            "*check() keyword argument: window: expected a whole number of at least 1, got -inf",
+        ),
     ],
 )
 def test_bad_marker_or_call_argument_fails_that_test_naming_it(suite, no_typesafe_env, marker, call, message):
