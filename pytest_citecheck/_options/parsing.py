@@ -112,7 +112,22 @@ def parse_path(raw: Any) -> str | None:
         return None
     if not isinstance(raw, str):
         raise ValueError(f"expected a path, got {raw!r}")
-    return raw
+    return _names_fit(raw)
+
+
+# The longest name of one file or directory that file systems allow (NAME_MAX on Linux and macOS, NTFS's 255).
+NAME_MAX = 255
+
+
+def _names_fit(path: str) -> str:
+    """``path``, if each name in it fits a file system: a longer one made ``os.stat`` raise (an INTERNALERROR)."""
+    for name in path.replace("\\", "/").split("/"):
+        size = len(name.encode("utf-8", "surrogatepass"))
+        if size > NAME_MAX:
+            raise ValueError(
+                f"a name in the path is {size} bytes long ({name[:20]!r}...); file systems allow {NAME_MAX} at most"
+            )
+    return path
 
 
 def parse_count(raw: Any) -> int:
@@ -194,7 +209,7 @@ def parse_seconds(raw: Any) -> float | None:
 def parse_dir(raw: Any) -> str:
     if not isinstance(raw, str) or not raw.strip():
         raise ValueError(f"expected a directory name, got {raw!r}")
-    return raw.strip()
+    return _names_fit(raw.strip())
 
 
 # The highest price ``parse_price`` takes: far above any model's, so a slip (a price per token

@@ -117,6 +117,10 @@ def test_model_precedence_reaches_the_request(suite, jev_server, inner_ini):
         (["--citecheck-fail-on= "], "", "--citecheck-fail-on: expected at least one verdict*"),
         (["--citecheck-fail-on=,"], "", "--citecheck-fail-on: expected at least one verdict*"),
         ([], "citecheck_fail_on = ,\n", "ini citecheck_fail_on: expected at least one verdict*"),
+        # A file name longer than file systems allow made os.stat raise: a traceback, and an INTERNALERROR.
+        (["--citecheck-json=" + "r" * 300], "", "--citecheck-json: a name in the path is 300 bytes long*"),
+        (["--citecheck-html=out/" + "r" * 256], "", "--citecheck-html: a name in the path is 256 bytes long*"),
+        ([], "citecheck_cassette_dir = " + "c" * 300 + "\n", "ini citecheck_cassette_dir: a name in the path*"),
     ],
 )
 def test_bad_flag_or_ini_value_is_a_usage_error_before_any_test(pytester, inner_ini, args, ini, message):
