@@ -181,7 +181,7 @@ class Settings(_Record):
         changes: dict[str, Any] = {}
         for name, raw in overrides.items():
             if name not in PER_TEST_OPTIONS:
-                raise _option_error(origin, f"unknown argument {name!r}; accepted: {', '.join(PER_TEST_OPTIONS)}")
+                raise _option_error(origin, _unknown_argument(name))
             if raw is None and name != "model":
                 continue
             try:
@@ -189,6 +189,15 @@ class Settings(_Record):
             except ValueError as error:
                 raise _option_error(origin, f"{name}: {error}") from None
         return self._replace(**changes)
+
+
+def _unknown_argument(name: object) -> str:
+    """The words for a keyword that is no per-test setting, with the one it looks like (a misspelling)."""
+    import difflib  # on the error's path only
+
+    close = difflib.get_close_matches(name, PER_TEST_OPTIONS, n=1) if isinstance(name, str) else []
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown argument {name!r}; {hint}accepted: {', '.join(PER_TEST_OPTIONS)}"
 
 
 def _option_error(origin: str, message: str) -> Exception:

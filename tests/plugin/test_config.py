@@ -144,7 +144,7 @@ def test_bad_flag_or_ini_value_is_a_usage_error_before_any_test(pytester, inner_
         (
             "@pytest.mark.citecheck(auto_acept=0.9)",
             "",
-            "*@pytest.mark.citecheck(...): unknown argument 'auto_acept'; accepted: auto_accept, model*",
+            "*@pytest.mark.citecheck(...): unknown argument 'auto_acept'; did you mean 'auto_accept'? accepted: auto_accept, model*",
         ),
         ("", "auto_accept=-1", "*check() keyword argument: auto_accept: expected a number from 0 to 1, got -1"),
         (
