@@ -176,6 +176,24 @@ def parse_optional_fraction(raw: Any) -> float | None:
     return parse_fraction(raw)
 
 
+# The lowest ``fuzzy`` tolerance. Below it unrelated text passes for a quote: sentences of Debian's GPL
+# and Apache licence texts score 0.38 to 0.63 against RFC 7519's sections, so a fabricated quote would
+# be found-approx and judged instead of failing as fabricated. And ``fuzzy = 0`` is not "off" (none is).
+MIN_FUZZY = 0.7
+
+
+def parse_fuzzy(raw: Any) -> float | None:
+    """``fuzzy``: a similarity from ``MIN_FUZZY`` to 1, or off (None, false, "none", "off")."""
+    value = parse_optional_fraction(raw)
+    if value is not None and value < MIN_FUZZY:
+        raise ValueError(
+            f"expected a similarity from {MIN_FUZZY} to 1, or none, got {raw!r}: below {MIN_FUZZY} unrelated "
+            "sentences pass for the quote, so a fabricated quote would be judged instead of failing; "
+            "none (not 0) turns fuzzy matching off"
+        )
+    return value
+
+
 def parse_optional_positive_int(raw: Any) -> int | None:
     """A whole number of at least 1, or off (None, false, "none", "off")."""
     if isinstance(raw, str) and raw.strip().lower() in _OFF:

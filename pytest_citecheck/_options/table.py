@@ -215,11 +215,12 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "fuzzy",
-        "Accept a quote whose best alignment in a section reaches this similarity (0..1) as found-approx; "
-        "none (the default) means exact matching after normalisation only.",
+        "Accept a quote whose best alignment in a section reaches this similarity (0.7..1) as found-approx; "
+        "none (the default) means exact matching after normalisation only (0 is refused: below 0.7 unrelated "
+        "sentences pass for a quote).",
         None,
-        "parse_optional_fraction",
-        "0..1|none",
+        "parse_fuzzy",
+        "0.7..1|none",
         per_test=True,
     ),
     Option(

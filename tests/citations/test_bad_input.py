@@ -170,6 +170,9 @@ CASES: tuple[BadInput, ...] = (
     _call("auto-accept-negative", "SOURCE, auto_accept=-0.1", "auto_accept", "got -0.1"),
     _call("auto-accept-text", "SOURCE, auto_accept='high'", "auto_accept", "got 'high'"),
     _call("auto-accept-nan", "SOURCE, auto_accept=float('nan')", "auto_accept", "got nan"),
+    # fuzzy=0 is not "off": every unrelated sentence would pass for the quote (a fabricated one judged).
+    _call("fuzzy-zero", "SOURCE, fuzzy=0", "fuzzy", "expected a similarity from 0.7 to 1, or none, got 0"),
+    _call("fuzzy-below-floor", "SOURCE, fuzzy=0.6", "fuzzy", "got 0.6", "none (not 0) turns fuzzy matching off"),
     _call("unknown-call-keyword", "SOURCE, treshold=0.9", "unknown argument 'treshold'", "accepted: auto_accept"),
     _call("review-unknown", "SOURCE, review='maybe'", "review", "expected one of", "got 'maybe'", function="ok"),
     _call("fail-on-unknown", "SOURCE, fail_on='wrong'", "fail_on", "unknown verdict 'wrong'", function="ok"),

@@ -99,6 +99,9 @@ def test_model_precedence_reaches_the_request(suite, jev_server, inner_ini):
         ([], "citecheck_auto_accept = -0.1\n", "ini citecheck_auto_accept: expected a number from 0 to 1, got -0.1"),
         ([], "citecheck_auto_accept = high\n", "ini citecheck_auto_accept: expected a number from 0 to 1, got 'high'"),
         ([], "citecheck_screen = maybe\n", "ini citecheck_screen: expected true or false, got 'maybe'"),
+        # Below 0.7 unrelated sentences pass for a quote: the fabricated check would be off by accident.
+        (["--citecheck-fuzzy=0"], "", "--citecheck-fuzzy: expected a similarity from 0.7 to 1, or none, got '0'*"),
+        ([], "citecheck_fuzzy = 0.5\n", "ini citecheck_fuzzy: expected a similarity from 0.7 to 1, or none, got*"),
         (
             [],
             "citecheck_concurrency = 2.5\n",
@@ -400,3 +403,15 @@ def test_a_parametrized_cases_own_marks_win_over_its_functions(pytester):
     result = pytester.runpytest("-s")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*SETTINGS plain warn True*", "*SETTINGS strict fail True*"])
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"), [("0.7", 0.7), (0.7, 0.7), (1, 1.0), ("none", None), ("off", None), (None, None)]
+)
+def test_fuzzy_takes_a_similarity_from_its_floor_to_1_or_none(raw: object, expected: float | None) -> None:
+    from pytest_citecheck._options.parsing import MIN_FUZZY, parse_fuzzy
+
+    assert MIN_FUZZY == 0.7
+    assert parse_fuzzy(raw) == expected
+    with pytest.raises(ValueError, match="none \\(not 0\\) turns fuzzy matching off"):
+        parse_fuzzy(0.6999)
