@@ -12,7 +12,8 @@ runs interleaved so that drift in the machine's load hits all alike, each in a d
 - **dict floor** (replay's floor): the same SDK requests (the cookbook's, one ``system_one`` per
   citation, its section looked up by a dict) sent through typesafe-sdk to an ``httpx2`` transport
   that answers from a dict keyed by the digest of the request body, built from the recorded answers:
-  what any replay must pay (the SDK building the request and parsing the answer), and nothing else;
+  what any replay must pay (the SDK building the request and parsing the answer), and nothing else
+  (but httpx2's client layers, which replay skips: it answers at ``Client.request``);
 - **plain vcrpy**: the same SDK requests in a ``vcr.use_cassette`` per test, vcrpy's defaults
   (YAML cassettes, matching on method, path and body), recorded once: what a user would write
   without us. Only at the fewest citations per test: vcrpy scans a cassette's interactions for
