@@ -85,19 +85,21 @@ def pytest_sessionfinish(session):
 """
 
 
-def _recorded(suite: pytest.Pytester, module: str, offline) -> None:
+def _replaying_with(suite: pytest.Pytester, jev_server, offline, module: str, conftest: str) -> None:
+    """``module`` recorded against the loopback server with the default client, then offline, the
+    server stopped, and the user's client (``conftest``) in place: what every test here replays with."""
     suite.makepyfile(test_app=module)
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
     offline()
+    jev_server.stop()
+    suite.makeconftest(conftest)
 
 
 @pytest.mark.parametrize("module", [SUITE, ASYNC_SUITE], ids=["sync", "async"])
 def test_a_users_client_with_a_transport_of_its_own_is_answered_from_the_cassette(
     suite: pytest.Pytester, jev_server, offline, module: str
 ) -> None:
-    _recorded(suite, module, offline)
-    jev_server.stop()
-    suite.makeconftest(OWN_TRANSPORT_CONFTEST)
+    _replaying_with(suite, jev_server, offline, module, OWN_TRANSPORT_CONFTEST)
     result = suite.runpytest("--citecheck-record-mode=none", "-s", "--citecheck-json=report.json")
     result.assert_outcomes(passed=1)
     assert "SENT: 0" in result.stdout.str()
@@ -112,9 +114,7 @@ def test_a_users_client_with_a_transport_of_its_own_is_answered_from_the_cassett
 def test_a_changed_claim_through_a_users_own_transport_is_a_miss_not_a_request(
     suite: pytest.Pytester, jev_server, offline
 ) -> None:
-    _recorded(suite, SUITE, offline)
-    jev_server.stop()
-    suite.makeconftest(OWN_TRANSPORT_CONFTEST)
+    _replaying_with(suite, jev_server, offline, SUITE, OWN_TRANSPORT_CONFTEST)
     suite.makepyfile(test_app=SUITE.replace('pick("epoch_seconds", ', 'pick("epoch_seconds", "duplicate_names", '))
     result = suite.runpytest("--citecheck-record-mode=none", "-s")
     result.assert_outcomes(failed=1)
@@ -125,9 +125,7 @@ def test_a_changed_claim_through_a_users_own_transport_is_a_miss_not_a_request(
 def test_a_users_client_with_event_hooks_sees_each_replayed_request_and_answer(
     suite: pytest.Pytester, jev_server, offline
 ) -> None:
-    _recorded(suite, SUITE, offline)
-    jev_server.stop()
-    suite.makeconftest(HOOKED_CONFTEST)
+    _replaying_with(suite, jev_server, offline, SUITE, HOOKED_CONFTEST)
     result = suite.runpytest("--citecheck-record-mode=none", "-s")
     result.assert_outcomes(passed=1)
     assert "SEEN: " + ",".join(["request /v1/systemone", "response 200"] * 3) in result.stdout.str()
