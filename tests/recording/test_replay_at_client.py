@@ -194,3 +194,45 @@ def test_an_answer_at_the_client_is_the_recorded_response_read_and_tied_to_its_r
             assert response.content == '{"answer": "é"}'.encode()
             assert (response.request.method, str(response.request.url)) == ("POST", url)
     assert asked == [("POST", "/v1/systemone", b'{"b": 1, "a": 2}')] * 2
+
+
+@pytest.mark.parametrize("marked", [True, False], ids=["marked-read", "read-by-httpx2"])
+def test_an_answer_at_the_client_is_what_httpx2_builds_from_the_same_content(
+    marked: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replay marks a response read rather than reading it through httpx2 (``_mark_read``), only while
+    that leaves what ``Response(content=...)`` leaves; with this httpx2 it does (else replay would read
+    each response the long way, which this test's second case checks is the same answer)."""
+    from pytest_citecheck._recording import replay
+
+    assert replay._reads_as_given(), "this httpx2 keeps other state: replay reads every response the long way"
+    if not marked:
+        monkeypatch.setattr(replay, "_reads_as_given", lambda: False)
+    body = '{"answers": {"relation": {"choice": "supports", "confidence": 0.93}}, "note": "é"}'
+    recorded = _Recorded(
+        0,
+        {
+            "response": {
+                "status": {"code": 200, "message": "OK"},
+                "headers": {"Content-Type": ["application/json"]},
+                "body": {"string": body},
+            }
+        },
+    )
+    request = httpx2.Request("POST", "http://127.0.0.1:9/v1/systemone")
+    expected = httpx2.Response(
+        200,
+        headers={"Content-Type": "application/json"},
+        content=body.encode(),
+        request=request,
+        extensions={"reason_phrase": b"OK"},
+    )
+    answer = replay._read_response(recorded, request)
+    for name in ("status_code", "reason_phrase", "content", "text", "encoding", "is_closed", "is_stream_consumed"):
+        assert getattr(answer, name) == getattr(expected, name), name
+    assert answer.headers.multi_items() == expected.headers.multi_items()
+    assert answer.json() == expected.json()
+    assert answer.read() == body.encode()
+    assert b"".join(answer.iter_bytes()) == body.encode()
+    assert answer.request is request
+    answer.close()  # as the SDK may: a read response closes without error
