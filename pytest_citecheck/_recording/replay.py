@@ -441,7 +441,7 @@ def _reads_as_given() -> bool:
             and given.headers.multi_items() == marked.headers.multi_items()
             and all(
                 getattr(given, name) == getattr(marked, name)
-                for name in ("status_code", "content", "text", "is_closed", "is_stream_consumed", "num_bytes_downloaded")
+                for name in ("status_code", "content", "text", "is_closed", "is_stream_consumed")
             )
             and given.json() == marked.json()
             and marked.read() == body
