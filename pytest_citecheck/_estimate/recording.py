@@ -24,7 +24,8 @@ from pytest_citecheck._estimate.tally import TestTally, input_tokens, output_tok
 from pytest_citecheck._recording.cassette import TestCassette
 from pytest_citecheck._recording.cassette_file import read_cassette_text
 from pytest_citecheck._recording.matching import method_and_endpoint, parsed_body, request_key
-from pytest_citecheck._recording.replay import Recording, ReplayMiss, _Recorded, replays_only
+from pytest_citecheck._recording.replay import Recording, ReplayMiss, replays_only
+from pytest_citecheck._recording.responses import Recorded
 from pytest_citecheck._recording.shared import shared_record_mode
 from pytest_citecheck._text import plural
 
@@ -97,7 +98,7 @@ class EstimateRecording(Recording):
 
         return handle_async_request
 
-    def take(self, method: str, path: str, body: bytes) -> _Recorded:
+    def take(self, method: str, path: str, body: bytes) -> Recorded:
         """The recording of this request; otherwise it is counted and ``NotSent`` (or a miss: ``ReplayMiss``)."""
         try:
             recorded = super().take(method, path, body)

@@ -20,12 +20,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_citecheck._in_flight import WhileInFlight
 from pytest_citecheck._judge.pacing import Pacing, apaced, paced, server_key
 from pytest_citecheck._judge.sharing import SharedAnswers, request_key
 
@@ -341,27 +341,12 @@ def abounded(real: AsyncSend) -> AsyncSend:
 
 class _BoundedSends:
     """``bounded`` and ``abounded`` around httpx2's HTTP transports while at least one request of a
-    script's checker is in flight (its threads, or its tasks), and what was there before put back
-    after the last. What was there is kept only if nothing replaced the patch meanwhile."""
+    script's checker is in flight (its threads, or its tasks: ``WhileInFlight``), and what was there
+    before put back after the last. What was there is kept only if nothing replaced the patch meanwhile."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._in_flight = 0
         self._patched: list[tuple[type, str, Any, Any]] = []
-
-    @contextlib.contextmanager
-    def around(self) -> Iterator[None]:
-        with self._lock:
-            if self._in_flight == 0:
-                self._patch()
-            self._in_flight += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._in_flight -= 1
-                if self._in_flight == 0:
-                    self._unpatch()
+        self.serving = WhileInFlight(self._patch, self._unpatch)
 
     def _patch(self) -> None:
         import httpx2
@@ -387,4 +372,4 @@ _BOUNDED_SENDS = _BoundedSends()
 
 def bounded_sends() -> contextlib.AbstractContextManager[None]:
     """Around one citation's request with no cassette: its answer is read at most ``MAX_ANSWER_BYTES``."""
-    return _BOUNDED_SENDS.around()
+    return _BOUNDED_SENDS.serving

@@ -37,7 +37,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from pytest_citecheck._recording.cassette_file import CassetteFormatError, Checked, read_cassette_text, read_checked
+from pytest_citecheck._in_flight import WhileInFlight
+from pytest_citecheck._recording.cassette_file import Checked, read_cassette_text, read_checked
 from pytest_citecheck._recording.lifecycle.stale import stale_message
 from pytest_citecheck._recording.matching import (
     TYPESAFE_PATH,
@@ -48,6 +49,13 @@ from pytest_citecheck._recording.matching import (
 )
 from pytest_citecheck._recording.plays import count_play
 from pytest_citecheck._recording.redaction import scrubbed_for_matching
+from pytest_citecheck._recording.responses import (
+    Recorded,
+    httpx2_module,
+    read_response,
+    request_for,
+    transport_response,
+)
 
 # The httpx2 transport methods vcrpy patches, and whether each is a coroutine function.
 _TRANSPORT_METHODS = (
@@ -102,31 +110,6 @@ class ReplayMiss(Exception):
         )
 
 
-class _Recorded:
-    """One recorded interaction, as replay needs it."""
-
-    __slots__ = ("status", "reason", "headers", "content", "read_headers")
-
-    def __init__(self, index: int, interaction: Any) -> None:
-        try:
-            response = interaction["response"]
-            status = response["status"]
-            self.status = int(status["code"])
-            message = status.get("message")
-            self.reason = message.encode("ascii") if isinstance(message, str) and message else None
-            self.headers = [(str(name), str(value)) for name, values in response["headers"].items() for value in values]
-            content = response["body"]["string"]
-        except (KeyError, TypeError, AttributeError, ValueError) as error:
-            raise CassetteFormatError(
-                f"interaction {index} is not a recorded request and response ({error!r})"
-            ) from None
-        self.content = content.encode("utf-8") if isinstance(content, str) else bytes(content or b"")
-        # The headers of a response built from its content (``_read_response``): httpx2 adds the length.
-        self.read_headers = self.headers
-        if self.content and not any(name.lower() == "content-length" for name, _ in self.headers):
-            self.read_headers = [*self.headers, ("Content-Length", str(len(self.content)))]
-
-
 class Recording:
     """A cassette file's interactions for replay, indexed by request.
 
@@ -137,7 +120,7 @@ class Recording:
     def __init__(self, path: Path, checked: list[Checked], *, empty_file: bool = False) -> None:
         self.path = path
         self._empty_file = empty_file
-        self._recorded = [_Recorded(index, entry.interaction) for index, entry in enumerate(checked)]
+        self._recorded = [Recorded(index, entry.interaction) for index, entry in enumerate(checked)]
         # Each recorded request and response body, parsed (reading the file parsed them to check them).
         self._requests = [entry.request for entry in checked]
         self._answers = [entry.answer for entry in checked]
@@ -152,8 +135,8 @@ class Recording:
             self._by_key.setdefault(entry.key, index)
         self._by_citation: dict[tuple[str, str], int] | None = None
         self._lock = threading.Lock()
-        self._in_flight = 0
         self._saved: list[tuple[type, str, Any]] = []
+        self._serving = WhileInFlight(self._patch, self._unpatch)
 
     @classmethod
     def load(cls, path: Path) -> Recording:
@@ -172,7 +155,7 @@ class Recording:
 
     # --- answering ------------------------------------------------------------------------------
 
-    def take(self, method: str, path: str, body: bytes) -> _Recorded:
+    def take(self, method: str, path: str, body: bytes) -> Recorded:
         """The recording of this request; ``ReplayMiss`` when there is none."""
         method, endpoint = method_and_endpoint(method, path)
         key = (method, endpoint, replay_key(body))
@@ -184,28 +167,14 @@ class Recording:
         count_play()
         return self._recorded[index]
 
-    def serving(self) -> Recording:
+    def serving(self) -> WhileInFlight:
         """httpx2's transports answer TypeSafe requests from this recording while the block runs.
 
-        Counted, so requests in flight at once (threads, asyncio tasks) share one set of patches;
-        the last one out restores whatever was there before (vcrpy's patches, if pytest-recording's
-        cassette is active around the test). The recording is its own context manager (no generator
-        and wrapper built per request); all its state is the count, so entering it from several
-        requests at once is what the count is for.
+        Counted (``WhileInFlight``), so requests in flight at once (threads, asyncio tasks) share one set
+        of patches; the last one out restores whatever was there before (vcrpy's patches, if
+        pytest-recording's cassette is active around the test).
         """
-        return self
-
-    def __enter__(self) -> None:
-        with self._lock:
-            if self._in_flight == 0:
-                self._patch()
-            self._in_flight += 1
-
-    def __exit__(self, *exc_info: object) -> None:
-        with self._lock:
-            self._in_flight -= 1
-            if self._in_flight == 0:
-                self._unpatch()
+        return self._serving
 
     # Whether SDK calls are answered at the client (``_answer_at_client``); an estimate run needs
     # each request as httpx2 builds it, so it answers at the transports only.
@@ -261,7 +230,7 @@ class Recording:
             type(url) is not str
             or type(content) is not bytes
             or not options.keys() <= _ANSWERED_OPTIONS
-            or not isinstance(headers, _httpx2().Headers)
+            or not isinstance(headers, httpx2_module().Headers)
             or client.is_closed
             or any(client.event_hooks.values())  # a user's hooks run as they would on a sent request
         ):
@@ -276,7 +245,7 @@ class Recording:
         pairs = [pair for pair in _header_pairs(client.headers) if pair[0].lower() not in named] + own
         scrubbed = scrubbed_for_matching(method, path, pairs, content)
         assert scrubbed is not None  # a TypeSafe path, checked above
-        return _read_response(self.take(*scrubbed), _request_for(method, url))
+        return read_response(self.take(*scrubbed), request_for(method, url))
 
     def _sync_handler(self, original: Any) -> Any:
         recording = self
@@ -285,7 +254,7 @@ class Recording:
             path = request.url.path
             if TYPESAFE_PATH.search(path) is None:
                 return original(transport, request)  # not ours: the app's traffic, or pytest-recording's
-            return _response(recording.take(*_scrubbed(request, request.read(), path)))
+            return transport_response(recording.take(*_scrubbed(request, request.read(), path)))
 
         return handle_request
 
@@ -296,7 +265,7 @@ class Recording:
             path = request.url.path
             if TYPESAFE_PATH.search(path) is None:
                 return await original(transport, request)
-            return _response(recording.take(*_scrubbed(request, await request.aread(), path)))
+            return transport_response(recording.take(*_scrubbed(request, await request.aread(), path)))
 
         return handle_async_request
 
@@ -356,110 +325,24 @@ def _header_pairs(headers: Any) -> list[tuple[str, str]]:
 
 
 @functools.cache
-def _httpx2() -> Any:
-    """The httpx2 module, imported on first use (a run may replay nothing); then one cached call."""
-    import httpx2
-
-    return httpx2
-
-
-@functools.cache
 def _transport_methods() -> tuple[tuple[type, str, bool], ...]:
     """``_TRANSPORT_METHODS`` with each class looked up, once."""
-    httpx2 = _httpx2()
+    httpx2 = httpx2_module()
     return tuple((getattr(httpx2, name), method, is_async) for name, method, is_async in _TRANSPORT_METHODS)
 
 
 @functools.cache
 def _client_classes() -> tuple[tuple[Any, bool], ...]:
     """``_CLIENT_METHODS`` with each class looked up, once."""
-    httpx2 = _httpx2()
+    httpx2 = httpx2_module()
     return tuple((getattr(httpx2, name), is_async) for name, is_async in _CLIENT_METHODS)
 
 
 @functools.lru_cache(maxsize=64)
 def _path_of(url: str) -> str:
     """A URL's path (a run asks one or two URLs, again and again)."""
-    path: str = _httpx2().URL(url).path
+    path: str = httpx2_module().URL(url).path
     return path
-
-
-@functools.lru_cache(maxsize=64)
-def _request_for(method: str, url: str) -> Any:
-    """The request a response answered, as the SDK reads it (its method and URL, in an error's message):
-    one per method and URL, never changed (a client with event hooks, which might, is not answered here)."""
-    return _httpx2().Request(method, url)
-
-
-def _read_response(recorded: _Recorded, request: Any) -> Any:
-    """A recording as the response ``Client.request`` returns: read, and tied to its request (the SDK's
-    error messages name the request's endpoint)."""
-    httpx2 = _httpx2()
-    extensions = {"reason_phrase": recorded.reason} if recorded.reason else None
-    if not _reads_as_given():
-        return httpx2.Response(
-            recorded.status, headers=recorded.headers, content=recorded.content, request=request, extensions=extensions
-        )
-    response = httpx2.Response(
-        recorded.status,
-        headers=recorded.read_headers,
-        stream=httpx2.ByteStream(recorded.content),
-        request=request,
-        extensions=extensions,
-    )
-    _mark_read(response, recorded.content)
-    return response
-
-
-def _mark_read(response: Any, content: bytes) -> None:
-    """The state ``Response(content=...)`` leaves once it has read its body: replay's bodies carry no
-    ``Content-Encoding`` (``cassette_file`` refuses any recorded header but ``Content-Type``), so reading
-    would pass them through httpx2's identity decoder and chunker unchanged, at a cost several times
-    building the response. Used only while ``_reads_as_given`` finds the state the same."""
-    response._content = content
-    response.is_stream_consumed = True
-    response.is_closed = True
-
-
-@functools.cache
-def _reads_as_given() -> bool:
-    """Whether ``_mark_read`` leaves a response as ``Response(content=...)`` does with this httpx2: the
-    same headers, body, state and attributes (the decoder aside, which only reading uses). A release that
-    keeps more state makes this False, and replay reads each response through httpx2 as before."""
-    httpx2 = _httpx2()
-    request = httpx2.Request("POST", "http://127.0.0.1/v1/check")
-    body = '{"answer": "é"}'.encode()
-    headers = [("content-type", "application/json")]
-    given = httpx2.Response(200, headers=headers, content=body, request=request)
-    marked = httpx2.Response(
-        200, headers=[*headers, ("Content-Length", str(len(body)))], stream=httpx2.ByteStream(body), request=request
-    )
-    _mark_read(marked, body)
-    try:
-        return (
-            set(vars(given)) - {"_decoder"} == set(vars(marked))
-            and given.headers.multi_items() == marked.headers.multi_items()
-            and all(
-                getattr(given, name) == getattr(marked, name)
-                for name in ("status_code", "content", "text", "is_closed", "is_stream_consumed")
-            )
-            and given.json() == marked.json()
-            and marked.read() == body
-            and list(marked.iter_bytes()) == list(given.iter_bytes())
-        )
-    except Exception:  # an attribute gone, a read refused: not the same
-        return False
-
-
-def _response(recorded: _Recorded) -> Any:
-    httpx2 = _httpx2()
-    return httpx2.Response(
-        recorded.status,
-        headers=recorded.headers,
-        # A stream, not content=: the client reads and closes it as it would a real response.
-        stream=httpx2.ByteStream(recorded.content),
-        extensions={"reason_phrase": recorded.reason} if recorded.reason else None,
-    )
 
 
 class ReplayOnlyError(RuntimeError):

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_citecheck._files import atomic_write_text, interprocess_lock
+from pytest_citecheck._in_flight import WhileInFlight
 from pytest_citecheck._recording.cassette_file import (
     CassetteChangedError,
     CassetteSerializer,
@@ -239,8 +240,8 @@ class VcrRecording:
         share_between_threads(self.cassette)
         self.loaded_count = len(self.cassette.data)
         self._lock = threading.Lock()
-        self._in_flight = 0
         self._patches: contextlib.ExitStack | None = None
+        self._serving = WhileInFlight(self._patch, self._unpatch)
         # (claim, section) -> (request body, response body) of the interactions seen so far (interaction_for)
         self._by_citation: dict[tuple[str, str], tuple[Any, dict[str, Any]]] = {}
         self._indexed = 0
@@ -252,28 +253,24 @@ class VcrRecording:
     def play_count(self) -> int:
         return int(self.cassette.play_count)
 
-    @contextlib.contextmanager
-    def serving(self) -> Iterator[None]:
+    def serving(self) -> WhileInFlight:
         """vcrpy's patches, in place while at least one Jev request of this test is in flight."""
-        with self._lock:
-            if self._in_flight == 0:
-                from vcr.patch import CassettePatcherBuilder
+        return self._serving
 
-                stack = contextlib.ExitStack()
-                for patcher in CassettePatcherBuilder(self.cassette).build():
-                    stack.enter_context(patcher)
-                for patcher in outgoing_patchers(self.cassette):
-                    stack.enter_context(patcher)  # over vcrpy's own for the HTTP transports
-                self._patches = stack
-            self._in_flight += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._in_flight -= 1
-                if self._in_flight == 0 and self._patches is not None:
-                    patches, self._patches = self._patches, None
-                    patches.close()
+    def _patch(self) -> None:
+        from vcr.patch import CassettePatcherBuilder
+
+        stack = contextlib.ExitStack()
+        for patcher in CassettePatcherBuilder(self.cassette).build():
+            stack.enter_context(patcher)
+        for patcher in outgoing_patchers(self.cassette):
+            stack.enter_context(patcher)  # over vcrpy's own for the HTTP transports
+        self._patches = stack
+
+    def _unpatch(self) -> None:
+        patches, self._patches = self._patches, None
+        if patches is not None:
+            patches.close()
 
     def interaction_for(self, claim: str, section: str) -> tuple[Any, dict[str, Any]] | None:
         """The (request body, response body) held for a claim and section, as JSON; the last one if several."""

@@ -33,7 +33,19 @@ MAX_MODULE_LINES = 450
 # (a module ``_x.py`` or a package ``_x/``): a module imports only from its own floor or below.
 FLOORS = {
     **dict.fromkeys(
-        ["_errors", "_verdicts", "_status", "_dependencies", "_hooks", "_files", "_secrets", "_text", "_limits"], 0
+        [
+            "_errors",
+            "_verdicts",
+            "_status",
+            "_dependencies",
+            "_hooks",
+            "_files",
+            "_secrets",
+            "_text",
+            "_limits",
+            "_in_flight",
+        ],
+        0,
     ),
     # hookspecs.py declares the plugin's hooks and imports nothing of ours: any floor may name them.
     "hookspecs": 0,

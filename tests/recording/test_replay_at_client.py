@@ -14,7 +14,8 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from pytest_citecheck._recording.replay import Recording, ReplayMiss, _Recorded
+from pytest_citecheck._recording.replay import Recording, ReplayMiss
+from pytest_citecheck._recording.responses import Recorded
 
 SUITE = """
 from cookbook import SOURCE, pick
@@ -167,7 +168,7 @@ def test_an_answer_at_the_client_is_the_recorded_response_read_and_tied_to_its_r
 ) -> None:
     """What the SDK reads of it: status, headers, the body (already read), and the request's method and
     URL (its error messages name them)."""
-    recorded = _Recorded(
+    recorded = Recorded(
         0,
         {
             "response": {
@@ -203,13 +204,13 @@ def test_an_answer_at_the_client_is_what_httpx2_builds_from_the_same_content(
     """Replay marks a response read rather than reading it through httpx2 (``_mark_read``), only while
     that leaves what ``Response(content=...)`` leaves; with this httpx2 it does (else replay would read
     each response the long way, which this test's second case checks is the same answer)."""
-    from pytest_citecheck._recording import replay
+    from pytest_citecheck._recording import responses
 
-    assert replay._reads_as_given(), "this httpx2 keeps other state: replay reads every response the long way"
+    assert responses._reads_as_given(), "this httpx2 keeps other state: replay reads every response the long way"
     if not marked:
-        monkeypatch.setattr(replay, "_reads_as_given", lambda: False)
+        monkeypatch.setattr(responses, "_reads_as_given", lambda: False)
     body = '{"answers": {"relation": {"choice": "supports", "confidence": 0.93}}, "note": "é"}'
-    recorded = _Recorded(
+    recorded = Recorded(
         0,
         {
             "response": {
@@ -227,7 +228,7 @@ def test_an_answer_at_the_client_is_what_httpx2_builds_from_the_same_content(
         request=request,
         extensions={"reason_phrase": b"OK"},
     )
-    answer = replay._read_response(recorded, request)
+    answer = responses.read_response(recorded, request)
     for name in ("status_code", "reason_phrase", "content", "text", "encoding", "is_closed", "is_stream_consumed"):
         assert getattr(answer, name) == getattr(expected, name), name
     assert answer.headers.multi_items() == expected.headers.multi_items()
