@@ -27,16 +27,28 @@ _lock = threading.Lock()
 
 def remember_secret(value: str | None) -> None:
     """Treat ``value`` as a secret from now on: ``redact_known`` cuts it out of any text."""
-    if value and len(value.strip()) >= MIN_SECRET_LENGTH:
+    if not value:
+        return
+    value = value.strip()
+    if len(value) >= MIN_SECRET_LENGTH and value not in _known:  # most calls: one already known
         with _lock:
-            _known.add(value.strip())
+            _known.add(value)
+
+
+# ``known_secrets``' last answer, and the set it was sorted from (which object, how many values): every
+# replayed request asks, and the set changes only when a new secret is seen (or a test replaces it).
+_sorted: tuple[tuple[int, int], list[str]] = ((0, -1), [])
 
 
 def known_secrets() -> list[str]:
     """Every known secret (the environment's API key included), longest first."""
+    global _sorted
     remember_secret(os.environ.get(ENV_KEY))
     with _lock:
-        return sorted(_known, key=len, reverse=True)
+        state = (id(_known), len(_known))
+        if _sorted[0] != state:
+            _sorted = (state, sorted(_known, key=len, reverse=True))
+        return list(_sorted[1])
 
 
 def cut_secrets(text: str, secrets: list[str]) -> str:

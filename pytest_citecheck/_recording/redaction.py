@@ -98,14 +98,26 @@ def redact_body(body: Any) -> Any:
     if not isinstance(body, (bytes, str)) or not body:
         return body
     secrets = known_secrets()
-    text = body.decode("utf-8", "surrogateescape") if isinstance(body, bytes) else body
-    if not any(secret in text or _json_escaped(secret) in text for secret in secrets):
-        return body
+    if isinstance(body, bytes):
+        # Searched as bytes (the body is not decoded unless it holds one): replay asks for every request.
+        if not any(form in body for secret in secrets for form in _encoded_forms(secret)):
+            return body
+        text = body.decode("utf-8", "surrogateescape")
+    else:
+        text = body
+        if not any(secret in text or _json_escaped(secret) in text for secret in secrets):
+            return body
     try:
         redacted = json.dumps(_redact_value(json.loads(text), secrets), ensure_ascii=False)
     except (ValueError, RecursionError):  # not JSON: cut it as text
         redacted = cut_secrets(text, secrets)
     return redacted.encode("utf-8", "surrogateescape") if isinstance(body, bytes) else redacted
+
+
+@functools.lru_cache(maxsize=64)
+def _encoded_forms(secret: str) -> tuple[bytes, bytes]:
+    """A secret as its UTF-8 bytes stand in a body, as written and as inside a JSON string."""
+    return secret.encode("utf-8", "surrogateescape"), _json_escaped(secret).encode("utf-8", "surrogateescape")
 
 
 @functools.lru_cache(maxsize=64)

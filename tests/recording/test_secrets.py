@@ -429,3 +429,31 @@ def test_a_model_name_with_escape_sequences_is_shown_harmlessly_by_the_pinning_w
     assert "\x1b" not in printed and "\x07" not in printed
     assert not any(line.lstrip().startswith("::") for line in result.outlines)
     result.stdout.fnmatch_lines([r"*ModelPinWarning: citation 'aud': the answer came from model 'jev-1.12\x1b]52;c;*"])
+
+
+@pytest.mark.parametrize(
+    ("secret", "ensure_ascii"),
+    [
+        ("sk-canary-bytes-7d0e5b2a91c4", False),
+        ("sk-canary-é-bytes-7d0e5b2a91c4", False),  # as UTF-8 bytes
+        ("sk-canary-é-bytes-7d0e5b2a91c4", True),  # as \u00e9 inside a JSON string
+        ('sk-canary-"quoted"-7d0e5b2a91c4', False),  # as \" inside a JSON string
+    ],
+)
+def test_a_known_secret_in_a_request_body_given_as_bytes_is_cut_in_every_form_it_stands_in(
+    secret: str, ensure_ascii: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replay searches a bytes body as bytes (``redact_body``): the secret is found however JSON wrote it,
+    and a body without one comes back as the same object."""
+    import json
+
+    from pytest_citecheck._recording.redaction import redact_body
+
+    monkeypatch.setattr(_secrets, "_known", set())
+    _secrets.remember_secret(secret)
+    body = json.dumps({"state": {"claim": f"the key is {secret}", "section": "é"}}, ensure_ascii=ensure_ascii).encode()
+    redacted = redact_body(body)
+    assert isinstance(redacted, bytes) and secret not in redacted.decode()
+    assert json.loads(redacted) == {"state": {"claim": "the key is ***", "section": "é"}}
+    clean = json.dumps({"state": {"claim": "no key here", "section": "é"}}, ensure_ascii=ensure_ascii).encode()
+    assert redact_body(clean) is clean
