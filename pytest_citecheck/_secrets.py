@@ -35,20 +35,11 @@ def remember_secret(value: str | None) -> None:
             _known.add(value)
 
 
-# ``known_secrets``' last answer, and the set it was sorted from (which object, how many values): every
-# replayed request asks, and the set changes only when a new secret is seen (or a test replaces it).
-_sorted: tuple[tuple[int, int], list[str]] = ((0, -1), [])
-
-
 def known_secrets() -> list[str]:
     """Every known secret (the environment's API key included), longest first."""
-    global _sorted
     remember_secret(os.environ.get(ENV_KEY))
     with _lock:
-        state = (id(_known), len(_known))
-        if _sorted[0] != state:
-            _sorted = (state, sorted(_known, key=len, reverse=True))
-        return list(_sorted[1])
+        return sorted(_known, key=len, reverse=True)
 
 
 def cut_secrets(text: str, secrets: list[str]) -> str:
