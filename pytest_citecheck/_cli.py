@@ -3,7 +3,8 @@
 An argparse parser with one subcommand per entry of ``COMMANDS``: adding a subcommand is one line
 there, ``name: ("module:function", "one-line description")``. Each subcommand keeps its own
 argument parsing in its own module, imported only when it runs: its function takes the arguments
-after the subcommand's name (``--help`` included) and returns an exit code.
+after the subcommand's name (``--help`` included) and returns an exit code. A reader that goes
+away (``citecheck sections DOC | head -1``) ends any subcommand quietly, with ``EXIT_BROKEN_PIPE``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,12 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+
+# 128 + SIGPIPE: what a shell reports for a Unix tool whose reader went away (`yes | head`), so
+# `set -o pipefail` treats citecheck as it treats them. Not 0: the command stopped before its end
+# (its exit code, 1 for `sections --strict` or `calibrate`, was never given); not 1, which those
+# commands use for their own answer.
+EXIT_BROKEN_PIPE = 141
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "options": (
@@ -53,6 +60,25 @@ def build_parser(prog: str = "citecheck") -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "citecheck") -> int:
+    try:
+        try:
+            code = _run(argv, prog)
+        except SystemExit:  # a subcommand's --help or usage error: what it printed goes out first
+            sys.stdout.flush()
+            raise
+        # Flushed here, not by the interpreter on the way out: a reader that went away after the
+        # command's last print is then a BrokenPipeError below, not "Exception ignored ..." and exit 120.
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # The reader went away (`citecheck sections DOC | head -1`): stop quietly, like any Unix filter.
+        # Point stdout at the null device so the interpreter's final flush does not raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _run(argv: Sequence[str] | None, prog: str) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(prog)
     # parse_known_args: what follows the subcommand's name is the subcommand's to parse.
@@ -66,11 +92,4 @@ def main(argv: Sequence[str] | None = None, prog: str = "citecheck") -> int:
         return 2
     module_name, function_name = COMMANDS[chosen.command][0].split(":")
     function = getattr(importlib.import_module(module_name), function_name)
-    try:
-        return int(function(rest) or 0)
-    except BrokenPipeError:
-        # The reader went away (`citecheck review --list | head`): stop quietly, like any Unix filter.
-        # Point stdout at /dev/null so the interpreter's final flush does not raise again.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 1
+    return int(function(rest) or 0)

@@ -1,7 +1,9 @@
 """Files every stage writes and reads: atomic writes, inter-process locks, bounded reads.
 
 - ``atomic_write_text``: readers see the old file or the new one, never half; known secrets are
-  cut out last of all (``_secrets.redact_known``), so no file we write carries a key.
+  cut out last of all (``_secrets.redact_known``), so no file we write carries a key. A report
+  (``follow_links``) written through a symbolic link replaces the file the link points to and keeps
+  the link; ``write_target`` says where a write lands, or why it must not happen.
 - ``interprocess_lock``: one writer at a time for a file several processes update (pytest-xdist
   workers, parallel ``citecheck`` runs). The lock files live in this user's own directory in the
   temporary directory, not beside the file they guard; a lock directory that is not ours is an
@@ -46,26 +48,26 @@ class LockUnavailableError(RuntimeError):
         self.remedy = f"remove {directory}, or set TMPDIR to a directory of your own"
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, *, follow_links: bool = False) -> None:
     """Replace ``path`` with ``text`` so that readers see the old file or the new one, never half.
 
     The new file gets the mode an ordinary write would give it: an existing file's own mode, or
     0666 less the umask for a new one (``mkstemp`` alone makes every file 0600). Every file we
     write comes through here, so known secrets are cut out here last of all: a claim that carries
-    the app's key reaches no report or reviews file either.
+    the app's key reaches no report or reviews file either. ``follow_links``: see ``write_target``.
     """
-    atomic_write_chunks(path, (text,))
+    atomic_write_chunks(path, (text,), follow_links=follow_links)
 
 
-def atomic_write_chunks(path: Path, chunks: Iterable[str]) -> None:
+def atomic_write_chunks(path: Path, chunks: Iterable[str], *, follow_links: bool = False) -> None:
     """``atomic_write_text`` of the text ``chunks`` make, written as they come (a report of many rows
     is never built whole in memory). Each chunk is redacted on its own, so a chunk holds whole values
     (a report row, not half of one)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    _refuse_special(path)
-    mode = _mode_for(path)
+    target = write_target(path, follow_links=follow_links)
+    mode = _mode_for(target)
     secrets = known_secrets()
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         os.chmod(temp, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
@@ -73,23 +75,51 @@ def atomic_write_chunks(path: Path, chunks: Iterable[str]) -> None:
                 handle.write(cut_secrets(chunk, secrets))
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temp, path)
+        os.replace(temp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
 
 
-def _refuse_special(path: Path) -> None:
-    """An ``OSError`` naming what ``path`` is when it is a device, a FIFO or a socket: the write renames
-    a new file over the path itself, so run as root, ``-o /dev/null`` made the null device a regular
-    file. A symbolic link is replaced (what it points to is untouched); a directory refuses the rename."""
+def write_target(path: Path, *, follow_links: bool) -> Path:
+    """The file an atomic write to ``path`` renames its new file over, or an ``OSError`` naming what
+    ``path`` is when no file may be renamed there.
+
+    The write renames a new file over its path, so a device, a FIFO or a socket is refused: run as
+    root, ``-o /dev/null`` made the null device a regular file. A symbolic link, without
+    ``follow_links`` (cassettes), is replaced and what it points to is untouched. With
+    ``follow_links`` (reports, the reviews file), the link is kept and the file it points to is
+    replaced, in that file's own directory: ``latest.json -> runs/2026-12-05.json`` gets the new
+    report in ``runs/2026-12-05.json`` (or makes it, if the link points to nothing yet in a
+    directory that exists); a link to anything but a regular file is refused. A directory refuses
+    the rename itself.
+    """
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
-        return
-    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode)):
+        return path
+    if stat.S_ISLNK(mode):
+        return _link_target(path) if follow_links else path
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         raise OSError(errno.EINVAL, f"it is {kind_of(mode)}, not a regular file")
+    return path
+
+
+def _link_target(link: Path) -> Path:
+    """The regular file (or nothing yet) the symbolic link ``link`` ends at, through any chain of links."""
+    target = Path(os.path.realpath(link))
+    try:
+        mode = os.stat(target).st_mode  # a loop of links raises ELOOP here, which names itself
+    except FileNotFoundError:
+        if not target.parent.is_dir():
+            raise OSError(
+                errno.ENOENT, f"it is a symbolic link to {target}, in a directory that does not exist"
+            ) from None
+        return target
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, f"it is a symbolic link to {kind_of(mode)} ({target}), not to a regular file")
+    return target
 
 
 def _mode_for(path: Path) -> int:

@@ -10,7 +10,10 @@ and in the unpacked sdist). ``from conftest import ...`` is never used: conftest
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import socket
+import subprocess
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -159,6 +162,21 @@ def inner_pytest_command(*args: str) -> list[str]:
         *("-m", "pytest", "-p", "no:cacheprovider", *NOT_A_USERS_PLUGINS),
         *("-q", "--citecheck-model=jev-1.12", *args),
     ]
+
+
+def run_example(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``examples/rfc7519`` (the cookbook's case: RFC 7519 and its recorded answers) copied to
+    ``directory`` and run there as its README says, replayed offline, with ``args`` (report paths)."""
+    if not directory.exists():
+        shutil.copytree(EXAMPLE, directory, ignore=shutil.ignore_patterns("__pycache__", "*.tmp"))
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", *NOT_A_USERS_PLUGINS, "-p", "no:cacheprovider", "-q", *args],
+        cwd=directory,
+        env=Offline.env(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def pdf_pages(source: str, labels: Sequence[str] | None = None) -> list[Any]:

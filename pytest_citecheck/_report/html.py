@@ -166,5 +166,6 @@ def _count_items(report: Report) -> list[str]:
 
 
 def write_html(report: Report, path: str | Path) -> None:
-    """Write the report page to ``path`` atomically, a piece at a time (the page is never held whole)."""
-    atomic_write_chunks(Path(path), html_chunks(report))
+    """Write the report page to ``path`` atomically, a piece at a time (the page is never held whole);
+    a symbolic link at ``path`` is kept and the file it points to replaced."""
+    atomic_write_chunks(Path(path), html_chunks(report), follow_links=True)

@@ -86,8 +86,9 @@ class Report:
         return data
 
     def write(self, path: str | Path) -> None:
-        """Write the JSON report to ``path`` atomically, row by row (the text is never held whole)."""
-        atomic_write_chunks(Path(path), self.json_chunks())
+        """Write the JSON report to ``path`` atomically, row by row (the text is never held whole); a
+        symbolic link at ``path`` is kept and the file it points to replaced (``_files.write_target``)."""
+        atomic_write_chunks(Path(path), self.json_chunks(), follow_links=True)
 
     def json_chunks(self) -> Iterator[str]:
         """The JSON report's text in pieces, a row each: together, ``json.dumps(self.to_json(), indent=2)``."""

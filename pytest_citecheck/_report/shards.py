@@ -2,8 +2,10 @@
 
 Each shard runs ``pytest --citecheck-json=shard-N.json``; the merged report holds every shard's
 rows (and unused recordings and orphans), and the summary printed is the one a single run of the
-whole suite prints. A citation that more than one report holds (overlapping shards, a report given
-twice) is counted once, with a warning; reports that disagree on its verdict are an error.
+whole suite prints. Every row must name its test (a row without one cannot be attributed). A
+citation that more than one report holds (overlapping shards, a report given twice) is counted
+once, with a warning; reports that disagree on its verdict are an error. The output path (``-o``)
+is checked before any report is read (``targets.output_problem``).
 """
 
 from __future__ import annotations
@@ -31,7 +33,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str]) -> int:
     args = _parser().parse_args(list(argv))
     try:
+        if args.output is not None:
+            _check_output(args.output)
         reports = [Report.load(path) for path in args.reports]
+        for report, path in zip(reports, args.reports):
+            _check_attributed(report, path)
         merged = Report.merge(reports, [str(path) for path in args.reports])
         if args.output is not None:
             _write(merged, args.output)
@@ -53,6 +59,28 @@ def main(argv: Sequence[str]) -> int:
     if args.output is not None:
         print(f"JSON report: {args.output}")
     return 0
+
+
+def _check_attributed(report: Report, path: Path) -> None:
+    """``ReportError`` for the first row of ``report`` that names no test. pytest always names it: such
+    a row was written by hand or by another tool, and a merged report cannot attribute it (it was
+    merged as ``test: null`` and counted as a test of its own)."""
+    for index, row in enumerate(report.rows):
+        if not row.test:
+            raise ReportError(
+                f"{path}: result {index} (citation {row.id!r}): field 'test' is "
+                f"{'missing or null' if row.test is None else 'empty'}: every row of a merged report "
+                "names the test that checked it (pytest --citecheck-json writes it)"
+            )
+
+
+def _check_output(output: Path) -> None:
+    """Before any report is read: ``-o`` names nothing yet, an empty file or a JSON report (or a link to one)."""
+    from pytest_citecheck._report.targets import output_problem
+
+    problem = output_problem(output, "json")
+    if problem is not None:
+        raise ReportError(f"cannot write {output}: {problem}")
 
 
 def _write(merged: Report, output: Path) -> None:

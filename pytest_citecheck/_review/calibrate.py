@@ -304,12 +304,23 @@ _ARGUMENTS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
 )
 
 
+def _check_page_path(path: Path) -> None:
+    """Before anything is read: ``--html`` names nothing yet, an empty file or a calibration page (or a link to one)."""
+    from pytest_citecheck._report.targets import output_problem
+
+    problem = output_problem(path, "calibration")
+    if problem is not None:
+        raise CalibrateInputError(f"cannot write the page to {path}: {problem}")
+
+
 def main(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     args = _parser().parse_args(list(argv))
     cwd = Path.cwd()
     try:
+        if args.html:
+            _check_page_path(args.html)
         reviews_files = list(dict.fromkeys(args.reviews)) if args.reviews else find_reviews_files(Path("."))
         if not reviews_files:
             raise CalibrateInputError(

@@ -334,5 +334,5 @@ score interval's.</footer>"""
 
 
 def write_page(result: Result, path: str | Path) -> None:
-    """Write the page to ``path`` atomically."""
-    atomic_write_text(Path(path), render_page(result))
+    """Write the page to ``path`` atomically (through a symbolic link: the file it points to)."""
+    atomic_write_text(Path(path), render_page(result), follow_links=True)

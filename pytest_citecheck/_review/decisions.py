@@ -198,7 +198,7 @@ class Reviews:
                 self._check_unchanged(current)
                 for key, entry in self._changes.items():
                     current._put(key, entry)
-                atomic_write_text(self.path, current.to_text())
+                atomic_write_text(self.path, current.to_text(), follow_links=True)
         except OSError as error:
             raise ReviewsFileError(f"cannot write the reviews file {self.path}: {error.strerror or error}") from None
         self.decisions, self._changes, self._read_as = current.decisions, {}, {}

@@ -7,12 +7,14 @@ module, as a user runs them.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support import DATA, REPO, run_example
 
 import pytest_citecheck
 from pytest_citecheck import _cli
@@ -106,3 +108,64 @@ def test_a_subcommand_is_one_line_of_registration(tmp_path, monkeypatch, capsys)
     assert _cli.main(["hello"]) == 0
     assert _cli.main(["--help"]) == 0  # main() returns exit codes, --help included
     assert "say hello" in capsys.readouterr().out
+
+
+# --- a reader that goes away: `citecheck sections DOC | head -1` ---------------------------------
+
+
+@pytest.fixture(scope="module")
+def example_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The cookbook example's JSON report (``examples/rfc7519`` run as its README says)."""
+    directory = tmp_path_factory.mktemp("pipe") / "rfc7519"
+    result = run_example(directory, "--citecheck-json=report.json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    return directory / "report.json"
+
+
+def into_a_closed_pipe(command: list[str], *args: str, unbuffered: bool) -> subprocess.CompletedProcess[str]:
+    """``citecheck ... | head -1`` made certain: stdout is a pipe whose reading end is closed before the
+    command starts, so a write to it fails as it does once ``head`` has its line and exits (a real
+    ``head`` races the command: a short output may be written whole before it exits)."""
+    read, write = os.pipe()
+    os.close(read)
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    try:
+        return subprocess.run([*command, *args], stdout=write, stderr=subprocess.PIPE, text=True, env=env, timeout=120)
+    finally:
+        os.close(write)
+
+
+# Every subcommand that prints more than a line, on real documents (Debian's common licences,
+# tests/data/README.md) and the example's report; the calibration example's decisions.
+PRINTING = {
+    "sections": ["sections", str(DATA / "gpl-3.0.txt")],
+    "sections --json": ["sections", "--json", str(DATA / "mpl-2.0.txt")],
+    "merge -v": ["merge", "-v", "{report}"],
+    "review --list --all": ["review", "--report", "{report}", "--list", "--all"],
+    "options": ["options"],
+    "calibrate": [
+        *("calibrate", "--model", "jev-1.12"),
+        *("--reviews", str(REPO / "examples" / "calibration" / "citecheck-reviews.json")),
+    ],
+    "help": ["calibrate", "--help"],
+}
+
+
+@pytest.mark.parametrize("buffering", ["buffered", "unbuffered"])
+@pytest.mark.parametrize("command", sorted(PRINTING))
+def test_a_reader_that_goes_away_ends_the_command_quietly_with_141(
+    citecheck: list[str], command: str, buffering: str, example_report: Path
+) -> None:
+    """141 (128 + SIGPIPE) is what a shell reports for a Unix tool whose reader went away, so
+    ``set -o pipefail`` treats citecheck as it treats ``grep``. Before: exit 1 (what ``sections
+    --strict`` and ``calibrate`` say for their own reasons), and with Python's default buffered
+    output "Exception ignored ... BrokenPipeError" and exit 120 for a short output."""
+    args = [argument.format(report=example_report) for argument in PRINTING[command]]
+    result = into_a_closed_pipe(citecheck, *args, unbuffered=buffering == "unbuffered")
+    if command == "help" and buffering == "unbuffered":
+        # argparse writes its help at once and ignores a failed write (and so exits 0): nothing was lost.
+        assert (result.returncode, result.stderr) == (0, "")
+    else:
+        assert (result.returncode, result.stderr) == (_cli.EXIT_BROKEN_PIPE, "")

@@ -144,7 +144,8 @@ def test_reports_and_reviews_are_written_through_atomic_write_text(
 
     calls: list[Path] = []
 
-    def recording(path: Path, text: object) -> None:
+    def recording(path: Path, text: object, *, follow_links: bool = False) -> None:
+        assert follow_links, "a report or reviews file written through a link replaces the link's target"
         calls.append(Path(path))
 
     # The reports are written as a stream, through the atomic writer's chunked form.

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import run_example
 
 MODULES = {
     "test_shard_a": ("epoch_seconds", "aud_reject", "pii_encryption"),
@@ -115,3 +116,30 @@ def test_a_duplicate_with_another_verdict_is_an_error(suite, jev_server):
         in merged.stderr
     )
     assert not (suite.path / "all.json").exists()
+
+
+@pytest.mark.parametrize("unattributed", ["missing", "null", "empty"])
+def test_a_row_that_names_no_test_is_refused_naming_the_file_the_row_and_the_field(
+    tmp_path: Path, unattributed: str
+) -> None:
+    """A row with no ``test`` (written by hand or by another tool: pytest always names it) was merged
+    as ``test: null`` and counted as a test of its own; a merged report cannot attribute it."""
+    run = run_example(tmp_path / "rfc7519", "--citecheck-json=report.json")
+    assert run.returncode == 0, run.stdout + run.stderr
+    data = json.loads((tmp_path / "rfc7519" / "report.json").read_text())
+    rows = data["results"]
+    second = [dict(row) for row in rows[4:]]
+    if unattributed == "missing":
+        del second[2]["test"]
+    else:
+        second[2]["test"] = None if unattributed == "null" else ""
+    (tmp_path / "shard-1.json").write_text(json.dumps({**data, "results": rows[:4]}, indent=2))
+    (tmp_path / "shard-2.json").write_text(json.dumps({**data, "results": second}, indent=2))
+    result = merge("shard-1.json", "shard-2.json", "-o", "merged.json", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"citecheck merge: shard-2.json: result 2 (citation {second[2]['id']!r}): field 'test' is "
+        f"{'empty' if unattributed == 'empty' else 'missing or null'}: every row of a merged report names the test "
+        "that checked it (pytest --citecheck-json writes it)"
+    ]
+    assert not (tmp_path / "merged.json").exists()

@@ -516,7 +516,10 @@ def test_a_page_that_cannot_be_written_is_named(tmp_path: Path, capsys: pytest.C
     (tmp_path / "taken").mkdir()
     assert citecheck(["calibrate", "--reviews", str(reviews), "--html", str(tmp_path / "taken")]) == 2
     err = capsys.readouterr().err
-    assert f"cannot write the page to {tmp_path / 'taken'}: Is a directory" in err and "Nothing was written." in err
+    assert (
+        f"cannot write the page to {tmp_path / 'taken'}: it is a directory; give a file path" in err
+        and "Nothing was written." in err
+    )
     assert list((tmp_path / "taken").iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == [
         "r.json",
         "taken",
