@@ -107,19 +107,53 @@ def write_target(path: Path, *, follow_links: bool) -> Path:
 
 
 def _link_target(link: Path) -> Path:
-    """The regular file (or nothing yet) the symbolic link ``link`` ends at, through any chain of links."""
-    target = Path(os.path.realpath(link))
-    try:
-        mode = os.stat(target).st_mode  # a loop of links raises ELOOP here, which names itself
-    except FileNotFoundError:
-        if not target.parent.is_dir():
-            raise OSError(
-                errno.ENOENT, f"it is a symbolic link to {target}, in a directory that does not exist"
-            ) from None
-        return target
+    """The regular file (or nothing yet) the symbolic link ``link`` ends at, link by link.
+
+    Resolved here, not by the kernel, so the kernel's rule for links in a shared directory
+    (Linux's ``fs.protected_symlinks``) is applied here too: a link in a sticky, world-writable
+    directory (``/tmp``) is followed only if it is ours or the directory owner's; another user's
+    link there could point a report at any file of ours."""
+    current = link
+    for _ in range(_MOST_LINKS):
+        _check_link_owner(current)
+        pointed = Path(os.readlink(current))
+        current = pointed if pointed.is_absolute() else current.parent / pointed
+        try:
+            mode = os.lstat(current).st_mode
+        except FileNotFoundError:
+            target = Path(os.path.realpath(current))
+            if not target.parent.is_dir():
+                raise OSError(
+                    errno.ENOENT, f"it is a symbolic link to {target}, in a directory that does not exist"
+                ) from None
+            return target
+        if not stat.S_ISLNK(mode):
+            break
+    else:
+        raise OSError(errno.ELOOP, f"it is a chain of more than {_MOST_LINKS} symbolic links (a loop?)")
+    target = Path(os.path.realpath(current))
     if not stat.S_ISREG(mode):
         raise OSError(errno.EINVAL, f"it is a symbolic link to {kind_of(mode)} ({target}), not to a regular file")
     return target
+
+
+# As many links as Linux follows in one path (MAXSYMLINKS).
+_MOST_LINKS = 40
+
+
+def _check_link_owner(link: Path) -> None:
+    euid = getattr(os, "geteuid", None)
+    if euid is None:
+        return
+    owner = os.lstat(link).st_uid
+    directory = os.stat(link.parent)
+    shared = directory.st_mode & stat.S_ISVTX and directory.st_mode & stat.S_IWOTH
+    if shared and owner not in (euid(), directory.st_uid):
+        raise OSError(
+            errno.EACCES,
+            f"it is a symbolic link of another user (uid {owner}) in a shared directory ({os.path.abspath(link.parent)}), "
+            "which is not followed",
+        )
 
 
 def _mode_for(path: Path) -> int:

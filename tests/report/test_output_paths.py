@@ -238,3 +238,35 @@ def test_an_output_path_naming_a_file_of_another_kind_is_refused_and_the_file_ke
     assert result.returncode == 2
     assert one_line(result.stderr).startswith(message)
     assert named.read_bytes() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a link another owner needs root")
+def test_another_users_link_in_a_shared_directory_is_not_followed(project: Path) -> None:
+    """Following a link, not replacing it, must not let another user of a shared ``/tmp`` point a
+    report at any file of ours: Linux's ``fs.protected_symlinks`` rule, applied where the kernel's
+    path walk does not (the link is resolved before the write)."""
+    shared = project / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)  # sticky and world-writable, as /tmp is
+    mine = project / "mine.json"
+    mine.write_text("")
+    (shared / "report.json").symlink_to(mine)
+    os.lchown(shared / "report.json", 4242, 4242)
+    result = citecheck(project, "merge", f"{EARLIER}.json", "-o", "shared/report.json")
+    assert result.returncode == 2
+    assert one_line(result.stderr) == (
+        "citecheck merge: cannot write shared/report.json: it is a symbolic link of another user (uid 4242) in a "
+        f"shared directory ({shared}), which is not followed; give the path of a file"
+    )
+    assert mine.read_text() == ""
+    os.lchown(shared / "report.json", 0, 0)  # our own link there is followed
+    assert citecheck(project, "merge", f"{EARLIER}.json", "-o", "shared/report.json").returncode == 0
+    assert (shared / "report.json").is_symlink() and mine.read_text().startswith('{\n  "version": 1,')
+
+
+def test_a_loop_of_links_is_named(project: Path) -> None:
+    (project / "a.json").symlink_to("b.json")
+    (project / "b.json").symlink_to("a.json")
+    result = citecheck(project, "merge", f"{EARLIER}.json", "-o", "a.json")
+    assert result.returncode == 2
+    assert one_line(result.stderr).startswith("citecheck merge: cannot write a.json: it is a chain of more than 40")
