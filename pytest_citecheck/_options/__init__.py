@@ -163,7 +163,9 @@ class Settings(_Record):
         for option in OPTIONS:
             if command_line.get(option.name) is not None:
                 origin, raw = option.flag, command_line[option.name]
-            elif ini.get(option.name) not in (None, "", []):
+                if _blank(raw):
+                    raise _option_error(origin, _empty_flag(option))
+            elif ini.get(option.name) not in (None, [], ()) and not _blank(ini[option.name]):
                 origin, raw = f"ini {option.ini}", ini[option.name]
             else:
                 values[option.name] = option.default
@@ -184,11 +186,37 @@ class Settings(_Record):
                 raise _option_error(origin, _unknown_argument(name))
             if raw is None and name != "model":
                 continue
+            if _blank(raw):
+                raise _option_error(origin, f"{name}: {_empty_keyword(OPTIONS_BY_NAME[name])}")
             try:
                 changes[name] = OPTIONS_BY_NAME[name].parse(raw)
             except ValueError as error:
                 raise _option_error(origin, f"{name}: {error}") from None
         return self._replace(**changes)
+
+
+def _blank(raw: Any) -> bool:
+    """An empty or whitespace-only text: what a shell variable that expanded to nothing gives a flag."""
+    return isinstance(raw, str) and not raw.strip()
+
+
+# An empty value is refused on the command line and as a keyword, where it once meant "off" to some
+# parsers (no deadline, no rate limit, no report) and "the default" to the ini file; an empty ini key is
+# the default (pytest gives an unset key and ``key =`` alike). "none" is how to ask for "off".
+def _empty_flag(option: Option) -> str:
+    off = ", or none turns it off" if option.takes_none else ""
+    return (
+        f"an empty value (a shell variable that expanded to nothing?); leave {option.flag} out for the "
+        f"default ({option.default_text}){off}"
+    )
+
+
+def _empty_keyword(option: Option) -> str:
+    off = ", or none turns it off" if option.takes_none else ""
+    return (
+        "an empty value; leave it out (or pass None) for the setting of the marker, the command line or the ini file"
+        + off
+    )
 
 
 def _unknown_argument(name: object) -> str:

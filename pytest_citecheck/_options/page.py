@@ -6,7 +6,7 @@ Apart from ``table`` (which pytest loads in every run): only the command and the
 from __future__ import annotations
 
 from pytest_citecheck._errors import docs_url
-from pytest_citecheck._options.table import OPTIONS
+from pytest_citecheck._options.table import OPTIONS, Option
 
 
 def configuration_table() -> str:
@@ -17,11 +17,20 @@ def configuration_table() -> str:
     ]
     for option in OPTIONS:
         keyword = f"`{option.name}=`" if option.per_test else "–"
-        meaning = option.help.replace("|", "\\|")
+        meaning = option.help.replace("|", "\\|") + _empty_value(option)
         lines.append(
             f"| {option.name} | `{option.flag}` | `{option.ini}` | {keyword} | `{option.default_text}` | {meaning} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _empty_value(option: Option) -> str:
+    """What an empty value does, where a reader could take it for "off" (the page's "Empty values")."""
+    if option.takes_none:
+        return " An empty flag or keyword value is an error (none turns it off); an empty ini value is the default."
+    if option.parser == "parse_path":
+        return " An empty or blank path is an error; an empty ini value is the default (no report)."
+    return ""
 
 
 def main(argv: list[str]) -> int:

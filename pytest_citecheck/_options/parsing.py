@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pytest_citecheck._verdicts import Verdict
@@ -54,26 +54,42 @@ def choice_of(choices: tuple[str, ...]) -> Callable[[Any], str]:
     return parse
 
 
-def parse_verdicts(raw: Any) -> frozenset[Verdict]:
-    items: list[Any]
+def _names_of(raw: Any, kind: str, example: str) -> list[str]:
+    """The names in ``raw``: one text, or a collection of texts (list, tuple, set, generator); each may
+    hold several, separated by commas or spaces (the ini key of ``fail_on`` is pytest's "args" type:
+    ``citecheck_fail_on = fabricated, contradicted`` reads as two words).
+
+    Refused, naming what was given: a mapping (it iterates its keys, so ``{"fabricated": False}``
+    chose fabricated), bytes (they iterate as numbers: "unknown verdict 102"), and anything else that
+    is not text, in the collection or as it."""
+    expected = f"expected a {kind} name or a collection of {kind} names (e.g. {example})"
     if isinstance(raw, str):
         raw = [raw]
-    if not isinstance(raw, Iterable):
-        raise ValueError(f"expected verdict names such as 'fabricated,contradicted', got {raw!r}")
-    # Names separated by commas or spaces, in one string or several (the ini key is pytest's
-    # "args" type: `citecheck_fail_on = fabricated, contradicted` reads as two words).
-    items = []
-    for item in raw:
-        if isinstance(item, str):
-            items += [part for part in item.replace(" ", ",").split(",") if part.strip()]
-        else:
-            items.append(item)
+    elif isinstance(raw, Mapping | bytes | bytearray | memoryview) or not isinstance(raw, Iterable):
+        raise ValueError(f"{expected}, got {_described(raw)}")
+    items = list(raw)
+    for item in items:
+        if not isinstance(item, str):  # a list in the list (a TOML array in the array) too
+            raise ValueError(f"{expected}, got {_described(item)} in {items!r}")
+    return [part for item in items for part in item.replace(" ", ",").split(",") if part.strip()]
+
+
+def _described(value: Any) -> str:
+    """A value that is not a name, as a message shows it: its type, then itself."""
+    kind = type(value).__name__
+    if isinstance(value, Mapping):
+        return f"a {kind} {value!r} (a mapping is not read as its keys: list the names)"
+    if isinstance(value, bytes | bytearray | memoryview):
+        return f"{kind} {bytes(value)!r} (text is expected: decode them)"
+    return f"{value!r} (a {kind})"
+
+
+def parse_verdicts(raw: Any) -> frozenset[Verdict]:
     known = {verdict.value: verdict for verdict in Verdict}
     chosen = set()
-    for item in items:
-        name = item.value if isinstance(item, Verdict) else item
-        if not isinstance(name, str) or name not in known:  # a list in the list (TOML) is not hashable
-            raise ValueError(f"unknown verdict {item!r}; verdicts are {', '.join(known)}")
+    for name in _names_of(raw, "verdict", "'fabricated' or ['fabricated', 'contradicted']"):
+        if name not in known:
+            raise ValueError(f"unknown verdict {name!r}; verdicts are {', '.join(known)}")
         chosen.add(known[name])
     if not chosen:
         # An empty set would fail nothing: every fabricated quote would pass, silently.
@@ -88,29 +104,19 @@ def parse_questions(raw: Any) -> tuple[str, ...]:
     """Names of extra questions (``_judge.questions``), separated by commas or spaces, or a list; none for none."""
     if raw is None or raw is False or (isinstance(raw, str) and raw.strip().lower() in _OFF):
         return ()
-    if isinstance(raw, str):
-        raw = [raw]
-    if not isinstance(raw, Iterable):
-        raise ValueError(f"expected question names such as 'out_of_context,best_section', got {raw!r}")
     names: list[str] = []
-    for item in raw:
-        if not isinstance(item, str):
-            raise ValueError(f"expected question names, got {item!r}")
-        for name in item.replace(" ", ",").split(","):
-            name = name.strip()
-            if not name:
-                continue
-            if name not in QUESTION_NAMES:
-                raise ValueError(f"unknown question {name!r}; the questions are {', '.join(QUESTION_NAMES)}")
-            if name not in names:
-                names.append(name)
+    for name in _names_of(raw, "question", "'out_of_context' or ['out_of_context', 'best_section']"):
+        if name not in QUESTION_NAMES:
+            raise ValueError(f"unknown question {name!r}; the questions are {', '.join(QUESTION_NAMES)}")
+        if name not in names:
+            names.append(name)
     return tuple(names)
 
 
 def parse_path(raw: Any) -> str | None:
-    if raw is None or raw == "":
+    if raw is None:
         return None
-    if not isinstance(raw, str):
+    if not isinstance(raw, str) or not raw.strip():  # a blank name wrote a report to a file named a space
         raise ValueError(f"expected a path, got {raw!r}")
     return _names_fit(raw)
 
@@ -164,7 +170,9 @@ def parse_bool(raw: Any) -> bool:
     raise ValueError(f"expected true or false, got {raw!r}")
 
 
-_OFF = (None, False, "", "none", "off", "None")
+# The words for "off". Not the empty text: a blank flag or keyword is refused before it is parsed (an
+# empty flag once meant "off" where an empty ini key means the default), and a parser refuses it too.
+_OFF = ("none", "off")
 
 
 def parse_optional_fraction(raw: Any) -> float | None:

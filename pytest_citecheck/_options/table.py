@@ -85,6 +85,11 @@ class Option:
         return _INI_TYPES.get(self.parser, "string") if isinstance(self.parser, str) else "string"
 
     @property
+    def takes_none(self) -> bool:
+        """Whether the word ``none`` turns this setting off (its metavar says so: ``SECONDS|none``)."""
+        return self.metavar.endswith("|none")
+
+    @property
     def flag(self) -> str:
         return "--citecheck-" + self.name.replace("_", "-")
 

@@ -115,9 +115,10 @@ def test_model_precedence_reaches_the_request(suite, jev_server, inner_ini):
         ),
         ([], "citecheck_review = shrug\n", "ini citecheck_review: expected one of warn, fail, xfail, skip*"),
         (["--citecheck-fail-on=fabricated,wrong"], "", "--citecheck-fail-on: unknown verdict 'wrong'*"),
-        # An empty fail_on would let every citation pass: it is refused like any other bad value.
-        (["--citecheck-fail-on="], "", "--citecheck-fail-on: expected at least one verdict*"),
-        (["--citecheck-fail-on= "], "", "--citecheck-fail-on: expected at least one verdict*"),
+        # An empty fail_on would let every citation pass: it is refused like any other bad value
+        # (an empty flag value as every option's is: tests/plugin/test_empty_values.py).
+        (["--citecheck-fail-on="], "", "--citecheck-fail-on: an empty value*"),
+        (["--citecheck-fail-on= "], "", "--citecheck-fail-on: an empty value*"),
         (["--citecheck-fail-on=,"], "", "--citecheck-fail-on: expected at least one verdict*"),
         ([], "citecheck_fail_on = ,\n", "ini citecheck_fail_on: expected at least one verdict*"),
         # A file name longer than file systems allow made os.stat raise: a traceback, and an INTERNALERROR.
@@ -159,14 +160,14 @@ def test_bad_flag_or_ini_value_is_a_usage_error_before_any_test(pytester, inner_
         (
             '@pytest.mark.citecheck(fail_on="")',
             "",
-            "*@pytest.mark.citecheck(...): fail_on: expected at least one verdict*",
+            "*@pytest.mark.citecheck(...): fail_on: an empty value*",
         ),
         (
             "@pytest.mark.citecheck(fail_on=[])",
             "",
             "*@pytest.mark.citecheck(...): fail_on: expected at least one verdict*",
         ),
-        ("", "fail_on=' '", "*check() keyword argument: fail_on: expected at least one verdict*"),
+        ("", "fail_on=' '", "*check() keyword argument: fail_on: an empty value*"),
         # int(inf) raises OverflowError, not ValueError: it escaped as a traceback of the parser.
         (
             "@pytest.mark.citecheck(concurrency=float('inf'))",
@@ -380,7 +381,10 @@ def test_a_toml_list_in_the_fail_on_list_is_a_usage_error_not_a_traceback(pytest
     result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["ERROR: pytest-citecheck: ini citecheck_fail_on: unknown verdict [[]'contradicted'[]]; verdicts are*"]
+        [
+            "ERROR: pytest-citecheck: ini citecheck_fail_on: expected a verdict name or a collection of verdict names*"
+            ", got [[]'contradicted'[]] (a list) in [[][[]'contradicted'[]][]]"
+        ]
     )
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
