@@ -76,7 +76,9 @@ class Checker:
     def settings_for(self, options: Mapping[str, Any], origin: str = "call") -> Settings:
         """This test's settings: marker keywords over the session's, then the call's over those."""
         __tracebackhide__ = True
-        settings = self.settings.override(self._wiring.marker_options, "@pytest.mark.citecheck(...)")
+        settings = self.settings.override(
+            self._wiring.marker_options, self._wiring.marker_origin or "@pytest.mark.citecheck(...)"
+        )
         return settings.override(options, f"{origin} keyword argument")
 
     def check(

@@ -42,6 +42,9 @@ class Wiring:
     # What a review does, by review policy ("xfail", "skip"; "warn" is the gate's own).
     review_actions: Mapping[str, Callable[[str], None]] = field(default_factory=dict)
     marker_options: Mapping[str, Any] = field(default_factory=dict)
+    # Where the marker that gave a keyword is (``@pytest.mark.citecheck(...) on class TestX (test_x.py:8)``),
+    # for the error of a refused keyword: asked only then.
+    marker_origin: Callable[[str], str] | None = None
     hooks: Any = None
     reviews: Callable[[], Decisions | None] | None = None
     # Answers to identical requests, sent once (``_judge.sharing``): the plugin's one per session, else the checker's own.

@@ -10,7 +10,7 @@ made of the table (``citecheck options``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -176,23 +176,34 @@ class Settings(_Record):
                 raise _option_error(origin, str(error)) from None
         return cls(**values)
 
-    def override(self, overrides: Mapping[str, Any], origin: str) -> Settings:
-        """These settings with per-test keywords (from a marker or a call) applied on top."""
+    def override(self, overrides: Mapping[str, Any], origin: str | Callable[[str], str]) -> Settings:
+        """These settings with per-test keywords (from a marker or a call) applied on top.
+
+        ``origin`` names where they come from in an error: the words, or a function of the keyword
+        that finds them (which marker gave it: asked only when a keyword is refused)."""
         if not overrides:
             return self
         changes: dict[str, Any] = {}
         for name, raw in overrides.items():
-            if name not in PER_TEST_OPTIONS:
-                raise _option_error(origin, _unknown_argument(name))
-            if raw is None and name != "model":
+            if raw is None and name != "model" and name in PER_TEST_OPTIONS:
                 continue
-            if _blank(raw):
-                raise _option_error(origin, f"{name}: {_empty_keyword(OPTIONS_BY_NAME[name])}")
             try:
-                changes[name] = OPTIONS_BY_NAME[name].parse(raw)
+                changes[name] = _per_test_value(name, raw)
             except ValueError as error:
-                raise _option_error(origin, f"{name}: {error}") from None
+                raise _option_error(origin(name) if callable(origin) else origin, str(error)) from None
         return self._replace(**changes)
+
+
+def _per_test_value(name: str, raw: Any) -> Any:
+    """The value of per-test keyword ``name``; ValueError with the words for one that is refused."""
+    if name not in PER_TEST_OPTIONS:
+        raise ValueError(_unknown_argument(name))
+    if _blank(raw):
+        raise ValueError(f"{name}: {_empty_keyword(OPTIONS_BY_NAME[name])}")
+    try:
+        return OPTIONS_BY_NAME[name].parse(raw)
+    except ValueError as error:
+        raise ValueError(f"{name}: {error}") from None
 
 
 def _blank(raw: Any) -> bool:

@@ -18,7 +18,7 @@ import pytest
 
 from pytest_citecheck._errors import OptionError
 from pytest_citecheck._pytest_glue import session_plugins
-from pytest_citecheck._pytest_glue.markers import MarkerCache
+from pytest_citecheck._pytest_glue.markers import MarkerCache, marker_origin
 from pytest_citecheck._pytest_glue.stash import (
     CHECKER,
     PENDING_ROWS,
@@ -257,7 +257,7 @@ def _cassette_of(
     shared = marker_options.pop("cassette", None)
     if shared is not None and (not isinstance(shared, str) or not shared.strip()):
         raise OptionError(
-            "@pytest.mark.citecheck(...)", f"cassette: expected a cassette name (a string), got {shared!r}"
+            marker_origin(item, "cassette"), f"cassette: expected a cassette name (a string), got {shared!r}"
         )
     path, shared_with = bookkeeping.cassette_of(item, shared=shared is not None)
     if shared_with:
@@ -370,6 +370,7 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
         on_result=reporting.on_result,
         review_actions={"xfail": pytest.xfail, "skip": pytest.skip},
         marker_options=marker_options,
+        marker_origin=functools.partial(marker_origin, item),
         hooks=config.hook,
         reviews=reporting.reviews,
         shared_answers=_shared_answers(config),

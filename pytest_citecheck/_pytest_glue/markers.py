@@ -1,4 +1,5 @@
-"""A test's ``citecheck`` marker settings and where its ``auto_accept`` is set, from its chain of nodes.
+"""A test's ``citecheck`` marker settings and where its ``auto_accept`` is set, from its chain of nodes;
+and, for the error of a refused keyword, which marker gave it (``marker_origin``: the node and line).
 
 Every test of a module (or class) shares what the nodes above it say, so that part is worked out
 once per parent node (``MarkerCache``) and the test's own markers are laid over it each time: a
@@ -70,6 +71,44 @@ def _chain(node: pytest.Item | pytest.Collector | None) -> list[pytest.Item | py
 def _scope_name(node: pytest.Item | pytest.Collector) -> str:
     # A function's marker covers all its parametrized cases: name the function, not one case.
     return node.nodeid.split("[", 1)[0] if isinstance(node, pytest.Function) else node.nodeid
+
+
+def _names(marker: pytest.Mark, name: str) -> bool:
+    """Whether ``marker`` is a ``citecheck`` marker that gives keyword ``name`` (``<positional>``: any positional)."""
+    return marker.name == MARKER and (name in marker.kwargs or (name == "<positional>" and bool(marker.args)))
+
+
+def _line(node: pytest.Item | pytest.Collector) -> str:
+    """``test_app.py:12``: where pytest says the node is defined (its file, relative to the rootdir), 1-based."""
+    path = node.nodeid.split("::", 1)[0]
+    reportinfo = getattr(node, "reportinfo", None)  # a function's, a class's (a plain collector has none)
+    line = reportinfo()[1] if reportinfo is not None else None
+    return f"{path}:{line + 1}" if isinstance(line, int) else path
+
+
+def _node_words(node: pytest.Item | pytest.Collector) -> str:
+    if isinstance(node, pytest.Function):  # its decorators cover every parametrized case: name the function
+        return f"on function {node.originalname} ({_line(node)})"
+    if isinstance(node, pytest.Class):
+        return f"on class {node.name} ({_line(node)})"
+    if isinstance(node, pytest.Module):
+        return f"on module {node.nodeid} (its pytestmark)"
+    return f"on {type(node).__name__.lower()} {node.nodeid or '(the session)'}"
+
+
+def marker_origin(item: pytest.Item, name: str) -> str:
+    """Where the ``citecheck`` marker whose keyword ``name`` this test takes is (the closest one, as
+    ``MarkerCache.settings_of`` lays them): named in a bad keyword's error, so the reader finds that
+    marker among a module's ``pytestmark``, a class's and the function's. Worked out on the error's
+    path only."""
+    shown = "@pytest.mark.citecheck(...)"
+    case = getattr(getattr(item, "callspec", None), "marks", None) or ()
+    if any(_names(marker, name) for marker in case):
+        return f"{shown} in the marks of case {item.name} ({_line(item)})"
+    for node in _chain(item):
+        if any(_names(marker, name) for marker in node.own_markers if not any(marker is mark for mark in case)):
+            return f"{shown} {_node_words(node)}"
+    return shown
 
 
 class MarkerCache:

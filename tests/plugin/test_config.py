@@ -143,12 +143,12 @@ def test_bad_flag_or_ini_value_is_a_usage_error_before_any_test(pytester, inner_
         (
             "@pytest.mark.citecheck(auto_accept=2)",
             "",
-            "*@pytest.mark.citecheck(...): auto_accept: expected a number from 0 to 1, got 2",
+            "*@pytest.mark.citecheck(...) on function test_bad (test_app.py:*): auto_accept: expected a number from 0 to 1, got 2",
         ),
         (
             "@pytest.mark.citecheck(auto_acept=0.9)",
             "",
-            "*@pytest.mark.citecheck(...): unknown argument 'auto_acept'; did you mean 'auto_accept'? accepted: auto_accept, model*",
+            "*@pytest.mark.citecheck(...) on function test_bad (test_app.py:*): unknown argument 'auto_acept'; did you mean 'auto_accept'? accepted: auto_accept, model*",
         ),
         ("", "auto_accept=-1", "*check() keyword argument: auto_accept: expected a number from 0 to 1, got -1"),
         (
@@ -160,19 +160,19 @@ def test_bad_flag_or_ini_value_is_a_usage_error_before_any_test(pytester, inner_
         (
             '@pytest.mark.citecheck(fail_on="")',
             "",
-            "*@pytest.mark.citecheck(...): fail_on: an empty value*",
+            "*@pytest.mark.citecheck(...) on function test_bad (test_app.py:*): fail_on: an empty value*",
         ),
         (
             "@pytest.mark.citecheck(fail_on=[])",
             "",
-            "*@pytest.mark.citecheck(...): fail_on: expected at least one verdict*",
+            "*@pytest.mark.citecheck(...) on function test_bad (test_app.py:*): fail_on: expected at least one verdict*",
         ),
         ("", "fail_on=' '", "*check() keyword argument: fail_on: an empty value*"),
         # int(inf) raises OverflowError, not ValueError: it escaped as a traceback of the parser.
         (
             "@pytest.mark.citecheck(concurrency=float('inf'))",
             "",
-            "*@pytest.mark.citecheck(...): concurrency: expected a whole number of at least 1, got inf",
+            "*@pytest.mark.citecheck(...) on function test_bad (test_app.py:*): concurrency: expected a whole number of at least 1, got inf",
         ),
         (
             "",

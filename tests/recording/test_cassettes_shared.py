@@ -146,7 +146,11 @@ def test_a_cassette_name_stays_inside_the_cassette_directory_and_a_bad_one_is_an
     )
     result = suite.runpytest("--citecheck-record-mode=once")
     result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(["*@pytest.mark.citecheck(...): cassette: expected a cassette name (a string), got 3*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*@pytest.mark.citecheck(...) on function test_typed (test_app.py:*): cassette: expected a cassette name (a string), got 3*"
+        ]
+    )
     written = [p.relative_to(suite.path) for p in suite.path.rglob("*.yaml")]
     assert len(written) == 1 and written[0].parts[:2] == ("cassettes", "test_app")
     assert not (suite.path.parent / "escaped.yaml").exists()
