@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from operator import attrgetter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -79,11 +80,18 @@ def _names(marker: pytest.Mark, name: str) -> bool:
 
 
 def _line(node: pytest.Item | pytest.Collector) -> str:
-    """``test_app.py:12``: where pytest says the node is defined (its file, relative to the rootdir), 1-based."""
-    path = node.nodeid.split("::", 1)[0]
+    """``test_app.py:12``: where pytest says the node is defined, 1-based, the file relative to the rootdir.
+
+    That file, not the module collected: a test class or function imported from a helper module is
+    defined (and its markers written) there."""
     reportinfo = getattr(node, "reportinfo", None)  # a function's, a class's (a plain collector has none)
-    line = reportinfo()[1] if reportinfo is not None else None
-    return f"{path}:{line + 1}" if isinstance(line, int) else path
+    path, line = reportinfo()[:2] if reportinfo is not None else (None, None)
+    if path is None or not isinstance(line, int):
+        return node.nodeid.split("::", 1)[0]
+    shown = Path(path)
+    if shown.is_relative_to(node.config.rootpath):
+        shown = shown.relative_to(node.config.rootpath)
+    return f"{shown.as_posix()}:{line + 1}"
 
 
 def _node_words(node: pytest.Item | pytest.Collector) -> str:

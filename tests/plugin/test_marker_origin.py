@@ -107,3 +107,23 @@ def test_a_marker_a_fixture_adds_is_named_as_the_tests(suite, no_typesafe_env):
     result.stdout.fnmatch_lines(
         ["*OptionError: @pytest.mark.citecheck(...) on function test_added (test_added.py:*): window: expected*"]
     )
+
+
+def test_a_test_class_imported_from_a_helper_module_is_named_where_it_is_written(suite, no_typesafe_env):
+    suite.makepyfile(
+        shared_checks="""
+        import pytest
+
+
+        @pytest.mark.citecheck(min_citations=-1)
+        class TestShared:
+            def test_shared(self, citecheck):
+                citecheck.settings_for({})
+        """,
+        test_uses_shared="from shared_checks import TestShared\n",
+    )
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*OptionError: @pytest.mark.citecheck(...) on class TestShared (shared_checks.py:*): min_citations: *"]
+    )
