@@ -194,8 +194,17 @@ class Settings(_Record):
         return self._replace(**changes)
 
 
+# The key a marker's positional arguments are given under (``_pytest_glue.markers``): it takes none.
+POSITIONAL = "<positional>"
+
+
 def _per_test_value(name: str, raw: Any) -> Any:
     """The value of per-test keyword ``name``; ValueError with the words for one that is refused."""
+    if name == POSITIONAL:
+        raise ValueError(
+            f"positional arguments {tuple(raw)!r}: it takes keywords only, e.g. citecheck(review='fail'); "
+            f"accepted: {', '.join(PER_TEST_OPTIONS)}"
+        )
     if name not in PER_TEST_OPTIONS:
         raise ValueError(_unknown_argument(name))
     if _blank(raw):

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from pytest_citecheck._options import POSITIONAL
+
 MARKER = "citecheck"
 
 
@@ -52,7 +54,7 @@ def _apply(options: dict[str, Any], markers: Iterable[pytest.Mark]) -> None:
     """Lay ``markers`` (one node's own, in their order) over ``options``: the first listed wins, as the closest."""
     for marker in reversed([marker for marker in markers if marker.name == MARKER]):
         if marker.args:
-            options["<positional>"] = marker.args
+            options[POSITIONAL] = marker.args
         options.update(marker.kwargs)
 
 
@@ -76,7 +78,7 @@ def _scope_name(node: pytest.Item | pytest.Collector) -> str:
 
 def _names(marker: pytest.Mark, name: str) -> bool:
     """Whether ``marker`` is a ``citecheck`` marker that gives keyword ``name`` (``<positional>``: any positional)."""
-    return marker.name == MARKER and (name in marker.kwargs or (name == "<positional>" and bool(marker.args)))
+    return marker.name == MARKER and (name in marker.kwargs or (name == POSITIONAL and bool(marker.args)))
 
 
 def _line(node: pytest.Item | pytest.Collector) -> str:

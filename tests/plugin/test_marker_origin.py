@@ -127,3 +127,15 @@ def test_a_test_class_imported_from_a_helper_module_is_named_where_it_is_written
     result.stdout.fnmatch_lines(
         ["*OptionError: @pytest.mark.citecheck(...) on class TestShared (shared_checks.py:*): min_citations: *"]
     )
+
+
+def test_a_positional_argument_is_named_as_one_not_as_an_unknown_keyword(suite, no_typesafe_env):
+    result = run(suite, function="'fail'")
+    result.assert_outcomes(failed=1, passed=3)
+    result.stdout.fnmatch_lines(
+        [
+            "*OptionError: @pytest.mark.citecheck(...) on function test_function (test_app.py:14): positional "
+            "arguments ('fail',): it takes keywords only, e.g. citecheck(review='fail'); accepted: auto_accept*"
+        ]
+    )
+    assert "<positional>" not in result.stdout.str()
