@@ -177,3 +177,37 @@ def test_the_sdist_and_wheel_ship_what_they_should_pass_twine_check_and_the_sdis
     modules = {line.split("::")[0] for line in collected.stdout.splitlines() if "::" in line}
     assert modules == {path.relative_to(REPO).as_posix() for path in (REPO / "tests").glob("*/test_*.py")}
     assert re.search(r"^\d+ tests collected", collected.stdout, re.M), collected.stdout[-500:]
+
+
+@pytest.mark.slow
+def test_an_sdist_built_in_a_checkout_where_the_readme_s_example_ran_ships_no_cache(tmp_path: Path) -> None:
+    """CONTRIBUTING's release is ``python -m build`` in the checkout, and MANIFEST.in grafts whole folders:
+    what running the README's example there leaves (pytest's cache beside the example's pytest.ini, holding
+    the run's report) and the caches and environments other tools leave in a grafted folder must not ship."""
+    source = tmp_path / "source"
+    shutil.copytree(REPO, source, ignore=NOT_SOURCE)
+    # The README's main job, as written (its report goes to the checkout's root, which is not grafted).
+    example = run(
+        sys.executable, "-m", "pytest", "examples/rfc7519", "--citecheck-json=rfc7519-report.json", cwd=source
+    )
+    assert example.returncode == 0, example.stdout[-3000:] + example.stderr[-3000:]
+    assert (source / "examples" / "rfc7519" / ".pytest_cache" / "d" / "citecheck" / "last-report.json").is_file()
+    # What other tools leave in a grafted folder: hypothesis (run from tests/), mypy, ruff, an environment.
+    for left in (
+        "tests/.hypothesis/examples/0",
+        "tests/check/.mypy_cache/3.11/x.json",
+        "docs/.ruff_cache/x",
+        "examples/licences/.venv/pyvenv.cfg",
+    ):
+        (source / left).parent.mkdir(parents=True)
+        (source / left).write_text("x\n", encoding="utf-8")
+    built = run(
+        sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", tmp_path / "dist", source, cwd=tmp_path
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    [sdist] = (tmp_path / "dist").iterdir()
+    with tarfile.open(sdist) as archive:
+        members = [m.name.split("/", 1)[1] for m in archive.getmembers() if m.isfile()]
+    left_in = [name for name in members if re.search(r"(^|/)(\.[^/]*_cache|\.hypothesis|\.venv)/", name)]
+    assert left_in == []
+    assert "examples/rfc7519/citations.json" in members  # the example itself still ships
