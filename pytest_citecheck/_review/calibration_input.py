@@ -6,10 +6,8 @@ the field, and nothing is written.
 
 from __future__ import annotations
 
-import configparser
 import math
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,9 +15,8 @@ from typing import Any
 from pytest_citecheck._report.run_report import Report, ReportError
 from pytest_citecheck._review.calibration import UNRECORDED_SCOPE, CalibrateInputError, Judged
 from pytest_citecheck._review.decisions import DECIDABLE_VERDICTS, DEFAULT_REVIEWS_FILE, Reviews, ReviewsFileError
+from pytest_citecheck._review.pytest_config import PytestConfigError, last_report, pytest_configuration
 
-# Where the plugin keeps the last run's report (as in ``citecheck review``); read only for the model pin.
-LAST_REPORT = Path(".pytest_cache", "d", "citecheck", "last-report.json")
 # Directories the default search for reviews files does not enter.
 SKIPPED_DIRECTORIES = {"node_modules", "__pycache__", "site-packages"}
 
@@ -139,46 +136,21 @@ def _report_models(path: Path) -> set[str]:
 
 
 def ini_model(start: Path) -> tuple[str | None, Path | None]:
-    """``citecheck_model`` from the pytest configuration file pytest would read from ``start``.
-
-    pytest's order: in ``start`` and then each parent, the first of ``pytest.ini``, ``.pytest.ini``,
-    ``pyproject.toml`` with ``[tool.pytest.ini_options]``, ``tox.ini`` with ``[pytest]`` and
-    ``setup.cfg`` with ``[tool:pytest]``.
-    """
-    for directory in (start, *start.parents):
-        for name, section in (
-            ("pytest.ini", "pytest"),
-            (".pytest.ini", "pytest"),
-            ("pyproject.toml", None),
-            ("tox.ini", "pytest"),
-            ("setup.cfg", "tool:pytest"),
-        ):
-            path = directory / name
-            if not path.is_file():
-                continue
-            try:
-                if section is None:
-                    options = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("pytest", {})
-                    options = options.get("ini_options") if isinstance(options, dict) else None
-                    if not isinstance(options, dict):
-                        continue
-                    value = options.get("citecheck_model")
-                else:
-                    parser = configparser.ConfigParser(interpolation=None, strict=False)
-                    parser.read_string(path.read_text(encoding="utf-8"))
-                    if not parser.has_section(section):
-                        if name in ("pytest.ini", ".pytest.ini"):
-                            return None, path  # pytest uses it even without a [pytest] section
-                        continue
-                    value = parser.get(section, "citecheck_model", fallback=None)
-            except (OSError, UnicodeDecodeError, ValueError, configparser.Error) as error:
-                raise CalibrateInputError(f"cannot read {path} for citecheck_model: {error}") from None
-            if value in (None, ""):
-                return None, path
-            if not isinstance(value, str) or not value.strip() or any(ch.isspace() for ch in value.strip()):
-                raise CalibrateInputError(f"{path}: citecheck_model is {value!r}, expected a model name")
-            return value.strip(), path
-    return None, None
+    """``citecheck_model`` from the pytest configuration file pytest would read from ``start``
+    (``pytest_config.pytest_configuration``), and that file."""
+    try:
+        found = pytest_configuration(start)
+    except PytestConfigError as error:
+        raise CalibrateInputError(f"cannot read {error.path} for citecheck_model: {error.error}") from None
+    if found is None:
+        return None, None
+    path, options = found
+    value = options.get("citecheck_model")
+    if value in (None, ""):
+        return None, path
+    if not isinstance(value, str) or not value.strip() or any(ch.isspace() for ch in value.strip()):
+        raise CalibrateInputError(f"{path}: citecheck_model is {value!r}, expected a model name")
+    return value.strip(), path
 
 
 def resolve_model(
@@ -195,7 +167,7 @@ def resolve_model(
     model, ini_path = ini_model(cwd)
     if model:
         return model, f"citecheck_model in {ini_path}"
-    for paths, where in ((report_paths, "the --report files"), ([LAST_REPORT], "the last run's report")):
+    for paths, where in ((report_paths, "the --report files"), ([cwd / last_report(cwd)], "the last run's report")):
         present = [path for path in paths if path.is_file()]
         models = set().union(*(_report_models(path) for path in present)) if present else set()
         if len(models) == 1:

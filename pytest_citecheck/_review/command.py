@@ -32,10 +32,9 @@ from pytest_citecheck._review.decisions import (
     still_decided,
 )
 from pytest_citecheck._review.display import _use_color, also_decided, describe
+from pytest_citecheck._review.pytest_config import LAST_REPORT, last_report, missing_report_message
 from pytest_citecheck._text import quoted_id, short_id, stop_commands, visible
 
-# Where the plugin leaves the last run's report when no --citecheck-json was given (pytest's cache).
-LAST_REPORT = Path(".pytest_cache", "d", "citecheck", "last-report.json")
 EXIT_OK, EXIT_USAGE = 0, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
 
@@ -50,7 +49,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Review the citations of the last pytest run that are below auto_accept, and record decisions.",
     )
     parser.add_argument(
-        "--report", metavar="PATH", help=f"JSON report to read (default: the last run's, {LAST_REPORT})"
+        "--report",
+        metavar="PATH",
+        help=f"JSON report to read (default: the last run's, in pytest's cache at the rootdir: {LAST_REPORT})",
     )
     parser.add_argument(
         "--reviews", metavar="PATH", help="reviews file to write (default: the one the report names for each test)"
@@ -84,15 +85,12 @@ def _parser() -> argparse.ArgumentParser:
 # --- reading the report ---------------------------------------------------------------------
 
 
-def load_rows(path: Path) -> list[ReportRow]:
+def load_rows(path: Path, *, last_run: bool = False) -> list[ReportRow]:
+    """The report's rows to review; ``last_run``: ``path`` is where pytest's cache keeps the last run's."""
     try:
         report = Report.load(path)
     except ReportError as error:
-        if not path.exists() and path == LAST_REPORT:
-            raise ReviewInputError(
-                f"no report of a previous run at {path}: run pytest first (from this directory), or pass --report PATH"
-            ) from None
-        raise ReviewInputError(str(error)) from None
+        raise ReviewInputError(missing_report_message(path) if last_run and not path.exists() else str(error)) from None
     judged = [row for row in report.rows if row.judged]
     if judged and any(not row.has("review_key") or not row.has("section_text") for row in judged):
         raise ReviewInputError(
@@ -435,8 +433,8 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
-    report = Path(args.report) if args.report else LAST_REPORT
-    rows = load_rows(report)
+    report = Path(args.report) if args.report else last_report(Path.cwd())
+    rows = load_rows(report, last_run=not args.report)
     if args.accept or args.set_:
         return apply_flags(rows, args, out)
     if args.list or not (sys.stdin.isatty() and out.isatty()):

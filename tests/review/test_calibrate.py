@@ -526,3 +526,26 @@ def test_a_page_that_cannot_be_written_is_named(tmp_path: Path, capsys: pytest.C
     ]
     assert citecheck(["calibrate", "--reviews", str(tmp_path / "taken")]) == 2
     assert "is a directory; --reviews takes reviews files" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("pytest.ini", "[pytest]\ncitecheck_model = jev-1.11\n"),
+        ("pytest.toml", '[pytest]\ncitecheck_model = "jev-1.11"\n'),  # pytest 9's own file
+        (".pytest.toml", '[pytest]\ncitecheck_model = "jev-1.11"\n'),
+        ("pyproject.toml", '[tool.pytest]\ncitecheck_model = "jev-1.11"\n'),  # pytest 9's native table
+        ("pyproject.toml", '[tool.pytest.ini_options]\ncitecheck_model = "jev-1.11"\n'),
+        ("tox.ini", "[pytest]\ncitecheck_model = jev-1.11\n"),
+        ("setup.cfg", "[tool:pytest]\ncitecheck_model = jev-1.11\n"),
+    ],
+)
+def test_the_model_pin_is_read_from_each_file_pytest_reads_it_from(tmp_path: Path, name: str, text: str) -> None:
+    from pytest_citecheck._review.calibration_input import ini_model
+
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    assert ini_model(tmp_path / "tests") == ("jev-1.11", tmp_path / name)
+    if name != "setup.cfg":  # a file later in pytest's order, in the same folder, is passed over as pytest does
+        (tmp_path / "setup.cfg").write_text("[tool:pytest]\ncitecheck_model = jev-1.9\n", encoding="utf-8")
+        assert ini_model(tmp_path / "tests") == ("jev-1.11", tmp_path / name)

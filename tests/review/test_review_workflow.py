@@ -7,6 +7,7 @@ real `citecheck` command in a subprocess, and the reviews file it writes applied
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -513,3 +514,60 @@ def test_a_decision_whose_citation_is_gone_is_reported_and_kept(
     reviews_file.write_text(json.dumps(data))
     listed = review(suite, "--report", "report.json", "--list")
     assert "'pii_encryption'" in listed.stdout and "'iat_future'" not in listed.stdout
+
+
+def run_review_in(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_citecheck", "review", *args],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_review_from_the_subdirectory_pytest_ran_in_reads_the_report_in_the_cache_at_the_rootdir(
+    suite: pytest.Pytester, jev_server: JevServer, inner_ini: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found installing from the wheel (hunt-install): the project's ini is at its root and the user runs
+    pytest from ``tests/``, so pytest's cache, and the last report in it, is at the root; the summary says
+    ``run `citecheck review```, and running it there said "run pytest first (from this directory)"."""
+    suite.makeini(inner_ini + "citecheck_model = jev-1.12\npythonpath = .\n")
+    tests = suite.mkdir("tests")
+    (tests / "test_answers.py").write_text(TEST_FILE, encoding="utf-8")
+    monkeypatch.chdir(tests)
+    result = suite.runpytest("--citecheck-record-mode=once")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(["*need a human review: run `citecheck review`."])
+    assert (suite.path / ".pytest_cache" / "d" / "citecheck" / "last-report.json").is_file()
+
+    done = run_review_in(tests, "--accept", "iat_future", "--by", "Grace")
+    assert done.returncode == 0, done.stderr
+    # The reviews file beside the test file: the one the next run (from tests/ or from the root) reads.
+    (entry,) = json.loads((tests / "citecheck-reviews.json").read_text())["decisions"].values()
+    assert entry["citation"] == "iat_future" and entry["action"] == "confirm"
+    suite.runpytest().assert_outcomes(failed=1)  # a confirmed "unsupported" fails the test
+
+
+def test_review_reads_the_report_in_the_cache_dir_the_ini_names(
+    recorded_suite: pytest.Pytester, inner_ini: str
+) -> None:
+    recorded_suite.makeini(inner_ini + "citecheck_model = jev-1.12\ncache_dir = .cache/pytest\n")
+    recorded_suite.runpytest().assert_outcomes(passed=1, warnings=1)
+    assert (recorded_suite.path / ".cache" / "pytest" / "d" / "citecheck" / "last-report.json").is_file()
+    shutil.rmtree(recorded_suite.path / ".pytest_cache")  # the recording run's cache, before the ini named another
+    done = review(recorded_suite, "--accept", "iat_future", "--by", "Grace")
+    assert done.returncode == 0, done.stderr
+    assert list(decisions_in(recorded_suite)) == ["iat_future"]
+
+
+def test_no_report_in_the_cache_says_where_pytest_keeps_it(suite: pytest.Pytester) -> None:
+    # `pytest examples/rfc7519` from a checkout's root: that folder's pytest.ini makes it the rootdir,
+    # and pytest's cache (with the last report) is there, not where pytest ran.
+    done = review(suite, "--list")
+    assert done.returncode == 2
+    assert "no report of a previous run in pytest's cache" in done.stderr
+    assert "in pytest's cache at .pytest_cache/d/citecheck/last-report.json: run pytest first" in done.stderr
+    assert "the `rootdir:` line of pytest's header" in done.stderr
+    assert "--report ROOTDIR/.pytest_cache/d/citecheck/last-report.json" in done.stderr
