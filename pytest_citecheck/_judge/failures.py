@@ -136,10 +136,14 @@ def _cassette_miss(citation_id: str, error: BaseException, record_hint: str) -> 
     empty = error.empty_cause() if isinstance(error, ReplayMiss) else None
     if empty is not None:
         return CassetteMissError(citation_id, empty, f"record it with a TypeSafe API key: {record_hint}")
+    # The file it looked for, when there is none: one recorded elsewhere (another cassette directory, or a
+    # shared one under another rootdir, whose folders mirror the test's path from it) misses alike.
+    cause = "(the cassette is missing, or the claim, section, question or model changed since it was recorded)"
+    if isinstance(error, ReplayMiss) and not error.recorded and not error.path.exists():
+        cause = f": its cassette {error.path} does not exist (never recorded, or recorded under another path)"
     return CassetteMissError(
         citation_id,
-        "no recorded answer matches this citation's request (the cassette is missing, or the claim, section, "
-        "question or model changed since it was recorded)",
+        f"no recorded answer matches this citation's request{'' if cause.startswith(':') else ' '}{cause}",
         f"record it with a TypeSafe API key: {record_hint}",
     )
 
