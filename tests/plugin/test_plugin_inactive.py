@@ -67,6 +67,14 @@ def test_with_plugin_autoload_disabled_the_helpers_raise_and_p_citecheck_enables
     assert (live.path / "cassettes" / "test_helpers" / "test_assert.yaml").is_file()
 
 
+def test_p_citecheck_in_addopts_works_with_autoload_on_too(live, jev_server):
+    # docs/usage.md: `-p citecheck` is the form to put in addopts for machines with and without autoload.
+    live.makeini(INNER_INI + "citecheck_model = jev-1.12\naddopts = -p citecheck\n")
+    result = live.runpytest_subprocess("--citecheck-record-mode=once", *NOT_A_USERS_PLUGINS)
+    result.assert_outcomes(passed=2)
+    assert len(jev_server.systemone_requests) == 2
+
+
 def test_a_call_outside_a_test_raises_and_sends_nothing(live, jev_server):
     live.makepyfile(
         test_helpers="""
