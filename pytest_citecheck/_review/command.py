@@ -146,7 +146,10 @@ def reviewer_name(explicit: str | None) -> str:
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         name = ""
-    return name or getpass.getuser()
+    try:
+        return name or getpass.getuser()
+    except (KeyError, OSError):  # a user id with no passwd entry (a container run with --user): no login name
+        raise ReviewInputError("cannot tell who decides (no git user.name, no login name): pass --by NAME") from None
 
 
 def reviews_path(row: ReportRow, override: str | None) -> Path:

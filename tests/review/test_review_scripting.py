@@ -109,3 +109,28 @@ def test_a_decision_says_which_other_citations_it_decides_too(
     ) in out
     assert citecheck(["review", "--report", str(report), "--set", "alone=contradicted", "--by", "Ada"]) == 0
     assert "also decides" not in capsys.readouterr().out
+
+
+def test_no_name_for_the_reviewer_is_a_clear_error_that_changes_nothing(
+    report: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found running the wheel as a user id with no passwd entry (``docker run --user 4242``, CI
+    containers; hunt-install): no --by, no git user.name, no login name, and ``citecheck review --accept``
+    ended in a traceback (``KeyError: 'getpwuid(): uid not found: 4242'``)."""
+    import pwd
+
+    def no_entry(uid: int) -> pwd.struct_passwd:
+        raise KeyError(f"getpwuid(): uid not found: {uid}")
+
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    empty = tmp_path / "empty-gitconfig"
+    empty.write_text("")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    assert citecheck(["review", "--report", str(report), "--accept", "c9"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot tell who decides" in err and "pass --by NAME" in err and "Traceback" not in err
+    assert not (report.parent / "citecheck-reviews.json").exists()
+    assert citecheck(["review", "--report", str(report), "--accept", "c9", "--by", "Ada"]) == 0
