@@ -29,7 +29,17 @@ NOT_SOURCE = shutil.ignore_patterns(
 )
 # The sdist must hold these (and every file under these folders): enough to run the suite, the
 # benchmarks, the example and the docs build from the sdist alone.
-SDIST_FILES = ("LICENSE", "README.md", "CHANGELOG.md", "CONTRIBUTING.md", "SECURITY.md", "pyproject.toml", "mkdocs.yml")
+# .ci/run: tests/project/test_readme_commands.py reads it (the README's test command is the line CI runs).
+SDIST_FILES = (
+    "LICENSE",
+    "README.md",
+    "CHANGELOG.md",
+    "CONTRIBUTING.md",
+    "SECURITY.md",
+    "pyproject.toml",
+    "mkdocs.yml",
+    ".ci/run",
+)
 SDIST_TREES = ("pytest_citecheck", "tests", "bench", "examples", "docs", "changelog.d")
 
 
@@ -177,6 +187,21 @@ def test_the_sdist_and_wheel_ship_what_they_should_pass_twine_check_and_the_sdis
     modules = {line.split("::")[0] for line in collected.stdout.splitlines() if "::" in line}
     assert modules == {path.relative_to(REPO).as_posix() for path in (REPO / "tests").glob("*/test_*.py")}
     assert re.search(r"^\d+ tests collected", collected.stdout, re.M), collected.stdout[-500:]
+    # And the tests that read the project's own files pass there (hunt-install: the README's test
+    # command is checked against .ci/run, which the sdist did not ship).
+    project = run(
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-n0",
+        "tests/project/test_readme_commands.py",
+        "tests/project/test_release.py",
+        cwd=root,
+    )
+    assert project.returncode == 0, project.stdout[-3000:] + project.stderr[-3000:]
 
 
 @pytest.mark.slow
