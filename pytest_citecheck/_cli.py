@@ -90,6 +90,11 @@ def _run(argv: Sequence[str] | None, prog: str) -> int:
         parser.print_usage(sys.stderr)
         print(f"{prog}: error: unrecognized arguments: {' '.join(args[: args.index(chosen.command)])}", file=sys.stderr)
         return 2
+    for stream in (sys.stdout, sys.stderr):
+        # A console that cannot encode a document's text (an ASCII or a Windows code page) gets
+        # escapes, as pytest's own output does, not a UnicodeEncodeError halfway through a listing.
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     module_name, function_name = COMMANDS[chosen.command][0].split(":")
     function = getattr(importlib.import_module(module_name), function_name)
     return int(function(rest) or 0)

@@ -4,6 +4,7 @@ walked twice, and piped answers told that the prompts need a terminal."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -134,3 +135,26 @@ def test_no_name_for_the_reviewer_is_a_clear_error_that_changes_nothing(
     assert "cannot tell who decides" in err and "pass --by NAME" in err and "Traceback" not in err
     assert not (report.parent / "citecheck-reviews.json").exists()
     assert citecheck(["review", "--report", str(report), "--accept", "c9", "--by", "Ada"]) == 0
+
+
+def test_a_terminal_that_cannot_encode_the_section_gets_escapes_not_a_traceback(tmp_path: Path) -> None:
+    """Found on the installed wheel (hunt-install): a citation into ``man -P cat ls`` (GNU coreutils 9.1,
+    GPL-3+, one sentence quoted), whose text wraps a word with U+2010 HYPHEN, listed where stdout is
+    ASCII (``PYTHONIOENCODING=ascii``, a Windows console's code page) ended in ``UnicodeEncodeError``."""
+    section = (
+        "List  information  about  the FILEs (the current directory by default).\n"
+        "Sort entries alphabetically if none of -cftuvSUX nor --sort  is  speci\u2010\nfied."
+    )
+    row = _row("test_ls.py::test_low", "low", "k1", section_text=section, quote="the current directory by default")
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"version": 1, "results": [row]}), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_citecheck", "review", "--report", str(report), "--list"],
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "PYTHONIOENCODING": "ascii"},
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr.decode("ascii", "replace")
+    assert b"Traceback" not in done.stderr
+    assert b"speci\\u2010" in done.stdout and b"\\xbb" in done.stdout  # the hyphen and the quote mark, escaped
