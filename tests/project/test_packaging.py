@@ -55,10 +55,18 @@ def source_files(root: Path, tree: str) -> set[str]:
     }
 
 
-def build_machine_paths() -> list[str]:
+# Directories every Unix system has, which the docs name for what they are (the rate limiter's state under
+# /tmp/, Debian's texts under /usr/share/): a checkout in one of them (a fresh clone in /tmp, a packager's
+# build under /usr/src) must not make those mentions leaks. The checkout's own path is still checked.
+SYSTEM_DIRECTORIES = {"/tmp/", "/usr/", "/var/", "/opt/", "/srv/", "/mnt/"}
+
+
+def build_machine_paths(repo: Path = REPO, home: Path | None = None) -> list[str]:
     """Absolute paths of this machine a shipped file must not name: the checkout, the home directory,
-    and the top-level directory the checkout is in (the first part of its path: home or work directories)."""
-    return sorted({str(REPO), str(Path.home()), "/" + REPO.parts[1] + "/"} - {"/", "//"})
+    and the top-level directory the checkout is in (the first part of its path: home or work
+    directories), unless that is one of the ``SYSTEM_DIRECTORIES``."""
+    top = "/" + repo.parts[1] + "/"
+    return sorted({str(repo), str(home or Path.home()), top} - {"/", "//"} - SYSTEM_DIRECTORIES)
 
 
 def names_path(text: str, machine: str) -> bool:
@@ -109,6 +117,22 @@ def test_the_sdist_would_name_no_path_of_this_machine(tmp_path: Path) -> None:
         "docs/relative.md: /ci-top/",
         "docs/relative.md: /home/builder",
     ]
+
+
+def test_a_checkout_in_a_system_directory_does_not_make_the_docs_mentions_of_it_leaks() -> None:
+    """Found running the README's test command in a fresh clone at /tmp/hunt-install/clone13 (hunt-install):
+    docs/reliability.md shows the rate limiter's state file under /tmp/, which was taken for a leak of the
+    checkout's top-level directory."""
+    # (Made-up homes and top-level directories: this file ships, and must not name this machine's.)
+    in_tmp = build_machine_paths(Path("/tmp/hunt-install/clone13"), Path("/home/example-user"))
+    assert in_tmp == ["/home/example-user", "/tmp/hunt-install/clone13"]
+    assert leaked_paths([REPO / "docs" / "reliability.md"], REPO, in_tmp) == []
+    assert build_machine_paths(Path("/usr/src/pytest-citecheck"), Path("/home/example-user")) == [
+        "/home/example-user",
+        "/usr/src/pytest-citecheck",
+    ]
+    top = build_machine_paths(Path("/example-top/main"), Path("/home/example-user"))
+    assert top == ["/example-top/", "/example-top/main", "/home/example-user"]
 
 
 @pytest.mark.slow
