@@ -120,12 +120,12 @@ def test_the_sdist_would_name_no_path_of_this_machine(tmp_path: Path) -> None:
 
 
 def test_a_checkout_in_a_system_directory_does_not_make_the_docs_mentions_of_it_leaks() -> None:
-    """Found running the README's test command in a fresh clone at /tmp/hunt-install/clone13 (hunt-install):
+    """Found running the README's test command in a fresh clone under /tmp (hunt-install, Python 3.13):
     docs/reliability.md shows the rate limiter's state file under /tmp/, which was taken for a leak of the
     checkout's top-level directory."""
     # (Made-up homes and top-level directories: this file ships, and must not name this machine's.)
-    in_tmp = build_machine_paths(Path("/tmp/hunt-install/clone13"), Path("/home/example-user"))
-    assert in_tmp == ["/home/example-user", "/tmp/hunt-install/clone13"]
+    in_tmp = build_machine_paths(Path("/tmp/example-clone"), Path("/home/example-user"))
+    assert in_tmp == ["/home/example-user", "/tmp/example-clone"]
     assert leaked_paths([REPO / "docs" / "reliability.md"], REPO, in_tmp) == []
     assert build_machine_paths(Path("/usr/src/pytest-citecheck"), Path("/home/example-user")) == [
         "/home/example-user",
