@@ -56,13 +56,26 @@ def cassette_folder(test_file: Path, rootdir: Path, cassette_dir: str) -> Path:
     In the test's own directory (the default ``cassettes``): ``<test dir>/<cassette_dir>/<module>/``.
     Anywhere else, the folder mirrors the test file's path relative to the rootdir:
     ``<cassette_dir>/<dir/of/test_module>/``, so ``tests/a/test_x.py`` and ``tests/b/test_x.py``
-    never share one (and never take each other's cassettes for orphans).
+    never share one (and never take each other's cassettes for orphans). A test file outside the
+    rootdir (``pytest -c ci/pytest.ini tests``: rootdir ``ci/``) mirrors its path from the directory
+    the two share (the project's): ``tests/test_x``, never the machine's path to the project, which a
+    checkout anywhere else would miss.
     """
     if not is_shared_directory(cassette_dir):
         return test_file.parent / cassette_dir / test_file.stem
     base = Path(os.path.normpath(test_file.parent / cassette_dir))  # an absolute directory wins the join
     try:
         relative = test_file.relative_to(rootdir)
-    except ValueError:  # a test file outside the rootdir: its whole path, without the anchor
-        relative = test_file.relative_to(test_file.anchor)
+    except ValueError:
+        relative = _from_shared_ancestor(test_file, rootdir)
     return base / relative.with_suffix("")
+
+
+def _from_shared_ancestor(test_file: Path, rootdir: Path) -> Path:
+    """A test file's path from the deepest directory it shares with the rootdir (its whole path, without
+    the anchor, when they share none: another drive)."""
+    try:
+        shared = Path(os.path.commonpath([test_file, rootdir]))
+    except ValueError:  # different drives, or one relative and one absolute
+        return test_file.relative_to(test_file.anchor)
+    return test_file.relative_to(shared)

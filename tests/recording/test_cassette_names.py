@@ -8,6 +8,7 @@ one file (two modules of the same name sharing a cassette directory) fails them,
 
 from __future__ import annotations
 
+import shutil
 from typing import Any
 
 import pytest
@@ -125,3 +126,42 @@ def test_a_space_in_a_name_is_replaced_and_digested() -> None:
     # committed cassettes.
     named = cassette_name("test_p[sp ace]")
     assert named.startswith("test_p[sp_ace]-") and " " not in named
+
+
+CONFIG_OUTSIDE_TEST = """
+from pytest_citecheck import assert_citations_supported
+from cookbook import SOURCE, pick
+
+def test_answer():
+    assert_citations_supported(pick("aud_reject"), SOURCE)
+"""
+
+
+def test_a_test_file_outside_the_rootdir_records_where_another_checkout_finds_it(
+    suite: pytest.Pytester, jev_server: Any, offline: Any, inner_ini: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hunt-install F7: with the configuration in a subfolder (``pytest -c ci/pytest.ini tests``: rootdir
+    ``ci/``) and a shared cassette directory, a test file lies outside the rootdir; its cassette folder
+    mirrored the file's whole path (``cassettes/tmp/pytest-of-root/…/tests/test_claims/``), so a checkout
+    anywhere else missed every cassette. It mirrors the path from the directory the two share."""
+    (suite.path / "ci").mkdir()
+    (suite.path / "ci" / "pytest.ini").write_text(
+        inner_ini + "citecheck_model = jev-1.12\ncitecheck_cassette_dir = ../cassettes\npythonpath = ..\n",
+        encoding="utf-8",
+    )
+    (suite.path / "tests").mkdir()
+    (suite.path / "tests" / "test_claims.py").write_text(CONFIG_OUTSIDE_TEST, encoding="utf-8")
+    args = ("-c", "ci/pytest.ini", "tests")
+    suite.runpytest(*args, "--citecheck-record-mode=once").assert_outcomes(passed=1)
+    recorded = sorted(str(path.relative_to(suite.path)) for path in (suite.path / "cassettes").rglob("*.yaml"))
+    assert recorded == ["cassettes/tests/test_claims/test_answer.yaml"]
+
+    # Another checkout of the project, at another path, replays it (and finds no orphan to delete).
+    moved = suite.path.parent / f"{suite.path.name}-elsewhere"
+    shutil.copytree(suite.path, moved)
+    offline()
+    monkeypatch.chdir(moved)
+    result = suite.runpytest(*args, "--citecheck-unused=delete")
+    result.assert_outcomes(passed=1)
+    assert "Deleted" not in result.stdout.str() and "orphan" not in result.stdout.str()
+    assert (moved / recorded[0]).is_file()
