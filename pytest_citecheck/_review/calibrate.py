@@ -57,7 +57,7 @@ from pytest_citecheck._review.calibration_input import (
     resolve_model,
 )
 from pytest_citecheck._review.decisions import DEFAULT_REVIEWS_FILE
-from pytest_citecheck._text import plural, render_table
+from pytest_citecheck._text import plural, render_table, visible, visible_lines
 
 __all__ = [
     "CONFIDENCE_LEVEL",
@@ -344,12 +344,13 @@ def main(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = No
             except OSError as error:
                 raise CalibrateInputError(f"cannot write the page to {args.html}: {error.strerror or error}") from None
     except (CalibrateInputError, OSError) as error:
-        print(f"citecheck calibrate: {error}\nNothing was written.", file=err)
+        # Paths, models and fields come from files a team shares: shown harmlessly (``visible_lines``).
+        print(f"citecheck calibrate: {visible_lines(error)}\nNothing was written.", file=err)
         return EXIT_USAGE
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False), file=out)
     else:
-        print("\n".join(text_lines(result)), file=out)
+        print("\n".join(visible(line) for line in text_lines(result)), file=out)
         if args.html:
-            print(f"HTML: {args.html}", file=out)
+            print(f"HTML: {visible(args.html)}", file=out)
     return EXIT_REFUSED if result.overall.refused else EXIT_OK

@@ -549,3 +549,21 @@ def test_the_model_pin_is_read_from_each_file_pytest_reads_it_from(tmp_path: Pat
     if name != "setup.cfg":  # a file later in pytest's order, in the same folder, is passed over as pytest does
         (tmp_path / "setup.cfg").write_text("[tool:pytest]\ncitecheck_model = jev-1.9\n", encoding="utf-8")
         assert ini_model(tmp_path / "tests") == ("jev-1.11", tmp_path / name)
+
+
+def test_a_hostile_model_name_and_path_reach_the_terminal_harmlessly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model name and a file name are a shared file's text: an escape sequence in either (a window title
+    set, the screen cleared) is printed visibly by the result and by an error, never raw."""
+    hostile_model = "jev-1.12\x1b]0;pwned\x07\x1b[2J"
+    folder = tmp_path / "evil\x1b[2Jdir"
+    folder.mkdir()
+    reviews = write_reviews(folder / "citecheck-reviews.json", pattern([(0.9, 60, 0)], model=hostile_model))
+    assert citecheck(["calibrate", "--reviews", str(reviews), "--any-model"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "\\x1b]0;pwned\\x07" in out and "evil\\x1b[2Jdir" in out
+    assert citecheck(["calibrate", "--reviews", str(folder / "gone.json")]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "evil\\x1b[2Jdir" in err
