@@ -397,7 +397,7 @@ def test_listing_into_a_pipe_that_closes_early_prints_no_traceback(recorded_suit
     listing.stdout.close()  # what head does once it has its lines
     with listing.stderr:
         errors = listing.stderr.read().decode()
-    assert listing.wait(timeout=60) == 141  # 128 + SIGPIPE, as a shell reports grep or git there (docs/review.md)
+    assert listing.wait(timeout=60) == 141  # 128 + SIGPIPE, as a shell reports grep or git there (docs/reliability.md)
     assert "Traceback" not in errors and "BrokenPipeError" not in errors and "Exception ignored" not in errors, errors
 
 
