@@ -10,29 +10,38 @@ under pytest-recording, or another set of ours). Ground floor: the steps and the
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 
 
 class WhileInFlight:
-    """A context manager entered around each request: ``apply`` runs on the first entry, ``undo`` after
-    the last exit; the count, under a lock, is all its state. It is its own context manager (entered
-    once per replayed request: no generator or wrapper built each time)."""
+    """A base for what is entered around each request: ``_patch`` runs on the first entry, ``_unpatch``
+    after the last exit; the count, under a lock, is all its state.
 
-    __slots__ = ("_apply", "_undo", "_lock", "_count")
+    A base class rather than an object holding the two callbacks: bound methods kept on the instance
+    they are bound to make each recording a reference cycle, which only the garbage collector frees (with
+    the whole parsed cassette, a test's worth of objects, at every collection). The instance is its own
+    context manager (entered once per replayed request: no generator or wrapper built each time).
+    """
 
-    def __init__(self, apply: Callable[[], None], undo: Callable[[], None]) -> None:
-        self._apply, self._undo = apply, undo
-        self._lock = threading.Lock()
-        self._count = 0
+    __slots__ = ("_flight_lock", "_in_flight")
+
+    def __init__(self) -> None:
+        self._flight_lock = threading.Lock()
+        self._in_flight = 0
+
+    def _patch(self) -> None:
+        raise NotImplementedError
+
+    def _unpatch(self) -> None:
+        raise NotImplementedError
 
     def __enter__(self) -> None:
-        with self._lock:
-            if self._count == 0:
-                self._apply()
-            self._count += 1
+        with self._flight_lock:
+            if self._in_flight == 0:
+                self._patch()
+            self._in_flight += 1
 
     def __exit__(self, *exc_info: object) -> None:
-        with self._lock:
-            self._count -= 1
-            if self._count == 0:
-                self._undo()
+        with self._flight_lock:
+            self._in_flight -= 1
+            if self._in_flight == 0:
+                self._unpatch()

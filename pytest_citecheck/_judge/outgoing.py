@@ -339,14 +339,14 @@ def abounded(real: AsyncSend) -> AsyncSend:
     return handle_async_request
 
 
-class _BoundedSends:
+class _BoundedSends(WhileInFlight):
     """``bounded`` and ``abounded`` around httpx2's HTTP transports while at least one request of a
     script's checker is in flight (its threads, or its tasks: ``WhileInFlight``), and what was there
     before put back after the last. What was there is kept only if nothing replaced the patch meanwhile."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._patched: list[tuple[type, str, Any, Any]] = []
-        self.serving = WhileInFlight(self._patch, self._unpatch)
 
     def _patch(self) -> None:
         import httpx2
@@ -372,4 +372,4 @@ _BOUNDED_SENDS = _BoundedSends()
 
 def bounded_sends() -> contextlib.AbstractContextManager[None]:
     """Around one citation's request with no cassette: its answer is read at most ``MAX_ANSWER_BYTES``."""
-    return _BOUNDED_SENDS.serving
+    return _BOUNDED_SENDS

@@ -110,7 +110,7 @@ class ReplayMiss(Exception):
         )
 
 
-class Recording:
+class Recording(WhileInFlight):
     """A cassette file's interactions for replay, indexed by request.
 
     A file holds one recording per request (``cassette_file`` refuses two), and it answers that
@@ -118,6 +118,7 @@ class Recording:
     """
 
     def __init__(self, path: Path, checked: list[Checked], *, empty_file: bool = False) -> None:
+        super().__init__()
         self.path = path
         self._empty_file = empty_file
         self._recorded = [Recorded(index, entry.interaction) for index, entry in enumerate(checked)]
@@ -136,7 +137,6 @@ class Recording:
         self._by_citation: dict[tuple[str, str], int] | None = None
         self._lock = threading.Lock()
         self._saved: list[tuple[type, str, Any]] = []
-        self._serving = WhileInFlight(self._patch, self._unpatch)
 
     @classmethod
     def load(cls, path: Path) -> Recording:
@@ -174,7 +174,7 @@ class Recording:
         of patches; the last one out restores whatever was there before (vcrpy's patches, if
         pytest-recording's cassette is active around the test).
         """
-        return self._serving
+        return self
 
     # Whether SDK calls are answered at the client (``_answer_at_client``); an estimate run needs
     # each request as httpx2 builds it, so it answers at the transports only.

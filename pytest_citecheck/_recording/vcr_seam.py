@@ -219,7 +219,7 @@ def _vcr_config(path: Path, record_mode: str, *, shared: bool) -> dict[str, Any]
     return config
 
 
-class VcrRecording:
+class VcrRecording(WhileInFlight):
     """A test's cassette served by vcrpy, which records what it does not hold (``replay.Recording``'s twin).
 
     A ``rewrite`` starts empty without deleting the old file: the new recording replaces it
@@ -230,6 +230,7 @@ class VcrRecording:
     def __init__(self, path: Path, record_mode: str, *, shared: bool = False) -> None:
         from vcr.cassette import Cassette
 
+        super().__init__()
         self.path = path
         config = _vcr_config(path, record_mode, shared=shared)
         fresh = record_mode == "rewrite" and not shared
@@ -241,7 +242,6 @@ class VcrRecording:
         self.loaded_count = len(self.cassette.data)
         self._lock = threading.Lock()
         self._patches: contextlib.ExitStack | None = None
-        self._serving = WhileInFlight(self._patch, self._unpatch)
         # (claim, section) -> (request body, response body) of the interactions seen so far (interaction_for)
         self._by_citation: dict[tuple[str, str], tuple[Any, dict[str, Any]]] = {}
         self._indexed = 0
@@ -255,7 +255,7 @@ class VcrRecording:
 
     def serving(self) -> WhileInFlight:
         """vcrpy's patches, in place while at least one Jev request of this test is in flight."""
-        return self._serving
+        return self
 
     def _patch(self) -> None:
         from vcr.patch import CassettePatcherBuilder
