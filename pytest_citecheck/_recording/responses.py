@@ -1,6 +1,6 @@
 """httpx2 responses built from a cassette's recordings, as replay hands them back.
 
-``_Recorded`` is one recording as replay needs it (status, reason, headers, body). At a transport the
+``Recorded`` is one recording as replay needs it (status, reason, headers, body). At a transport the
 answer is a response with a stream (``transport_response``: the client reads and closes it as it would a
 real one); at the SDK's own call (``_recording.replay``'s answer at ``Client.request``) it is a response
 already read and tied to its request (``read_response``), as ``Client.request`` returns one.
@@ -33,7 +33,7 @@ class Recorded:
                 f"interaction {index} is not a recorded request and response ({error!r})"
             ) from None
         self.content = content.encode("utf-8") if isinstance(content, str) else bytes(content or b"")
-        # The headers of a response built from its content (``_read_response``): httpx2 adds the length.
+        # The headers of a response built from its content (``read_response``): httpx2 adds the length.
         self.read_headers = self.headers
         if self.content and not any(name.lower() == "content-length" for name, _ in self.headers):
             self.read_headers = [*self.headers, ("Content-Length", str(len(self.content)))]
