@@ -13,6 +13,7 @@ read whole, as before. Every piece of visible text keeps the offset it came from
 from __future__ import annotations
 
 import re
+from collections import Counter
 from html.parser import HTMLParser
 
 from pytest_citecheck._errors import SourceError
@@ -73,6 +74,9 @@ class _HtmlText(HTMLParser):
         self.pieces: list[str] = []
         self.length = 0
         self.hidden: list[str] = []  # the open elements that hide what is in them (tag names)
+        # How many of each name ``hidden`` holds: an end tag of a name it does not hold (a stray one) is
+        # known to close nothing without a scan of the whole list (each scan made such a page quadratic).
+        self.hidden_names: Counter[str] = Counter()
         self.preformatted = 0
         self.headings: list[tuple[int, int, list[str]]] = []  # (offset, level, title pieces)
         self.in_heading: int | None = None
@@ -114,10 +118,10 @@ class _HtmlText(HTMLParser):
         """Whether what this start tag opens is not read: hidden, navigation, or outside the main content."""
         if self.hidden:
             if tag == self.hidden[-1] or tag in _SKIPPED_TAGS:
-                self.hidden.append(tag)
+                self._hide(tag)
             return True
         if tag not in _VOID_TAGS and (is_hidden(tag, attrs) or (self.chrome_dropped and _is_navigation(tag, attrs))):
-            self.hidden.append(tag)
+            self._hide(tag)
             return True
         if not self.main_only:
             return False
@@ -128,6 +132,24 @@ class _HtmlText(HTMLParser):
                 self.main.append(tag)
                 self.saw_main = True
         return not self.main
+
+    def _hide(self, tag: str) -> None:
+        self.hidden.append(tag)
+        self.hidden_names[tag] += 1
+
+    def _close_hidden(self, tag: str) -> None:
+        """The innermost open hidden element of this name closes, with what is open inside it; a stray end
+        tag closes nothing. The innermost is the last one, most often: found at once (a reversed copy of
+        the list per end tag made 50,000 nested hidden <div>s take seconds), and each element is passed
+        over once, when it closes."""
+        if not self.hidden_names[tag]:
+            return
+        index = len(self.hidden) - 1
+        while self.hidden[index] != tag:
+            index -= 1
+        for closed in self.hidden[index:]:
+            self.hidden_names[closed] -= 1
+        del self.hidden[index:]
 
     def _enter_heading_link(self, attrs: list[tuple[str, str | None]]) -> None:
         # Sphinx and MkDocs end every heading with a permalink, "¶", that shows on hover: it is in
@@ -151,12 +173,7 @@ class _HtmlText(HTMLParser):
     def _outside_at_end(self, tag: str) -> bool:
         """Whether this end tag closes something not read (the main content's own end included)."""
         if self.hidden:
-            # The innermost open element of this name closes (the last one, most often: found at once,
-            # where a reversed copy of the list per end tag made 50,000 nested hidden <div>s take seconds).
-            for index in range(len(self.hidden) - 1, -1, -1):
-                if self.hidden[index] == tag:
-                    del self.hidden[index:]
-                    break
+            self._close_hidden(tag)
             return True
         if not self.main_only:
             return False
