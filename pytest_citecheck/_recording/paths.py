@@ -73,9 +73,19 @@ def cassette_folder(test_file: Path, rootdir: Path, cassette_dir: str) -> Path:
 
 def _from_shared_ancestor(test_file: Path, rootdir: Path) -> Path:
     """A test file's path from the deepest directory it shares with the rootdir (its whole path, without
-    the anchor, when they share none: another drive)."""
+    the anchor, when they share none: another drive).
+
+    Both are resolved first: one path can name the project through a symbolic link and the other not
+    (``cd`` into a linked checkout, ``pytest -c "$PWD/ci/pytest.ini" tests``: the rootdir keeps the
+    link, the test files have the physical path), and the two would share only the directory above
+    the checkout, so the folder would carry the checkout's own name (``cassettes/proj/tests/…``)."""
+    real_file, real_root = Path(os.path.realpath(test_file)), Path(os.path.realpath(rootdir))
     try:
-        shared = Path(os.path.commonpath([test_file, rootdir]))
+        return real_file.relative_to(real_root)
+    except ValueError:
+        pass
+    try:
+        shared = Path(os.path.commonpath([real_file, real_root]))
     except ValueError:  # different drives, or one relative and one absolute
-        return test_file.relative_to(test_file.anchor)
-    return test_file.relative_to(shared)
+        return real_file.relative_to(real_file.anchor)
+    return real_file.relative_to(shared)

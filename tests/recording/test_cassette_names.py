@@ -165,3 +165,34 @@ def test_a_test_file_outside_the_rootdir_records_where_another_checkout_finds_it
     result.assert_outcomes(passed=1)
     assert "Deleted" not in result.stdout.str() and "orphan" not in result.stdout.str()
     assert (moved / recorded[0]).is_file()
+
+
+def test_a_project_reached_through_a_symbolic_link_records_where_another_checkout_finds_it(
+    suite: pytest.Pytester, jev_server: Any, offline: Any, inner_ini: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hunt-links: ``cd`` into a project through a symbolic link and ``pytest -c "$PWD/ci/pytest.ini" tests``:
+    the rootdir keeps the link's path (``/tmp/hunt-links/f7link/ci``), the test files have the physical one
+    (``/tmp/hunt-links/f7/tests``), and the two shared only ``/tmp/hunt-links``: the cassettes went to
+    ``cassettes/f7/tests/…``, named after the checkout's directory, which a checkout anywhere else missed."""
+    (suite.path / "ci").mkdir()
+    (suite.path / "ci" / "pytest.ini").write_text(
+        inner_ini + "citecheck_model = jev-1.12\ncitecheck_cassette_dir = ../cassettes\npythonpath = ..\n",
+        encoding="utf-8",
+    )
+    (suite.path / "tests").mkdir()
+    (suite.path / "tests" / "test_claims.py").write_text(CONFIG_OUTSIDE_TEST, encoding="utf-8")
+    link = suite.path.parent / f"{suite.path.name}-link"
+    link.symlink_to(suite.path, target_is_directory=True)
+    args = ("-c", str(link / "ci" / "pytest.ini"), "tests")
+    suite.runpytest(*args, "--citecheck-record-mode=once").assert_outcomes(passed=1)
+    recorded = sorted(str(path.relative_to(suite.path)) for path in suite.path.rglob("*.yaml"))
+    assert recorded == ["cassettes/tests/test_claims/test_answer.yaml"]
+
+    # Another checkout, at another path and reached without a link, replays it and deletes nothing.
+    moved = suite.path.parent / f"{suite.path.name}-elsewhere"
+    shutil.copytree(suite.path, moved)
+    offline()
+    monkeypatch.chdir(moved)
+    result = suite.runpytest("-c", "ci/pytest.ini", "tests", "--citecheck-unused=delete")
+    result.assert_outcomes(passed=1)
+    assert (moved / recorded[0]).is_file()
