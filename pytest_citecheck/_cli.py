@@ -60,6 +60,14 @@ def build_parser(prog: str = "citecheck") -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "citecheck") -> int:
+    if sys.stdout is None:
+        # Started with its standard output closed (`citecheck merge ... >&-`): Python then has no
+        # sys.stdout, every print would vanish and the flush below raised AttributeError. Stop before
+        # doing anything, as a Unix tool that cannot write its output fails (stderr may be gone too).
+        print(
+            f"{prog}: standard output is closed; redirect it to a file, or to /dev/null to discard it", file=sys.stderr
+        )
+        return 2
     try:
         try:
             code = _run(argv, prog)

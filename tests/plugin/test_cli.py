@@ -169,3 +169,28 @@ def test_a_reader_that_goes_away_ends_the_command_quietly_with_141(
         assert (result.returncode, result.stderr) == (0, "")
     else:
         assert (result.returncode, result.stderr) == (_cli.EXIT_BROKEN_PIPE, "")
+
+
+@pytest.mark.parametrize("command", sorted(PRINTING))
+def test_a_closed_standard_output_is_named_not_a_traceback(
+    citecheck: list[str], command: str, example_report: Path, tmp_path: Path
+) -> None:
+    """hunt-links: ``citecheck merge -v report.json >&-`` (stdout closed, not a pipe) ended in
+    ``AttributeError: 'NoneType' object has no attribute 'flush'`` and exit 1, for every command.
+    Now one line naming the closed output and the remedy, exit 2, before anything is read or written."""
+    args = [argument.format(report=example_report) for argument in PRINTING[command]]
+    merged = tmp_path / "merged.json"
+    result = subprocess.run(
+        [*citecheck, *args, *(["-o", str(merged)] if command == "merge -v" else [])],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: os.close(1),  # the shell's >&-
+    )
+    assert result.returncode == 2
+    prog, _, said = result.stderr.partition(": ")
+    assert prog in ("citecheck", "python -m pytest_citecheck") and said == (
+        "standard output is closed; redirect it to a file, or to /dev/null to discard it\n"
+    )
+    assert not merged.exists()
