@@ -206,7 +206,12 @@ class _SessionParts:
         self.markers = MarkerCache()
         self._reviews = settings.reviews
         self._reviews_paths: dict[Path, Path] = {}
-        self.review_command = review_command(settings.json, cached=getattr(config, "cache", None) is not None)
+        from pytest_citecheck._pytest_glue.paths import review_report_path
+
+        # A run whose cache is not where `citecheck review` looks (-c ci/pytest.ini) names it with --report.
+        self.review_command = review_command(
+            settings.json or review_report_path(config), cached=getattr(config, "cache", None) is not None
+        )
 
     def reviews_path(self, item: pytest.Item) -> Path:
         """The reviews file of the test's directory (``citecheck_reviews``, relative to it)."""

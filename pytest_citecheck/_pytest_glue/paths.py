@@ -1,7 +1,8 @@
 """Where a test's cassette is: ``<test dir>/<cassette_dir>/<module>/<test>.yaml``, from pytest's nodes.
 
 Read by the fixtures (a test's checker) and the bookkeeping of recordings (which tests own which
-cassette files); the file names themselves are ``_recording.paths``'.
+cassette files); the file names themselves are ``_recording.paths``'. Also where ``citecheck
+review`` finds the report this run keeps in pytest's cache (``review_report_path``).
 """
 
 from __future__ import annotations
@@ -126,3 +127,17 @@ def holds_only_cassettes(directory: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+def review_report_path(config: pytest.Config) -> str | None:
+    """The ``--report`` that ``citecheck review``, run where pytest ran, needs to find the report this
+    run keeps in pytest's cache; None when it finds it by itself, or when there is no cache."""
+    if getattr(config, "cache", None) is None:
+        return None
+    from pytest_citecheck._review.pytest_config import IN_CACHE, report_argument
+
+    # pytest's own rule for its cache directory (cacheprovider.resolve_from_str): the ini's
+    # cache_dir, with variables and ~ expanded, relative to the rootdir.
+    cache_dir = os.path.expanduser(os.path.expandvars(str(config.getini("cache_dir"))))
+    kept = Path(config.rootpath) / cache_dir / IN_CACHE
+    return report_argument(kept, Path(config.invocation_params.dir))

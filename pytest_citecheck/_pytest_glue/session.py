@@ -96,7 +96,9 @@ class CitecheckRun:
         directory names the same reviews file, and resolving is a system call per part of the path."""
         resolved = self._resolved.get(path)
         if resolved is None:
-            resolved = self._resolved[path] = path.resolve()
+            # Not Path.resolve(): on a loop of links it raises RuntimeError (before 3.13), a traceback
+            # in every test; realpath leaves the loop in the path, and reading it names the file.
+            resolved = self._resolved[path] = Path(os.path.realpath(path))
         return resolved
 
     def display_path(self, path: Path) -> str:
@@ -249,6 +251,10 @@ class CitecheckRun:
         verbose, cached = self.config.get_verbosity() > 0, getattr(self.config, "cache", None) is not None
         if self.unused_kept_because:  # --citecheck-unused=delete deleted nothing: list them as warn does
             settings = settings._replace(unused="warn")
+        if not settings.json and cached:  # the review hint names the cached report if `citecheck review` would miss it
+            from pytest_citecheck._pytest_glue.paths import review_report_path
+
+            settings = settings._replace(json=review_report_path(self.config))
         lines = self.report.section_lines(settings, verbose=verbose, cached=cached, environ=os.environ)
         if not lines:
             return
@@ -323,13 +329,21 @@ class CitecheckRun:
 
     def _write_or_say_why(self, label: str, shown: str, write: Callable[[], None], session: pytest.Session) -> None:
         """Write a report; if it cannot be written, one line at the end of the run and a failing exit code."""
-        try:
-            write()
-        except OSError as error:
-            self._failed_reports.add(label)
-            self._write_failures.append(
-                f"pytest-citecheck: the {label} was not written: cannot write {shown} "
-                f"({error.strerror or type(error).__name__})"
-            )
-            if session.exitstatus == pytest.ExitCode.OK:
-                session.exitstatus = pytest.ExitCode.USAGE_ERROR  # the tests passed, but what was asked for is missing
+        from pytest_citecheck._report.targets import output_problem
+
+        path = Path(self.config.invocation_params.dir) / shown
+        # Checked before the tests ran (plugin._check_report_paths), and again now: a file may have
+        # appeared there since (a cassette recorded at the report's path), and it is not replaced.
+        problem = output_problem(path, "json" if label.startswith("JSON") else "html", shown=shown)
+        if problem is None:
+            try:
+                write()
+                return
+            except OSError as error:
+                why = f"cannot write {shown} ({error.strerror or type(error).__name__})"
+        else:
+            why = f"{shown}: {problem}"  # as the check before the run says it (``--citecheck-json=PATH: …``)
+        self._failed_reports.add(label)
+        self._write_failures.append(f"pytest-citecheck: the {label} was not written: {why}")
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR  # the tests passed, but what was asked for is missing

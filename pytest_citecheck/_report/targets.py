@@ -69,11 +69,12 @@ def _check_overwritable(flag: str, value: str) -> None:
         raise ReportPathError(f"{flag}={value}: {problem}")
 
 
-def output_problem(value: str | Path, kind: str) -> str | None:
+def output_problem(value: str | Path, kind: str, *, shown: str | None = None) -> str | None:
     """Why an output of ``kind`` (a key of ``KINDS``) must not be written to ``value``, or None.
 
     Nothing there yet, an empty file, or a file of the same kind (through a symbolic link or not)
-    may be replaced; anything else is named: what it is, and, for a file, what it is not."""
+    may be replaced; anything else is named: what it is, and, for a file, what it is not (named
+    ``shown``, the path as the user gave it, if given)."""
     path = Path(value)
     name, starts = KINDS[kind]
     if path.is_dir():
@@ -92,6 +93,6 @@ def output_problem(value: str | Path, kind: str) -> str | None:
     if not head.strip() or (head.startswith(starts[0]) and all(mark in head for mark in starts[1:])):
         return None
     return (
-        f"{value} exists and is not a pytest-citecheck {name}, so it is not replaced; give another path, "
+        f"{shown or value} exists and is not a pytest-citecheck {name}, so it is not replaced; give another path, "
         "or remove the file if it is yours to lose"
     )

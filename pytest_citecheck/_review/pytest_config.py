@@ -106,6 +106,18 @@ def last_report(cwd: Path) -> Path:
     return chosen.relative_to(cwd) if chosen.is_relative_to(cwd) else chosen
 
 
+def report_argument(kept: Path, cwd: Path) -> str | None:
+    """What ``citecheck review`` run from ``cwd`` needs as ``--report`` to read the last report a run
+    kept at ``kept`` (in its cache at its rootdir), or None when it finds that report by itself.
+
+    A run whose rootdir is not where a run from ``cwd`` would have it (``pytest -c ci/pytest.ini
+    tests``, ``--rootdir``) keeps its cache where ``citecheck review`` does not look."""
+    looked = last_report(cwd)
+    if os.path.realpath(cwd / looked) == os.path.realpath(kept):
+        return None
+    return str(kept.relative_to(cwd)) if kept.is_relative_to(cwd) else str(kept)
+
+
 def missing_report_message(path: Path) -> str:
     """Why ``citecheck review`` has no report to read: none at ``path``, where a run from here keeps it."""
     return (

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import REPO, run_example
@@ -209,6 +210,17 @@ def test_a_reviews_file_that_is_a_fifo_or_a_link_to_one_is_refused_naming_it(pro
     assert fifo.is_fifo() and all((project / name).is_symlink() for name in ("out.link", "out.link2"))
 
 
+def test_a_reviews_file_that_is_a_loop_of_links_fails_each_test_naming_it(project: Path) -> None:
+    """hunt-links: ``citecheck-reviews.json -> citecheck-reviews.json`` (a link made in the wrong
+    directory) failed each test with pathlib's ``RuntimeError: Symlink loop from …`` and a traceback
+    into the plugin; each test fails with the reviews file's one-line error instead."""
+    (project / "citecheck-reviews.json").symlink_to("citecheck-reviews.json")
+    result = run_example(project)
+    assert result.returncode == pytest.ExitCode.TESTS_FAILED, result.stdout + result.stderr
+    assert "cannot read the reviews file" in result.stdout and "citecheck-reviews.json" in result.stdout
+    assert "RuntimeError" not in result.stdout and "Traceback" not in result.stdout + result.stderr
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
@@ -270,3 +282,34 @@ def test_a_loop_of_links_is_named(project: Path) -> None:
     result = citecheck(project, "merge", f"{EARLIER}.json", "-o", "a.json")
     assert result.returncode == 2
     assert one_line(result.stderr).startswith("citecheck merge: cannot write a.json: it is a chain of more than 40")
+
+
+RECORDED_AT_THE_REPORTS_PATH = """
+from cookbook import SOURCE, pick
+from pytest_citecheck import assert_citations_supported
+
+def test_answer():
+    assert_citations_supported(pick("aud_reject"), SOURCE)
+"""
+
+
+def test_a_cassette_recorded_at_the_reports_path_is_not_replaced_by_the_report(
+    suite: pytest.Pytester, jev_server: Any, offline: Any
+) -> None:
+    """hunt-links: ``--citecheck-json`` naming the cassette a new test is about to record
+    (``cassettes/test_app/test_answer.yaml``) passed the check before the run (nothing was there), the
+    test recorded its cassette there, and the report then replaced it: the next replay failed with 'not
+    a vcrpy cassette', the paid answer lost. The path is checked again when the report is written."""
+    suite.makepyfile(test_app=RECORDED_AT_THE_REPORTS_PATH)
+    cassette = suite.path / "cassettes" / "test_app" / "test_answer.yaml"
+    result = suite.runpytest("--citecheck-record-mode=once", f"--citecheck-json={cassette.relative_to(suite.path)}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # the tests passed, the report asked for is missing
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-citecheck: the JSON report was not written: cassettes/test_app/test_answer.yaml: *"
+            "test_answer.yaml exists and is not a pytest-citecheck JSON report, so it is not replaced*"
+        ]
+    )
+    assert "\ninteractions:\n" in cassette.read_text(encoding="utf-8")
+    offline()
+    suite.runpytest().assert_outcomes(passed=1)

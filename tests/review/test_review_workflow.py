@@ -571,3 +571,32 @@ def test_no_report_in_the_cache_says_where_pytest_keeps_it(suite: pytest.Pyteste
     assert "in pytest's cache at .pytest_cache/d/citecheck/last-report.json: run pytest first" in done.stderr
     assert "the `rootdir:` line of pytest's header" in done.stderr
     assert "--report ROOTDIR/.pytest_cache/d/citecheck/last-report.json" in done.stderr
+
+
+def test_the_review_hint_of_a_run_configured_in_a_subfolder_names_the_report_it_kept(
+    suite: pytest.Pytester, jev_server: JevServer, inner_ini: str
+) -> None:
+    """hunt-links: ``pytest -c ci/pytest.ini tests`` makes ``ci/`` the rootdir, so pytest keeps its cache
+    (and the last report) in ``ci/.pytest_cache``; the summary said ``run `citecheck review```, and that
+    command, run where pytest ran, looked in ``./.pytest_cache`` and found nothing. The hint now names
+    the report with ``--report``, and that command works as given."""
+    (suite.path / "ci").mkdir()
+    (suite.path / "ci" / "pytest.ini").write_text(inner_ini + "citecheck_model = jev-1.12\npythonpath = ..\n")
+    tests = suite.mkdir("tests")
+    (tests / "test_answers.py").write_text(TEST_FILE, encoding="utf-8")
+    result = suite.runpytest("-c", "ci/pytest.ini", "tests", "--citecheck-record-mode=once")
+    result.assert_outcomes(passed=1, warnings=1)
+    kept = "ci/.pytest_cache/d/citecheck/last-report.json"
+    result.stdout.fnmatch_lines([f"*need a human review: run `citecheck review --report {kept}`."])
+    result.stdout.fnmatch_lines(
+        [f"*What next: confirm or correct each verdict with `citecheck review --report {kept}`*"]
+    )
+    done = run_review_in(suite.path, "--report", kept, "--accept", "iat_future", "--by", "Grace")
+    assert done.returncode == 0, done.stderr
+    assert (tests / "citecheck-reviews.json").is_file()
+    # Configured at its root and run from there, the hint stays the plain command.
+    (suite.path / "ci" / "pytest.ini").rename(suite.path / "pytest.ini")
+    (suite.path / "pytest.ini").write_text(inner_ini + "citecheck_model = jev-1.12\npythonpath = .\n")
+    (tests / "citecheck-reviews.json").unlink()
+    again = suite.runpytest("tests")
+    again.stdout.fnmatch_lines(["*need a human review: run `citecheck review`."])
