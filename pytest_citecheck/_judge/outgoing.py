@@ -212,6 +212,8 @@ def _read_through(response: Any) -> Any:
         for part in response.stream:
             size = _kept(size, part, response.status_code)
             parts.append(part)
+    except AnswerTooLarge as error:
+        return _status_only(response, error)
     finally:
         response.stream.close()
     return _with_body(response, b"".join(parts))
@@ -225,6 +227,8 @@ async def _aread_through(response: Any) -> Any:
         async for part in response.stream:
             size = _kept(size, part, response.status_code)
             parts.append(part)
+    except AnswerTooLarge as error:
+        return _status_only(response, error)
     finally:
         await response.stream.aclose()
     return _with_body(response, b"".join(parts))
@@ -256,10 +260,42 @@ def _decoded_size(response: Any, content: bytes) -> None:
         return
 
 
+def _status_only(response: Any, error: AnswerTooLarge) -> Any:
+    """An error response (4xx, 5xx) whose body is over the bound, as its status and headers alone; any
+    other is refused (``AnswerTooLarge``: never an answer to trust).
+
+    An outage's page from a proxy can be large, and the status is what counts: the SDK retries a 429 or
+    a 5xx and names any other error's status, as it would with the body. None of the body is kept (an
+    error is never recorded): the headers that described it go with it, and a line saying so takes its place.
+    """
+    import httpx2
+
+    if response.status_code < 400:
+        raise error
+    headers = [(name, value) for name, value in response.headers.multi_items() if name.lower() not in _BODY_HEADERS]
+    # In the body's place, a line that says it is ours: the SDK's error shows the body, and "(no body)" would not be true.
+    said = f"[pytest-citecheck: {error.what}; not read]".encode()
+    shown = httpx2.Response(
+        response.status_code,
+        headers=[*headers, ("Content-Type", "text/plain; charset=utf-8")],
+        stream=httpx2.ByteStream(said),
+        extensions=response.extensions,
+    )
+    shown.read()
+    return shown
+
+
+# What describes a body a response no longer carries once ``_status_only`` leaves it out.
+_BODY_HEADERS = frozenset({"content-length", "content-encoding", "transfer-encoding", "content-type"})
+
+
 def _with_body(response: Any, content: bytes) -> Any:
     import httpx2
 
-    _decoded_size(response, content)
+    try:
+        _decoded_size(response, content)
+    except AnswerTooLarge as error:
+        return _status_only(response, error)
     read = httpx2.Response(
         response.status_code,
         headers=response.headers,

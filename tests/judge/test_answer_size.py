@@ -167,6 +167,69 @@ def test_an_answer_just_under_the_bound_is_read_and_recorded(suite: pytest.Pytes
     assert len(list(suite.path.rglob("*.yaml"))) == 1
 
 
+def _first_then_normal(first: Respond) -> Respond:
+    """``first`` for the first request, then the normal answer."""
+    served: list[None] = []
+
+    def respond(connection: socket.socket, stopped: threading.Event) -> None:
+        served.append(None)
+        (first if len(served) == 1 else _normal())(connection, stopped)
+
+    return respond
+
+
+_OUTAGE_PAGE = b"<html><body>" + b"<p>Service unavailable.</p>" * (2 * MB // 26) + b"</body></html>"
+# Error statuses whose body is over the bound (a proxy's outage page): the status is what counts.
+OVER_THE_BOUND_ERRORS: dict[str, Callable[[], Respond]] = {
+    "503 with its Content-Length": lambda: _send(
+        b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/html\r\nRetry-After: 0\r\nContent-Length: %d\r\n"
+        % len(_OUTAGE_PAGE),
+        _OUTAGE_PAGE,
+    ),
+    "429 without a Content-Length": lambda: _send(
+        b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/html\r\nRetry-After: 0\r\nConnection: close\r\n",
+        _OUTAGE_PAGE,
+    ),
+    "502 gzip bomb": lambda: _send(
+        b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+        b"Content-Length: %d\r\n" % len(_gzip_bomb()),
+        _gzip_bomb(),
+    ),
+}
+
+
+@pytest.mark.parametrize("path", ONE_CLAIM_PATHS)
+@pytest.mark.parametrize("error", OVER_THE_BOUND_ERRORS)
+def test_an_error_status_with_a_body_over_the_bound_is_retried_as_its_status(
+    suite: pytest.Pytester, error: str, path: str
+) -> None:
+    """A 429 or 5xx whose body is over the bound (an outage page a proxy sends, or worse) is still a 429 or
+    a 5xx: the SDK retries it, and the answer that follows is judged and recorded. Its body was refused as
+    "too large", which the SDK does not retry, so the citation failed on a passing outage."""
+    suite.makeconftest(PEAK_CONFTEST)
+    suite.makepyfile(test_app=ONE_CLAIM_PATHS[path])
+    done, _ = _run(suite, _first_then_normal(OVER_THE_BOUND_ERRORS[error]()), path)
+    assert "1 passed" in done.stdout, done.stdout + done.stderr
+    [cassette] = suite.path.rglob("*.yaml")
+    text = cassette.read_text()
+    assert "Service unavailable" not in text and "code: 200" in text and "code: 5" not in text
+
+
+def test_a_client_error_with_a_body_over_the_bound_fails_naming_its_status(suite: pytest.Pytester) -> None:
+    """A 400 whose body is over the bound fails the citation as a 400 does, not as a malformed answer."""
+    suite.makepyfile(test_app=ONE_CLAIM_PATHS["sync"])
+    suite.makeconftest(PEAK_CONFTEST)
+    head = b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\nContent-Length: %d\r\n" % len(_OUTAGE_PAGE)
+    done, _ = _run(suite, _send(head, _OUTAGE_PAGE), "sync")
+    message = " ".join(done.stdout.split())
+    assert "1 failed" in done.stdout, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout and "INTERNALERROR" not in done.stdout
+    assert "citation 'aud'" in message and "400" in message, message
+    assert "[pytest-citecheck: its body is over 1,048,576 bytes (Content-Length " in message, message
+    assert "too large" not in message and "malformed" not in message, message
+    assert list(suite.path.rglob("*.yaml")) == []
+
+
 # A user's script: its own ``Checker`` with a client and no cassette (docs/usage.md), asking the server
 # at TYPESAFE_BASE_URL; it prints the check's outcome and its peak memory (KiB), and imports no pytest.
 SCRIPT = """
