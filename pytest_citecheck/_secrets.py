@@ -10,6 +10,8 @@ process's memory.
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import threading
 
@@ -42,11 +44,30 @@ def known_secrets() -> list[str]:
         return sorted(_known, key=len, reverse=True)
 
 
+@functools.lru_cache(maxsize=256)
+def json_forms(secret: str) -> tuple[str, ...]:
+    """A secret as it may stand in a body: as written, and inside a JSON string, with ``json.dumps``'s escapes
+    and with every ``/`` written ``\\/`` as well (PHP's ``json_encode`` and other encoders do: a proxy that
+    echoes a ``Bearer`` key with a ``/`` in it writes it so). Worked out once per secret."""
+    escaped = json.dumps(secret)[1:-1]
+    return tuple(dict.fromkeys((secret, escaped, escaped.replace("/", "\\/"))))
+
+
+@functools.lru_cache(maxsize=256)
+def _text_forms(secret: str) -> tuple[str, ...]:
+    """``json_forms``, and each inside a Python repr (a log line of a body ``b'...'``: backslashes doubled),
+    longest first."""
+    forms = json_forms(secret)
+    doubled = (form.replace("\\", "\\\\") for form in forms)
+    return tuple(sorted(dict.fromkeys((*forms, *doubled)), key=len, reverse=True))
+
+
 def cut_secrets(text: str, secrets: list[str]) -> str:
-    """``text`` with each of ``secrets`` replaced by ``***``."""
+    """``text`` with each of ``secrets`` replaced by ``***``, as written or escaped in a JSON string or a repr."""
     for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, MASK)
+        for form in _text_forms(secret):
+            if form in text:
+                text = text.replace(form, MASK)
     return text
 
 

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pytest_citecheck._judge.endpoint import scrub
 from pytest_citecheck._recording.matching import CANONICAL_HOST, TYPESAFE_PATH, canonical_json
-from pytest_citecheck._secrets import MASK, cut_secrets, known_secrets, redact_known, remember_secret
+from pytest_citecheck._secrets import MASK, cut_secrets, json_forms, known_secrets, redact_known, remember_secret
 
 __all__ = [
     "MASK",
@@ -105,7 +105,7 @@ def redact_body(body: Any) -> Any:
         text = body.decode("utf-8", "surrogateescape")
     else:
         text = body
-        if not any(secret in text or _json_escaped(secret) in text for secret in secrets):
+        if not any(form in text for secret in secrets for form in json_forms(secret)):
             return body
     try:
         redacted = json.dumps(_redact_value(json.loads(text), secrets), ensure_ascii=False)
@@ -115,15 +115,9 @@ def redact_body(body: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=64)
-def _encoded_forms(secret: str) -> tuple[bytes, bytes]:
-    """A secret as its UTF-8 bytes stand in a body, as written and as inside a JSON string."""
-    return secret.encode("utf-8", "surrogateescape"), _json_escaped(secret).encode("utf-8", "surrogateescape")
-
-
-@functools.lru_cache(maxsize=64)
-def _json_escaped(secret: str) -> str:
-    """A secret as it stands inside a JSON string (the few known secrets: worked out once each, not per body)."""
-    return json.dumps(secret)[1:-1]
+def _encoded_forms(secret: str) -> tuple[bytes, ...]:
+    """A secret as its UTF-8 bytes stand in a body: as written and inside a JSON string (``json_forms``)."""
+    return tuple(form.encode("utf-8", "surrogateescape") for form in json_forms(secret))
 
 
 def _redact_value(value: Any, secrets: list[str]) -> Any:

@@ -457,3 +457,59 @@ def test_a_known_secret_in_a_request_body_given_as_bytes_is_cut_in_every_form_it
     assert json.loads(redacted) == {"state": {"claim": "the key is ***", "section": "é"}}
     clean = json.dumps({"state": {"claim": "no key here", "section": "é"}}, ensure_ascii=ensure_ascii).encode()
     assert redact_body(clean) is clean
+
+
+# --- a key echoed with JSON's optional escapes -----------------------------------------------------
+
+# A key with the characters of base64 (a "/" and a "+"), as many providers' keys have.
+SLASHED_KEY = "sk-canary/slashed+2f9c4e71b0a8/d35e=="
+
+
+def _slash_escaping_echo(server: JevServer) -> Reply:
+    """A 2xx answer from a proxy that echoes the request's headers with every "/" written "\\/", as PHP's
+    json_encode does by default (hunt-replay: the key went through the body scrub, which looked for it
+    only as json.dumps writes it, into vcrpy's and the SDK's log lines, and so into the terminal, the
+    log file and the JUnit XML; the cassette writer's last cut then changed the body under its digest,
+    and the recording failed its replay as 'edited by hand?')."""
+    import json
+
+    from pytest_citecheck.testing import choice_answer
+
+    body = {
+        "model": "jev-1.12",
+        "answers": {"relation": choice_answer("supports", 0.97)},
+        "usage": {"input_tokens": 100, "output_tokens": 40},
+        "debug": {"request_headers": server.requests[-1].headers},
+    }
+    return Reply(200, json.dumps(body).replace("/", "\\/").encode())
+
+
+def test_a_key_echoed_with_escaped_slashes_is_printed_nowhere_and_the_recording_replays(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inner.makeconftest(ENV_CONFTEST)
+    inner.makepyfile(test_echo=ECHO_FIELD_TESTS)
+    monkeypatch.setenv("TYPESAFE_API_KEY", SLASHED_KEY)
+    monkeypatch.setenv("TYPESAFE_LOG_LEVEL", "debug")
+    server = JevServer()
+    server.answer = lambda claim, section: _slash_escaping_echo(server)
+    with server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+        recorded = inner.runpytest_subprocess(*OUTPUT_FLAGS, "test_echo.py")
+    recorded.assert_outcomes(passed=1)
+    pieces = {piece for piece in SLASHED_KEY.split("/") if len(piece) >= 8}  # what any escaping leaves whole
+    printed = "\n".join(recorded.outlines + recorded.errlines)
+    assert "request_headers" in printed  # the echo was logged: finding no key there means something
+    written = {
+        str(path.relative_to(inner.path)): path.read_text("utf-8", errors="replace")
+        for path in inner.path.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+    assert [piece for piece in pieces if piece in printed] == []
+    assert {name: [piece for piece in pieces if piece in text] for name, text in written.items()} == {
+        name: [] for name in written
+    }
+    replayed = inner.runpytest_subprocess(
+        *NOT_A_USERS_PLUGINS, "--citecheck-record-mode=none", "--citecheck-model=jev-1.12", "test_echo.py"
+    )
+    replayed.assert_outcomes(passed=1)
