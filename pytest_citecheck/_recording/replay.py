@@ -194,6 +194,15 @@ class Recording(WhileInFlight):
             original = getattr(transport, method_name)
             handler = self._async_handler(original) if is_async else self._sync_handler(original)
             setattr(transport, method_name, handler)
+        # A TypeSafe request that httpx2 builds and sends (a client with event hooks, a call that is not
+        # exactly the SDK's) is handed to this recording, not to the client's transport: a user's own
+        # transport class (a company proxy's), which the patches above do not reach, would send it.
+        for client_class, is_async in _client_classes():
+            if hasattr(client_class, "_transport_for_url"):
+                self._saved.append(
+                    (client_class, "_transport_for_url", client_class.__dict__.get("_transport_for_url", _MISSING))
+                )
+                client_class._transport_for_url = self._routing(client_class._transport_for_url, is_async)
 
     def _unpatch(self) -> None:
         while self._saved:
@@ -247,6 +256,15 @@ class Recording(WhileInFlight):
         assert scrubbed is not None  # a TypeSafe path, checked above
         return read_response(self.take(*scrubbed), request_for(method, url))
 
+    def _routing(self, original: Any, is_async: bool) -> Any:
+        """``Client._transport_for_url`` (or ``AsyncClient``'s) that picks this recording for a TypeSafe URL."""
+        answering = _Answering(self._async_handler(_not_ours) if is_async else self._sync_handler(_not_ours))
+
+        def transport_for_url(client: Any, url: Any) -> Any:
+            return original(client, url) if TYPESAFE_PATH.search(url.path) is None else answering
+
+        return transport_for_url
+
     def _sync_handler(self, original: Any) -> Any:
         recording = self
 
@@ -288,6 +306,27 @@ class Recording(WhileInFlight):
     def unplayed(self) -> list[Any]:
         """Request bodies of this file that no request played."""
         return [request for request, plays in zip(self._requests, self._plays) if not plays]
+
+
+class _Answering:
+    """The transport a TypeSafe request is sent through while a recording serves (``Recording._routing``):
+    the recording's handler answers it, whatever transport the client was built with."""
+
+    __slots__ = ("_handler",)
+
+    def __init__(self, handler: Any) -> None:
+        self._handler = handler
+
+    def handle_request(self, request: Any) -> Any:
+        return self._handler(self, request)
+
+    async def handle_async_request(self, request: Any) -> Any:
+        return await self._handler(self, request)
+
+
+def _not_ours(transport: Any, request: Any) -> Any:
+    """What ``_Answering``'s handler passes a request on to: never called, it is given TypeSafe requests only."""
+    raise AssertionError(f"not a TypeSafe request: {request.url.path}")
 
 
 def _scrubbed(request: Any, body: bytes, path: str | None = None) -> tuple[str, str, bytes]:

@@ -86,6 +86,22 @@ def pytest_sessionfinish(session):
 """
 
 
+# Both at once: a company proxy's transport and event hooks (hunt-replay: such a client went the long way,
+# through httpx2 to its own transport, which sent the request and answered it in record mode none).
+HOOKED_OWN_TRANSPORT_CONFTEST = (
+    OWN_TRANSPORT_CONFTEST.replace(
+        "transport=CompanyProxy())",
+        "http_client=httpx2.Client(transport=CompanyProxy(), event_hooks={'request': [lambda r: SEEN.append(1)]}))",
+    )
+    .replace(
+        "transport=AsyncCompanyProxy())",
+        "http_client=httpx2.AsyncClient(transport=AsyncCompanyProxy(), event_hooks={'request': [hook]}))",
+    )
+    .replace("SENT = []", "SENT = []\nSEEN = []\n\nasync def hook(request):\n    SEEN.append(1)")
+    .replace('print("\\nSENT:", len(SENT))', 'print("\\nSENT:", len(SENT), "SEEN:", len(SEEN))')
+)
+
+
 def _replaying_with(suite: pytest.Pytester, jev_server, offline, module: str, conftest: str) -> None:
     """``module`` recorded against the loopback server with the default client, then offline, the
     server stopped, and the user's client (``conftest``) in place: what every test here replays with."""
@@ -110,6 +126,22 @@ def test_a_users_client_with_a_transport_of_its_own_is_answered_from_the_cassett
         ("aud_reject", "verified"),
         ("clock_skew", "verified"),
     ]
+
+
+@pytest.mark.parametrize("module", [SUITE, ASYNC_SUITE], ids=["sync", "async"])
+def test_a_users_client_with_a_transport_of_its_own_and_event_hooks_is_answered_from_the_cassette(
+    suite: pytest.Pytester, jev_server, offline, module: str
+) -> None:
+    """The hooks see each request, the transport none: nothing is sent, and a changed claim is a miss."""
+    _replaying_with(suite, jev_server, offline, module, HOOKED_OWN_TRANSPORT_CONFTEST)
+    result = suite.runpytest("--citecheck-record-mode=none", "-s")
+    result.assert_outcomes(passed=1)
+    assert "SENT: 0 SEEN: 3" in result.stdout.str()
+    suite.makepyfile(test_app=module.replace('pick("epoch_seconds", ', 'pick("epoch_seconds", "duplicate_names", '))
+    result = suite.runpytest("--citecheck-record-mode=none", "-s")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*CassetteMissError: citation 'duplicate_names': no recorded answer matches*"])
+    assert "SENT: 0" in result.stdout.str()
 
 
 def test_a_changed_claim_through_a_users_own_transport_is_a_miss_not_a_request(
@@ -155,11 +187,11 @@ def test_serving_answers_typesafe_calls_at_the_client_passes_others_on_and_resto
         with pytest.raises(ReplayMiss):  # the SDK's call: answered here, and there is no recording
             client.request("POST", "http://127.0.0.1:9/v1/systemone", content=body, headers=headers)
         assert client.request("GET", "http://127.0.0.1:9/elsewhere").status_code == 204
-        # Not the SDK's call (an option that changes the request): httpx2 builds it, then the
-        # transport is reached (a class replay does not patch: it answers).
-        sent = client.request("POST", "http://127.0.0.1:9/v1/systemone", content=body, params={"q": "1"})
-        assert sent.status_code == 204
-    assert transport.sent == ["/elsewhere", "/v1/systemone"]
+        # Not the SDK's call (an option that changes the request): httpx2 builds it, and the recording
+        # answers it in place of the client's transport (a class replay does not patch, which would send it).
+        with pytest.raises(ReplayMiss):
+            client.request("POST", "http://127.0.0.1:9/v1/systemone", content=body, params={"q": "1"})
+    assert transport.sent == ["/elsewhere"]
     assert [dict(cls.__dict__) for cls in (httpx2.Client, httpx2.AsyncClient)] == before
 
 
