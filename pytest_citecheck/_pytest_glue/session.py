@@ -23,6 +23,7 @@ from pytest_citecheck._pytest_glue.stash import (
     PENDING_ROWS,
     SETTINGS,
 )
+from pytest_citecheck._text import visible
 
 if TYPE_CHECKING:
     from pytest_citecheck._report.github import Outcomes
@@ -251,11 +252,13 @@ class CitecheckRun:
         verbose, cached = self.config.get_verbosity() > 0, getattr(self.config, "cache", None) is not None
         if self.unused_kept_because:  # --citecheck-unused=delete deleted nothing: list them as warn does
             settings = settings._replace(unused="warn")
+        hinted = settings
         if not settings.json and cached:  # the review hint names the cached report if `citecheck review` would miss it
             from pytest_citecheck._pytest_glue.paths import review_report_path
 
-            settings = settings._replace(json=review_report_path(self.config))
-        lines = self.report.section_lines(settings, verbose=verbose, cached=cached, environ=os.environ)
+            # For the hint only: the "JSON report:" line below names a report the user asked for, not the cache.
+            hinted = settings._replace(json=review_report_path(self.config))
+        lines = self.report.section_lines(hinted, verbose=verbose, cached=cached, environ=os.environ)
         if not lines:
             return
         terminalreporter.write_sep("=", "citecheck")
@@ -266,7 +269,8 @@ class CitecheckRun:
         if self._is_controller:
             for label, path in (("JSON report", settings.json), ("HTML report", settings.html)):
                 if path and label not in self._failed_reports:
-                    terminalreporter.write_line(f"{label}: {path}")
+                    # The path as given (a flag, an ini value), shown harmlessly: an escape sequence in it is not run.
+                    terminalreporter.write_line(f"{label}: {visible(path)}")
 
     def _github_annotations(self, terminalreporter: Any) -> None:
         """``::error`` workflow commands for the failing citations: GitHub reads them from stdout."""

@@ -313,3 +313,17 @@ def test_a_cassette_recorded_at_the_reports_path_is_not_replaced_by_the_report(
     assert "\ninteractions:\n" in cassette.read_text(encoding="utf-8")
     offline()
     suite.runpytest().assert_outcomes(passed=1)
+
+
+def test_the_summary_names_a_report_path_harmlessly(suite: pytest.Pytester, jev_server: Any) -> None:
+    """hunt-links: the summary's ``JSON report: PATH`` line printed the path raw, so an escape sequence in
+    it (``--citecheck-json=$'out/e\\e]0;PWNED\\ax.json'``) set the terminal's title; the report is written
+    at the path as given, and the line shows the sequence as text."""
+    suite.makepyfile(test_app=RECORDED_AT_THE_REPORTS_PATH)
+    (suite.path / "out").mkdir()
+    name = "out/e\x1b]0;PWNED\x07x.json"
+    result = suite.runpytest("--citecheck-record-mode=once", f"--citecheck-json={name}")
+    result.assert_outcomes(passed=1)
+    assert (suite.path / name).is_file()
+    assert "JSON report: out/e\\x1b]0;PWNED\\x07x.json" in result.outlines, result.outlines
+    assert not any("\x1b" in line or "\x07" in line for line in result.outlines)

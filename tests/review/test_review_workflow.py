@@ -587,6 +587,8 @@ def test_the_review_hint_of_a_run_configured_in_a_subfolder_names_the_report_it_
     result = suite.runpytest("-c", "ci/pytest.ini", "tests", "--citecheck-record-mode=once")
     result.assert_outcomes(passed=1, warnings=1)
     kept = "ci/.pytest_cache/d/citecheck/last-report.json"
+    # No JSON report was asked for: the summary names none (the cache's is for the hint only).
+    assert not any(line.startswith("JSON report:") for line in result.outlines), result.outlines
     result.stdout.fnmatch_lines([f"*need a human review: run `citecheck review --report {kept}`."])
     result.stdout.fnmatch_lines(
         [f"*What next: confirm or correct each verdict with `citecheck review --report {kept}`*"]
