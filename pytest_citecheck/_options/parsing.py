@@ -279,4 +279,33 @@ def ini_type_error(option: Option, error: Exception) -> OptionError:
             return OptionError(origin, str(parse_error))
         except SyntaxError:
             pass
+    native = re.search(_NATIVE_NOT_TEXT, str(error)) if option.ini_type == "string" else None
+    if native is not None:
+        # A TOML number, boolean or list for a key read as text (it also takes words: none, a choice):
+        # the value is fine, its TOML type is not, so say how to write it.
+        written = _as_toml_text(native[1], native[2])
+        if written is not None:
+            return OptionError(
+                origin, f'expected text: write it as a TOML string, {option.ini} = "{written}" ({error})'
+            )
     return OptionError(origin, f"expected {_INI_TYPE_WORDS.get(option.ini_type, 'a value')} ({error})")
+
+
+# pytest 9's error for a native TOML value of another type than a string key's: "... expects a string, got int: 600".
+_NATIVE_NOT_TEXT = r"expects a string, got (int|float|bool|list): (.+?)\s*$"
+
+
+def _as_toml_text(kind: str, shown: str) -> str | None:
+    """The text a TOML value (shown as pytest shows it: its Python repr) stands for in a string key's value;
+    None when it cannot be read back."""
+    try:
+        value = ast.literal_eval(shown)
+    except (ValueError, SyntaxError):
+        return None
+    if kind == "list":
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            return None
+        return ", ".join(value)  # the keys that take several names take them comma-separated
+    if kind == "bool":
+        return "true" if value else "false"
+    return str(value)

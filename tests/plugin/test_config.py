@@ -419,3 +419,32 @@ def test_fuzzy_takes_a_similarity_from_its_floor_to_1_or_none(raw: object, expec
     assert parse_fuzzy(raw) == expected
     with pytest.raises(ValueError, match="none \\(not 0\\) turns fuzzy matching off"):
         parse_fuzzy(0.6999)
+
+
+@pytest.mark.skipif(pytest.version_tuple < (9,), reason="native TOML configuration ([tool.pytest]) is pytest 9's")
+@pytest.mark.parametrize(
+    ("written", "suggested"),
+    [
+        ("citecheck_max_rpm = 600", 'citecheck_max_rpm = "600"'),
+        ("citecheck_fuzzy = 0.9", 'citecheck_fuzzy = "0.9"'),
+        (
+            'citecheck_questions = ["out_of_context", "best_section"]',
+            'citecheck_questions = "out_of_context, best_section"',
+        ),
+    ],
+)
+def test_a_native_toml_number_or_list_for_a_text_key_says_how_to_write_it(pytester, written, suggested):
+    """hunt-replay F4: in native TOML a key read as text (it also takes words such as none) refused a TOML
+    number or list with "expected a value", a value having been given. The error now gives the line to write,
+    and that line is accepted."""
+    toml = '[tool.pytest]\nfilterwarnings = ["default"]\nasyncio_default_fixture_loop_scope = "function"\n'
+    pytester.makepyprojecttoml(toml + written + "\n")
+    pytester.makepyfile(test_probe=SETTINGS_PROBE)
+    refused = pytester.runpytest()
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    key = written.split()[0]
+    refused.stderr.fnmatch_lines(
+        [f"ERROR: pytest-citecheck: ini {key}: expected text: write it as a TOML string, {suggested} (*"]
+    )
+    pytester.makepyprojecttoml(toml + suggested + "\n")
+    pytester.runpytest("-s").assert_outcomes(passed=1)
