@@ -111,7 +111,8 @@ def translate_error(citation_id: str, error: BaseException, *, record_hint: str)
     if miss is not None:
         return miss
     failure = (
-        _too_large(error)
+        _closed_client(error)
+        or _too_large(error)
         or _duplicate_key(error)
         or _invalid_url(error)
         or _network_blocked(error)
@@ -362,6 +363,19 @@ def _network_blocked(error: BaseException) -> tuple[str, str] | None:
             )
         current = current.__cause__ or current.__context__
     return None
+
+
+def _closed_client(error: BaseException) -> tuple[str, str] | None:
+    """Cause and remedy when the client given to pytest-citecheck was closed before it asked: httpx2 refuses
+    to send (a ``RuntimeError`` of its own, which the SDK passes on as it is)."""
+    if not (isinstance(error, RuntimeError) and _raised_in(error, "httpx2._client")):
+        return None
+    return (
+        f"the TypeSafe client it was asked through is closed ({_detail(error)})",
+        "give pytest-citecheck a client that is open while the test checks: a citecheck_client fixture that "
+        "builds one in a with block must yield it inside the block (returning it closes it first); a script's "
+        "Checker needs a client it has not closed",
+    )
 
 
 def _raised_in(error: BaseException, module: str) -> bool:

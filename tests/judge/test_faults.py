@@ -654,3 +654,42 @@ def test_a_runtime_error_with_pytest_recordings_words_raised_elsewhere_is_left_a
     # The host to allow, when pytest-recording's words name it (0.15 does; 0.13 says "Network is disabled").
     host = "192.0.2.1" if "192.0.2.1" in str(blocked.value) else "HOST"
     assert "--block-network" in translated.cause and f"--allowed-hosts={host}" in translated.remedy
+
+
+CLOSED_CLIENT_CONFTEST = """
+import pytest
+from typesafe_sdk import TypeSafeClient
+
+@pytest.fixture
+def citecheck_client():
+    with TypeSafeClient(api_key="replay-placeholder", compression=False) as client:
+        return client  # returned from inside the with block: closed before the test uses it
+"""
+
+
+@pytest.mark.parametrize("mode", ["none", "once"])
+def test_a_closed_citecheck_client_fails_naming_the_citation_and_the_fix(pytester: pytest.Pytester, mode: str) -> None:
+    """hunt-replay F3: a ``citecheck_client`` fixture that returned its client from inside a ``with`` block
+    failed the test with httpx2's raw ``RuntimeError`` and a traceback into httpx2, naming no citation."""
+    shutil.copy(EXAMPLE / "rfc7519.txt", pytester.path / "rfc7519.txt")
+    shutil.copy(EXAMPLE / "citations.json", pytester.path / "citations.json")
+    pytester.makeini("[pytest]\ncitecheck_model = jev-1.12\n")
+    pytester.makeconftest(CLOSED_CLIENT_CONFTEST)
+    pytester.makepyfile(test_inner=INNER_HEAD + PATHS["sync"])
+    result = pytester.runpytest_subprocess(f"--citecheck-record-mode={mode}", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    output = " ".join(result.stdout.str().split())
+    assert "Traceback" not in output and "INTERNALERROR" not in output
+    assert f"citation '{CITATION}': the TypeSafe client it was asked through is closed (Cannot send a request" in output
+    assert "-> give pytest-citecheck a client that is open while the test checks" in output
+    assert not (pytester.path / CASSETTE).exists()
+
+
+def test_a_runtime_error_raised_elsewhere_is_not_called_a_closed_client() -> None:
+    """Only httpx2's own refusal is read as a closed client: the same words from anywhere else pass through."""
+    from pytest_citecheck._judge.failures import translate_error
+
+    try:
+        raise RuntimeError("Cannot send a request, as the client has been closed.")
+    except RuntimeError as own:
+        assert translate_error(CITATION, own, record_hint="-") is None
