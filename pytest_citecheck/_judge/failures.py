@@ -90,6 +90,10 @@ RATE_LIMITED_REMEDY = (
     "lower max_rpm (--citecheck-max-rpm, ini citecheck_max_rpm) if this run sends faster than your TypeSafe "
     "plan allows, or wait for the limit to reset and retry; raise request_deadline to wait longer for it"
 )
+CLOSED_CLIENT_REMEDY = (
+    "give pytest-citecheck a client that is open while the test checks: a citecheck_client fixture that builds "
+    "one in a with block must yield it inside the block (returning it closes it first); likewise a Checker's client"
+)
 DEADLINE_REMEDY = (
     "raise request_deadline (--citecheck-request-deadline, ini citecheck_request_deadline, or the marker or call "
     "keyword request_deadline=) if Jev is just slow; otherwise check TYPESAFE_BASE_URL and any proxy between "
@@ -366,16 +370,10 @@ def _network_blocked(error: BaseException) -> tuple[str, str] | None:
 
 
 def _closed_client(error: BaseException) -> tuple[str, str] | None:
-    """Cause and remedy when the client given to pytest-citecheck was closed before it asked: httpx2 refuses
-    to send (a ``RuntimeError`` of its own, which the SDK passes on as it is)."""
+    """Cause and remedy when the client given to us was closed: httpx2's own refusal, passed on by the SDK."""
     if not (isinstance(error, RuntimeError) and _raised_in(error, "httpx2._client")):
         return None
-    return (
-        f"the TypeSafe client it was asked through is closed ({_detail(error)})",
-        "give pytest-citecheck a client that is open while the test checks: a citecheck_client fixture that "
-        "builds one in a with block must yield it inside the block (returning it closes it first); a script's "
-        "Checker needs a client it has not closed",
-    )
+    return f"the TypeSafe client it was asked through is closed ({_detail(error)})", CLOSED_CLIENT_REMEDY
 
 
 def _raised_in(error: BaseException, module: str) -> bool:
@@ -447,7 +445,6 @@ def _transport_failure(error: BaseException) -> tuple[str, str] | None:
 
 
 def _detail(error: BaseException) -> str:
-    # str() of an SDK API error carries the endpoint, status and server message, never headers; a
-    # server message can still echo a key back, so known secrets are cut out of it. Server text is
-    # kept on one line: a message over several lines could start one that a CI runner reads.
+    # str() of an SDK API error: endpoint, status, server message (never headers; known secrets cut, as a server may
+    # echo a key back), on one line (a message over several lines could start one that a CI runner reads).
     return _one_line(str(error), 200)
