@@ -137,13 +137,9 @@ def test_answer():
 """
 
 
-def test_a_test_file_outside_the_rootdir_records_where_another_checkout_finds_it(
-    suite: pytest.Pytester, jev_server: Any, offline: Any, inner_ini: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """hunt-install F7: with the configuration in a subfolder (``pytest -c ci/pytest.ini tests``: rootdir
-    ``ci/``) and a shared cassette directory, a test file lies outside the rootdir; its cassette folder
-    mirrored the file's whole path (``cassettes/tmp/pytest-of-root/…/tests/test_claims/``), so a checkout
-    anywhere else missed every cassette. It mirrors the path from the directory the two share."""
+def _configured_in_ci(suite: pytest.Pytester, inner_ini: str) -> None:
+    """The project of hunt-install's F7: its configuration in ``ci/pytest.ini`` with a shared
+    ``../cassettes``, its test file in ``tests/``, outside that rootdir."""
     (suite.path / "ci").mkdir()
     (suite.path / "ci" / "pytest.ini").write_text(
         inner_ini + "citecheck_model = jev-1.12\ncitecheck_cassette_dir = ../cassettes\npythonpath = ..\n",
@@ -151,20 +147,35 @@ def test_a_test_file_outside_the_rootdir_records_where_another_checkout_finds_it
     )
     (suite.path / "tests").mkdir()
     (suite.path / "tests" / "test_claims.py").write_text(CONFIG_OUTSIDE_TEST, encoding="utf-8")
+
+
+def _replays_elsewhere(suite: pytest.Pytester, offline: Any, monkeypatch: pytest.MonkeyPatch, recorded: str) -> None:
+    """A copy of the project at another path replays offline, finds no orphan and deletes nothing."""
+    moved = suite.path.parent / f"{suite.path.name}-elsewhere"
+    shutil.copytree(suite.path, moved)
+    offline()
+    monkeypatch.chdir(moved)
+    result = suite.runpytest("-c", "ci/pytest.ini", "tests", "--citecheck-unused=delete")
+    result.assert_outcomes(passed=1)
+    assert "Deleted" not in result.stdout.str() and "orphan" not in result.stdout.str()
+    assert (moved / recorded).is_file()
+
+
+def test_a_test_file_outside_the_rootdir_records_where_another_checkout_finds_it(
+    suite: pytest.Pytester, jev_server: Any, offline: Any, inner_ini: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hunt-install F7: with the configuration in a subfolder (``pytest -c ci/pytest.ini tests``: rootdir
+    ``ci/``) and a shared cassette directory, a test file lies outside the rootdir; its cassette folder
+    mirrored the file's whole path (``cassettes/tmp/pytest-of-root/…/tests/test_claims/``), so a checkout
+    anywhere else missed every cassette. It mirrors the path from the directory the two share."""
+    _configured_in_ci(suite, inner_ini)
     args = ("-c", "ci/pytest.ini", "tests")
     suite.runpytest(*args, "--citecheck-record-mode=once").assert_outcomes(passed=1)
     recorded = sorted(str(path.relative_to(suite.path)) for path in (suite.path / "cassettes").rglob("*.yaml"))
     assert recorded == ["cassettes/tests/test_claims/test_answer.yaml"]
 
     # Another checkout of the project, at another path, replays it (and finds no orphan to delete).
-    moved = suite.path.parent / f"{suite.path.name}-elsewhere"
-    shutil.copytree(suite.path, moved)
-    offline()
-    monkeypatch.chdir(moved)
-    result = suite.runpytest(*args, "--citecheck-unused=delete")
-    result.assert_outcomes(passed=1)
-    assert "Deleted" not in result.stdout.str() and "orphan" not in result.stdout.str()
-    assert (moved / recorded[0]).is_file()
+    _replays_elsewhere(suite, offline, monkeypatch, recorded[0])
 
 
 def test_a_project_reached_through_a_symbolic_link_records_where_another_checkout_finds_it(
@@ -174,13 +185,7 @@ def test_a_project_reached_through_a_symbolic_link_records_where_another_checkou
     the rootdir keeps the link's path (``/tmp/hunt-links/f7link/ci``), the test files have the physical one
     (``/tmp/hunt-links/f7/tests``), and the two shared only ``/tmp/hunt-links``: the cassettes went to
     ``cassettes/f7/tests/…``, named after the checkout's directory, which a checkout anywhere else missed."""
-    (suite.path / "ci").mkdir()
-    (suite.path / "ci" / "pytest.ini").write_text(
-        inner_ini + "citecheck_model = jev-1.12\ncitecheck_cassette_dir = ../cassettes\npythonpath = ..\n",
-        encoding="utf-8",
-    )
-    (suite.path / "tests").mkdir()
-    (suite.path / "tests" / "test_claims.py").write_text(CONFIG_OUTSIDE_TEST, encoding="utf-8")
+    _configured_in_ci(suite, inner_ini)
     link = suite.path.parent / f"{suite.path.name}-link"
     link.symlink_to(suite.path, target_is_directory=True)
     args = ("-c", str(link / "ci" / "pytest.ini"), "tests")
@@ -189,10 +194,4 @@ def test_a_project_reached_through_a_symbolic_link_records_where_another_checkou
     assert recorded == ["cassettes/tests/test_claims/test_answer.yaml"]
 
     # Another checkout, at another path and reached without a link, replays it and deletes nothing.
-    moved = suite.path.parent / f"{suite.path.name}-elsewhere"
-    shutil.copytree(suite.path, moved)
-    offline()
-    monkeypatch.chdir(moved)
-    result = suite.runpytest("-c", "ci/pytest.ini", "tests", "--citecheck-unused=delete")
-    result.assert_outcomes(passed=1)
-    assert (moved / recorded[0]).is_file()
+    _replays_elsewhere(suite, offline, monkeypatch, recorded[0])
