@@ -135,6 +135,17 @@ def failures_section(output: str) -> str:
 
 # One claim with no quote, checked through the sync API and through the async client: the same test
 # (and so the same cassette, cassettes/test_app/test_claims.yaml) on either path.
+# One test checking the cookbook's aud_reject citation (the suite fixture's cookbook module), recorded
+# once and replayed: for tests about where its cassette or report lands.
+AUD_REJECT_TEST = """
+from pytest_citecheck import assert_citations_supported
+from cookbook import SOURCE, pick
+
+def test_answer():
+    assert_citations_supported(pick("aud_reject"), SOURCE)
+"""
+
+
 ONE_CLAIM_PATHS = {
     "sync": """
 from cookbook import SOURCE

@@ -261,8 +261,8 @@ def _decoded_size(response: Any, content: bytes) -> None:
 
 
 def _status_only(response: Any, error: AnswerTooLarge) -> Any:
-    """An error response (4xx, 5xx) whose body is over the bound, as its status and headers alone; any
-    other is refused (``AnswerTooLarge``: never an answer to trust).
+    """An error response (4xx, 5xx) whose body is over the bound, as its status and headers with a line in
+    the body's place; any other is refused (``AnswerTooLarge``: never an answer to trust).
 
     An outage's page from a proxy can be large, and the status is what counts: the SDK retries a 429 or
     a 5xx and names any other error's status, as it would with the body. None of the body is kept (an

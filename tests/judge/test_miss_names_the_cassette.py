@@ -7,18 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support import AUD_REJECT_TEST
 
 from pytest_citecheck._judge.failures import translate_error
 from pytest_citecheck._recording.replay import ReplayMiss
 from pytest_citecheck.testing import JevServer
-
-TEST_FILE = """
-from pytest_citecheck import assert_citations_supported
-from cookbook import SOURCE, pick
-
-def test_answer():
-    assert_citations_supported(pick("aud_reject"), SOURCE)
-"""
 
 
 def test_a_replay_under_another_rootdir_names_the_cassette_it_looked_for(
@@ -28,7 +21,7 @@ def test_a_replay_under_another_rootdir_names_the_cassette_it_looked_for(
     # recorded with the project's rootdir, replayed with --rootdir=tests, it is looked for elsewhere.
     suite.makeini(inner_ini + "citecheck_model = jev-1.12\ncitecheck_cassette_dir = ../cassettes\npythonpath = .\n")
     tests = suite.mkdir("tests")
-    (tests / "test_claims.py").write_text(TEST_FILE, encoding="utf-8")
+    (tests / "test_claims.py").write_text(AUD_REJECT_TEST, encoding="utf-8")
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
     recorded = suite.path / "cassettes" / "tests" / "test_claims" / "test_answer.yaml"
     assert recorded.is_file()

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import REPO, run_example
+from support import AUD_REJECT_TEST, REPO, run_example
 
 CALIBRATION_REVIEWS = REPO / "examples" / "calibration" / "citecheck-reviews.json"
 EARLIER = "runs/2026-12-04"  # the example's first run: its JSON and HTML reports
@@ -284,15 +284,6 @@ def test_a_loop_of_links_is_named(project: Path) -> None:
     assert one_line(result.stderr).startswith("citecheck merge: cannot write a.json: it is a chain of more than 40")
 
 
-RECORDED_AT_THE_REPORTS_PATH = """
-from cookbook import SOURCE, pick
-from pytest_citecheck import assert_citations_supported
-
-def test_answer():
-    assert_citations_supported(pick("aud_reject"), SOURCE)
-"""
-
-
 def test_a_cassette_recorded_at_the_reports_path_is_not_replaced_by_the_report(
     suite: pytest.Pytester, jev_server: Any, offline: Any
 ) -> None:
@@ -300,7 +291,7 @@ def test_a_cassette_recorded_at_the_reports_path_is_not_replaced_by_the_report(
     (``cassettes/test_app/test_answer.yaml``) passed the check before the run (nothing was there), the
     test recorded its cassette there, and the report then replaced it: the next replay failed with 'not
     a vcrpy cassette', the paid answer lost. The path is checked again when the report is written."""
-    suite.makepyfile(test_app=RECORDED_AT_THE_REPORTS_PATH)
+    suite.makepyfile(test_app=AUD_REJECT_TEST)
     cassette = suite.path / "cassettes" / "test_app" / "test_answer.yaml"
     result = suite.runpytest("--citecheck-record-mode=once", f"--citecheck-json={cassette.relative_to(suite.path)}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR  # the tests passed, the report asked for is missing
@@ -319,7 +310,7 @@ def test_the_summary_names_a_report_path_harmlessly(suite: pytest.Pytester, jev_
     """hunt-links: the summary's ``JSON report: PATH`` line printed the path raw, so an escape sequence in
     it (``--citecheck-json=$'out/e\\e]0;PWNED\\ax.json'``) set the terminal's title; the report is written
     at the path as given, and the line shows the sequence as text."""
-    suite.makepyfile(test_app=RECORDED_AT_THE_REPORTS_PATH)
+    suite.makepyfile(test_app=AUD_REJECT_TEST)
     (suite.path / "out").mkdir()
     name = "out/e\x1b]0;PWNED\x07x.json"
     result = suite.runpytest("--citecheck-record-mode=once", f"--citecheck-json={name}")
