@@ -26,11 +26,11 @@ def configuration_table() -> str:
 
 def _empty_value(option: Option) -> str:
     """What an empty value does, where a reader could take it for "off" (the page's "Empty values")."""
-    if option.takes_none:
-        return " An empty flag or keyword value is an error (none turns it off); an empty ini value is the default."
-    if option.parser == "parse_path":
-        return " An empty or blank path is an error; an empty ini value is the default (no report)."
-    return ""
+    if not option.takes_none:
+        return ""
+    given = "flag or keyword" if option.per_test else "flag"
+    default = " (no report)" if option.parser == "parse_optional_path" else ""
+    return f" An empty {given} value is an error (none turns it off); an empty ini value is the default{default}."
 
 
 def main(argv: list[str]) -> int:

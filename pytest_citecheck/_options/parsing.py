@@ -113,8 +113,12 @@ def parse_questions(raw: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
-def parse_path(raw: Any) -> str | None:
-    if raw is None:
+def parse_optional_path(raw: Any) -> str | None:
+    """A report's path, or off (None, "none", "off"), as the other knobs read the off words.
+
+    ``--citecheck-json=none`` once wrote a report named ``none``, so an ini-configured report could
+    not be switched off from the command line; a file called none is ``./none``."""
+    if raw is None or (isinstance(raw, str) and raw.strip().lower() in _OFF):
         return None
     if not isinstance(raw, str) or not raw.strip():  # a blank name wrote a report to a file named a space
         raise ValueError(f"expected a path, got {raw!r}")

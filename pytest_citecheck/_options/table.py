@@ -103,6 +103,8 @@ class Option:
             return ",".join(sorted(v.value for v in self.default))
         if isinstance(self.default, tuple):
             return ",".join(self.default) or "none"
+        if self.default is None and self.parser == "parse_optional_path":
+            return "no report"  # not "None": the flag's error reads "leave it out for the default (no report)"
         return "SDK default (jev-latest)" if self.name == "model" else str(self.default)
 
 
@@ -283,7 +285,13 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "cassette_dir", "Cassette directory, relative to each test file's directory.", "cassettes", "parse_dir", "DIR"
     ),
-    Option("json", "Write a JSON report of every checked citation to this path.", None, "parse_path", "PATH"),
+    Option(
+        "json",
+        "Write a JSON report of every checked citation to this path; none: no report (a file called none is ./none).",
+        None,
+        "parse_optional_path",
+        "PATH|none",
+    ),
     Option(
         "unused",
         "Recorded interactions a passing test did not play, and cassettes of no collected test: "
@@ -316,10 +324,11 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "html",
-        "Write a self-contained HTML report (verdicts, confidence against the threshold, highlighted quotes) to this path.",
+        "Write a self-contained HTML report (verdicts, confidence against the threshold, highlighted quotes) to this "
+        "path; none: no report (a file called none is ./none).",
         None,
-        "parse_path",
-        "PATH",
+        "parse_optional_path",
+        "PATH|none",
     ),
     Option(
         "reviews",

@@ -7,6 +7,8 @@ An empty flag value used to mean "off" where an empty ini value means "the defau
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from support import INNER_INI
 
@@ -117,3 +119,35 @@ def test_a_blank_checker_keyword_is_refused() -> None:
 
     with pytest.raises(OptionError, match="Checker\\(\\) keyword argument: request_deadline: an empty value"):
         Checker(request_deadline="")
+
+
+# A test with no citation: a run with a report path writes its report all the same.
+NO_CITATION = "def test_x():\n    pass\n"
+
+
+@pytest.mark.parametrize("off", ["none", "off", "None"])
+def test_none_on_the_command_line_turns_an_ini_configured_report_off(pytester, off):
+    pytester.makeini(INNER_INI + "citecheck_json = report.json\ncitecheck_html = report.html\n")
+    pytester.makepyfile(test_x=NO_CITATION)
+    result = pytester.runpytest(f"--citecheck-json={off}", f"--citecheck-html={off}")
+    result.assert_outcomes(passed=1)
+    assert sorted(path.name for path in pytester.path.iterdir() if not path.name.startswith(".")) == [
+        "test_x.py",
+        "tox.ini",
+    ], "no report: not under the ini's names, nor in a file named after the off word"
+    assert "report:" not in result.stdout.str()
+
+
+def test_none_as_the_ini_value_of_a_report_path_writes_no_report(pytester):
+    pytester.makeini(INNER_INI + "citecheck_json = none\ncitecheck_html = NONE\n")
+    pytester.makepyfile(test_x=NO_CITATION)
+    pytester.runpytest().assert_outcomes(passed=1)
+    assert not (pytester.path / "none").exists() and not (pytester.path / "NONE").exists()
+
+
+def test_a_report_file_named_none_is_written_as_dot_slash_none(pytester):
+    pytester.makeini(INNER_INI)
+    pytester.makepyfile(test_x=NO_CITATION)
+    pytester.runpytest("--citecheck-json=./none", "--citecheck-html=./off").assert_outcomes(passed=1)
+    assert json.loads((pytester.path / "none").read_text())["version"] == 1
+    assert "<html" in (pytester.path / "off").read_text()
