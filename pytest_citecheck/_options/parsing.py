@@ -42,6 +42,14 @@ def parse_model(raw: Any) -> str | None:
         return None
     if not isinstance(raw, str) or not raw.strip() or any(ch.isspace() for ch in raw.strip()):
         raise ValueError(f"expected a model name such as 'jev-1.12', got {raw!r}")
+    if raw.strip().lower() in _OFF:
+        # "Off" for the other knobs, but a model cannot be off: it was sent to Jev as a model named none.
+        raise ValueError(
+            f"{raw.strip()!r} is not a model name; leave the model unset for the SDK's default "
+            "(TYPESAFE_DEFAULT_MODEL, else jev-latest): no flag or ini key (-o citecheck_model= empties the ini's), "
+            "model=None as a keyword; "
+            "or name a model such as 'jev-1.12'"
+        )
     return raw.strip()
 
 

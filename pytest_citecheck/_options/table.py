@@ -129,7 +129,8 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "model",
-        "Jev model to ask, e.g. jev-1.12. Pin a version once thresholds are tuned.",
+        "Jev model to ask, e.g. jev-1.12. Pin a version once thresholds are tuned. Unset, it is the SDK's default; "
+        "none is refused, not sent as a model's name (-o citecheck_model= empties an ini key from the command line).",
         None,
         "parse_model",
         "NAME",
