@@ -7,6 +7,12 @@ document's ``id``; a ``ToolSource`` cites a tool's output, not a document, and i
 runs over several); each cited document makes one claim-only citation, judged against that document.
 Documents are named by the ids the request gave them (Cohere names them ``doc:0``, ``doc:1``… when it
 gave none): key the ``Corpus`` by those. The ``cohere`` package is never imported.
+
+A v2 citation's ``start`` / ``end`` count characters of the content item ``content_index`` names (the
+answer's text items are read together, so a citation of the second text item is moved past the first);
+its ``type`` says which text it marks: ``TEXT_CONTENT`` the answer, ``THINKING_CONTENT`` a reasoning
+model's ``thinking`` item and ``PLAN`` the ``tool_plan``. Those two cite the model's reasoning, not a
+sentence of the answer, and are skipped, as a tool's output is; any other type is an error naming it.
 """
 
 from __future__ import annotations
@@ -51,7 +57,9 @@ def cohere_citations(raw: Any, position: int, invalid: dict[str, CitationInputEr
     for number, item in enumerate(field_of(message if v2 else raw, "citations") or (), start=1):
         citation_id = f"#{position}.{number}"
         try:
-            claim = _claim(text, item, citation_id)
+            if v2 and not _of_the_answer(item, citation_id):
+                continue  # it cites the model's reasoning (its thinking, its tool plan), not the answer
+            claim = _claim(text, _span(message, item, citation_id) if v2 else _offsets(item), citation_id)
             documents = _documents(item, v2, citation_id)
         except CitationInputError as error:
             if invalid is None:
@@ -78,19 +86,80 @@ def uncited_cohere_text(raw: Any) -> list[str]:
         return []
     covered = []
     for item in field_of(message if v2 else raw, "citations") or ():
-        start, end = field_of(item, "start"), field_of(item, "end")
+        try:
+            if v2 and not _of_the_answer(item, ""):
+                continue
+            start, end = _span(message, item, "") if v2 else _offsets(item)
+        except CitationInputError:
+            continue  # an unreadable citation is the invalid citation's business, not coverage's
         if isinstance(start, int) and isinstance(end, int):
             covered.append((start, end))
     return uncited_sentences(text, covered)
 
 
-def _v2_text(message: Any) -> str:
+def _text_items(message: Any) -> list[Any]:
     content = field_of(message, "content")
-    return "".join(field_of(item, "text") for item in content or () if isinstance(field_of(item, "text"), str))
+    return list(content) if isinstance(content, (list, tuple)) else []
 
 
-def _claim(text: str, item: Any, citation_id: str) -> str:
-    start, end = field_of(item, "start"), field_of(item, "end")
+def _v2_text(message: Any) -> str:
+    return "".join(field_of(item, "text") for item in _text_items(message) if isinstance(field_of(item, "text"), str))
+
+
+# A v2 citation's ``type``: the answer's text, or the model's reasoning (a ``thinking`` content item, the tool plan).
+_ANSWER, _REASONING = "TEXT_CONTENT", ("THINKING_CONTENT", "PLAN")
+
+
+def _of_the_answer(item: Any, citation_id: str) -> bool:
+    """Whether a v2 citation marks the answer's text (``type`` TEXT_CONTENT, or none: answers from before the
+    field); False for one of the model's reasoning; an error naming ``type`` for any other, which is never
+    read at offsets it may not count in."""
+    kind = field_of(item, "type")
+    if kind in (MISSING, None, _ANSWER):
+        return True
+    if kind in _REASONING:
+        return False
+    raise CitationInputError(
+        f"is {kind!r}, not a type of Cohere citation this version knows ({_ANSWER}, {', '.join(_REASONING)})",
+        citation=citation_id,
+        field="type",
+    )
+
+
+def _offsets(item: Any) -> tuple[Any, Any]:
+    return field_of(item, "start"), field_of(item, "end")
+
+
+def _span(message: Any, item: Any, citation_id: str) -> tuple[Any, Any]:
+    """A v2 citation's ``start`` / ``end`` in the answer's text items read together: they count characters of
+    the content item ``content_index`` names (without one, of the text items together, as before the field)."""
+    start, end = _offsets(item)
+    index = field_of(item, "content_index")
+    if index in (MISSING, None):
+        return start, end
+    content = _text_items(message)
+    if not (isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(content)) or not isinstance(
+        field_of(content[index], "text"), str
+    ):
+        raise CitationInputError(
+            f"is {index!r}, which names no text item of the answer's {len(content)} content items",
+            citation=citation_id,
+            field="content_index",
+        )
+    before = sum(len(text) for item in content[:index] if isinstance(text := field_of(item, "text"), str))
+    length = len(field_of(content[index], "text"))
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= length):
+        raise CitationInputError(
+            f"start {start!r} and end {end!r} must be offsets of content item {index}'s text (0 to {length}), "
+            "start < end",
+            citation=citation_id,
+            field="start",
+        )
+    return before + start, before + end
+
+
+def _claim(text: str, span: tuple[Any, Any], citation_id: str) -> str:
+    start, end = span
     if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
         raise CitationInputError(
             f"start {start!r} and end {end!r} must be offsets of the answer's text (0 to {len(text)}), start < end",
