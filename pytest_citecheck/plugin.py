@@ -72,7 +72,24 @@ def _resolve_settings(config: pytest.Config) -> Settings:
             from pytest_citecheck._options.parsing import ini_type_error
 
             raise ini_type_error(option, error) from None
+    converted = [
+        option.ini for option in OPTIONS if option.ini_type in ("int", "float") and ini[option.name] is not None
+    ]
+    if converted:
+        ini.update(_as_written(config, converted))
     return Settings.resolve(command_line, ini)
+
+
+def _as_written(config: pytest.Config, keys: list[str]) -> dict[str, str]:
+    """The text of the int- and float-typed ini ``keys`` as written, by option name: pytest converted them
+    with Python's int() and float(), which read ``١٢`` and ``1_000``, where our parser refuses them."""
+    from pytest_citecheck._options.ini_file import written_values
+
+    path = config.inipath
+    text = path.read_text(encoding="utf-8", errors="replace") if path is not None and path.is_file() else ""
+    overrides = config.getoption("override_ini", None) or []
+    written = written_values(path.name if path is not None else None, text, overrides, keys)
+    return {key.removeprefix("citecheck_"): value for key, value in written.items()}
 
 
 def _refuse_keys_not_ours(config: pytest.Config) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import string
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -25,15 +26,69 @@ if TYPE_CHECKING:
 QUESTION_NAMES = ("out_of_context", "best_section")
 
 
-def parse_fraction(raw: Any) -> float:
+# What a numeric knob's text may be: ASCII digits, with a sign, and a decimal point where a fraction is
+# allowed. Python's int() and float() also read other scripts' digits (١٢٠٠, full-width １２００) and
+# underscores (1_000), so a value nobody can check by eye was taken; an exponent (1e3) is refused too.
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
+def _number(raw: Any, expected: str, *, whole: bool, given: Any = None) -> float:
+    """The one reader of every numeric knob's value: a number given as one (a keyword, a TOML number, an
+    ini value pytest read as its type), or a text of ASCII digits (``_WHOLE``, ``_DECIMAL``); a whole
+    number when ``whole``. ``ValueError`` with ``expected``, the value as given (``given``, else ``raw``),
+    and for a text that Python would have read, its characters' code points and what to write instead."""
+    problem = f"{expected}, got {_shown(raw if given is None else given)}"
     if isinstance(raw, bool):
-        raise ValueError(f"expected a number from 0 to 1, got {raw!r}")
+        raise ValueError(problem)
+    if isinstance(raw, str):
+        text = raw.strip(string.whitespace)
+        if not (_WHOLE if whole else _DECIMAL).fullmatch(text):
+            raise ValueError(problem + _not_ascii_digits(text, whole))
+        try:
+            number = int(text) if whole else float(text)
+        except ValueError:  # int() of more than 4,300 digits
+            raise ValueError(problem) from None
+        if not math.isfinite(number):  # float() of 400 digits is inf
+            raise ValueError(problem)
+        return number
     try:
         value = float(raw)
-    except (TypeError, ValueError):
-        raise ValueError(f"expected a number from 0 to 1, got {raw!r}") from None
-    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
-        raise ValueError(f"expected a number from 0 to 1, got {raw!r}")
+    except (TypeError, ValueError, OverflowError):  # float(10**400) overflows
+        raise ValueError(problem) from None
+    if not math.isfinite(value) or (whole and not value.is_integer()):
+        raise ValueError(problem)
+    if not whole:
+        return value
+    return raw if isinstance(raw, int) else int(value)  # an int as given: a float loses digits past 2**53
+
+
+def _shown(raw: Any) -> str:
+    """``raw`` as a message shows it: its repr, cut at 40 characters."""
+    shown = repr(raw)
+    return shown if len(shown) <= 40 else shown[:39] + "…"
+
+
+def _not_ascii_digits(text: str, whole: bool) -> str:
+    """Why a numeric text Python would read is refused, and the ASCII to write instead; "" for other text."""
+    if text.isascii() and "_" not in text:
+        return ""
+    import unicodedata
+
+    # The code points, for digits that look like others or like nothing a reader knows (repr shows an
+    # invisible character's already).
+    points = "" if ascii(text) == repr(text) else f" ({ascii(text)})"
+    ascii_text = "".join(str(unicodedata.decimal(ch)) if ch.isdecimal() else ch for ch in text).replace("_", "")
+    read = "ASCII digits 0-9" + ("" if whole else " and a decimal point")
+    if not (_WHOLE if whole else _DECIMAL).fullmatch(ascii_text):
+        return f"{points}: only {read} are read"
+    return f"{points}: only {read} are read, not other scripts' digits nor underscores; write {ascii_text}"
+
+
+def parse_fraction(raw: Any) -> float:
+    value = _number(raw, "expected a number from 0 to 1", whole=False)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"expected a number from 0 to 1, got {_shown(raw)}")
     return value
 
 
@@ -150,24 +205,18 @@ def _names_fit(path: str) -> str:
 
 def parse_count(raw: Any) -> int:
     """A whole number of 0 or more."""
-    if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
-        raise ValueError(f"expected a whole number of 0 or more, got {raw!r}")
-    try:
-        value = int(raw)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"expected a whole number of 0 or more, got {raw!r}") from None
-    if value < 0:
-        raise ValueError(f"expected a whole number of 0 or more, got {raw!r}")
-    return value
+    return _whole_at_least(raw, 0, "expected a whole number of 0 or more")
 
 
 def parse_positive_int(raw: Any) -> int:
-    try:
-        value = int(raw)
-    except (TypeError, ValueError, OverflowError):  # int(float("inf")) overflows
-        raise ValueError(f"expected a whole number of at least 1, got {raw!r}") from None
-    if isinstance(raw, bool) or value < 1 or (isinstance(raw, float) and raw != value):
-        raise ValueError(f"expected a whole number of at least 1, got {raw!r}")
+    """A whole number of at least 1."""
+    return _whole_at_least(raw, 1, "expected a whole number of at least 1")
+
+
+def _whole_at_least(raw: Any, least: int, expected: str) -> int:
+    value = int(_number(raw, expected, whole=True))
+    if value < least:
+        raise ValueError(f"{expected}, got {_shown(raw)}")
     return value
 
 
@@ -232,15 +281,10 @@ def parse_seconds(raw: Any) -> float | None:
     """A number of seconds above 0 and at most a day, or off (None, false, "none", "off")."""
     if raw is None or raw is False or (isinstance(raw, str) and raw.strip().lower() in _OFF):
         return None
-    problem = f"expected a number of seconds above 0 and at most {MAX_SECONDS:g} (a day), or none, got {raw!r}"
-    if isinstance(raw, bool):
-        raise ValueError(problem)
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise ValueError(problem) from None
-    if not math.isfinite(value) or not 0 < value <= MAX_SECONDS:
-        raise ValueError(problem)
+    expected = f"expected a number of seconds above 0 and at most {MAX_SECONDS:g} (a day), or none"
+    value = _number(raw, expected, whole=False)
+    if not 0 < value <= MAX_SECONDS:
+        raise ValueError(f"{expected}, got {_shown(raw)}")
     return value
 
 
@@ -257,17 +301,11 @@ MAX_PRICE_PER_MILLION = 10_000.0
 
 def parse_price(raw: Any) -> float:
     """US dollars per million tokens: a finite number from 0 to ``MAX_PRICE_PER_MILLION`` (a leading ``$`` is allowed)."""
-    shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:39] + "…"
     expected = f"expected US dollars per million tokens, a number from 0 to {MAX_PRICE_PER_MILLION:,.0f} (e.g. 0.042)"
-    if isinstance(raw, bool):
-        raise ValueError(f"{expected}, got {shown}")
     text = raw.strip().removeprefix("$") if isinstance(raw, str) else raw
-    try:
-        value = float(text)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{expected}, got {shown}") from None
-    if not math.isfinite(value) or not 0.0 <= value <= MAX_PRICE_PER_MILLION:
-        raise ValueError(f"{expected}, got {shown}")
+    value = _number(text, expected, whole=False, given=raw)
+    if not 0.0 <= value <= MAX_PRICE_PER_MILLION:
+        raise ValueError(f"{expected}, got {_shown(raw)}")
     return value
 
 

@@ -96,7 +96,7 @@ def test_model_precedence_reaches_the_request(suite, jev_server, inner_ini):
     [
         (["--citecheck-auto-accept=1.5"], "", "--citecheck-auto-accept: expected a number from 0 to 1, got '1.5'"),
         (["--citecheck-auto-accept=high"], "", "--citecheck-auto-accept: expected a number from 0 to 1, got 'high'"),
-        ([], "citecheck_auto_accept = -0.1\n", "ini citecheck_auto_accept: expected a number from 0 to 1, got -0.1"),
+        ([], "citecheck_auto_accept = -0.1\n", "ini citecheck_auto_accept: expected a number from 0 to 1, got '-0.1'"),
         ([], "citecheck_auto_accept = high\n", "ini citecheck_auto_accept: expected a number from 0 to 1, got 'high'"),
         ([], "citecheck_screen = maybe\n", "ini citecheck_screen: expected true or false, got 'maybe'"),
         # Below 0.7 unrelated sentences pass for a quote: the fabricated check would be off by accident.
