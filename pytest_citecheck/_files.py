@@ -38,6 +38,10 @@ class DirectoryError(UnreadableFileError):
     """A path that is a directory (a reader may say what to do about one in its own words)."""
 
 
+class MissingDirectoryError(FileNotFoundError):
+    """A symbolic link to a file in a directory that does not exist: its message names the directory to make."""
+
+
 class LockUnavailableError(RuntimeError):
     """The directory of the inter-process locks cannot be used: not ours, not a directory, not writable."""
 
@@ -123,8 +127,13 @@ def _link_target(link: Path) -> Path:
         except FileNotFoundError:
             target = Path(os.path.realpath(current))
             if not target.parent.is_dir():
-                raise OSError(
-                    errno.ENOENT, f"it is a symbolic link to {target}, in a directory that does not exist"
+                from pytest_citecheck._text import shell_quote  # on the error's path only
+
+                # Not made here, as a plain path's directory is: the link may point where it was not meant to.
+                raise MissingDirectoryError(
+                    errno.ENOENT,
+                    f"it is a symbolic link to {target}, in a directory that does not exist: make the directory "
+                    f"(mkdir -p {shell_quote(target.parent)}), or point the link at a file in one that exists",
                 ) from None
             return target
         if not stat.S_ISLNK(mode):

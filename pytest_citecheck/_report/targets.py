@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pytest_citecheck._files import write_target
+from pytest_citecheck._files import MissingDirectoryError, write_target
 
 # How each kind of report begins (``Report.json_chunks``, ``html.page_start`` with the report's
 # title): enough to tell an earlier report from a file someone wrote, read from the first bytes only.
@@ -83,6 +83,8 @@ def output_problem(value: str | Path, kind: str, *, shown: str | None = None) ->
         # Run as root (a CI container), --citecheck-json=/dev/null turned the machine's null device
         # into a regular file: the write renames a new file over the path, or over a link's target.
         target = write_target(path, follow_links=True)
+    except MissingDirectoryError as error:
+        return str(error.strerror)  # it says what to do: make the directory
     except OSError as error:
         return f"{error.strerror or error}; give the path of a file"
     try:

@@ -98,6 +98,19 @@ def test_pytest_reports_through_links_to_earlier_reports_replace_the_reports_and
     ]
 
 
+def test_a_hard_link_to_the_report_keeps_the_old_report(project: Path) -> None:
+    """docs/reporting.md: the report is a new file renamed over its path, so a hard link's other name
+    keeps the old report (a symbolic link is followed instead: above)."""
+    older = link_to_an_older_report(project, "older.json", "json")
+    (project / "older.json").unlink()
+    os.link(older, project / "latest.json")
+    result = run_example(project, "--citecheck-json=latest.json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert len(json.loads((project / "latest.json").read_text())["results"]) == 8
+    assert len(json.loads(older.read_text())["results"]) == 1, "the other name keeps the old report"
+    assert (project / "latest.json").stat().st_nlink == 1 and older.stat().st_nlink == 1
+
+
 def test_merge_through_a_link_to_an_earlier_report_replaces_the_report_and_keeps_the_link(project: Path) -> None:
     target = link_to_an_older_report(project, "latest.json", "json")
     result = citecheck(project, "merge", f"{EARLIER}.json", "-o", "latest.json")
@@ -142,15 +155,45 @@ def test_a_link_to_nothing_yet_makes_its_target_and_is_kept(project: Path) -> No
     assert len(json.loads((project / "runs" / "2026-12-06.json").read_text())["results"]) == 8
 
 
+# A link to nothing in a directory that does not exist: the remedy names the directory to make (it
+# said "give the path of a file", which the path already was). The directory is not made for the user:
+# the link may point where it was not meant to.
+def missing_directory(project: Path) -> str:
+    return (
+        f"it is a symbolic link to {project / 'nowhere' / '2026-12-06.json'}, in a directory that does not exist: "
+        f"make the directory (mkdir -p '{project / 'nowhere'}'), or point the link at a file in one that exists"
+    )
+
+
 def test_a_link_to_nothing_in_a_directory_that_does_not_exist_is_named(project: Path) -> None:
     (project / "latest.json").symlink_to("nowhere/2026-12-06.json")
     result = citecheck(project, "merge", f"{EARLIER}.json", "-o", "latest.json")
     assert result.returncode == 2
-    assert one_line(result.stderr) == (
-        f"citecheck merge: cannot write latest.json: it is a symbolic link to {project / 'nowhere' / '2026-12-06.json'}, "
-        "in a directory that does not exist; give the path of a file"
-    )
+    assert one_line(result.stderr) == f"citecheck merge: cannot write latest.json: {missing_directory(project)}"
     assert not (project / "nowhere").exists()
+
+
+@pytest.mark.parametrize("flag", ["--citecheck-json", "--citecheck-html"])
+def test_a_report_link_into_a_directory_that_does_not_exist_names_the_directory_to_make(
+    project: Path, flag: str
+) -> None:
+    (project / "latest").symlink_to("nowhere/2026-12-06.json")
+    result = run_example(project, f"{flag}=latest")
+    assert result.returncode == pytest.ExitCode.USAGE_ERROR, result.stdout + result.stderr
+    assert f"ERROR: pytest-citecheck: {flag}=latest: {missing_directory(project)}" in result.stderr
+    assert not (project / "nowhere").exists()
+    (project / "nowhere").mkdir()  # as the message says
+    assert run_example(project, f"{flag}=latest").returncode == 0
+    assert (project / "nowhere" / "2026-12-06.json").is_file()
+
+
+def test_a_reviews_file_link_into_a_directory_that_does_not_exist_names_the_directory_to_make(project: Path) -> None:
+    (project / "mine.json").symlink_to("nowhere/2026-12-06.json")
+    result = citecheck(
+        project, "review", "--report", f"{EARLIER}.json", "--reviews", "mine.json", "--set", "iat_future=verified"
+    )
+    assert result.returncode == 2
+    assert missing_directory(project) in result.stderr
 
 
 # --- a FIFO, or a link to one: refused before anything is read, named -----------------------------
