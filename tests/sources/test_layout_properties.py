@@ -7,7 +7,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -139,12 +138,9 @@ def test_a_man_page_from_a_heading_tree_splits_back_into_that_tree(tree: list[tu
 
 
 # Found by the property above (a run in December 2026): a DocBook text whose chapters and sections have no
-# text of their own before their first subsection, all of one title, under a contents list, is read by ``auto`` as
-# ``numbered`` (the contents lines "1. Alpha", "    1.1. Alpha" taken as headings, "Chapter 1. Alpha" as
-# trailing ones), so its third level is lost. Not fixed yet: skipping a captioned contents block in
-# ``numbered`` fixes it but changed three real Debian documents (base-passwd, kbproto, valgrind's FAQ).
-# Strict: when this starts passing, the property holds for it and the mark goes.
-@pytest.mark.xfail(strict=True, reason="auto reads this DocBook text with a contents list as numbered")
+# text of their own before their first subsection, all of one title, under a contents list, was read by ``auto``
+# as ``numbered`` (the contents lines "1. Alpha", "    1.1. Alpha" taken as headings, "Chapter 1. Alpha" as
+# trailing ones), so its third level was lost. ``numbered`` now skips the lines of a captioned contents block.
 def test_a_docbook_text_with_a_contents_list_and_empty_chapters_splits_back_under_auto() -> None:
     tree = [
         (1, ("1", "Alpha", "")),

@@ -71,6 +71,22 @@ def test_a_docbook_text_render_splits_at_chapters_and_numbered_sections_never_at
     assert source.sections["A.1"].startswith("A.1.\u00a0Shared libraries")
 
 
+def test_a_docbook_render_with_plain_spaces_keeps_its_contents_list_out_of_numbered_sections() -> None:
+    """base-passwd's users-and-groups.txt (lynx's render: "Chapter 1. Introduction" with plain spaces, a
+    captioned contents list "1. Introduction", "2. Users and Groups"). ``numbered`` took the two contents
+    entries for sections 1 and 2, each only its line, made the real chapters trailing headings, and a
+    "HELP:" sentence of the body a third; ``auto`` chose that split. Found in December 2026."""
+    source = load("base-passwd-users-and-groups-excerpt.txt")
+    assert source.format == "docbook"
+    assert list(source.sections) == ["preamble", "1", "2"]
+    assert source.sections["preamble"].endswith(
+        "Table of Contents\n   1. Introduction\n   2. Users and Groups\n     " + "_" * 58
+    )
+    assert source.sections["1"].startswith("Chapter 1. Introduction\n\n   The Debian base-passwd package")
+    assert source.sections["2"].startswith("Chapter 2. Users and Groups\n")
+    assert source.sections["2"].endswith("HELP: what do other print systems (rlpr, lprng, ...) do?")
+
+
 def test_a_rendered_man_page_splits_at_its_headings_and_subsections() -> None:
     source = load("msgconv.1.txt")
     assert source.format == "man"

@@ -12,6 +12,7 @@ import re
 
 from pytest_citecheck._errors import SourceError
 from pytest_citecheck._sources.formats.headings import PREAMBLE, UniqueIds
+from pytest_citecheck._sources.formats.outline import contents_blocks
 from pytest_citecheck._sources.offsets import OffsetMap, cut_then
 
 _NUMBERED = re.compile(
@@ -156,10 +157,11 @@ def _outline(clean: str, quantities: bool) -> tuple[list[int], list[str]]:
     current: tuple[int, ...] | None = None
     indents: dict[int, str] = {}
     unmarked: dict[int, bool] = {}  # whether a depth's first bare number had no mark after it
+    contents = contents_blocks(clean)
     offset = 0
     for line in clean.split("\n"):
         found = _candidate(line, quantities)
-        if found:
+        if found and not any(start <= offset < end for start, end in contents):
             number = tuple(int(part) for part in found.group("number").split("."))
             indent, depth = found.group("indent"), len(number)
             bare = found.group(0)[len(indent)].isdigit()
