@@ -87,6 +87,36 @@ def test_a_docbook_render_with_plain_spaces_keeps_its_contents_list_out_of_numbe
     assert source.sections["2"].endswith("HELP: what do other print systems (rlpr, lprng, ...) do?")
 
 
+def test_a_dblatex_pdf_splits_at_its_chapter_openings_not_its_contents() -> None:
+    """The New Maintainers' Guide's PDF (dblatex) as pypdf reads it: "Chapter 1" alone on a line, the title
+    on the next, "1.1 Title" sections, "Appendix A" alone; a contents list whose chapter lines have no dot
+    leader ("1 Getting started The Right Way 1"). ``numbered`` took the contents lines for chapters 1, 2 and
+    2.1, after which the body could not follow: the whole manual (57 pages) was 8 sections under ``auto``."""
+    source = load("maint-guide-pdf-excerpt.txt")
+    assert source.format == "numbered"
+    assert list(source.sections) == ["preamble", "1", "1.1", "1.2", "2", "2.1", "A", "A.1", "A.2"]
+    assert source.sections["preamble"].endswith("DebianNewMaintainers’Guide 1 / 57")  # the contents, the page header
+    assert source.sections["1"].startswith("Chapter 1\nGetting started The Right Way\n")
+    assert source.sections["A"].startswith("Appendix A\nAdvanced packaging\n")
+    assert source.sections["A.1"].startswith("A.1 Shared libraries\n")
+
+
+def test_a_sphinx_pdf_splits_at_its_spelled_chapters_and_never_at_page_footers() -> None:
+    """The Debian Policy Manual's PDF (Sphinx's LaTeX) as pypdf reads it: "CHAPTER", "ONE", the title in
+    capitals; each even page ends "4 Chapter 1. About this manual", each odd one "1.4. Related documents 5";
+    a list "10. Example Licenses" in 2.1. ``numbered`` made the page numbers chapters (the whole manual: 93
+    sections, "1", "2", "4", "6", ...)."""
+    source = load("debian-policy-pdf-excerpt.txt")
+    assert source.format == "numbered"
+    assert list(source.sections) == [
+        *["preamble", "1", "1.1", "1.2", "1.3", "1.3.1", "1.3.2", "1.3.3"],
+        *["2", "2.1", "2.2", "2.2.1"],
+    ]
+    assert source.sections["1"] == "CHAPTER\nONE\nABOUT THIS MANUAL"
+    assert "\n4 Chapter 1. About this manual\n" in source.sections["1.3.2"]  # a footer is text of its page
+    assert "\n10. Example Licenses\n" in source.sections["2.1"]
+
+
 def test_a_rendered_man_page_splits_at_its_headings_and_subsections() -> None:
     source = load("msgconv.1.txt")
     assert source.format == "man"

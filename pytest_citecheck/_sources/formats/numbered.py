@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from pytest_citecheck._errors import SourceError
+from pytest_citecheck._sources.formats.chapters import chapter_openings
 from pytest_citecheck._sources.formats.headings import PREAMBLE, UniqueIds
 from pytest_citecheck._sources.formats.outline import contents_blocks
 from pytest_citecheck._sources.offsets import OffsetMap, cut_then
@@ -35,8 +36,9 @@ _DOT_LEADER = re.compile(r"(?:\.[ \t]*){4,}(?:\d+|[ivxlcdm]+)?[ \t]*$", re.IGNOR
 _XREF = re.compile(r"\[(?:[^\]]*$|[^\]]*\],)")
 # An appendix heading as texinfo and LaTeX print it ("Appendix A GNU Free Documentation License"; a
 # DocBook render's "Appendix A. Title"), and its sections ("A.1 GNU Free Documentation License"). Its
-# title starts as a title does (not "describes ...", not a cross-reference's "[").
-_APPENDIX = re.compile(r"^(?:Appendix|APPENDIX)[ \t]+(?P<letter>[A-Z])\.?[ \t]+[A-Z0-9“\"'(]")
+# title starts as a title does (not "describes ...", not a cross-reference's "["), or is on the next line ("Appendix A"
+# alone, as dblatex prints it in a PDF).
+_APPENDIX = re.compile(r"^(?:Appendix|APPENDIX)[ \t]+(?P<letter>[A-Z])(?:\.?[ \t]+[A-Z0-9“\"'(]|[ \t]*$)")
 _APPENDIX_SECTION = re.compile(r"^(?P<letter>[A-Z])\.(?P<number>\d+(?:\.\d+)*)\.?[ \t]+(?P<title>\S.*)$")
 # How far numbering may jump (a section left out, or drawn in a box that was not recognised).
 _MAX_SKIP = 3
@@ -151,6 +153,10 @@ def _outline(clean: str, quantities: bool) -> tuple[list[int], list[str]]:
     is a list item, not a section at that depth: "4. Performs the various shell expansions", item 4
     of a list under the Bash manual's 3.1.1, is no chapter 4. (Documents that write "2.3." and then
     "2.4" at one depth exist: only this one direction is refused.)
+
+    Where LaTeX printed chapter openings (``chapters.chapter_openings``: "Chapter 1" or "CHAPTER" /
+    "ONE" on lines of their own), they are the chapters: a numbered line before the first one (the
+    contents) or at the top depth (a page's running footer, "38 Chapter 5. Control files") is text.
     """
     starts: list[int] = []
     ids: list[str] = []
@@ -158,10 +164,17 @@ def _outline(clean: str, quantities: bool) -> tuple[list[int], list[str]]:
     indents: dict[int, str] = {}
     unmarked: dict[int, bool] = {}  # whether a depth's first bare number had no mark after it
     contents = contents_blocks(clean)
+    chapters = chapter_openings(clean)
     offset = 0
     for line in clean.split("\n"):
         found = _candidate(line, quantities)
-        if found and not any(start <= offset < end for start, end in contents):
+        if offset in chapters:
+            current = (chapters[offset],)
+            starts.append(offset)
+            ids.append(str(chapters[offset]))
+        elif chapters and (current is None or (found is not None and "." not in found.group("number"))):
+            pass
+        elif found and not any(start <= offset < end for start, end in contents):
             number = tuple(int(part) for part in found.group("number").split("."))
             indent, depth = found.group("indent"), len(number)
             bare = found.group(0)[len(indent)].isdigit()
