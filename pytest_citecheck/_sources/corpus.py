@@ -137,6 +137,6 @@ def _unnamed(error: SourceError, path: Path) -> str:
             message = message[len(named) :]
             break
     else:
-        if message.startswith(f"{path} "):  # "<path> is not utf-8 text (...)"
+        if message.startswith(f"{path} "):  # "<path> is not utf-8 text: ... at byte 5 (line 1); ..."
             message = "it " + message[len(f"{path} ") :]
     return f"field {error.field!r}: {message}" if error.field not in (None, "source") else message

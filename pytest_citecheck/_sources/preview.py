@@ -144,6 +144,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--format", help="a layout name (rfc, markdown, rst, docbook, man, numbered, html); default: auto"
     )
+    parser.add_argument("--encoding", default="utf-8", help="the text file's encoding (default: utf-8)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a section is flagged or the split warns")
     return parser
@@ -154,7 +155,7 @@ def main(argv: Sequence[str]) -> int:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", SourceWarning)
-            source = Source.from_file(args.path, args.format)
+            source = Source.from_file(args.path, args.format, encoding=args.encoding)
     except SourceError as error:
         print(f"citecheck sections: {visible_lines(error)}", file=sys.stderr)
         return 2

@@ -272,6 +272,11 @@ class Source:
             return cls.from_text(text, format=format or "auto", name=path.name, hooks=hooks)
         try:
             text = path.read_text(encoding=encoding)
+        except LookupError:
+            raise SourceError(
+                f"{path}: unknown encoding {encoding!r}; pass a Python codec name ('utf-8', 'latin-1', 'utf-16')",
+                field="encoding",
+            ) from None
         except UnicodeDecodeError as error:
             if path.read_bytes()[:2] == b"\x1f\x8b":  # gzip's magic number: a man page as installed, say
                 raise SourceError(
@@ -279,7 +284,7 @@ class Source:
                     "and pass the text to Source.from_text",
                     field="source",
                 ) from None
-            raise SourceError(f"{path} is not {encoding} text ({error.reason})", field="source") from None
+            raise SourceError(_undecodable(path, encoding, error), field="source") from None
         chosen = format or EXTENSIONS.get(path.suffix.lower(), "auto")
         return cls.from_text(text, format=chosen, name=path.name, hooks=hooks)
 
@@ -343,6 +348,17 @@ class Source:
     def __repr__(self) -> str:
         label = f" {self.name!r}" if self.name else ""
         return f"<Source{label}: {len(self.text):,} characters, {len(self.sections)} sections>"
+
+
+def _undecodable(path: Path, encoding: str, error: UnicodeDecodeError) -> str:
+    """Where the bytes stop being ``encoding``, and the way out: the encoding the file is in."""
+    data = error.object
+    line = bytes(data).count(b"\n", 0, error.start) + 1
+    if bytes(data[:2]) in (b"\xff\xfe", b"\xfe\xff"):
+        remedy = "it starts with a UTF-16 byte order mark: pass encoding='utf-16'"
+    else:
+        remedy = "if it is text in another encoding, pass it: encoding='latin-1' (or 'cp1252', ...)"
+    return f"{path} is not {encoding} text: {error.reason} at byte {error.start} (line {line}); {remedy}"
 
 
 def _not_a_file(path: Path) -> str:

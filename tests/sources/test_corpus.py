@@ -114,7 +114,8 @@ def test_from_dir_names_a_file_it_cannot_read_once(tmp_path):
     (tmp_path / "notes" / "latin-1.md").write_bytes("# Café\n\nOuvert le dimanche.\n".encode("latin-1"))
     with pytest.raises(
         SourceError,
-        match=r"^field 'documents': document 'notes/latin-1.md': it is not utf-8 text \(invalid continuation byte\)$",
+        match=r"^field 'documents': document 'notes/latin-1.md': it is not utf-8 text: invalid continuation byte "
+        r"at byte 5 \(line 1\); if it is text in another encoding, pass it: encoding='latin-1' \(or 'cp1252', ...\)$",
     ):
         Corpus.from_dir(tmp_path)
 

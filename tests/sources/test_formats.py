@@ -465,6 +465,36 @@ def test_a_compressed_document_says_so(tmp_path: Path) -> None:
         Source.from_file(page)
 
 
+def test_a_document_in_another_encoding_names_where_and_the_encoding_to_pass() -> None:
+    """GNU ed's AUTHORS as Debian ships it (``ed-AUTHORS.latin1``) is Latin-1 ("François", byte 238):
+    the error said only "is not utf-8 text (invalid continuation byte)", naming neither the place nor the
+    way out. Read with the encoding it names, it is text (with no headings to split at)."""
+    with pytest.raises(
+        SourceError,
+        match=r"not utf-8 text: invalid continuation byte at byte 238 \(line 7\); "
+        r"if it is text in another encoding, pass it: encoding='latin-1'",
+    ) as raised:
+        Source.from_file(DATA / "ed-AUTHORS.latin1")
+    assert raised.value.field == "source"
+    with pytest.raises(SourceError, match=r"format 'auto' found no sections"):  # read as text: it has no headings
+        Source.from_file(DATA / "ed-AUTHORS.latin1", encoding="latin-1")
+
+
+def test_a_utf_16_document_is_told_to_pass_utf_16_and_an_unknown_encoding_is_named(tmp_path: Path) -> None:
+    page = tmp_path / "msgconv.1.txt"
+    page.write_text((DATA / "msgconv.1.txt").read_text(encoding="utf-8"), encoding="utf-16")  # with its BOM
+    with pytest.raises(
+        SourceError,
+        match=r"at byte 0 \(line 1\); it starts with a UTF-16 byte order mark: "
+        r"pass encoding='utf-16'",
+    ):
+        Source.from_file(page)
+    assert Source.from_file(page, encoding="utf-16").format == "man"
+    with pytest.raises(SourceError, match=r"unknown encoding 'utf-9'; pass a Python codec name") as raised:
+        Source.from_file(page, encoding="utf-9")  # was a LookupError and a traceback
+    assert raised.value.field == "encoding"
+
+
 def test_a_directory_is_not_a_missing_file(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match=r"is a directory, not a file"):
         Source.from_file(tmp_path)

@@ -113,3 +113,13 @@ def test_a_file_name_that_is_not_utf_8_is_shown_not_a_traceback(tmp_path: Path) 
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0].endswith("licence-\\udce9.txt: 11 sections as 'numbered', 11,358 characters")
+
+
+def test_encoding_reads_a_text_file_that_is_not_utf_8(tmp_path: Path) -> None:
+    page = tmp_path / "msgconv.1.txt"
+    page.write_text((DATA / "msgconv.1.txt").read_text(encoding="utf-8"), encoding="utf-16")
+    refused = citecheck(page)
+    assert refused.returncode == 2 and "pass encoding='utf-16'" in refused.stderr
+    done = citecheck(page, "--encoding", "utf-16")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].endswith("msgconv.1.txt: 14 sections as 'man', 3,487 characters")
