@@ -117,6 +117,22 @@ def test_a_sphinx_pdf_splits_at_its_spelled_chapters_and_never_at_page_footers()
     assert "\n10. Example Licenses\n" in source.sections["2.1"]
 
 
+def test_sections_numbered_in_roman_capitals_split_past_their_right_aligned_contents_list() -> None:
+    """libpng's manual (libpng-manual.txt) numbers its fifteen sections "I. Introduction" to "XV. Coding
+    style", listed right-aligned under "TABLE OF CONTENTS". ``numbered`` knew only Arabic numbers: it took
+    four list items "1)" to "4)" of section III for sections and three formulas ("Y = 0.2126 * R + ...") for
+    trailing headings, with a third of the manual in the preamble, and no warning."""
+    source = load("libpng-manual-excerpt.txt")
+    assert source.format == "numbered"
+    assert list(source.sections) == ["preamble", "I", "II", "III", "IV", "V"]
+    assert source.sections["preamble"].endswith(
+        " XIII. Detecting libpng\n  XIV. Source code repository\n   XV. Coding style"
+    )
+    assert source.sections["I"].startswith("I. Introduction\n\nThis file describes how to use and modify")
+    assert "\n1) The PNG file gamma from the gAMA chunk." in source.sections["III"]
+    assert source.sections["V"].startswith("V. Simplified API\n")
+
+
 def test_a_rendered_man_page_splits_at_its_headings_and_subsections() -> None:
     source = load("msgconv.1.txt")
     assert source.format == "man"

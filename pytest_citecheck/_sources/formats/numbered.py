@@ -40,6 +40,10 @@ _XREF = re.compile(r"\[(?:[^\]]*$|[^\]]*\],)")
 # alone, as dblatex prints it in a PDF).
 _APPENDIX = re.compile(r"^(?:Appendix|APPENDIX)[ \t]+(?P<letter>[A-Z])(?:\.?[ \t]+[A-Z0-9“\"'(]|[ \t]*$)")
 _APPENDIX_SECTION = re.compile(r"^(?P<letter>[A-Z])\.(?P<number>\d+(?:\.\d+)*)\.?[ \t]+(?P<title>\S.*)$")
+# A top-level section numbered in Roman capitals, as libpng's manual and many contracts number them:
+# "I. Introduction", "XII. Changes to Libpng from version 1.5.x to 1.6.x".
+_ROMAN = re.compile(r"^(?P<indent>[ \t]{0,6})(?P<number>[IVXL]{1,7})\.[ \t]+(?P<title>[A-Z0-9\"'(].*)$")
+_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50}
 # How far numbering may jump (a section left out, or drawn in a box that was not recognised).
 _MAX_SKIP = 3
 
@@ -142,7 +146,55 @@ def _numbered_starts(clean: str) -> tuple[list[int], list[str]]:
     document has no other numbered lines (a changelog's "1 file changed" then stays what it was).
     """
     starts, ids = _outline(clean, quantities=False)
+    roman = _roman_outline(clean)
+    if len(roman[0]) >= 3 and len(roman[0]) > len(starts):
+        return roman
     return (starts, ids) if starts else _outline(clean, quantities=True)
+
+
+def roman_value(numeral: str) -> int | None:
+    """``"XIV"`` as 14; None for letters that are no well-formed numeral (``"IIII"``, ``"VX"``)."""
+    total = 0
+    for index, letter in enumerate(numeral):
+        value = _ROMAN_VALUES[letter]
+        following = _ROMAN_VALUES[numeral[index + 1]] if index + 1 < len(numeral) else 0
+        total += -value if value < following else value
+    return total if total > 0 and _as_roman(total) == numeral else None
+
+
+def _as_roman(number: int) -> str:
+    out = ""
+    for value, letters in ((50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
+        count, number = divmod(number, value)
+        out += letters * count
+    return out
+
+
+def _roman_outline(clean: str) -> tuple[list[int], list[str]]:
+    """Top-level sections numbered "I.", "II.", ... in order (skipping at most a few), indented like the first,
+    outside contents lists; a later "I." starts again (libpng's contents list right-aligns its numerals, which
+    no contents block recognises). The ids are the numerals as written. Used when they outnumber the Arabic
+    outline: libpng's manual has fifteen, and four list items "1)" to "4)" in its section III."""
+    starts: list[int] = []
+    ids: list[str] = []
+    current = 0
+    indent: str | None = None
+    contents = contents_blocks(clean)
+    offset = 0
+    for line in clean.split("\n"):
+        found = _ROMAN.match(line)
+        value = roman_value(found.group("number")) if found else None
+        if found and value and not _DOT_LEADER.search(line) and not _inside(offset, contents):
+            if value == 1:  # a second "I." starts the count again: what came before was a contents list
+                starts, ids, current, indent = [], [], 0, None
+            plausible = value == 1 if not current else 0 < value - current <= _MAX_SKIP
+            if plausible and (indent is None or found.group("indent") == indent):
+                indent = found.group("indent")
+                current = value
+                starts.append(offset + len(indent))
+                ids.append(found.group("number"))
+        offset += len(line) + 1
+    return starts, ids
 
 
 def _outline(clean: str, quantities: bool) -> tuple[list[int], list[str]]:
@@ -172,22 +224,40 @@ def _outline(clean: str, quantities: bool) -> tuple[list[int], list[str]]:
             current = (chapters[offset],)
             starts.append(offset)
             ids.append(str(chapters[offset]))
-        elif chapters and (current is None or (found is not None and "." not in found.group("number"))):
-            pass
-        elif found and not any(start <= offset < end for start, end in contents):
-            number = tuple(int(part) for part in found.group("number").split("."))
-            indent, depth = found.group("indent"), len(number)
-            bare = found.group(0)[len(indent)].isdigit()
-            listed = bare and bool(found.group("mark")) and unmarked.get(depth, False)
-            plausible = (number[-1] <= 1 and depth == 1) if current is None else follows(number, current)
-            if plausible and not listed and indents.setdefault(depth, indent) == indent:
-                if bare:
-                    unmarked.setdefault(depth, not found.group("mark"))
+        elif found and not _chapter_text(found, current, bool(chapters)) and not _inside(offset, contents):
+            number = _next_section(found, current, indents, unmarked)
+            if number is not None:
                 current = number
-                starts.append(offset + len(indent))
+                starts.append(offset + len(found.group("indent")))
                 ids.append(found.group("number"))
         offset += len(line) + 1
     return starts, ids
+
+
+def _inside(offset: int, blocks: list[tuple[int, int]]) -> bool:
+    return any(start <= offset < end for start, end in blocks)
+
+
+def _chapter_text(found: re.Match[str], current: tuple[int, ...] | None, chapters: bool) -> bool:
+    """In a document with chapter openings: a numbered line before the first, or one without a dot."""
+    return chapters and (current is None or "." not in found.group("number"))
+
+
+def _next_section(
+    found: re.Match[str], current: tuple[int, ...] | None, indents: dict[int, str], unmarked: dict[int, bool]
+) -> tuple[int, ...] | None:
+    """The number of the section ``found`` starts, or None when it is text (see ``_outline``); notes the
+    indentation and the mark of a depth's first section in ``indents`` and ``unmarked``."""
+    number = tuple(int(part) for part in found.group("number").split("."))
+    indent, depth = found.group("indent"), len(number)
+    bare = found.group(0)[len(indent)].isdigit()
+    listed = bare and bool(found.group("mark")) and unmarked.get(depth, False)
+    plausible = (number[-1] <= 1 and depth == 1) if current is None else follows(number, current)
+    if not plausible or listed or indents.setdefault(depth, indent) != indent:
+        return None
+    if bare:
+        unmarked.setdefault(depth, not found.group("mark"))
+    return number
 
 
 def appendices(text: str, last_section_start: int) -> list[tuple[int, str]]:
