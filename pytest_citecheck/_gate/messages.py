@@ -83,9 +83,16 @@ _VERDICT_STEPS: tuple[tuple[Callable[[Sequence[CitationResult]], bool], str], ..
         "an altered quote leaves out a word that turns the meaning of its passage: quote the passage "
         "whole, or elide only text that does not change what it says",
     ),
-    (
-        lambda failing: any(r.verdict is Verdict.FABRICATED for r in failing),
+    (  # a quote across a section border is in the source: the next step says what to do with it
+        lambda failing: any(
+            r.verdict is Verdict.FABRICATED and (r.closest is None or r.closest.across is None) for r in failing
+        ),
         "a fabricated quote is not in the source: fix the citation (or the quote the app extracts)",
+    ),
+    (
+        lambda failing: any(r.closest is not None and r.closest.across is not None for r in failing),
+        "a quote that runs across a section border is in no one section: name the sections it runs across, "
+        "or check a retriever's chunks against Corpus.from_documents(chunks)",
     ),
     (
         lambda failing: any(r.verdict is Verdict.CONTRADICTED for r in failing),
@@ -235,11 +242,27 @@ def closest_passage_lines(result: CitationResult) -> list[str]:
             f"the passage {where} [{closest.start}:{closest.end}] says:",
             f'    "{_shorten(closest.text, 100)}"',
         ]
+    if closest.across is not None:
+        return _across_lines(result, closest.across, closest.document)
     return [
         f"  {cut_middle(result.id)}: the quote is not in the source; closest passage {where} "
         f"[{closest.start}:{closest.end}] (similarity {closest.similarity:.2f}):",
         f'    "{_shorten(closest.text, 100)}"',
         f"    did the model misquote {where}, or invent it?",
+    ]
+
+
+def _across_lines(result: CitationResult, sections: tuple[str, ...], document: str | None) -> list[str]:
+    """A quote that is in the document, but runs across a section border: where, and what works."""
+    where = f"{place(sections[0], None)} to {place(sections[-1], None)}" + (
+        f" of {cut_middle(document)!r}" if document is not None else ""
+    )
+    named = f"section={list(sections)!r}" + (f", document={document!r}" if document is not None else "")
+    return [
+        f"  {cut_middle(result.id)}: the quote is in the source, but runs across {where}, and a quote is "
+        "looked for within one section (or across the sections its citation names), so nothing was judged:",
+        f"    name the sections it runs across ({named}), or quote within one section; "
+        "for a retriever's chunk, check against Corpus.from_documents(chunks), whose sections hold whole chunks",
     ]
 
 

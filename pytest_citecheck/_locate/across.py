@@ -5,6 +5,10 @@ blocks of a range together; a quote of the end of one block and the start of the
 the model cited, though in no one of its sections. ``find_across`` looks for it in the named sections'
 texts joined, with nothing between them (as Claude joins them), then with a space, when the sections
 are consecutive in the document. A quote that one section holds is never looked for here.
+
+``find_spanning`` looks for a quote no section holds across every border of a document: a retriever's
+chunk often runs from one section into the next. Such a quote is still fabricated (nothing judges it),
+but its failure names the sections it runs across instead of a closest passage.
 """
 
 from __future__ import annotations
@@ -46,6 +50,22 @@ def find_across(source: Source, quote: str, sections: Sequence[str], *, casefold
         match = QuoteLocator(Source(sections={"range": joined})).find(quote, casefold=casefold)
         if match is not None and not match.turning_words:
             return _split(ordered, texts, len(separator), match)
+    return None
+
+
+def find_spanning(
+    documents: Sequence[tuple[str | None, Source]], quote: str, *, casefold: bool
+) -> tuple[str | None, Across] | None:
+    """(document, where) of a quote that runs across consecutive sections of one of ``documents``; else None.
+
+    Called only for a quote that is in no one section, so the cost of joining a document is paid by a
+    failure; ``find_across`` with every section of the document, in order, finds it."""
+    for document, source in documents:
+        if len(source.sections) < 2:
+            continue
+        across = find_across(source, quote, list(source.sections), casefold=casefold)
+        if across is not None:
+            return document, across
     return None
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CitationInputError
-from pytest_citecheck._locate.across import Across, find_across
+from pytest_citecheck._locate.across import Across, find_across, find_spanning
 from pytest_citecheck._locate.finders import CorpusFinder, Documents, Finder, Found, SourceFinder, finder_for
 from pytest_citecheck._locate.locator import Match, QuoteLocator
 from pytest_citecheck._locate.normalize import quote_length
@@ -202,7 +202,7 @@ def locate(citation: Citation, documents: Documents, finder: Finder, settings: S
         # fuzzy candidate and, below the tolerance, the diagnostic for a fabricated quote.
         closest = finder.closest(citation.quote, document=citation.document, casefold=settings.casefold)
         if closest is None or settings.fuzzy is None or closest.match.similarity < settings.fuzzy:
-            return unfound(citation, finder, closest)
+            return spanning(citation, finder, settings) or unfound(citation, finder, closest)
         found, status = closest, Status.FOUND_APPROX
     document, match = found
     if is_elsewhere(citation, document, match.section):
@@ -257,6 +257,27 @@ def unfound(citation: Citation, finder: Finder, closest: Found | None) -> Unfoun
     passage = Passage(match.section, match.start, match.end, text, match.similarity, document)
     removed = tuple(gap for gap in match.removed if turning_words(gap))
     return Unfound(citation, passage, removed=removed)
+
+
+def spanning(citation: Citation, finder: Finder, settings: Settings) -> Unfound | None:
+    """A quote in no one section that runs across a border of its document (a retriever's chunk): still
+    fabricated, with the sections it runs across as its passage; else None."""
+    assert citation.quote is not None
+    if isinstance(finder, SourceFinder):
+        documents: list[tuple[str | None, Source]] = [(None, finder.source)]
+    elif citation.document is not None:
+        documents = [(citation.document, finder.source_of(citation.document))]
+    else:
+        documents = list(finder.corpus.documents.items())
+    found = find_spanning(documents, citation.quote, casefold=settings.casefold)
+    if found is None:
+        return None
+    document, across = found
+    first = finder.source_of(document).sections[across.sections[0]]
+    text = first[across.start :]
+    return Unfound(
+        citation, Passage(across.sections[0], across.start, len(first), text, 1.0, document, across.sections)
+    )
 
 
 # --- claims that need several sections: one request over all of them -----------------------

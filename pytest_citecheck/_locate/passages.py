@@ -11,6 +11,8 @@ class Passage:
     """A passage of the source: for a fabricated quote, the closest one (did the model misquote it?).
 
     ``section_text[start:end] == text``; ``similarity`` is rapidfuzz's alignment score in 0..1.
+    ``across``: for a quote that is in the document but runs across the border of sections, those
+    sections in order (the passage is where it starts, to the end of the first; similarity 1.0).
     """
 
     section: str
@@ -20,6 +22,7 @@ class Passage:
     similarity: float
     # The document of a ``Corpus`` the passage is in (None for a single source).
     document: str | None = None
+    across: tuple[str, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         # The document only when there is one (a Corpus): a single source's report keeps its shape.
@@ -29,6 +32,7 @@ class Passage:
             "span": [self.start, self.end],
             "text": self.text,
             "similarity": self.similarity,
+            **({"across": list(self.across)} if self.across is not None else {}),
         }
 
 

@@ -154,6 +154,16 @@ def _closest(row: ReportRow) -> list[Any] | None:
             words += [", ", ["q", word]] if words else [["q", word]]
         parts = [f"Cut from {place}, but the elision removes ", *words, ", which turns the meaning; the passage says: "]
         return ["Altered", "", [*parts, ["q", passage]]]
+    across = closest.get("across")
+    if isinstance(across, list) and across:  # in the source, across a section border: where it starts
+        spans = f"sections {across[0]} to {across[-1]}" + (
+            f" of {closest['document']}" if closest.get("document") else ""
+        )
+        return [
+            "Across sections",
+            "",
+            [f"In the source, but across {spans}, so nothing was judged; it starts: ", ["q", passage]],
+        ]
     return ["Closest passage", "", [f"In {place}{detail}: ", ["q", passage]]]
 
 
