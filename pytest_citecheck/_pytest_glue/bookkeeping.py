@@ -272,26 +272,35 @@ class CassetteBookkeeping:
             return
         if unused == "delete":
             self._delete_unused(session, report)
-        elif unused == "fail":
+        else:  # the summary's hint names when a delete run would delete
+            from pytest_citecheck._recording.lifecycle.unused import deletion_refusal
+
+            report.unused_blocked = deletion_refusal(**self._deletion_run(session))
+        if unused == "fail":
             found = [plural(len(report.unused), "unused recording")] if report.unused else []
             found += [plural(len(report.orphans), "orphan cassette")] if report.orphans else []
             self._fail_run(session, "unused", "fail", " and ".join(found))
 
     def _delete_unused(self, session: pytest.Session, report: Report) -> None:
         """``--citecheck-unused=delete``, only after a complete, clean run; a file it cannot change is a warning."""
-        from pytest_citecheck._recording.lifecycle.unused import delete_after_run, repeated_tests
+        from pytest_citecheck._recording.lifecycle.unused import delete_after_run
 
         refusal, problems = delete_after_run(
-            report.unused,
-            report.orphans,
-            Path(self.config.invocation_params.dir),
-            exit_status=int(session.exitstatus),
-            crashed_workers=self.crashed_workers,
-            repeated=repeated_tests(self.items),
-            reruns=int(self.config.getoption("reruns", 0) or 0),
+            report.unused, report.orphans, Path(self.config.invocation_params.dir), **self._deletion_run(session)
         )
-        self.run.unused_kept_because = refusal
+        self.run.unused_kept_because = report.unused_blocked = refusal
         self.run.warnings.extend(f"pytest-citecheck: --citecheck-unused=delete {problem}" for problem in problems)
+
+    def _deletion_run(self, session: pytest.Session) -> dict[str, Any]:
+        """What ``deletion_refusal`` weighs about this run."""
+        from pytest_citecheck._recording.lifecycle.unused import repeated_tests
+
+        return {
+            "exit_status": int(session.exitstatus),
+            "crashed_workers": self.crashed_workers,
+            "repeated": repeated_tests(self.items),
+            "reruns": int(self.config.getoption("reruns", 0) or 0),
+        }
 
     def _fail_on_flips(self, session: pytest.Session, report: Report) -> None:
         """``citecheck_fail_on_flip``: fail the run when a re-recorded verdict flipped."""

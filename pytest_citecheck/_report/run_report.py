@@ -46,9 +46,10 @@ class Report:
 
     def __init__(self, rows: Iterable[ReportRow | Mapping[str, Any]] = ()) -> None:
         self.rows: list[ReportRow] = [as_row(row) for row in rows]
-        # Recordings no test played, and cassette files of no collected test (see ``recordings``).
+        # Recordings no test played, cassettes of no collected test, why a delete run cannot delete them.
         self.unused: list[dict[str, Any]] = []
         self.orphans: list[str] = []
+        self.unused_blocked: str | None = None
         # Decisions in reviews files for citations that no longer exist (``dead_decisions``).
         self.dead_decisions: list[dict[str, Any]] = []
         # After ``merge``: "test::citation" of each row that more than one report held (counted once).
@@ -178,10 +179,8 @@ class Report:
     def recording_lines(
         self, *, unused_policy: str = "warn", fail_on_flip: bool = False, verbose: bool = False
     ) -> list[str]:
-        """The summary of what re-recording changed (drift) and of recordings no test used.
-
-        Each part's code loads only when it has something to say (a row with a previous recording;
-        an unused recording or orphan): an xdist controller never loads what reads cassettes."""
+        """The summary of what re-recording changed (drift) and of recordings no test used. Each part's code
+        loads only when it has something to say: an xdist controller never loads what reads cassettes."""
         lines: list[str] = []
         drifted = [row.to_json() for row in self.rows if row.previous]
         if drifted:
@@ -191,7 +190,8 @@ class Report:
         if self.unused or self.orphans:
             from pytest_citecheck._recording.lifecycle.unused import unused_lines
 
-            lines += unused_lines(self.unused, self.orphans, policy=unused_policy, verbose=verbose)
+            blocked = self.unused_blocked
+            lines += unused_lines(self.unused, self.orphans, policy=unused_policy, verbose=verbose, blocked=blocked)
         return lines
 
     # --- terminal ---------------------------------------------------------------------------

@@ -73,6 +73,28 @@ def test_nothing_is_deleted_after_a_run_in_which_a_test_failed(recorded: pytest.
     result.stdout.no_fnmatch_line("Deleted *")
 
 
+@pytest.mark.parametrize("policy", ["delete", "warn"])
+def test_the_hint_after_a_failed_run_says_when_delete_will_work_and_following_it_does(
+    recorded: pytest.Pytester, policy: str
+) -> None:
+    """hunt-journey F2: after a run in which a test failed, the summary said "Remove them: run the same pytest
+    command again with --citecheck-unused=delete", the command that had just deleted nothing (or would)."""
+    before = with_orphan(recorded)
+    recorded.makepyfile(test_unused=ONE_FAILING)
+    result = recorded.runpytest(f"--citecheck-unused={policy}")
+    result.assert_outcomes(passed=1, failed=1)
+    assert cassettes(recorded) == before
+    result.stdout.no_fnmatch_line("*run the same pytest command again*")
+    result.stdout.fnmatch_lines(
+        [
+            "Remove them: run with --citecheck-unused=delete once every test passes (this run cannot delete: tests failed)"
+        ]
+    )
+    recorded.makepyfile(test_unused=ONE)  # the remedy: the failure fixed, then delete
+    recorded.runpytest("--citecheck-unused=delete").assert_outcomes(passed=2)
+    assert "cassettes/test_unused/test_removed.yaml" not in cassettes(recorded)
+
+
 def test_nothing_is_deleted_when_pytest_repeat_renames_the_tests(
     recorded: pytest.Pytester, plugin_or_skip: Any
 ) -> None:

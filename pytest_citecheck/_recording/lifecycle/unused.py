@@ -171,9 +171,17 @@ def _drop_requests(path: Path, requests: set[str]) -> bool:
 
 
 def unused_lines(
-    unused: Sequence[Mapping[str, Any]], orphans: Sequence[str], *, policy: str, verbose: bool = False
+    unused: Sequence[Mapping[str, Any]],
+    orphans: Sequence[str],
+    *,
+    policy: str,
+    verbose: bool = False,
+    blocked: str | None = None,
 ) -> list[str]:
-    """The summary of unused recordings: counts, each one (all under ``-v``), and what to run."""
+    """The summary of unused recordings: counts, each one (all under ``-v``), and what to run.
+
+    ``blocked``: why ``--citecheck-unused=delete`` deletes (or would delete) nothing after this run
+    (``deletion_refusal``): the hint then says when it will work, not to run the same command again."""
     if not unused and not orphans:
         return []
     done = policy == "delete"
@@ -188,7 +196,12 @@ def unused_lines(
     hidden = len(unused) - len(shown_unused) + len(orphans) - len(shown_orphans)
     if hidden:
         lines.append(f"  … and {hidden} more (-v lists them all)")
-    if not done:
+    if not done and blocked is not None:
+        reason = blocked.split(";")[0]  # "tests failed; delete after a run in which every test passes"
+        lines.append(
+            f"Remove them: run with --citecheck-unused=delete once every test passes (this run cannot delete: {reason})"
+        )
+    elif not done:
         lines.append("Remove them: run the same pytest command again with --citecheck-unused=delete")
     return lines
 
