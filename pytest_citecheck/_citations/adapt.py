@@ -41,10 +41,9 @@ from pytest_citecheck._citations.retrieval_answers import (
     is_llamaindex_response,
     llamaindex_citations,
 )
-from pytest_citecheck._citations.urls import url_document
+from pytest_citecheck._citations.urls import names_the_source, url_document
 from pytest_citecheck._dependencies import docs_url
 from pytest_citecheck._errors import CitationInputError
-from pytest_citecheck._sources.chunks import document_named
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
 
@@ -322,6 +321,6 @@ def _in_source(citation: Citation, name: str) -> Citation:
     of it: the adapters name the document of every citation (a chunk's ``source``, an OpenAI file
     name), and a single-document app should not have to take it out. A document a user wrote in a
     dict is kept, and checked as written."""
-    if citation.document is None or document_named([name], citation.document) is None:
+    if citation.document is None or not names_the_source(citation.document, name):
         return citation
     return replace(citation, document=None)

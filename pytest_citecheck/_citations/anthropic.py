@@ -32,7 +32,7 @@ from typing import Any
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
 from pytest_citecheck._citations.plain import adapt_citation
 from pytest_citecheck._citations.sentences import uncited_sentences
-from pytest_citecheck._citations.urls import url_document
+from pytest_citecheck._citations.urls import names_the_source, url_document
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
@@ -124,7 +124,7 @@ def _adapt_cited(item: Any, citation_id: str, claim: str, position: int, source:
         raise CitationInputError(
             f"must be a string, got {type(quote).__name__}", citation=citation_id, field="cited_text"
         )
-    document = _cited_document(item, source, citation_id)
+    document = _cited_document(item, kind, source, citation_id)
     document_source = source[document] if isinstance(source, Corpus) and document is not None else source
     location = _char_location(item, citation_id)
     _within_document(document_source, location, quote, citation_id)
@@ -273,8 +273,28 @@ def _page_sections(item: Any, source: Source | Corpus | None, citation_id: str) 
     start, end = _index_range(item, "start_page_number", "end_page_number", 1, citation_id)
     if not isinstance(source, Source):
         return ()
-    last = min(end, start + len(source.sections))  # a hostile end_page_number costs no more than the pages
-    return tuple(section for page in range(start, last) if (section := f"page {page}") in source.sections)
+    # Read from the section names, so a hostile end_page_number costs no more than the pages.
+    pages = {int(number): name for name in source.sections if (number := _page_number(name)) is not None}
+    cited = tuple(pages[page] for page in sorted(pages) if start <= page < end)
+    paged = [name for name in source.sections if name.startswith("page ")]
+    if not cited and paged:
+        # Fails closed: read without its pages, a quote from any page of the document would be ``found``.
+        shown = ", ".join(paged[:8]) + (", …" if len(paged) > 8 else "")
+        cites = f"page {start}" if end == start + 1 else f"pages {start} to {end - 1}"
+        raise CitationInputError(
+            f"cites {cites}, which the document checked does not have (its pages: {shown}): check against the "
+            "pages the request sent, each a section named by its physical page number (Corpus.from_documents of "
+            "the PDF's pages)",
+            citation=citation_id,
+            field="start_page_number",
+        )
+    return cited
+
+
+def _page_number(name: str) -> int | None:
+    """The physical page a section named ``page N`` holds, or None (any other section, a printed label)."""
+    number = name.removeprefix("page ")
+    return int(number) if number != name and number.isascii() and number.isdigit() else None
 
 
 # The citation locations that name a range of sections: pages of a PDF, blocks of custom content.
@@ -320,11 +340,14 @@ def _inferred_kind(item: Any, citation_id: str) -> Any:
     return kinds[0] if kinds else MISSING
 
 
-def _cited_document(item: Any, source: Source | Corpus | None, citation_id: str) -> str | None:
+def _cited_document(item: Any, kind: Any, source: Source | Corpus | None, citation_id: str) -> str | None:
     """The corpus id of the document a citation cites (None when the check has a single ``Source``)."""
     index = _document_index(item, citation_id)
+    fields = _name_fields(item, kind)
     if not isinstance(source, Corpus):
-        if isinstance(source, Source) and index is not None and index > 0:
+        if isinstance(source, Source) and kind in _NAMED_BY:
+            _names_the_source(item, fields, source, citation_id)
+        elif isinstance(source, Source) and index is not None and index > 0:
             title = field_of(item, "document_title")
             named = f" ({title!r})" if isinstance(title, str) else ""
             raise CitationInputError(
@@ -334,7 +357,7 @@ def _cited_document(item: Any, source: Source | Corpus | None, citation_id: str)
                 field="document_index",
             )
         return None
-    names = {name: value for name in _NAMES if isinstance(value := field_of(item, name), str) and value.strip()}
+    names = {name: value for name in fields if isinstance(value := field_of(item, name), str) and value.strip()}
     found = next((hit for name in names.values() if (hit := url_document(source, name)) is not None), None)
     if found is not None:
         return found
@@ -346,9 +369,9 @@ def _cited_document(item: Any, source: Source | Corpus | None, citation_id: str)
 
 def _unknown_document(ids: list[str], index: int | None, names: dict[str, str], citation_id: str) -> CitationInputError:
     sample = ", ".join(ids[:8]) + (", …" if len(ids) > 8 else "")
-    named = "".join(f", {field} {value!r}" for field, value in names.items())
+    named = ", ".join([f"document_index {index!r}"] * (index is not None) + [f"{k} {v!r}" for k, v in names.items()])
     return CitationInputError(
-        f"document_index {index!r}{named}: no document of the corpus ({len(ids)} documents: {sample}) is named so: "
+        f"{named or 'names no document'}: no document of the corpus ({len(ids)} documents: {sample}) is named so: "
         "build the Corpus with the documents the request sent, in that order, or give each document its corpus id "
         "as its title (web and search results: key the Corpus by their URLs)",
         citation=citation_id,
@@ -357,8 +380,38 @@ def _unknown_document(ids: list[str], index: int | None, names: dict[str, str], 
 
 
 # The fields that may name the cited document, in order: a document's title or file, a web search
-# result's ``url``, a search result's ``source`` and ``title``.
+# result's ``url``, a search result's ``source`` and ``title`` (a citation of no known type: any of them).
 _NAMES = ("document_title", "file_id", "url", "source", "title")
+# A web search result and a search result are named by their ``url`` / ``source`` alone: a page title (or
+# the search result's own ``title``) is a label, which may be some other document's id. A search result's
+# ``title`` (``document_title`` through LangChain) names it only when it has no ``source``.
+_NAMED_BY = {"web_search_result_location": ("url",), "search_result_location": ("source",)}
+_DOCUMENT_FIELDS = ("document_title", "file_id")
+
+
+def _name_fields(item: Any, kind: Any) -> tuple[str, ...]:
+    """The fields that name the document a citation of ``kind`` cites, in order."""
+    if kind in _NAMED_BY:
+        named = _NAMED_BY[kind]
+        if any(isinstance(value := field_of(item, name), str) and value.strip() for name in named):
+            return named
+        return ("title", "document_title") if kind == "search_result_location" else named
+    return _DOCUMENT_FIELDS if kind in _KINDS else _NAMES
+
+
+def _names_the_source(item: Any, fields: tuple[str, ...], source: Source, citation_id: str) -> None:
+    """Against a single ``Source``, a web search or search result citation must name that source (its name,
+    or a URL or path ending in it): its quote looked for in another document would pass as a citation of it."""
+    name = next((value for field in fields if isinstance(value := field_of(item, field), str) and value.strip()), None)
+    if name is not None and source.name and names_the_source(name, source.name):
+        return
+    checked = f"a single Source named {source.name!r}" if source.name else "a single Source with no name"
+    raise CitationInputError(
+        f"{'names ' + repr(name) if name is not None else 'is missing'}, but the check was given {checked}: check "
+        "against a Corpus keyed by the URLs (search results: the sources) the request's results came from",
+        citation=citation_id,
+        field=fields[0],
+    )
 
 
 def _document_index(item: Any, citation_id: str) -> int | None:

@@ -79,11 +79,13 @@ def standard_part(block: Any) -> dict[str, Any]:
     return {"type": "output_text", "text": text, "annotations": [_openai_annotation(item) for item in cited]}
 
 
+# langchain-core drops a Claude citation's ``type``, keeping its other fields in ``extras``: the type is read
+# back from them. A search result's citation also has block indices, so its ``search_result_index`` goes first.
 _LOCATIONS = (
     ("start_char_index", "char_location"),
     ("start_page_number", "page_location"),
-    ("start_block_index", "content_block_location"),
     ("search_result_index", "search_result_location"),
+    ("start_block_index", "content_block_location"),
 )
 
 
