@@ -2,7 +2,8 @@
 
 ``AIMessage.content_blocks`` translates a provider's answer into standard blocks: a ``"text"`` block
 with ``annotations``, each a ``"citation"`` (``cited_text``, ``title``, ``url``, ``start_index`` /
-``end_index``, and the provider's own fields in ``extras``). A block whose citations came from Gemini's
+``end_index``, and the provider's own fields in ``extras``; one it cannot translate is a
+``"non_standard_annotation"`` holding the provider's citation, read as it came). A block whose citations came from Gemini's
 grounding metadata (``extras["google_ai_metadata"]``; their ``cited_text`` is the answer's own segment)
 is read as the Gemini response it came from; one whose citations carry ``cited_text`` (Claude's) as the
 Anthropic text block it came from; one whose citations mark spans of the answer (OpenAI's) as an
@@ -25,8 +26,10 @@ def is_langchain_message(raw: Any) -> bool:
 
 def langchain_parts(raw: Any) -> list[Any]:
     """The text blocks of an ``AIMessage``'s standard content, each as the shape its provider gave it."""
+    metadata = field_of(raw, "response_metadata")
+    provider = metadata.get("model_provider") if isinstance(metadata, Mapping) else None
     return standard_parts(
-        [block for block in field_of(raw, "content_blocks") or () if field_of(block, "type") == "text"]
+        [block for block in field_of(raw, "content_blocks") or () if field_of(block, "type") == "text"], provider
     )
 
 
@@ -35,26 +38,68 @@ def is_gemini_text_block(raw: Any) -> bool:
     return is_standard_text_block(raw) and any(_grounding(item) is not None for item in _cited(raw))
 
 
-def standard_parts(texts: list[Any]) -> list[Any]:
+def standard_parts(texts: list[Any], provider: Any = None) -> list[Any]:
     """Standard text blocks of one answer, each as the shape its provider gave it.
 
     A Gemini answer's text blocks are read together, as the one response they came from: langchain-core
     puts every grounding citation on the first text block, and a segment's offsets count bytes of the
     whole answer, so block by block the sentences of the later blocks would be listed as uncited."""
     if not any(is_gemini_text_block(block) for block in texts):
-        return [standard_part(block) for block in texts]
+        return [standard_part(block, provider) for block in texts]
     together = [block for block in texts if isinstance(field_of(block, "text"), str)]
     unreadable = [block for block in texts if not isinstance(field_of(block, "text"), str)]
     answer = "".join(field_of(block, "text") for block in together)
     cited = [item for block in together for item in _cited(block)]
-    return [_gemini_response(answer, cited)] + [standard_part(block) for block in unreadable]
+    return [_gemini_response(answer, cited)] + [standard_part(block, provider) for block in unreadable]
+
+
+def _annotations(block: Any) -> list[Any]:
+    annotations = field_of(block, "annotations")
+    return list(annotations) if isinstance(annotations, (list, tuple)) else []
 
 
 def _cited(block: Any) -> list[Any]:
     """A standard block's ``"citation"`` annotations."""
-    annotations = field_of(block, "annotations")
-    annotations = annotations if isinstance(annotations, (list, tuple)) else ()
-    return [item for item in annotations if field_of(item, "type") == "citation"]
+    return [item for item in _annotations(block) if field_of(item, "type") == "citation"]
+
+
+# What langchain-core makes of a provider's citation it cannot translate (a Claude citation without
+# ``cited_text`` or of a type it does not know, OpenAI's ``container_file_citation``): the citation as the
+# provider gave it, in ``value``. It is read as that provider's citation, never dropped: the Anthropic reader
+# makes a malformed or unknown one ``invalid``, the OpenAI reader skips the files a model made.
+_UNTRANSLATED = "non_standard_annotation"
+_CLAUDE_TYPES = ("char_location", "page_location", "content_block_location", "search_result_location")
+
+
+def _untranslated(item: Any) -> Any:
+    value = field_of(item, "value")
+    return {} if value is MISSING or value is None else value
+
+
+def _in_order(block: Any, translate: Any) -> list[Any]:
+    """The block's citations as its provider gave them, in order: each standard ``citation`` translated back,
+    each one langchain-core could not translate as it came."""
+    items = []
+    for item in _annotations(block):
+        kind = field_of(item, "type")
+        if kind == "citation":
+            items.append(translate(item))
+        elif kind == _UNTRANSLATED:
+            items.append(_untranslated(item))
+    return items
+
+
+def _from_claude(cited: list[Any], block: Any, provider: Any) -> bool:
+    """Whether a standard block's citations came from Claude: the message says so, or a citation carries
+    ``cited_text`` (OpenAI's never do), or an untranslated one is of a Claude citation's type."""
+    if provider == "anthropic" or any(isinstance(field_of(item, "cited_text"), str) for item in cited):
+        return True
+    untranslated = [_untranslated(item) for item in _annotations(block) if field_of(item, "type") == _UNTRANSLATED]
+    return any(
+        field_of(value, "type") in _CLAUDE_TYPES + ("web_search_result_location",)
+        or field_of(value, "cited_text") is not MISSING
+        for value in untranslated
+    )
 
 
 def is_standard_text_block(raw: Any) -> bool:
@@ -67,16 +112,17 @@ def is_standard_text_block(raw: Any) -> bool:
     )
 
 
-def standard_part(block: Any) -> dict[str, Any]:
+def standard_part(block: Any, provider: Any = None) -> dict[str, Any]:
     """A standard text block as the provider's shape it came from: a Gemini response (citations from
-    grounding metadata), an Anthropic text block (citations with ``cited_text``) or an OpenAI part."""
+    grounding metadata), an Anthropic text block (citations with ``cited_text``) or an OpenAI part.
+    ``provider`` is the message's ``model_provider``, when the block came in one."""
     text = field_of(block, "text")
     cited = _cited(block)
     if any(_grounding(item) is not None for item in cited):
         return _gemini_response(text, cited)
-    if any(isinstance(field_of(item, "cited_text"), str) for item in cited):
-        return {"type": "text", "text": text, "citations": [_anthropic_citation(item) for item in cited]}
-    return {"type": "output_text", "text": text, "annotations": [_openai_annotation(item) for item in cited]}
+    if _from_claude(cited, block, provider):
+        return {"type": "text", "text": text, "citations": _in_order(block, _anthropic_citation)}
+    return {"type": "output_text", "text": text, "annotations": _in_order(block, _openai_annotation)}
 
 
 # langchain-core drops a Claude citation's ``type``, keeping its other fields in ``extras``: the type is read

@@ -55,14 +55,23 @@ def test_langchain_ai_message_of_a_claude_answer_gives_its_citation(judged) -> N
 
     message = AIMessage(**payload("langchain_anthropic_search_result.json"))
     adapted = adapt_answer(message)
-    # The standard blocks: the citation with cited_text; the malformed one is LangChain's non_standard_annotation.
-    assert [(c.claim, c.quote) for c in adapted.citations] == [("It's sunny.", "The weather is sunny.")]
+    # The standard blocks: the citation with cited_text; the malformed one, which langchain-core leaves as a
+    # non_standard_annotation, is invalid as in the Claude message itself (it was dropped: hunt-sdk-shapes).
+    assert [(c.id, c.claim, c.quote) for c in adapted.citations] == [
+        ("#1.1", "It's sunny.", "The weather is sunny."),
+        ("#1.2", "It's sunny.", None),
+    ]
+    assert str(adapted.invalid["#1.2"]).startswith("citation '#1.2', field 'cited_text': is missing")
     assert adapted.uncited == ["Let's call a tool."]
-    # search_result_location names its document by source and title: a Corpus keyed by the source.
+    # search_result_location names its document by its source: a Corpus keyed by the source.
     corpus = Corpus(
         {"source_123": "# Forecast\n\nThe weather is sunny. Wind from the west.\n", "other": "# Other\n\nRain.\n"}
     )
-    results, asked = judged(message, corpus)
+    with pytest.raises(CitationInputError, match=r"citation '#1.2', field 'cited_text': is missing"):
+        judged(message, corpus)
+    good = AIMessage(**payload("langchain_anthropic_search_result.json"))
+    good.content[3]["citations"].pop()  # type: ignore[index, union-attr]
+    results, asked = judged(good, corpus)
     assert [(r.status, r.document) for r in results] == [(Status.FOUND, "source_123")]
     [(claim, section)] = asked
     assert claim == "It's sunny." and "The weather is sunny." in section
@@ -81,7 +90,9 @@ def test_standard_content_blocks_with_annotations_are_citations_not_zero() -> No
     message = AIMessage(**payload("langchain_anthropic_search_result.json"))
     # Before: read as Anthropic blocks without citations, so nothing was checked.
     blocks = [block for block in message.content_blocks if block["type"] == "text"]
-    assert [c.quote for c in adapt_answer(blocks).citations] == ["The weather is sunny."]
+    adapted = adapt_answer(blocks)
+    assert [c.quote for c in adapted.citations] == ["The weather is sunny.", None]
+    assert list(adapted.invalid) == ["#1.2"]  # the malformed citation, langchain-core's non_standard_annotation
 
 
 def test_langchain_ai_message_of_a_gemini_grounded_answer_gives_claims_not_quotes(judged) -> None:
