@@ -345,17 +345,8 @@ def _cited_document(item: Any, kind: Any, source: Source | Corpus | None, citati
     index = _document_index(item, citation_id)
     fields = _name_fields(item, kind)
     if not isinstance(source, Corpus):
-        if isinstance(source, Source) and kind in _NAMED_BY:
-            _names_the_source(item, fields, source, citation_id)
-        elif isinstance(source, Source) and index is not None and index > 0:
-            title = field_of(item, "document_title")
-            named = f" ({title!r})" if isinstance(title, str) else ""
-            raise CitationInputError(
-                f"cites document {index}{named} of the request, but the check was given a single Source: "
-                "pass a Corpus of the documents the request sent, in the order it sent them",
-                citation=citation_id,
-                field="document_index",
-            )
+        if isinstance(source, Source):
+            _in_single_source(item, kind, fields, index, source, citation_id)
         return None
     names = {name: value for name in fields if isinstance(value := field_of(item, name), str) and value.strip()}
     found = next((hit for name in names.values() if (hit := url_document(source, name)) is not None), None)
@@ -365,6 +356,24 @@ def _cited_document(item: Any, kind: Any, source: Source | Corpus | None, citati
     if index is not None and index < len(ids):
         return ids[index]
     raise _unknown_document(ids, index, names, citation_id)
+
+
+def _in_single_source(
+    item: Any, kind: Any, fields: tuple[str, ...], index: int | None, source: Source, citation_id: str
+) -> None:
+    """Against a single ``Source``, a citation must cite it: a web search or search result names it, a
+    document citation is of the request's first document."""
+    if kind in _NAMED_BY:
+        _names_the_source(item, fields, source, citation_id)
+    elif index is not None and index > 0:
+        title = field_of(item, "document_title")
+        named = f" ({title!r})" if isinstance(title, str) else ""
+        raise CitationInputError(
+            f"cites document {index}{named} of the request, but the check was given a single Source: "
+            "pass a Corpus of the documents the request sent, in the order it sent them",
+            citation=citation_id,
+            field="document_index",
+        )
 
 
 def _unknown_document(ids: list[str], index: int | None, names: dict[str, str], citation_id: str) -> CitationInputError:
