@@ -41,6 +41,7 @@ from pytest_citecheck._citations.retrieval_answers import (
     is_llamaindex_response,
     llamaindex_citations,
 )
+from pytest_citecheck._citations.streamed import refuse_streamed_piece, streamed_piece
 from pytest_citecheck._citations.urls import names_the_source, url_document
 from pytest_citecheck._dependencies import docs_url
 from pytest_citecheck._errors import CitationInputError
@@ -241,6 +242,11 @@ def _parts(citations: Any) -> list[Any]:
     elif _is_model(citations) and any(is_shape(citations) for is_shape, *_ in _SHAPES[:2]):
         citations = [citations]  # one SDK part (a TextBlock, an output_text part) passed alone
     if isinstance(citations, (str, bytes, Mapping)) or not isinstance(citations, Iterable) or _is_model(citations):
+        piece = streamed_piece(citations)
+        if piece is not None:
+            raise CitationInputError(
+                f"citations must be an answer or a list of citations; got {piece}", field="citations"
+            )
         raise CitationInputError(
             f"citations must be a list of citations, got {type(citations).__name__}"
             + (" (a single citation? wrap it in a list)" if isinstance(citations, Mapping) else "")
@@ -289,6 +295,7 @@ def _adapt_part(
     raw: Any, position: int, source: Source | Corpus | None
 ) -> tuple[list[Citation], list[str], dict[str, CitationInputError], bool]:
     """The citations of one part, its uncited sentences, and whether an adapter (not the user) named their documents."""
+    refuse_streamed_piece(raw, position)  # a streamed event or chunk is no answer: say what to pass instead
     for is_shape, adapt, names_documents in _SHAPES:
         if is_shape(raw):
             return (*adapt(raw, position, source), names_documents)
