@@ -208,7 +208,8 @@ def _outline(clean: str, quantities: bool) -> tuple[list[int], list[str]]:
 
     Where LaTeX printed chapter openings (``chapters.chapter_openings``: "Chapter 1" or "CHAPTER" /
     "ONE" on lines of their own), they are the chapters: a numbered line before the first one (the
-    contents) or at the top depth (a page's running footer, "38 Chapter 5. Control files") is text.
+    contents) or at the top depth (a page's running footer, "38 Chapter 5. Control files") is text; and a title
+    may start in lower case ("4.1 control": the sections must follow the chapters, so a sentence's number rarely can).
     """
     starts: list[int] = []
     ids: list[str] = []
@@ -219,7 +220,7 @@ def _outline(clean: str, quantities: bool) -> tuple[list[int], list[str]]:
     chapters = chapter_openings(clean)
     offset = 0
     for line in clean.split("\n"):
-        found = _candidate(line, quantities)
+        found = _candidate(line, quantities or bool(chapters))
         if offset in chapters:
             current = (chapters[offset],)
             starts.append(offset)
