@@ -137,6 +137,20 @@ def test_sections_numbered_in_roman_capitals_split_past_their_right_aligned_cont
     assert source.sections["V"].startswith("V. Simplified API\n")
 
 
+def test_page_headers_and_footers_after_the_last_numbered_section_are_no_headings() -> None:
+    """OSF RFC 86.0 (PAM, in Debian's libpam-doc) has on every page a footer "Samar, Schemers      Page 18"
+    and a header "OSF-RFC 86.0      PAM      October 1995". After its last numbered section, ``numbered``
+    took the header for a heading (eight times in the whole document: "OSF-RFC 86.0 PAM October 1995 (8)"),
+    each such section starting at the footer before it."""
+    source = load("pam-rfc86-excerpt.txt")
+    assert source.format == "numbered"
+    assert list(source.sections) == ["preamble", "1", "2", "APPENDIX A. PAM API'S", "A.1. Framework Layer API's"]
+    assert "OSF-RFC 86.0" in source.sections["A.1. Framework Layer API's"]  # page furniture stays text of its page
+    assert source.sections["A.1. Framework Layer API's"].endswith(
+        "Page 19\n\n\n\n\n\n\n\n   OSF-RFC 86.0" + " " * 22 + "PAM" + " " * 23 + "October 1995"
+    )
+
+
 def test_a_rendered_man_page_splits_at_its_headings_and_subsections() -> None:
     source = load("msgconv.1.txt")
     assert source.format == "man"

@@ -9,6 +9,7 @@ last section.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from pytest_citecheck._errors import SourceError
 from pytest_citecheck._sources.formats.chapters import chapter_openings
@@ -26,6 +27,7 @@ _BOX_LINE = re.compile(r"^\*(?P<inner>.*?)\*[ \t]*$")
 # capitals and a colon ("ADDENDUM: How to use ..."), or title case (checked in ``_is_heading``).
 _CAPITALS_LABEL = re.compile(r"^[A-Z][A-Z0-9-]+:\s+\S")
 _UNDERLINE = re.compile(r"^[ \t]*(?:-{3,}|={3,})[ \t]*$")
+_COLUMNS = re.compile(r"\S {3,}\S")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 # A contents entry's dot leader, with the page number after it or not ("1 Introduction . . . . . 1",
 # "7.1 Hash functions . . . . . . ."): texinfo's and LaTeX's tables of contents, as a PDF's text has them.
@@ -318,6 +320,7 @@ def trailing_headings(text: str, last_section_start: int) -> list[tuple[int, str
     whose id is the later title.
     """
     lines = text[last_section_start:].split("\n")
+    furniture = running_lines(text)
     offsets = []
     position = last_section_start
     for line in lines:
@@ -332,7 +335,7 @@ def trailing_headings(text: str, last_section_start: int) -> list[tuple[int, str
         alone = not lines[index - 1].strip() and (
             index + 1 == len(lines) or not lines[index + 1].strip() or bool(_UNDERLINE.match(lines[index + 1]))
         )
-        if body_seen and alone and _is_heading(stripped):
+        if body_seen and alone and _is_heading(stripped) and not _furniture(line, furniture):
             title = " ".join(stripped.rstrip(".").split())
             found.append((offsets[index] + len(line) - len(line.lstrip()), title, False))
         else:
@@ -340,6 +343,22 @@ def trailing_headings(text: str, last_section_start: int) -> list[tuple[int, str
             if found:
                 found[-1] = (*found[-1][:2], True)
     return _runs(found)
+
+
+def running_lines(text: str) -> set[str]:
+    """Page furniture: lines laid out in columns (a gap of three spaces or more between words) that come
+    back three times or more, page numbers aside ("Samar, Schemers      Page 28", "OSF-RFC 86.0      PAM
+    October 1995" on every page of OSF RFC 86.0)."""
+    counts = Counter(_furniture_key(line) for line in text.split("\n") if _COLUMNS.search(line.strip()))
+    return {key for key, count in counts.items() if count >= 3}
+
+
+def _furniture_key(line: str) -> str:
+    return re.sub(r"\d+", "#", " ".join(line.split()))
+
+
+def _furniture(line: str, furniture: set[str]) -> bool:
+    return bool(furniture) and _furniture_key(line) in furniture
 
 
 def _runs(found: list[tuple[int, str, bool]]) -> list[tuple[int, str]]:
