@@ -144,9 +144,11 @@ def test_page_headers_and_footers_after_the_last_numbered_section_are_no_heading
     each such section starting at the footer before it."""
     source = load("pam-rfc86-excerpt.txt")
     assert source.format == "numbered"
-    assert list(source.sections) == ["preamble", "1", "2", "APPENDIX A. PAM API'S", "A.1. Framework Layer API's"]
-    assert "OSF-RFC 86.0" in source.sections["A.1. Framework Layer API's"]  # page furniture stays text of its page
-    assert source.sections["A.1. Framework Layer API's"].endswith(
+    # Its appendices are indented as its sections are: "   APPENDIX A. PAM API'S", "   A.1. Framework Layer API's".
+    assert list(source.sections) == ["preamble", "1", "2", "A", "A.1"]
+    assert source.sections["A"].startswith("APPENDIX A. PAM API'S\n")
+    assert "OSF-RFC 86.0" in source.sections["A.1"]  # page furniture stays text of its page
+    assert source.sections["A.1"].endswith(
         "Page 19\n\n\n\n\n\n\n\n   OSF-RFC 86.0" + " " * 22 + "PAM" + " " * 23 + "October 1995"
     )
 

@@ -40,8 +40,12 @@ _XREF = re.compile(r"\[(?:[^\]]*$|[^\]]*\],)")
 # DocBook render's "Appendix A. Title"), and its sections ("A.1 GNU Free Documentation License"). Its
 # title starts as a title does (not "describes ...", not a cross-reference's "["), or is on the next line ("Appendix A"
 # alone, as dblatex prints it in a PDF).
-_APPENDIX = re.compile(r"^(?:Appendix|APPENDIX)[ \t]+(?P<letter>[A-Z])(?:\.?[ \t]+[A-Z0-9“\"'(]|[ \t]*$)")
-_APPENDIX_SECTION = re.compile(r"^(?P<letter>[A-Z])\.(?P<number>\d+(?:\.\d+)*)\.?[ \t]+(?P<title>\S.*)$")
+_APPENDIX = re.compile(
+    r"^(?P<indent>[ \t]{0,6})(?:Appendix|APPENDIX)[ \t]+(?P<letter>[A-Z])(?:\.?[ \t]+[A-Z0-9“\"'(]|[ \t]*$)"
+)
+_APPENDIX_SECTION = re.compile(
+    r"^(?P<indent>[ \t]{0,6})(?P<letter>[A-Z])\.(?P<number>\d+(?:\.\d+)*)\.?[ \t]+(?P<title>\S.*)$"
+)
 # A top-level section numbered in Roman capitals, as libpng's manual and many contracts number them:
 # "I. Introduction", "XII. Changes to Libpng from version 1.5.x to 1.6.x".
 _ROMAN = re.compile(r"^(?P<indent>[ \t]{0,6})(?P<number>[IVXL]{1,7})\.[ \t]+(?P<title>[A-Z0-9\"'(].*)$")
@@ -284,12 +288,12 @@ def appendices(text: str, last_section_start: int) -> list[tuple[int, str]]:
             if appendix and appendix.group("letter") == expected:
                 letter, current = expected, ()
                 expected = chr(ord(expected) + 1)
-                found.append((offset, letter))
+                found.append((offset + len(appendix.group("indent")), letter))
             elif part and part.group("letter") == letter and not _XREF.match(part.group("title")):
                 number = tuple(int(piece) for piece in part.group("number").split("."))
                 if follows(number, current):
                     current = number
-                    found.append((offset, f"{letter}.{part.group('number')}"))
+                    found.append((offset + len(part.group("indent")), f"{letter}.{part.group('number')}"))
         offset += len(line) + 1
     return found
 
