@@ -153,6 +153,19 @@ def test_page_headers_and_footers_after_the_last_numbered_section_are_no_heading
     )
 
 
+def test_one_wrapped_line_starting_with_a_number_is_no_section() -> None:
+    """CPython's ``_thread`` docs (``library/_thread.rst`` as python3-doc ships it) have one title, and a
+    wrapped sentence whose line starts "0 is used.". ``numbered`` made that line section "0" (its only
+    numbered line, so the "a number and a word in lower case is a sentence" rule was waived), and ``auto``
+    chose it over the one honest section: a quote's section cut mid-sentence."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # one section holding the whole text is what this document is
+        source = Source.from_file(DATA / "python-thread-excerpt.rst.txt")
+    assert source.format != "numbered"
+    assert len(source.sections) == 1
+    assert "\n   0 is used.  If changing the thread stack size is\n" in next(iter(source.sections.values()))
+
+
 def test_a_rendered_man_page_splits_at_its_headings_and_subsections() -> None:
     source = load("msgconv.1.txt")
     assert source.format == "man"

@@ -155,7 +155,13 @@ def _numbered_starts(clean: str) -> tuple[list[int], list[str]]:
     roman = _roman_outline(clean)
     if len(roman[0]) >= 3 and len(roman[0]) > len(starts):
         return roman
-    return (starts, ids) if starts else _outline(clean, quantities=True)
+    if starts:
+        return starts, ids
+    # Every numbered line is a number and a word in lower case: a changelog's "1 file changed", "2 files
+    # changed" are its sections; one such line alone is a wrapped sentence ("0 is used.", in the middle of
+    # CPython's _thread docs), not a section.
+    starts, ids = _outline(clean, quantities=True)
+    return (starts, ids) if len(starts) >= 2 else ([], [])
 
 
 def roman_value(numeral: str) -> int | None:
