@@ -242,6 +242,22 @@ def test_markdown_html_comments_hold_no_headings() -> None:
     assert list(Source.from_text(commented).sections) == list(source.sections)
 
 
+def test_a_markdown_heading_id_keeps_the_underscores_of_its_words() -> None:
+    """Node.js's ``n-api.md`` heads a section ``### `napi_set_instance_data` ``: its id was
+    "... > napisetinstancedata" (every ``_`` taken for an emphasis mark), an id nobody would write in a
+    citation, and one two headings could share. Emphasis marks at a word's edge still go."""
+    source = load("node-n-api-excerpt.md")
+    assert list(source.sections) == [
+        "Node-API",
+        "Node-API > Environment life cycle APIs",
+        "Node-API > Environment life cycle APIs > napi_set_instance_data",
+        "Node-API > Environment life cycle APIs > napi_get_instance_data",
+    ]
+    assert source.sections["Node-API > Environment life cycle APIs > napi_set_instance_data"].startswith(
+        "### `napi_set_instance_data`\n"
+    )
+
+
 def test_the_full_layout_names_are_accepted_by_name() -> None:
     text = (DATA / "debian-policy-excerpt.txt").read_text()
     assert list(Source.from_text(text, format="rst").sections) == list(load("debian-policy-excerpt.txt").sections)

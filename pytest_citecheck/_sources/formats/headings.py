@@ -61,8 +61,19 @@ def sections_from_starts(text: str, starts: list[int], ids: list[str]) -> dict[s
     return sections
 
 
-_INLINE_MARKUP = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|[*_`]+")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+# Emphasis marks at a word's edge ("**psmisc**", "_does..._"); a "_" or "*" inside a word is the word's own
+# ("snake_case", "napi_set_instance_data"), as CommonMark reads it.
+_EMPHASIS = re.compile(r"(?<![^\W_])[*_]+|[*_]+(?![^\W_])")
 
 
 def plain_title(title: str) -> str:
-    return " ".join(_INLINE_MARKUP.sub(lambda m: m.group(1) or "", title).split())
+    """A heading's words as a reader sees them: code spans' text as written, links' text, no emphasis marks."""
+    parts = []
+    for index, part in enumerate(_CODE_SPAN.split(title)):
+        if index % 3 == 0:  # text outside code spans
+            parts.append(_EMPHASIS.sub("", _LINK.sub(lambda m: m.group(1), part)))
+        elif index % 3 == 2:  # a code span's text (index % 3 == 1 is its run of backticks)
+            parts.append(part)
+    return " ".join("".join(parts).split())
