@@ -258,6 +258,20 @@ def test_a_markdown_heading_id_keeps_the_underscores_of_its_words() -> None:
     )
 
 
+def test_docbook_html_author_headings_are_no_sections() -> None:
+    """base-passwd's users-and-groups.html (DocBook's HTML stylesheet): the title page gives each author an
+    ``<H3 CLASS="AUTHOR">``. Each name was a section ("... > Joey Hess", 9 characters), the last one holding
+    the copyright and the contents list, and the load warned that the split explains the page badly."""
+    source = load("base-passwd-users-and-groups-excerpt.html")
+    assert list(source.sections) == [
+        "Users and Groups in the Debian System",
+        "Chapter 1. Introduction",
+        "Chapter 2. Users and Groups",
+    ]
+    title_page = source.sections["Users and Groups in the Debian System"]
+    assert title_page.startswith("Users and Groups in the Debian System\nJoey Hess\nColin Watson\nDavid Mandelberg\n")
+
+
 def test_the_full_layout_names_are_accepted_by_name() -> None:
     text = (DATA / "debian-policy-excerpt.txt").read_text()
     assert list(Source.from_text(text, format="rst").sections) == list(load("debian-policy-excerpt.txt").sections)

@@ -41,6 +41,14 @@ def _attribute(attrs: list[tuple[str, str | None]], name: str) -> str:
     return next(((value or "").strip().lower() for key, value in attrs if key.lower() == name), "")
 
 
+# DocBook's title page puts each author (editor, ...) in an <h3 class="author">: a name, not a section's title.
+_CREDITS = {"author", "editor", "corpauthor", "othercredit", "collab"}
+
+
+def _is_credit(attrs: list[tuple[str, str | None]]) -> bool:
+    return bool(_CREDITS.intersection(_attribute(attrs, "class").split()))
+
+
 def _is_main(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
     return tag == "main" or _attribute(attrs, "role") == "main"
 
@@ -108,7 +116,7 @@ class _HtmlText(HTMLParser):
             self._break()
         if tag == "pre":
             self.preformatted += 1
-        if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
+        if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456" and not _is_credit(attrs):
             self.headings.append((self.length, int(tag[1]), []))
             self.in_heading = len(self.headings) - 1
         if tag == "a" and self.in_heading is not None:
