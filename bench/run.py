@@ -183,8 +183,9 @@ much less. Wall time is shown next to it.
 ## How each figure is measured
 
 - **Step 1**: as the checker runs it (`_locate/citations.py`): a fresh `QuoteLocator`, `find` for
-  every quote (offsets included), and `closest` for every quote that is not there (the fabricated
-  quote's diagnostic is always computed). Found quotes are spans of a section's original text, cut
+  every quote (offsets included), and for every quote that is not there `closest` and the search
+  across the section borders next to it (`find_spanning`): the fabricated quote's diagnostic is
+  always computed. Found quotes are spans of a section's original text, cut
   at word boundaries or inside a hyphenated word, then re-wrapped, re-spaced, their quotes curled
   or straightened and their dashes swapped; fabricated ones are spans with one word changed,
   absent from every section by their letters and digits. The floor is a plain fold and lookup: every

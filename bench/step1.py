@@ -63,7 +63,9 @@ Located = tuple[str, str | None, tuple[int, int] | None]
 
 
 def our_step1(source: Any, quotes: list[Quote]) -> list[Located]:
-    """Step 1 for every quote with a fresh locator: ``find``, and ``closest`` for a quote that is not there."""
+    """Step 1 for every quote with a fresh locator: ``find``; for a quote that is not there, ``closest`` and
+    the search across the section borders next to it (``find_spanning``), as ``_locate.citations`` does."""
+    from pytest_citecheck._locate.across import find_spanning
     from pytest_citecheck._locate.locator import QuoteLocator
 
     locator = QuoteLocator(source)
@@ -72,6 +74,8 @@ def our_step1(source: Any, quotes: list[Quote]) -> list[Located]:
         match = locator.find(quote.quote)
         if match is None:
             closest = locator.closest(quote.quote)  # the fabricated quote's diagnostic, always computed
+            if closest is not None:  # still fabricated if found there: it only words the failure
+                find_spanning(source, quote.quote, closest.section, casefold=False)
             located.append(("missing", None if closest is None else closest.section, None))
         else:
             located.append(("found", match.section, (match.start, match.end)))

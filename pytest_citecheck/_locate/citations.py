@@ -202,7 +202,7 @@ def locate(citation: Citation, documents: Documents, finder: Finder, settings: S
         # fuzzy candidate and, below the tolerance, the diagnostic for a fabricated quote.
         closest = finder.closest(citation.quote, document=citation.document, casefold=settings.casefold)
         if closest is None or settings.fuzzy is None or closest.match.similarity < settings.fuzzy:
-            return spanning(citation, finder, settings) or unfound(citation, finder, closest)
+            return spanning(citation, finder, settings, closest) or unfound(citation, finder, closest)
         found, status = closest, Status.FOUND_APPROX
     document, match = found
     if is_elsewhere(citation, document, match.section):
@@ -259,21 +259,18 @@ def unfound(citation: Citation, finder: Finder, closest: Found | None) -> Unfoun
     return Unfound(citation, passage, removed=removed)
 
 
-def spanning(citation: Citation, finder: Finder, settings: Settings) -> Unfound | None:
-    """A quote in no one section that runs across a border of its document (a retriever's chunk): still
-    fabricated, with the sections it runs across as its passage; else None."""
+def spanning(citation: Citation, finder: Finder, settings: Settings, closest: Found | None) -> Unfound | None:
+    """A quote in no one section that runs across a border next to its closest passage (a retriever's
+    chunk): still fabricated, with the sections it runs across as its passage; else None."""
     assert citation.quote is not None
-    if isinstance(finder, SourceFinder):
-        documents: list[tuple[str | None, Source]] = [(None, finder.source)]
-    elif citation.document is not None:
-        documents = [(citation.document, finder.source_of(citation.document))]
-    else:
-        documents = list(finder.corpus.documents.items())
-    found = find_spanning(documents, citation.quote, casefold=settings.casefold)
-    if found is None:
+    if closest is None:
         return None
-    document, across = found
-    first = finder.source_of(document).sections[across.sections[0]]
+    document, match = closest
+    source = finder.source_of(document)
+    across = find_spanning(source, citation.quote, match.section, casefold=settings.casefold)
+    if across is None:
+        return None
+    first = source.sections[across.sections[0]]
     text = first[across.start :]
     return Unfound(
         citation, Passage(across.sections[0], across.start, len(first), text, 1.0, document, across.sections)
