@@ -57,15 +57,39 @@ def haystack_citations(
     raw: Any, position: int, invalid: dict[str, CitationInputError] | None = None
 ) -> tuple[list[Citation], list[str]]:
     """The citations of a Haystack ``GeneratedAnswer``, and the sentences of its answer that carry no marker."""
-    sources = {}
+    sources: dict[int, dict[str, Any]] = {}
     for number, document in enumerate(field_of(raw, "documents"), start=1):
         meta = field_of(document, "meta")
         meta = dict(meta) if isinstance(meta, Mapping) else {}
-        index = meta.get("source_index")
-        key = index if isinstance(index, int) and not isinstance(index, bool) else number
+        key = _source_number(meta.get("source_index"), number, position)
+        if key in sources:
+            # Fails closed: the answer's [key] would be read as whichever document came last.
+            raise CitationInputError(
+                f"is {key}, as another document's is: the answer's [{key}] names neither for sure",
+                citation=f"#{position}",
+                field=f"documents[{number - 1}].meta['source_index']",
+            )
         sources[key] = {"page_content": field_of(document, "content"), "metadata": _named(meta)}
     answer = field_of(raw, "data")
     return marker_citations(answer, sources, f"#{position}.", invalid), uncited_by_markers(answer, sources)
+
+
+def _source_number(index: Any, number: int, position: int) -> int:
+    """The number the answer cites a document by: its ``source_index`` (``AnswerBuilder`` writes it; a string
+    of digits, as a store that keeps metadata as text gives it back, is read as that number), else its
+    position from 1. Any other ``source_index`` is an error: read by position instead, a marker would name
+    another document."""
+    if index is None:
+        return number
+    if isinstance(index, str) and index.strip().isascii() and index.strip().isdigit():
+        index = int(index)
+    if isinstance(index, int) and not isinstance(index, bool) and index >= 1:
+        return index
+    raise CitationInputError(
+        f"is {index!r}: must be the number the answer cites the document by, a whole number from 1",
+        citation=f"#{position}",
+        field=f"documents[{number - 1}].meta['source_index']",
+    )
 
 
 def _named(meta: dict[str, Any]) -> dict[str, Any]:
