@@ -92,6 +92,9 @@ def _error_command(location: tuple[str, int | None] | None, title: str, message:
 
 def _why(row: ReportRow) -> str:
     verdict = row.verdict
+    across = (row.closest or {}).get("across")
+    if verdict == "fabricated" and isinstance(across, list) and across:  # in the document, over a section border
+        return f"the quote is in the source, but runs across sections {across[0]} to {across[-1]}, so nothing judged it"
     if verdict == "fabricated":
         return "the quote is not in the source"
     confidence = "" if row.confidence is None else f" (confidence {row.confidence_cell})"

@@ -126,3 +126,14 @@ def test_a_fabricated_quote_is_looked_for_across_the_borders_near_its_closest_pa
         found = across.find_spanning(gpl, SPANNING, near, casefold=False)
         assert found is not None and found.sections == ("11", "12")
     assert across.find_spanning(gpl, SPANNING, "3", casefold=False) is None  # too far from its closest passage
+
+
+def test_the_github_annotation_says_the_quote_runs_across_sections(
+    pytester: pytest.Pytester, jev_server: JevServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(pytester.path))
+    result = _run(pytester, "-k", "whole_source")
+    [annotation] = [line for line in result.outlines if line.startswith("::error ")]
+    assert "runs across sections 11 to 12, so nothing judged it" in annotation
+    assert "the quote is not in the source" not in annotation
