@@ -137,3 +137,18 @@ def test_the_github_annotation_says_the_quote_runs_across_sections(
     [annotation] = [line for line in result.outlines if line.startswith("::error ")]
     assert "runs across sections 11 to 12, so nothing judged it" in annotation
     assert "the quote is not in the source" not in annotation
+
+
+def test_a_chunk_over_four_sections_is_found_across_them(direct_checker) -> None:
+    """The retriever's chunk of the journey (hunt-journey F1): from the end of §11 over §12 and §13 into §14,
+    longer than the sections around its closest passage. Searching only one section on either side of the
+    closest passage (089091f) missed it and said "did the model misquote §14, or invent it?" again."""
+    from pytest_citecheck import Source
+
+    gpl = Source.from_file(GPL3)
+    tail = gpl.sections["11"][-600:]
+    quote = tail[tail.index("Nothing in this License") :] + "\n\n  " + gpl.sections["12"] + "\n\n  "
+    quote += gpl.sections["13"] + "\n\n  " + gpl.sections["14"][:200].rsplit(" ", 1)[0]
+    [result] = direct_checker().check([{"id": "chunk", "claim": "A claim.", "quote": quote}], gpl)
+    assert result.verdict.value == "fabricated" and result.closest is not None
+    assert result.closest.across == ("11", "12", "13", "14")
