@@ -313,3 +313,19 @@ def recorded_interaction(claim: str, section: str, confidence: float = 0.9) -> d
             "body": {"string": json.dumps(answer)},
         },
     }
+
+
+def recorded_claude_stream_client(payload: str) -> Any:
+    """anthropic's own client whose every request is answered with the recorded event stream ``payload``
+    (a file of tests/data/payloads): what ``messages.create(stream=True)`` and ``messages.stream`` read."""
+    import anthropic
+    import httpx2
+
+    body = (Path(__file__).resolve().parent / "data" / "payloads" / payload).read_bytes()
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+    return anthropic.Anthropic(
+        api_key="sk-placeholder", http_client=httpx2.Client(transport=httpx2.MockTransport(answer))
+    )

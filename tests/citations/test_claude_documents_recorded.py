@@ -17,10 +17,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import httpx2
 import pytest
 from anthropic.types import Message
+from support import recorded_claude_stream_client
 
 from pytest_citecheck import Source, Status
 from pytest_citecheck._citations.adapt import adapt_answer
@@ -44,14 +43,7 @@ def sentences() -> Source:
 
 def streamed() -> Message:
     """The recorded event stream through anthropic's own streaming client: what ``get_final_message()`` gives."""
-    body = (PAYLOADS / "claude_stream_text_document_grass.sse").read_bytes()
-
-    def answer(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(200, content=body, headers={"content-type": "text/event-stream"})
-
-    client = anthropic.Anthropic(
-        api_key="sk-placeholder", http_client=httpx2.Client(transport=httpx2.MockTransport(answer))
-    )
+    client = recorded_claude_stream_client("claude_stream_text_document_grass.sse")
     document: Any = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": SENT}}
     with warnings.catch_warnings():  # the SDK warns of each model it lists as retiring: not this test's concern
         warnings.simplefilter("ignore", DeprecationWarning)

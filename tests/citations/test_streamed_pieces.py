@@ -12,32 +12,22 @@ the chunks are openai's ``ChatCompletionChunk``s, whose assembled ``ChatCompleti
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 from typing import Any
 
-import anthropic
-import httpx2
 import pytest
+from support import recorded_claude_stream_client
 
 from pytest_citecheck import CitationInputError, Corpus, Source, Status
 from pytest_citecheck._citations.adapt import adapt_answer
 from pytest_citecheck.testing import JevServer
 
-PAYLOADS = Path(__file__).resolve().parent.parent / "data" / "payloads"
 SENT = "The grass is green. The sky is blue."
 GPL = "https://www.gnu.org/licenses/old-licenses/gpl-2.0.txt"
 
 
 def claude_events() -> list[Any]:
     """The recorded stream as anthropic's client yields it: ``client.messages.create(..., stream=True)``."""
-    body = (PAYLOADS / "claude_stream_text_document_grass.sse").read_bytes()
-
-    def answer(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(200, content=body, headers={"content-type": "text/event-stream"})
-
-    client = anthropic.Anthropic(
-        api_key="sk-placeholder", http_client=httpx2.Client(transport=httpx2.MockTransport(answer))
-    )
+    client = recorded_claude_stream_client("claude_stream_text_document_grass.sse")
     document: Any = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": SENT}}
     with warnings.catch_warnings():  # the SDK warns of each model it lists as retiring: not this test's concern
         warnings.simplefilter("ignore", DeprecationWarning)
