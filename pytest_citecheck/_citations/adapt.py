@@ -76,7 +76,7 @@ def _cohere(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
 
 def _gemini(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
     invalid: dict[str, CitationInputError] = {}
-    return gemini_citations(raw, position, invalid), uncited_gemini_text(raw), invalid
+    return gemini_citations(raw, position, invalid, source), uncited_gemini_text(raw), invalid
 
 
 def _llamaindex(raw: Any, position: int, source: Source | Corpus | None) -> _Read:

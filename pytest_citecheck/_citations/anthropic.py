@@ -30,6 +30,7 @@ from dataclasses import replace
 from typing import Any
 
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
+from pytest_citecheck._citations.pages import page_sections
 from pytest_citecheck._citations.plain import adapt_citation
 from pytest_citecheck._citations.sentences import uncited_sentences
 from pytest_citecheck._citations.urls import names_the_source, url_document
@@ -268,33 +269,9 @@ def _index_range(
 
 def _page_sections(item: Any, source: Source | Corpus | None, citation_id: str) -> tuple[str, ...]:
     """The pages a ``page_location`` cites, ``[start_page_number, end_page_number)``, that are sections of
-    the document (``Corpus.from_documents`` of PDF pages names them ``"page 3"``); none for a document
-    whose sections are not its pages (the quote is then looked for in the whole document)."""
+    the document (``pages.page_sections``: none for a document whose sections are not its pages)."""
     start, end = _index_range(item, "start_page_number", "end_page_number", 1, citation_id)
-    if not isinstance(source, Source):
-        return ()
-    # Read from the section names, so a hostile end_page_number costs no more than the pages.
-    pages = {int(number): name for name in source.sections if (number := _page_number(name)) is not None}
-    cited = tuple(pages[page] for page in sorted(pages) if start <= page < end)
-    paged = [name for name in source.sections if name.startswith("page ")]
-    if not cited and paged:
-        # Fails closed: read without its pages, a quote from any page of the document would be ``found``.
-        shown = ", ".join(paged[:8]) + (", …" if len(paged) > 8 else "")
-        cites = f"page {start}" if end == start + 1 else f"pages {start} to {end - 1}"
-        raise CitationInputError(
-            f"cites {cites}, which the document checked does not have (its pages: {shown}): check against the "
-            "pages the request sent, each a section named by its physical page number (Corpus.from_documents of "
-            "the PDF's pages)",
-            citation=citation_id,
-            field="start_page_number",
-        )
-    return cited
-
-
-def _page_number(name: str) -> int | None:
-    """The physical page a section named ``page N`` holds, or None (any other section, a printed label)."""
-    number = name.removeprefix("page ")
-    return int(number) if number != name and number.isascii() and number.isdigit() else None
+    return page_sections(start, end, source, citation_id, "start_page_number")
 
 
 # The citation locations that name a range of sections: pages of a PDF, blocks of custom content.

@@ -20,8 +20,12 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
+from pytest_citecheck._citations.pages import page_sections
 from pytest_citecheck._citations.sentences import clean_claim, sentence_spans, uncited_sentences
+from pytest_citecheck._citations.urls import names_the_source, url_document
 from pytest_citecheck._errors import CitationInputError
+from pytest_citecheck._sources.corpus import Corpus
+from pytest_citecheck._sources.source import Source
 
 
 def _field(raw: Any, snake: str, camel: str) -> Any:
@@ -46,21 +50,27 @@ def is_gemini_response(raw: Any) -> bool:
     )
 
 
-def gemini_citations(raw: Any, position: int, invalid: dict[str, CitationInputError] | None = None) -> list[Citation]:
+def gemini_citations(
+    raw: Any,
+    position: int,
+    invalid: dict[str, CitationInputError] | None = None,
+    source: Source | Corpus | None = None,
+) -> list[Citation]:
     """One citation per (grounding support, chunk) of every candidate, ids ``#<candidate>.<support>.<chunk>``,
     then one per recitation citation (``citation_metadata``), ids ``#<candidate>.c<n>``.
 
     With ``invalid``, a support or chunk that cannot be read is recorded there by id (a stand-in keeps
-    its place) instead of raising, so the answer's other citations are still checked."""
+    its place) instead of raising, so the answer's other citations are still checked. ``source`` is what
+    the citations are checked against: the pages a retrieved chunk names are read as its sections."""
     adapted: list[Citation] = []
     for number, candidate in enumerate(field_of(raw, "candidates")):
-        adapted.extend(_grounding_citations(candidate, position + number, invalid))
+        adapted.extend(_grounding_citations(candidate, position + number, invalid, source))
         adapted.extend(_recitations(candidate, position + number, invalid))
     return adapted
 
 
 def _grounding_citations(
-    candidate: Any, position: int, invalid: dict[str, CitationInputError] | None
+    candidate: Any, position: int, invalid: dict[str, CitationInputError] | None, source: Source | Corpus | None
 ) -> list[Citation]:
     """A candidate's grounding supports, one citation per (support, chunk), ids ``#<candidate>.<support>.<chunk>``."""
     metadata = _field(candidate, "grounding_metadata", "groundingMetadata")
@@ -87,7 +97,7 @@ def _grounding_citations(
             continue
         for index in indices:
             try:
-                adapted.append(_cited(chunks, index, claim.strip(), f"{support_id}.{index}"))
+                adapted.append(_cited(chunks, index, claim.strip(), f"{support_id}.{index}", source))
             except CitationInputError as error:
                 adapted.append(_invalid(error, claim.strip(), invalid))
     return adapted
@@ -224,7 +234,7 @@ def _segment_span(text: str, segment: Any) -> tuple[int, int] | None:
     )
 
 
-def _cited(chunks: list[Any], index: Any, claim: str, citation_id: str) -> Citation:
+def _cited(chunks: list[Any], index: Any, claim: str, citation_id: str, source: Source | Corpus | None) -> Citation:
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(chunks):
         raise CitationInputError(
             f"grounding chunk index {index!r} is not one of the {len(chunks)} grounding chunks",
@@ -245,7 +255,56 @@ def _cited(chunks: list[Any], index: Any, claim: str, citation_id: str) -> Citat
     text = field_of(context, "text")
     quote = text.strip() if isinstance(text, str) and text.strip() else None
     document = _name(context, ("title", "uri"), citation_id)
-    return Citation(id=citation_id, claim=claim, quote=quote, section=None, document=document)
+    pages = _chunk_pages(context, citation_id)
+    sections: tuple[str, ...] = ()
+    if pages is not None:
+        start, end, field = pages
+        sections = page_sections(start, end, _paged(source, document), citation_id, field)
+    if len(sections) > 1:  # a page span: its pages, the chunk's text looked for there first
+        return Citation(
+            citation_id, claim, None, None, document=document, sections=sections, quotes=(quote,) if quote else ()
+        )
+    section = sections[0] if sections else None
+    return Citation(id=citation_id, claim=claim, quote=quote, section=section, document=document)
+
+
+def _chunk_pages(context: Any, citation_id: str) -> tuple[int, int, str] | None:
+    """The pages ``[start, end)`` a retrieved chunk names, with the field naming them: File Search's
+    ``page_number`` (one page), else Vertex AI RAG's ``rag_chunk.page_span`` (``first_page`` to ``last_page``,
+    inclusive); None when it names none."""
+    number = _field(context, "page_number", "pageNumber")
+    if number is not None:
+        if not _whole(number) or number < 1:
+            raise CitationInputError(
+                f"is {number!r}: a page is a whole number of 1 or more", citation=citation_id, field="page_number"
+            )
+        return number, number + 1, "page_number"
+    span = _field(_field(context, "rag_chunk", "ragChunk"), "page_span", "pageSpan")
+    if span is None:
+        return None
+    first, last = _field(span, "first_page", "firstPage"), _field(span, "last_page", "lastPage")
+    if not (_whole(first) and _whole(last) and 1 <= first <= last):
+        raise CitationInputError(
+            f"first_page {first!r} and last_page {last!r} must be whole numbers with 1 <= first_page <= last_page",
+            citation=citation_id,
+            field="page_span",
+        )
+    return first, last + 1, "page_span"
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _paged(source: Source | Corpus | None, document: str) -> Source | None:
+    """The document a chunk names, as the check was given it: the corpus's document by that name (or URL),
+    or the single ``Source`` when the name is its own (any other is step 1's error, not a missing page)."""
+    if isinstance(source, Corpus):
+        found = document if document in source else url_document(source, document)
+        return None if found is None else source[found]
+    if isinstance(source, Source) and source.name and names_the_source(document, source.name):
+        return source
+    return None
 
 
 def _name(chunk: Any, fields: tuple[str, ...], citation_id: str) -> str:
