@@ -17,6 +17,7 @@ from pytest_citecheck._locate.rules import (
     PARAGRAPH_BREAK,
     Piece,
     cuts_a_number,
+    inside_a_word,
     removed_words,
     turning_words,
 )
@@ -71,14 +72,33 @@ def _from(indexed: WordIndex, text: str, index: int, pieces: list[Piece], at: in
     if len(pieces) == 1:  # a quote that elides nothing: no gap, nothing removed
         base = indexed.section_start[index]
         return Placed(index, at - base, at + len(pieces[0].text) - base)
+    if _cut_inside_a_word(indexed, text, index, at + len(pieces[0].text)):
+        return None
     rest = _rest(indexed, text, index, pieces, 1, at, strict)
     if rest is None:
         return None
     starts = [at, *rest]
     base = indexed.section_start[index]
     ends = [start + len(piece.text) for start, piece in zip(starts, pieces)]
-    removed = tuple(removed_words(text, end, start) for end, start in zip(ends, starts[1:]))
+    removed = tuple(_removed(indexed, text, index, end, start) for end, start in zip(ends, starts[1:]))
     return Placed(index, at - base, ends[-1] - base, removed)
+
+
+def _removed(indexed: WordIndex, text: str, index: int, start: int, end: int) -> str:
+    """What the elision between ``start`` and ``end`` left out (``rules.removed_words``), its words apart
+    where the section joined them at a hyphen or dash ("not—and" is "not and", not "notand")."""
+    if not indexed.hyphenated[index]:
+        return removed_words(text, start, end)
+    base = indexed.section_start[index]
+    return removed_words(text, start, end, indexed.joins(index).inline, base)
+
+
+def _cut_inside_a_word(indexed: WordIndex, text: str, index: int, at: int) -> bool:
+    """An elision's edge at ``at`` cuts a word of the section in two ("must not …" in "must notify");
+    a hyphen or dash the section had there (joined by normalisation) is a word's edge."""
+    if not inside_a_word(text, at):
+        return False
+    return not indexed.hyphenated[index] or at - indexed.section_start[index] not in indexed.joins(index).joins
 
 
 def _rest(
@@ -91,6 +111,11 @@ def _rest(
     at = text.find(piece.text, cursor, limit)
     while at >= 0:
         if _fits(indexed, text, index, piece, at) and _gap_fits(indexed, text, index, (previous, cursor, at), strict):
+            if _cut_inside_a_word(indexed, text, index, at) or (
+                k + 1 < len(pieces) and _cut_inside_a_word(indexed, text, index, at + len(piece.text))
+            ):
+                at = text.find(piece.text, at + 1, limit)
+                continue
             if k + 1 == len(pieces):
                 return [at]
             rest = _rest(indexed, text, index, pieces, k + 1, at, strict)
@@ -116,7 +141,7 @@ def _gap_fits(indexed: WordIndex, text: str, index: int, places: tuple[int, int,
     previous, cursor, at = places
     if text.find("\n", cursor, at) >= 0:  # from a section's text as written into its displayed part
         return False
-    if strict and turning_words(removed_words(text, cursor, at)):
+    if strict and turning_words(_removed(indexed, text, index, cursor, at)):
         return False
     base = indexed.section_start[index]
     # From the end of the piece before to the start of the next, in the original text (line breaks kept).

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pytest_citecheck._locate.normalize import (
@@ -39,16 +40,52 @@ PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 # or starting with n' (French: n'est). RFC 2119's MUST NOT, SHALL NOT and SHOULD NOT hold "not".
 NEGATIONS = frozenset(
     """
-    not no never without except unless cannot nor neither none nothing nobody nowhere
-    ne pas jamais sans sauf aucun aucune ni rien
-    nicht kein keine keinen keinem keiner keines nie niemals ohne außer ausser weder
-    nunca jamás sin salvo excepto ningún ninguna ninguno nada tampoco
-    non mai senza tranne nessun nessuno nessuna niente
-    não sem exceto nenhum nenhuma
-    niet geen nooit zonder behalve
+    not no never without except unless cannot nor neither none nothing nobody nowhere naught nought
+    ne pas jamais sans sauf aucun aucune ni rien nul nulle nullement guère
+    nicht nichts niemand nirgends nirgendwo kein keine keinen keinem keiner keines nie niemals ohne außer ausser weder
+    nunca jamás sin salvo excepto ningún ninguna ninguno ningunos ningunas nada nadie tampoco
+    non mai senza tranne nessun nessuno nessuna niente nulla né neanche nemmeno neppure
+    não sem exceto nenhum nenhuma nem ninguém
+    niet geen nooit zonder behalve niets niemand nergens noch
     """.split()
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+# Read as the word a reader sees: apostrophes (U+2019, and U+02BC, the one Unicode recommends, which is a
+# letter to ``\w``) as ', and the Greek and Cyrillic letters drawn like Latin ones as those (a section's
+# "MUST ΝΟΤ" in Greek capitals reads "MUST NOT"). Only for this check: matching compares characters.
+_AS_READ = str.maketrans(
+    {
+        "\u2019": "'",
+        "\u02bc": "'",
+        **dict.fromkeys("\u0391\u0410", "A"),
+        **dict.fromkeys("\u0392\u0412", "B"),
+        **dict.fromkeys("\u0395\u0415", "E"),
+        **dict.fromkeys("\u0397\u041d", "H"),
+        **dict.fromkeys("\u0399\u0406", "I"),
+        **dict.fromkeys("\u039a\u041a", "K"),
+        **dict.fromkeys("\u039c\u041c", "M"),
+        "\u039d": "N",
+        **dict.fromkeys("\u039f\u041e", "O"),
+        **dict.fromkeys("\u03a1\u0420", "P"),
+        "\u0421": "C",
+        **dict.fromkeys("\u03a4\u0422", "T"),
+        **dict.fromkeys("\u03a5\u04ae", "Y"),
+        **dict.fromkeys("\u03a7\u0425", "X"),
+        **dict.fromkeys("\u03bf\u043e", "o"),
+        **dict.fromkeys("\u03b1\u0430", "a"),
+        "\u0435": "e",
+        **dict.fromkeys("\u03c1\u0440", "p"),
+        "\u0441": "c",
+        "\u0443": "y",
+        **dict.fromkeys("\u03c7\u0445", "x"),
+        **dict.fromkeys("\u03b9\u0456", "i"),
+        "\u0458": "j",
+        "\u0455": "s",
+        "\u04bb": "h",
+        "\u03bd": "v",
+        "\u03ba": "k",
+    }
+)
 _MARKS = re.compile(f"[{JOINED_AT_BREAK}{JOINED_INLINE}]")
 
 
@@ -143,10 +180,12 @@ def cuts_a_number(text: str, start: int, end: int) -> bool:
 class SectionJoins:
     """Where a section's normalised text joined a hyphenated word, and how (``marks_of``)."""
 
-    __slots__ = ("joins", "offsets")
+    __slots__ = ("inline", "joins", "offsets")
 
     def __init__(self, marked: str) -> None:
         self.joins, self.offsets = marks_of(marked)
+        # Where a hyphen or dash stood inside the line ("not—and", "end-user"): two words to a reader.
+        self.inline = [offset for offset in self.offsets if self.joins[offset] == JOINED_INLINE]
 
     def agree(self, start: int, piece: Piece) -> bool:
         """A piece at ``start`` keeps every hyphen the section has inside a word, and has none inside a
@@ -165,20 +204,38 @@ class SectionJoins:
         return True
 
 
-def removed_words(text: str, start: int, end: int) -> str:
-    """What an elision left out of ``text`` between ``start`` and ``end``, widened to whole words."""
+def removed_words(text: str, start: int, end: int, joins: Sequence[int] = (), base: int = 0) -> str:
+    """What an elision left out of ``text`` between ``start`` and ``end``, widened to whole words.
+
+    ``joins`` are the offsets (sorted, in ``text`` from ``base``) where normalisation joined two words
+    at a hyphen or a dash: the words are given back apart there ("not—and will" was joined as "notand will"), so
+    that a negation written against a dash is still read as a word."""
     while start > 0 and text[start - 1].isalnum() and text[start].isalnum():
         start -= 1
     while end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
         end += 1
-    return text[start:end].strip()
+    cuts = [base + at for at in joins[bisect_right(joins, start - base) : bisect_left(joins, end - base)]]
+    if not cuts:
+        return text[start:end].strip()
+    bounds = [start, *cuts, end]
+    return " ".join(text[a:b] for a, b in zip(bounds, bounds[1:])).strip()
 
 
 def turning_words(removed: str) -> list[str]:
-    """The words of ``removed`` that turn the meaning of a sentence (``NEGATIONS``, ``n't``, ``n'``)."""
+    """The words of ``removed`` that turn the meaning of a sentence (``NEGATIONS``, ``n't``, ``n'``), as
+    written (each read as ``_AS_READ`` reads it)."""
     turning = []
-    for word in _WORD.findall(removed.replace("\u2019", "'")):
-        folded = word.casefold()
+    for word in _WORD.finditer(removed.translate(_AS_READ)):
+        folded = word.group().casefold()
         if folded in NEGATIONS or folded.endswith("n't") or folded.startswith("n'"):
-            turning.append(word)
+            turning.append(removed[word.start() : word.end()])
     return turning
+
+
+def inside_a_word(text: str, at: int) -> bool:
+    """Whether ``at`` falls between two letters of one word, in a script that spaces its words (cased
+    letters: Latin, Greek, Cyrillic, ...; Chinese or Japanese text has no such edge to keep)."""
+    if at <= 0 or at >= len(text):
+        return False
+    before, after = text[at - 1], text[at]
+    return before.isalpha() and after.isalpha() and before.lower() != before.upper() and after.lower() != after.upper()
