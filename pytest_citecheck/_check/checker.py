@@ -9,7 +9,9 @@ they wait for Jev (``running``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import os
+import sys
+from collections.abc import Coroutine, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Unpack
 
 from pytest_citecheck._check.invalid import locate_valid
@@ -70,6 +72,7 @@ class Checker:
         self.test_id = wiring.test_id
         self.cassette = wiring.cassette
         self.results: list[CitationResult] = []
+        self._coroutines: list[tuple[Coroutine[Any, Any, Any], str, str, int]] = []
         self._wiring = wiring
         self._client: Any = None
 
@@ -93,19 +96,23 @@ class Checker:
         __tracebackhide__ = True
         return self._check(self._plan(citations, source, format, options, "check()"))
 
-    async def acheck(
+    def acheck(
         self,
         citations: Iterable[CitationInput],
         source: Source | Corpus | str,
         *,
         format: Format = "auto",
         **options: Unpack[CheckOptions],
-    ) -> list[CitationResult]:
+    ) -> Coroutine[Any, Any, list[CitationResult]]:
         """``check`` for async tests: Jev is asked through ``AsyncTypeSafeClient``, up to ``concurrency`` at once.
 
         Runs under asyncio or trio (pytest-asyncio, anyio); results keep the citations' order, and the
-        first citation (in order) that errors fails the check, as in ``check``.
+        first citation (in order) that errors fails the check, as in ``check``. Await it: a check
+        that a test never awaits fails the test (``unawaited``).
         """
+        return self._tracked(self._acheck_call(citations, source, format, options), "acheck")
+
+    async def _acheck_call(self, citations: Any, source: Any, format: str, options: Any) -> list[CitationResult]:
         __tracebackhide__ = True
         return await self._acheck(self._plan(citations, source, format, options, "acheck()"))
 
@@ -122,18 +129,51 @@ class Checker:
         plan = self._plan(citations, source, format, options, "assert_citations_supported()")
         return self._enforce(self._check(plan), plan)
 
-    async def aassert_supported(
+    def aassert_supported(
         self,
         citations: Iterable[CitationInput],
         source: Source | Corpus | str,
         *,
         format: Format = "auto",
         **options: Unpack[CheckOptions],
-    ) -> list[CitationResult]:
-        """``assert_supported`` for async tests (see ``acheck``)."""
+    ) -> Coroutine[Any, Any, list[CitationResult]]:
+        """``assert_supported`` for async tests (see ``acheck``); await it."""
+        return self._tracked(self._aassert_call(citations, source, format, options), "aassert_supported")
+
+    async def _aassert_call(self, citations: Any, source: Any, format: str, options: Any) -> list[CitationResult]:
         __tracebackhide__ = True
         plan = self._plan(citations, source, format, options, "aassert_supported()")
         return self._enforce(await self._acheck(plan), plan)
+
+    def _tracked(self, coroutine: Coroutine[Any, Any, Any], name: str) -> Coroutine[Any, Any, Any]:
+        """The coroutine itself (``anyio.run`` and ``create_task`` take it as one), remembered with where
+        the test made it: a test's checker asks at its end whether each was awaited (``unawaited``)."""
+        if self.test_id is not None:
+            caller = sys._getframe(2)
+            self._coroutines.append((coroutine, name, caller.f_code.co_filename, caller.f_lineno))
+        return coroutine
+
+    def unawaited(self) -> list[str]:
+        """One line for each ``acheck`` / ``aassert_supported`` of this test that never ran to its end
+        (never awaited, or left unfinished), naming where it was called; the never-started are closed
+        (no "never awaited" warning: this says it)."""
+        if not self._coroutines:
+            return []
+        import inspect  # only for a test that made a coroutine
+
+        lines = []
+        for coroutine, name, filename, lineno in self._coroutines:
+            state = inspect.getcoroutinestate(coroutine)
+            if state == inspect.CORO_CLOSED:  # ran to its end (returned or raised), or was closed
+                continue
+            started = state != inspect.CORO_CREATED
+            if not started:
+                coroutine.close()
+            where = f"{os.path.basename(filename)}:{lineno}"
+            what = "started and never finished" if started else "never awaited"
+            lines.append(f"citecheck.{name}() was called at {where} and {what}")
+        self._coroutines.clear()
+        return lines
 
     # The public calls spell out their signatures (mypy checks a user's keywords against CheckOptions;
     # IDEs and docs/api.md show them) and share their bodies: _plan, _check or _acheck, _enforce.

@@ -381,5 +381,19 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
         shared_answers=_shared_answers(config),
     )
     item.stash[CHECKER] = checker
-    request.addfinalizer(checker.close)
+    request.addfinalizer(functools.partial(_close, checker))
     return checker
+
+
+def _close(checker: Checker) -> None:
+    """At the test's end: save its cassette, then fail the test if a check it made never ran (an
+    ``acheck`` / ``aassert_supported`` not awaited checked nothing: on its own the test would pass)."""
+    checker.close()
+    lines = checker.unawaited()
+    if lines:
+        pytest.fail(
+            "\n".join(f"{line}: its citations were not checked" for line in lines)
+            + "\n-> await it: write await citecheck.aassert_supported(...) (or await citecheck.acheck(...)); "
+            "from a sync test, run it with anyio.run(citecheck.aassert_supported, citations, source)",
+            pytrace=False,
+        )
