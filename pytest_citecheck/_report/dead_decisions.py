@@ -1,7 +1,8 @@
 """Dead decisions: decisions in a reviews file for a citation that no longer exists.
 
 A decision applies to one test's citation (its ``test`` and ``citation`` fields, and the digest it
-is stored under). When the test is deleted or renamed, or the citation is taken out of it, the
+is stored under), and to the other tests' citations it also decided (``also_decides``): it is dead
+only when every one of them is gone. When the test is deleted or renamed, or the citation is taken out of it, the
 decision never applies again, and nothing would say so: it sits in the file for ever. This finds
 them, after a run, from what the run can tell for sure; it never changes a reviews file (a user
 wrote it: removing a decision is theirs to do).
@@ -53,16 +54,38 @@ def candidates(
         test, citation = entry.get("test"), entry.get("citation")
         if not isinstance(test, str) or not isinstance(citation, str):
             continue  # a decision written by hand without them: nothing to tell its citation by
-        module = test.split("::", 1)[0]
-        if test in finished:
-            found.append((key, IF_NOT_CHECKED))
-        elif test in collected:
-            continue
-        elif module in whole_modules:
-            found.append((key, GONE_TEST))
-        elif not module_exists(module):
-            found.append((key, GONE_MODULE))
+        why = _why(test, collected, whole_modules, finished, module_exists)
+        # A decision that also decided other tests' citations (reviews format 2, ``also_decides``) is
+        # dead only when every one of those tests is gone: one still there may apply it.
+        others = [str(other.get("test")) for other in entry.get("also_decides", ())]
+        if why is not None and others and why == IF_NOT_CHECKED:
+            why = None  # settled per citation by the rows of the one test: not enough for the others
+        if why is not None and all(
+            _why(other, collected, whole_modules, finished, module_exists) in (GONE_TEST, GONE_MODULE)
+            for other in others
+        ):
+            found.append((key, why))
     return found
+
+
+def _why(
+    test: str,
+    collected: Collection[str],
+    whole_modules: Collection[str],
+    finished: Collection[str],
+    module_exists: Callable[[str], bool],
+) -> str | None:
+    """Why the decision for one test's citation looks dead from this process, or None."""
+    module = test.split("::", 1)[0]
+    if test in finished:
+        return IF_NOT_CHECKED
+    if test in collected:
+        return None
+    if module in whole_modules:
+        return GONE_TEST
+    if not module_exists(module):
+        return GONE_MODULE
+    return None
 
 
 def entry_of(path: str, key: str, why: str, decision: Mapping[str, Any]) -> dict[str, Any]:

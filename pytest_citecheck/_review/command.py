@@ -33,14 +33,11 @@ from pytest_citecheck._review.decisions import (
 )
 from pytest_citecheck._review.display import _use_color, also_decided, describe
 from pytest_citecheck._review.pytest_config import LAST_REPORT, last_report, missing_report_message
+from pytest_citecheck._review.staging import ReviewInputError, Session, reviews_path
 from pytest_citecheck._text import quoted_id, short_id, stop_commands, visible
 
 EXIT_OK, EXIT_USAGE = 0, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
-
-
-class ReviewInputError(ValueError):
-    """An id, verdict or report the command cannot act on; nothing has been written."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -152,46 +149,6 @@ def reviewer_name(explicit: str | None) -> str:
         raise ReviewInputError("cannot tell who decides (no git user.name, no login name): pass --by NAME") from None
 
 
-def reviews_path(row: ReportRow, override: str | None) -> Path:
-    if override:
-        return Path(override)
-    if not row.reviews_file:
-        raise ReviewInputError(
-            f"the report does not say which reviews file citation {quoted_id(row.id)} uses; pass --reviews PATH"
-        )
-    path = Path(row.reviews_file)
-    if not path.parent.is_dir():
-        # The report names the file from the directory pytest ran in (a CI checkout's root, say):
-        # from anywhere else a new directory would be made for a file no test reads.
-        raise ReviewInputError(
-            f"the report puts citation {quoted_id(row.id)}'s decisions in {path}, but there is no directory "
-            f"{path.parent} here: run citecheck review from the directory pytest ran in, or pass --reviews PATH"
-        )
-    return path
-
-
-class Session:
-    """Decisions of one invocation, staged per reviews file and written together."""
-
-    def __init__(self, override: str | None) -> None:
-        self.override = override
-        self.files: dict[Path, Reviews] = {}
-
-    def file_for(self, row: ReportRow) -> Reviews:
-        path = reviews_path(row, self.override)
-        if path not in self.files:
-            self.files[path] = Reviews.load(path)
-        return self.files[path]
-
-    def record(self, row: ReportRow, verdict: str | None, *, by: str, note: str | None) -> dict[str, Any]:
-        return self.file_for(row).record(row, verdict, by=by, note=note)
-
-    def save(self) -> list[Path]:
-        for reviews in self.files.values():
-            reviews.save()
-        return list(self.files)
-
-
 def parse_set(value: str) -> tuple[str, str]:
     citation, sep, verdict = value.rpartition("=")
     if not sep or not citation:
@@ -233,7 +190,7 @@ def apply_flags(
         on_terminal = sys.stdin.isatty()
     wanted: list[tuple[str, str | None]] = [(citation, None) for citation in args.accept]
     wanted += [parse_set(value) for value in args.set_]
-    session = Session(args.reviews)
+    session = Session(args.reviews, rows)
     by = reviewer_name(args.by)
     decided = []
     for citation, verdict in wanted:
@@ -339,11 +296,16 @@ def _choose(row: ReportRow, ask: Callable[[str], str], out: TextIO) -> str:
 
 
 def _decide_one(
-    row: ReportRow, answer: str, args: argparse.Namespace, by: str, io: tuple[Callable[[str], str], TextIO]
+    row: ReportRow,
+    answer: str,
+    args: argparse.Namespace,
+    by: str,
+    io: tuple[Callable[[str], str], TextIO],
+    rows: Sequence[ReportRow],
 ) -> bool:
     """Record ``answer`` for ``row`` in its reviews file (written at once); False when nothing was recorded."""
     ask, out = io
-    session = Session(args.reviews)  # one file write per answer: quitting later loses nothing
+    session = Session(args.reviews, rows)  # one file write per answer: quitting later loses nothing
     existing = session.file_for(row).decisions.get(str(row.review_key))
     if existing is not None and not args.replace:
         if _ask(ask, f"Replace the decision {decision_text(existing)}? [y/N] ", "").lower() not in {"y", "yes"}:
@@ -402,7 +364,7 @@ def interactive(rows: list[ReportRow], args: argparse.Namespace, out: TextIO, as
             print(file=out)
             continue
         try:
-            recorded += _decide_one(row, answer, args, by, (ask, out))
+            recorded += _decide_one(row, answer, args, by, (ask, out), rows)
         except _EndOfInput:
             print(f"\n  not recorded: {visible(short_id(row.id))} (end of input at the note prompt)\n", file=out)
             break

@@ -3,9 +3,9 @@
 A reviewer confirms Jev's verdict on a citation or overrides it (``verified``, ``unsupported``,
 ``contradicted``). The decision is stored under a digest of everything the verdict depended on —
 the claim, the section text, the question asked and the model that answered — so it applies exactly
-as long as none of those changes. A decision recorded for the same test and citation id whose digest
-no longer matches is *stale*: the claim, the section or the model moved on, and the citation needs
-a human again.
+as long as none of those changes. A decision recorded for the same test and citation id (or recorded
+as deciding it too: ``also_decides``, ``_review.covered``) whose digest no longer matches is
+*stale*: the claim, the section or the model moved on, and the citation needs a human again.
 
 The file is JSON with sorted keys, meant to be committed next to the tests; it is written atomically
 (``_files.atomic_write_text``) and never rewritten by a test run, only by ``citecheck review``.
@@ -31,9 +31,12 @@ from pytest_citecheck._gate.human import question_fingerprint as question_finger
 from pytest_citecheck._gate.human import review_key as review_key
 from pytest_citecheck._report.row import ReportRow, as_row
 from pytest_citecheck._report.schema import is_number, is_plain
+from pytest_citecheck._review.covered import ALSO, Pair, also_problem, as_applied, covering, pairs_of, without_pairs
 from pytest_citecheck._text import quoted_id
 
-REVIEWS_FORMAT = 1
+# Format 2 added ``also_decides`` (``_review.covered``); files of format 1 hold none and read as before.
+REVIEWS_FORMAT = 2
+READ_FORMATS = (1, 2)
 DEFAULT_REVIEWS_FILE = "citecheck-reviews.json"
 # What a human may set a citation to. "fabricated" is not among them: a quote that is not in the
 # source is a fact found in code, not an opinion a reviewer can overturn.
@@ -170,9 +173,9 @@ class Reviews:
         if not isinstance(data, dict) or not isinstance(data.get("decisions"), dict):
             raise ReviewsFileError(f"{path} is not a pytest-citecheck reviews file (no 'decisions' object)")
         found = data.get("format")
-        if found != REVIEWS_FORMAT:
+        if found not in READ_FORMATS:
             raise ReviewsFileError(
-                f"{path} is reviews format {found!r:.40}; this pytest-citecheck reads format {REVIEWS_FORMAT} (upgrade it)"
+                f"{path} is reviews format {found!r:.40}; this pytest-citecheck reads formats 1 and 2 (upgrade it)"
             )
         for key, entry in data["decisions"].items():
             problem = _entry_problem(entry)
@@ -220,17 +223,26 @@ class Reviews:
                 )
 
     def _put(self, key: str, entry: dict[str, Any] | None) -> None:
-        """Set (or with None, remove) the decision under ``key``; one decision per test and citation."""
+        """Set (or with None, remove) the decision under ``key``; one decision per test and citation.
+
+        An older decision that covered one of the new decision's citations no longer does; it keeps
+        the others it covers (they have not changed), and goes when none is left. A decision already
+        under ``key`` covered citations too: the new one keeps covering them (same key, same digest).
+        """
         self._indexed = None
         if entry is None:
             self.decisions.pop(key, None)
             return
-        for other in [
-            k
-            for k, e in self.decisions.items()
-            if k != key and e.get("test") == entry["test"] and e.get("citation") == entry["citation"]
-        ]:
-            del self.decisions[other]
+        before = self.decisions.get(key)
+        entry = covering(entry, pairs_of(entry) + (pairs_of(before) if before is not None else []))
+        taken = set(pairs_of(entry))
+        for other, decision in list(self.decisions.items()):
+            if other != key and not taken.isdisjoint(pairs_of(decision)):
+                left = without_pairs(decision, taken)
+                if left is None:
+                    del self.decisions[other]
+                else:
+                    self.decisions[other] = left
         self.decisions[key] = entry
 
     # --- reading ----------------------------------------------------------------------------
@@ -241,8 +253,8 @@ class Reviews:
             return _NOTHING  # a file with no decisions (or none yet): asked once per judged citation
         decision = self.decisions.get(key)
         if decision is not None:
-            return Lookup(decision={**decision, "key": key})
-        stale = [{**self.decisions[other], "key": other} for other in self._by_citation_for(test, citation)]
+            return Lookup(decision=as_applied(decision, key))
+        stale = [as_applied(self.decisions[other], other) for other in self._by_citation_for(test, citation)]
         if stale:
             stale.sort(key=lambda entry: str(entry.get("at", "")))
             return Lookup(stale=stale[-1])
@@ -255,7 +267,8 @@ class Reviews:
         if self._indexed != state:
             self._by_citation = {}
             for key, entry in self.decisions.items():
-                self._by_citation.setdefault((entry.get("test"), entry.get("citation")), []).append(key)
+                for pair in pairs_of(entry):  # every citation the decision covers, not only its first
+                    self._by_citation.setdefault(pair, []).append(key)
             self._indexed = state
         return [key for key in self._by_citation.get((test, citation), ()) if key in self.decisions]
 
@@ -269,11 +282,13 @@ class Reviews:
         by: str,
         note: str | None = None,
         at: str | None = None,
+        also: Iterable[Pair] = (),
     ) -> dict[str, Any]:
         """Record a decision for a report row: ``verdict`` None confirms the model's verdict.
 
-        A decision recorded for the same test and citation under an older key is replaced, so the
-        file keeps one decision per citation.
+        ``also``: the (test, citation) of the report's other citations it decides (the same key and
+        reviews file), recorded with it. A decision recorded for the same test and citation under an
+        older key is replaced, so the file keeps one decision per citation.
         """
         row = as_row(row)
         key = row.review_key
@@ -286,7 +301,7 @@ class Reviews:
             raise ReviewsFileError(
                 f"citation {quoted_id(row.id)}: cannot set the verdict to {chosen!r}; choose one of {', '.join(DECIDABLE_VERDICTS)}"
             )
-        entry = _entry(row, chosen, by=by, note=note, at=at)
+        entry = covering(_entry(row, chosen, by=by, note=note, at=at), [(row.test, row.id), *also])
         self._read_as.setdefault(key, self.decisions.get(key))
         self._put(key, entry)
         self._changes[key] = entry
@@ -358,10 +373,13 @@ def _entry_problem(entry: Any) -> str | None:
             return f"field {name!r} is {value!r:.40}, expected a number or null"
     if not isinstance(entry.get("flagged", False), bool):
         return f"field 'flagged' is {entry['flagged']!r:.40}, expected true or false"
+    problem = also_problem(entry)
+    if problem:
+        return problem
     # A decision rides on the rows of the citations it applies to, which the report takes as built
     # (``ReportRow.built``), and reads back by the row schema: its other fields are plain values too.
     for name, value in entry.items():
-        if not is_plain(value):
+        if name != ALSO and not is_plain(value):
             return f"field {name!r:.40} is {value!r:.40}, expected text, a number, true, false or null"
     return None
 

@@ -88,19 +88,26 @@ def _shifted_span(text: str, span: Sequence[int] | None) -> list[int] | None:
     return [max(0, span[0] - cut), max(0, span[1] - cut)]
 
 
+def decided_too(row: ReportRow, rows: Sequence[ReportRow]) -> list[tuple[str, str]]:
+    """The (test, citation) of each other citation of the report a decision on ``row`` decides: the
+    same key and reviews file. Each once: a test that checked one citation twice is one citation."""
+    return list(
+        dict.fromkeys(
+            (str(other.test), other.id)
+            for other in rows
+            if other.review_key == row.review_key
+            and other.reviews_file == row.reviews_file
+            and (other.test, other.id) != (row.test, row.id)
+        )
+    )
+
+
 def also_decided(row: ReportRow, rows: Sequence[ReportRow]) -> str | None:
     """The other citations of the report this decision decides too: a decision is keyed by claim,
     section text, questions and model (docs/review.md), so every citation that shares them, in any
     test that reads the same reviews file, takes it. Said, so a reviewer is not surprised by how far
     one ``--set`` reaches."""
-    # Each other (test, id) once: a test that checked one citation twice is one citation.
-    others = {
-        (str(other.test), other.id): other
-        for other in rows
-        if other.review_key == row.review_key
-        and other.reviews_file == row.reviews_file
-        and (other.test, other.id) != (row.test, row.id)
-    }
+    others = decided_too(row, rows)
     if not others:
         return None
     ids = [citation for _, citation in others]

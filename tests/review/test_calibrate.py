@@ -284,7 +284,7 @@ def test_decisions_under_another_model_than_the_pinned_one_are_left_out_and_coun
     ("damage", "message"),
     [
         (lambda text: text[: len(text) // 2], "is not valid JSON"),
-        (lambda text: text.replace('"format": 1', '"format": 7'), "reviews format 7"),
+        (lambda text: text.replace('"format": 2', '"format": 7'), "reviews format 7"),
         (lambda text: text.replace('"confidence": 0.9,', '"confidence": "high",', 1), "field 'confidence' is 'high'"),
         (lambda text: text.replace('"action": "confirm"', '"action": "maybe"', 1), "field 'action' is 'maybe'"),
     ],
