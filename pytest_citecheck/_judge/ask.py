@@ -14,8 +14,10 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from pytest_citecheck._errors import JudgeError
 from pytest_citecheck._judge.failures import RequestDeadlineExceeded, translate_error
 from pytest_citecheck._judge.judgement import Judgement
+from pytest_citecheck._judge.no_key import NO_KEY_CAUSE, NO_KEY_REMEDY, no_key_was_set
 from pytest_citecheck._judge.request import Question
 from pytest_citecheck._judge.retry import LAST_FAILURE, LastFailure
 
@@ -23,13 +25,20 @@ if TYPE_CHECKING:
     from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
 
 
+def _translated(question: Question, error: BaseException, client: Any) -> JudgeError | None:
+    """``translate_error``; a 401 to a client the plugin built with no key set says so (``_judge.no_key``)."""
+    if no_key_was_set(client, error):
+        return JudgeError(question.citation_id, NO_KEY_CAUSE, NO_KEY_REMEDY)
+    return translate_error(question.citation_id, error, record_hint=question.record_hint)
+
+
 @contextmanager
-def errors_translated(question: Question) -> Iterator[None]:
+def errors_translated(question: Question, client: Any = None) -> Iterator[None]:
     """Turn what asking Jev raised into a ``JudgeError`` naming the citation (the check fails closed)."""
     try:
         yield
     except Exception as error:
-        translated = translate_error(question.citation_id, error, record_hint=question.record_hint)
+        translated = _translated(question, error, client)
         if translated is None:
             raise
         raise translated from None
@@ -44,7 +53,7 @@ def ask(client: TypeSafeClient, question: Question) -> Judgement:
         else:
             response = within_deadline(lambda: client.system_one(**question.request()), question.deadline)
     except Exception as error:
-        translated = translate_error(question.citation_id, error, record_hint=question.record_hint)
+        translated = _translated(question, error, client)
         if translated is None:
             raise
         raise translated from None
@@ -53,7 +62,7 @@ def ask(client: TypeSafeClient, question: Question) -> Judgement:
 
 async def ask_async(client: AsyncTypeSafeClient, question: Question) -> Judgement:
     """Ask Jev about one citation through an async client: ``ask``, awaiting the answer."""
-    with errors_translated(question):
+    with errors_translated(question, client):
         response = await awaited_within_deadline(lambda: client.system_one(**question.request()), question.deadline)
     return question.read(response)
 

@@ -12,7 +12,7 @@ import operator
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
@@ -49,6 +49,21 @@ def _api_key() -> str:
     return os.environ.get("TYPESAFE_API_KEY", "").strip() or REPLAY_ONLY_KEY
 
 
+_Client = TypeVar("_Client")
+
+
+def _keyed(build: Callable[[str], _Client]) -> _Client:
+    """A client built with the key of the environment, or the placeholder, remembered as such: a 401 to it
+    then says no key was set (``_judge.failures``), not that a key was rejected."""
+    key = _api_key()
+    client = build(key)
+    if key == REPLAY_ONLY_KEY:
+        from pytest_citecheck._judge.no_key import built_without_a_key
+
+        built_without_a_key(client)
+    return client
+
+
 @functools.cache
 def redact_logs() -> None:
     """Before the plugin builds a client or a checker: the SDK's debug log (and vcrpy's and the HTTP
@@ -81,8 +96,10 @@ def async_client_factory(config: pytest.Config) -> Callable[[], AsyncTypeSafeCli
 
         from pytest_citecheck._judge.retry import patient_retry_policy
 
-        return AsyncTypeSafeClient(
-            api_key=_api_key(), compression=False, retry=patient_retry_policy(), **replay_only_transport(config)
+        return _keyed(
+            lambda key: AsyncTypeSafeClient(
+                api_key=key, compression=False, retry=patient_retry_policy(), **replay_only_transport(config)
+            )
         )
 
     return build
@@ -160,8 +177,10 @@ class SessionClient:
             from pytest_citecheck._judge.retry import patient_retry_policy
 
             self.close()
-            self._client = TypeSafeClient(
-                api_key=_api_key(), compression=False, retry=patient_retry_policy(), **self._transport
+            self._client = _keyed(
+                lambda key: TypeSafeClient(
+                    api_key=key, compression=False, retry=patient_retry_policy(), **self._transport
+                )
             )
             self._built_for = built_for
         self._seen = objects

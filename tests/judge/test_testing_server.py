@@ -21,7 +21,7 @@ from typesafe_sdk import (
 )
 
 from pytest_citecheck._pytest_glue import fixtures
-from pytest_citecheck.testing import REPLAY_PLACEHOLDER_KEY, probabilities_for
+from pytest_citecheck.testing import REPLAY_PLACEHOLDER_KEY, JevServer, Reply, probabilities_for
 
 
 def test_the_server_command_serves_rate_limits_then_answers_and_counts_requests():
@@ -158,9 +158,36 @@ def test_require_real_key_refuses_the_placeholder_of_a_forgotten_key(suite, answ
         assert server.wait(timeout=30) == 0
         _, log = server.communicate(timeout=30)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*JudgeError: citation 'epoch_seconds'*HTTP 401*", "*set TYPESAFE_API_KEY*"])
+    # The run knows no key was set (it sent its placeholder): it says so, not that a key was "rejected"
+    # (hunt-journey N2: "TypeSafe rejected the API key (HTTP 401)" when there was no key at all).
+    result.stdout.fnmatch_lines(
+        [
+            "JudgeError: citation 'epoch_seconds': no TYPESAFE_API_KEY is set in this run, and a record run needs "
+            "one (TypeSafe answered HTTP 401 to the placeholder key the plugin sends without one)",
+            "  -> set TYPESAFE_API_KEY to your TypeSafe API key, or replay the committed cassette*",
+        ]
+    )
+    assert "rejected the API key" not in result.stdout.str()
     assert "TYPESAFE_API_KEY was not set in the pytest run" in log
     assert not (suite.path / "cassettes" / "test_rehearsal" / "test_rehearsed.yaml").exists()
+
+
+def test_a_key_that_was_set_and_refused_is_a_rejected_key(suite, monkeypatch):
+    """A key that is set and answered 401 is a wrong key: the message says so, and never prints it."""
+    with JevServer(lambda claim, section: Reply(401, {"detail": "Invalid API key"})) as server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+        monkeypatch.setenv("TYPESAFE_API_KEY", "sk-wrong-key-0123456789abcdef")
+        suite.makepyfile(test_rehearsal=REHEARSAL_SUITE)
+        result = suite.runpytest("--citecheck-record-mode=once")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "JudgeError: citation 'epoch_seconds': TypeSafe rejected the API key (HTTP 401)",
+            "  -> set TYPESAFE_API_KEY to a valid key*",
+        ]
+    )
+    assert "no TYPESAFE_API_KEY is set" not in result.stdout.str()
+    assert "sk-wrong-key" not in result.stdout.str() + result.stderr.str()
 
 
 def test_a_claim_the_table_does_not_list_is_an_error_naming_it(tmp_path):
