@@ -10,6 +10,7 @@ recordings, in ``session``), and loads only when a run needs it.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,6 +64,10 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def _resolve_settings(config: pytest.Config) -> Settings:
     _refuse_keys_not_ours(config)
+    if "TYPESAFE_DEFAULT_MODEL" in os.environ:  # the SDK's, sent as the model's name when ours is unset
+        from pytest_citecheck._options.parsing import check_default_model
+
+        check_default_model(os.environ)
     command_line = {option.name: config.getoption("citecheck_" + option.name) for option in OPTIONS}
     ini = {}
     for option in OPTIONS:

@@ -108,6 +108,27 @@ def parse_model(raw: Any) -> str | None:
     return raw.strip()
 
 
+# The SDK's own variable, read by every client it builds when no model is passed (``citecheck_model`` unset).
+DEFAULT_MODEL_ENV = "TYPESAFE_DEFAULT_MODEL"
+
+
+def check_default_model(environ: Mapping[str, str]) -> None:
+    """Refuse the words for "off" in the SDK's ``TYPESAFE_DEFAULT_MODEL``: none means "no value" on every
+    knob of ours, but the SDK would send it to Jev as a model's name. (Not read as unset: the SDK itself
+    would not, and a user's own client would still send it.)"""
+    value = environ.get(DEFAULT_MODEL_ENV)
+    if value is None or value.strip().lower() not in _OFF:
+        return
+    from pytest_citecheck._errors import OptionError
+
+    raise OptionError(
+        DEFAULT_MODEL_ENV,
+        f"{value.strip()!r} is not a model name, and the SDK would send it to Jev as one; unset "
+        f"{DEFAULT_MODEL_ENV} for the SDK's default (jev-latest), or set it (or citecheck_model) to a model "
+        "such as 'jev-1.12'",
+    )
+
+
 def choice_of(choices: tuple[str, ...]) -> Callable[[Any], str]:
     def parse(raw: Any) -> str:
         if raw not in choices:

@@ -55,6 +55,9 @@ _Client = TypeVar("_Client")
 def _keyed(build: Callable[[str], _Client]) -> _Client:
     """A client built with the key of the environment, or the placeholder, remembered as such: a 401 to it
     then says no key was set (``_judge.failures``), not that a key was rejected."""
+    from pytest_citecheck._options.parsing import check_default_model
+
+    check_default_model(os.environ)  # a test may set it (monkeypatch.setenv): checked at each (re)build
     key = _api_key()
     client = build(key)
     if key == REPLAY_ONLY_KEY:

@@ -60,6 +60,46 @@ def test_none_as_a_model_keyword_fails_its_test_before_jev_is_asked(suite, jev_s
     assert jev_server.requests == []
 
 
+@pytest.mark.parametrize("value", ["none", "OFF", " None "])
+def test_none_as_the_sdks_default_model_variable_is_a_usage_error_naming_it(pytester, monkeypatch, value):
+    """TYPESAFE_DEFAULT_MODEL is the SDK's: with the model unset, the SDK sends it as the model's name.
+    none means "no value" on every knob of ours, and is refused as a model on each of them; here it
+    reached Jev as a model named none (a replay missed with "the test now asks 'none'")."""
+    monkeypatch.setenv("TYPESAFE_DEFAULT_MODEL", value)
+    pytester.makeini(INNER_INI)
+    pytester.makepyfile(test_x=MUST_NOT_RUN)
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            f"ERROR: pytest-citecheck: TYPESAFE_DEFAULT_MODEL: {value.strip()!r} is not a model name, and the SDK "
+            "would send it to Jev as one; unset TYPESAFE_DEFAULT_MODEL for the SDK's default (jev-latest), or set "
+            "it (or citecheck_model) to a model such as 'jev-1.12'"
+        ]
+    )
+    assert "must not run" not in result.stdout.str()
+
+
+def test_none_as_the_sdks_default_model_set_during_the_run_fails_the_test_before_jev_is_asked(suite, jev_server):
+    suite.makepyfile(
+        test_app="""
+        import pytest
+        from cookbook import SOURCE, pick
+
+        @pytest.fixture(autouse=True)
+        def no_model(monkeypatch):
+            monkeypatch.setenv("TYPESAFE_DEFAULT_MODEL", "none")
+
+        def test_bad(citecheck):
+            citecheck.check(pick("clock_skew"), SOURCE)
+        """
+    )
+    result = suite.runpytest("--citecheck-record-mode=all")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*OptionError: TYPESAFE_DEFAULT_MODEL: 'none' is not a model name*"])
+    assert jev_server.requests == []
+
+
 # Python's int() and float() read any script's decimal digits and underscores between digits: a
 # numeric knob took ١٢٠٠ (Arabic-Indic), １２００ (full-width) and 1_000 as numbers.
 @pytest.mark.parametrize(
