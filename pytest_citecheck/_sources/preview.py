@@ -103,34 +103,47 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _label(row: Row) -> str:
-    """The section as the tree shows it: indented by depth; a numbered one with its title, a titled one by its title.
+# The SECTION column is as wide as its longest id, up to this; the TITLE column is this wide.
+_ID_WIDTH = 40
+_TITLE_WIDTH = 48
+
+
+def _shown_id(row: Row) -> str:
+    """The section's id as the tree shows it, indented by depth; a path of titles by its last title.
 
     Headings are the document's text, shown as the summary shows untrusted text (``printable``): an
     escape sequence in one would otherwise reach the terminal."""
-    if " > " in row.id:
-        shown = row.id.rsplit(" > ", 1)[1]
-    elif row.title.startswith(row.id) or row.title == row.id:
-        shown = row.title
-    else:
-        shown = f"{row.id}  {row.title}"
-    return _clip("  " * row.depth + printable(shown), 52)
+    shown = row.id.rsplit(" > ", 1)[1] if " > " in row.id else row.id
+    return "  " * row.depth + printable(shown)
+
+
+def _shown_title(row: Row) -> str:
+    """The title as written (it may start with the number, as in "0. Definitions."); blank when it is
+    the id itself (a man page's NAME), which the SECTION column shows already."""
+    shown = row.id.rsplit(" > ", 1)[1] if " > " in row.id else row.id
+    return "" if row.title == shown else _clip(printable(row.title), _TITLE_WIDTH)
 
 
 def render(path: str, source: Source, found: list[Row], said: list[str]) -> str:
-    """The preview as text: a heading line, one line per section (indented by depth), the warnings."""
+    """The preview as text: a heading line, one line per section (its id, indented by depth, and its
+    title, each in a column of its own), the warnings."""
     flagged = sum(1 for row in found if row.flags)
     lines = [
         f"{printable(path)}: {len(found)} sections as {source.format!r}, {len(source.text):,} characters"
         + (f"; {flagged} flagged" if flagged else "")
     ]
-    lines.append(f"{'SECTION':<52} {'CHARS':>8} {'TOKENS':>7}  FLAGS")
-    for row in found:
-        lines.append(f"{_label(row):<52} {row.characters:>8,} {row.tokens:>7,}  {', '.join(row.flags)}".rstrip())
+    ids = [_shown_id(row) for row in found]
+    width = min(max([len("SECTION"), *map(len, ids)]), _ID_WIDTH)
+    lines.append(f"{'SECTION':<{width}}  {'TITLE':<{_TITLE_WIDTH}} {'CHARS':>8} {'TOKENS':>7}  FLAGS")
+    for row, shown in zip(found, ids, strict=True):
+        cells = f"{_clip(shown, width):<{width}}  {_shown_title(row):<{_TITLE_WIDTH}}"
+        lines.append(f"{cells} {row.characters:>8,} {row.tokens:>7,}  {', '.join(row.flags)}".rstrip())
     if any(" > " in row.id for row in found):
         lines.append(
             "(a section known by its title has the path of titles as its id: 'Parent > Child'; --json lists them)"
         )
+    if any(len(shown) > width for shown in ids):
+        lines.append(f"(an id longer than {width} characters is cut with …; --json lists it whole)")
     lines.extend(f"warning: {printable(message)}" for message in said)
     return "\n".join(lines)
 

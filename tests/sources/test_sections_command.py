@@ -28,7 +28,7 @@ def test_the_tree_of_a_rendered_manual_with_sizes_and_tokens() -> None:
     assert lines[0].endswith("maint-guide-excerpt.txt: 7 sections as 'docbook', 13,935 characters")
     row = next(line for line in lines if "Social dynamics of Debian" in line)
     # Indented under chapter 1; 2,931 characters, 2,961 bytes (two no-break spaces and ...), 987 tokens.
-    assert row.startswith("  1.1. Social dynamics of Debian") and row.split()[-2:] == ["2,931", "987"]
+    assert row.split()[:2] == ["1.1", "1.1."] and row.startswith("  1.1 ") and row.split()[-2:] == ["2,931", "987"]
 
 
 def test_json_lists_every_section_with_its_id_title_sizes_and_flags() -> None:
@@ -123,3 +123,28 @@ def test_encoding_reads_a_text_file_that_is_not_utf_8(tmp_path: Path) -> None:
     done = citecheck(page, "--encoding", "utf-16")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0].endswith("msgconv.1.txt: 14 sections as 'man', 3,487 characters")
+
+
+def test_each_sections_id_has_a_column_of_its_own_apart_from_its_title() -> None:
+    """Debian's GPL-3 (``/usr/share/common-licenses/GPL-3``): a section's title starts with its number
+    ("0. Definitions."), and the preview showed only the title, so the id a citation names (``0``) was
+    nowhere to be read apart from it (hunt-journey N4). The id now has its own column."""
+    done = citecheck(DATA / "gpl-3.0.txt")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1].split() == ["SECTION", "TITLE", "CHARS", "TOKENS", "FLAGS"]
+    title_at = lines[1].index("TITLE")
+    rows = {line[:title_at].strip(): line[title_at:] for line in lines[2:]}
+    assert rows["0"].startswith("0. Definitions.  ") and rows["0"].split()[-2:] == ["1,881", "627"]
+    assert rows["preamble"].startswith("(before the first heading)  ")
+    assert rows["13"].startswith("13. Use with the GNU Affero General Public")
+    # The JSON keeps its fields: the id and the title apart, as before.
+    preview = json.loads(citecheck(DATA / "gpl-3.0.txt", "--json").stdout)
+    assert preview["sections"][1] == {
+        "id": "0",
+        "title": "0. Definitions.",
+        "depth": 0,
+        "characters": 1881,
+        "tokens": 627,
+        "flags": [],
+    }
