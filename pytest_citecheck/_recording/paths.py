@@ -60,14 +60,26 @@ def cassette_folder(test_file: Path, rootdir: Path, cassette_dir: str) -> Path:
     rootdir (``pytest -c ci/pytest.ini tests``: rootdir ``ci/``) mirrors its path from the directory
     the two share (the project's): ``tests/test_x``, never the machine's path to the project, which a
     checkout anywhere else would miss.
+
+    The physical path is mirrored, so a test directory reached through a symbolic link inside the
+    rootdir (``suite -> tests``, ``pytest suite``) uses the cassettes of the directory it reaches, not
+    a folder named after the link; a link to a directory outside the rootdir keeps its name in the
+    project (the only one it has there).
     """
     if not is_shared_directory(cassette_dir):
         return test_file.parent / cassette_dir / test_file.stem
-    base = Path(os.path.normpath(test_file.parent / cassette_dir))  # an absolute directory wins the join
+    real_file, real_root = Path(os.path.realpath(test_file)), Path(os.path.realpath(rootdir))
     try:
-        relative = test_file.relative_to(rootdir)
+        relative = real_file.relative_to(real_root)
+        # ``..`` from the test's own directory, as the file system takes it: from the directory the link reaches.
+        parent = real_file.parent
     except ValueError:
-        relative = _from_shared_ancestor(test_file, rootdir)
+        parent = test_file.parent
+        try:
+            relative = test_file.relative_to(rootdir)
+        except ValueError:
+            relative = _from_shared_ancestor(test_file, rootdir)
+    base = Path(os.path.normpath(parent / cassette_dir))  # an absolute directory wins the join
     return base / relative.with_suffix("")
 
 

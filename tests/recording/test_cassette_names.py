@@ -195,3 +195,26 @@ def test_a_project_reached_through_a_symbolic_link_records_where_another_checkou
 
     # Another checkout, at another path and reached without a link, replays it and deletes nothing.
     _replays_elsewhere(suite, offline, monkeypatch, recorded[0])
+
+
+def test_a_test_directory_reached_through_a_link_inside_the_rootdir_uses_the_directorys_cassettes(
+    suite: pytest.Pytester, jev_server: Any, offline: Any, inner_ini: str
+) -> None:
+    """A test directory reached through a symbolic link inside the rootdir (``suite -> tests``, run as
+    ``pytest suite``) recorded under the link's name (``cassettes/suite/...``) with a shared cassette
+    directory, so the same test run as ``pytest tests`` missed its cassette, and the other way round.
+    The cassette is the same whichever path reaches the test: the physical one's."""
+    suite.makeini(inner_ini + "citecheck_model = jev-1.12\ncitecheck_cassette_dir = ../cassettes\npythonpath = .\n")
+    (suite.path / "tests").mkdir()
+    (suite.path / "tests" / "test_claims.py").write_text(CONFIG_OUTSIDE_TEST, encoding="utf-8")
+    (suite.path / "suite").symlink_to("tests", target_is_directory=True)
+    suite.runpytest("suite", "--citecheck-record-mode=once").assert_outcomes(passed=1)
+    recorded = sorted(str(path.relative_to(suite.path)) for path in (suite.path / "cassettes").rglob("*.yaml"))
+    assert recorded == ["cassettes/tests/test_claims/test_answer.yaml"]
+
+    offline()
+    for reached in ("tests", "suite"):
+        result = suite.runpytest(reached, "--citecheck-unused=delete")
+        result.assert_outcomes(passed=1)
+        assert "Deleted" not in result.stdout.str() and "orphan" not in result.stdout.str()
+    assert (suite.path / recorded[0]).is_file()
