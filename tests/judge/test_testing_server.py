@@ -275,3 +275,39 @@ def test_yes_no_questions_are_scripted_by_name_and_flag_nothing_unscripted():
     ):
         scripted = client.system_one(state=state, questions=questions).answers
     assert [scripted[name].noul for name in ("out_of_context", "best_section", "anything_else")] == [0.91, 0.98, 0.4]
+
+
+SYNC_AND_ASYNC = """
+import pytest
+from cookbook import SOURCE, pick
+
+def test_sync(citecheck):
+    citecheck.assert_supported(pick("aud_reject"), SOURCE)
+
+@pytest.mark.asyncio
+async def test_async(citecheck):
+    await citecheck.aassert_supported(pick("clock_skew"), SOURCE)
+"""
+
+
+@pytest.mark.parametrize(
+    ("key", "said"),
+    [
+        (None, "no TYPESAFE_API_KEY is set in this run, and a record run needs one"),
+        ("sk-wrong-key-0123456789abcdef", "TypeSafe rejected the API key (HTTP 401)"),
+    ],
+)
+def test_a_401_says_whether_a_key_was_set_for_the_sync_and_the_async_client(suite, monkeypatch, key, said):
+    with JevServer(lambda claim, section: Reply(401, {"detail": "Invalid API key"})) as server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)
+        if key is None:
+            monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+        else:
+            monkeypatch.setenv("TYPESAFE_API_KEY", key)
+        suite.makepyfile(test_both=SYNC_AND_ASYNC)
+        result = suite.runpytest("--citecheck-record-mode=once", "-p", "asyncio")
+    result.assert_outcomes(failed=2)
+    output = result.stdout.str()
+    for citation in ("aud_reject", "clock_skew"):
+        assert f"citation '{citation}': {said}" in output
+    assert "sk-wrong-key" not in output + result.stderr.str()
