@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("typesafe_sdk", "vcr", "yaml", "httpx2", "tenacity", "rapidfuzz", "pypdf")
+HEAVY = ("typesafe_sdk", "vcr", "yaml", "httpx2", "tenacity", "rapidfuzz", "pypdf", "pypdfium2")
 # The LLM SDKs whose shapes the adapters read: never imported by pytest-citecheck itself.
 SDKS = ("anthropic", "openai", "langchain_core", "llama_index")
 
@@ -153,7 +153,7 @@ def test_collecting_the_adapter_tests_imports_no_sdk(pytester: pytest.Pytester) 
 
         def pytest_collection_finish(session):
             print("COLLECTED:", len(session.items))
-            print("SDKS:", ",".join(sorted(name for name in {SDKS + ("pypdf",)!r} if name in sys.modules)) or "none")
+            print("SDKS:", ",".join(sorted(name for name in {SDKS + ("pypdf", "pypdfium2")!r} if name in sys.modules)) or "none")
         """
     )
     tests = Path(__file__).parent.parent

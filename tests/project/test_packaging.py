@@ -174,7 +174,7 @@ def test_the_sdist_and_wheel_ship_what_they_should_pass_twine_check_and_the_sdis
     assert {str(r) for r in required if r.marker is None} == {str(Requirement(d)) for d in project["dependencies"]}
     # Extras hold only what a user installs: the development tools are dependency groups, never published.
     assert metadata.get_all("Provides-Extra") == ["pdf"]
-    assert {r.name for r in required if r.marker is not None} == {"pypdf"}
+    assert {r.name for r in required if r.marker is not None} == {"pypdf", "pypdfium2"}
 
     # The sdist: everything the suite, the benchmarks, the example and the docs build need.
     with tarfile.open(sdist) as archive:

@@ -331,10 +331,35 @@ def test_a_tex_pdf_accent_is_joined_to_its_letter() -> None:
     assert QuoteLocator(source).find("Originally written 2001 by Niels Moller, updated 2017.") is None
 
 
-def test_pdf_without_pypdf_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "pypdf", None)  # import pypdf now raises ImportError
+def test_a_justified_line_of_a_xetex_pdf_keeps_the_spaces_between_its_words() -> None:
+    """Pages 15 and 16 of the Debian Policy Manual's PDF (Debian package debian-policy 4.6.2.0, Sphinx,
+    LaTeX and xdvipdfmx). XeTeX draws no space glyph: a word gap is a displacement in a TJ array. pypdf
+    (7.1.1, its open issue #3978) takes the width of the font's glyph 32 for the space's and adds no
+    space, so its text read "Whiletheauthorsofthisdocumenthavetriedhardtoavoidtyposandothererrors": a
+    quote of what the page shows was not found. A word TeX hyphenated at a line end reads as on the
+    page: the hyphen, then the line break."""
+    source = Source.from_file(DATA / "debian-policy-pages.pdf")
+    assert list(source.sections) == ["preamble", "1.4"]
+    section, _ = passage_of(
+        source,
+        "While the authors of this document have tried hard to avoid typos and other errors, these do still occur.",
+    )
+    assert section == "preamble" and "Whiletheauthors" not in source.text
+    section, _ = passage_of(
+        source, "The transformation format (sometimes called encoding) of Unicode defined by RFC 3629."
+    )
+    assert section == "1.4"
+    assert "referred to in MIME as US-\nASCII, and corresponding" in source.text
+    assert "\ufffe" not in source.text and "\r" not in source.text
+    # The words are the page's, not a looser match: "maybe" is not "may be".
+    assert QuoteLocator(source).find("The packager and upstream developer maybe the same person.") is None
+    assert passage_of(source, "The packager and upstream developer may be the same person.")[0] == "1.4"
+
+
+def test_pdf_without_pypdfium2_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pypdfium2", None)  # import pypdfium2 now raises ImportError
     with pytest.raises(
-        SourceError, match=r"reading PDF needs pypdf; install it with: pip install 'pytest-citecheck\[pdf\]'"
+        SourceError, match=r"reading PDF needs pypdfium2; install it with: pip install 'pytest-citecheck\[pdf\]'"
     ):
         Source.from_file(DATA / "apache-2.0.pdf")
 
