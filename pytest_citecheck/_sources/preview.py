@@ -129,8 +129,8 @@ def render(path: str, source: Source, found: list[Row], said: list[str]) -> str:
     title, each in a column of its own), the warnings."""
     flagged = sum(1 for row in found if row.flags)
     lines = [
-        f"{printable(path)}: {len(found)} sections as {source.format!r}, {len(source.text):,} characters"
-        + (f"; {flagged} flagged" if flagged else "")
+        f"{printable(path)}: {len(found)} section{'' if len(found) == 1 else 's'} as {source.format!r}, "
+        f"{len(source.text):,} characters" + (f"; {flagged} flagged" if flagged else "")
     ]
     ids = [_shown_id(row) for row in found]
     width = min(max([len("SECTION"), *map(len, ids)]), _ID_WIDTH)

@@ -166,6 +166,26 @@ def test_one_wrapped_line_starting_with_a_number_is_no_section() -> None:
     assert "\n   0 is used.  If changing the thread stack size is\n" in next(iter(source.sections.values()))
 
 
+@pytest.mark.parametrize(
+    ("document", "title", "body"),
+    [
+        # python3-pip 23.0.1: numbered read the list items "1. The path to a Python executable." as sections.
+        ("pip-python-option.md", "Managing a different Python interpreter", "1. The path to a Python executable.\n"),
+        # python3-pip 23.0.1: rst read "pip" over a code fence's backticks as a title underlined with "`".
+        ("pip-cli-index.md", "Commands", "\npip\n```\n"),
+    ],
+)
+def test_a_document_that_is_one_section_under_its_title_is_read_so(document: str, title: str, body: str) -> None:
+    """Two documents with one heading, at the top, over all of their text. A one-section split scores 0
+    in ``auto`` (its one section holds all the text), so any split with a little score won: list items or
+    a code fence in the body, which left a third to a half of the text before the first "heading". (A
+    ``.md`` file is read as Markdown by its name: ``auto`` reads text without one, as a RAG app's is.)"""
+    source = Source.from_text((DATA / document).read_text(), name=document)
+    assert source.format == "markdown"
+    assert [key for key in source.sections if key != "preamble"] == [title]
+    assert body in source.sections[title]
+
+
 def test_a_rendered_man_page_splits_at_its_headings_and_subsections() -> None:
     source = load("msgconv.1.txt")
     assert source.format == "man"
@@ -292,8 +312,19 @@ def test_one_huge_section_warns_at_load_naming_the_layout_and_the_ways_out() -> 
     assert source.format == "markdown" and list(source.sections) == ["Terms"]
     [message] = [str(warning.message) for warning in caught]
     assert message.startswith("terms.txt: format 'auto' split the document as 'markdown' (1 section), but ")
-    assert "section 'Terms' holds 100% of the text; no other layout found any sections" in message
+    assert "its one heading, 'Terms', makes the whole text one section; no other layout found any sections" in message
     assert "format= (" in message and "pytest_citecheck_split_sections" in message
+
+
+def test_a_one_section_document_both_rst_and_markdown_read_says_the_runner_up_fits_no_better() -> None:
+    # CPython's library/email.policy.rst (27,690 characters, one title underlined with "=") warned that the
+    # runner-up 'rst' "fits worse": both read the same one section and score the same.
+    with pytest.warns(SourceWarning) as caught:
+        source = Source.from_text("Terms\n=====\n\n" + WRAPPED, name="terms.rst.txt")
+    assert list(source.sections) == ["Terms"]
+    [message] = [str(warning.message) for warning in caught]
+    assert "its one heading, 'Terms', makes the whole text one section; the runner-up, " in message
+    assert "(1 section), fits no better." in message and "fits worse" not in message
 
 
 @pytest.mark.parametrize("how", ["from_text", "from_file"])

@@ -127,7 +127,15 @@ def badly_explained(best: Fit, runner_up: Fit | None, name: str | None, chosen: 
         how, other = f"format {best.format!r} split the document", "pass format='auto' to score every layout"
     elif runner_up is not None:
         how = f"format 'auto' split the document as {best.format!r}"
-        other = f"the runner-up, {runner_up.format!r} ({_sections(runner_up.sections)}), fits worse"
+        score, other_score = round(best.score, 6), round(runner_up.score, 6)
+        worse = (
+            "fits worse"
+            if other_score < score
+            else "fits no better"
+            if other_score == score
+            else "takes lines of the text under that heading for headings"
+        )
+        other = f"the runner-up, {runner_up.format!r} ({_sections(runner_up.sections)}), {worse}"
     else:
         how, other = f"format 'auto' split the document as {best.format!r}", "no other layout found any sections"
     return (

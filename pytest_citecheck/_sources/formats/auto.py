@@ -11,6 +11,10 @@ A split is scored on the whole document (``Fit``):
 The score is the product of those, plus a little for the layout's own mark in the text (RFC page
 footers, a man page's header line, ``Chapter 1.`` lines with a no-break space, HTML elements, an
 Info node's separator and header).
+A document that is honestly one section, one heading at its top over all of its text, scores 0 (its
+section holds all the text); a split of a few sections that leaves a tenth more of the text before its
+first heading found its headings in the body (list items, a code fence under a word) and ranks below
+that one-section reading (``ranked``).
 Equal scores go to the layout that comes first in ``PRECEDENCE``. When even the best split
 explains the document badly (``Fit.problems``), ``Source.from_text`` warns at load, naming the
 layout chosen and the runner-up.
@@ -30,6 +34,13 @@ PRECEDENCE = ("html", "info", "man", "docbook", "markdown", "rst", "numbered", "
 # Below this size no split is called bad: a short note in one section is fine.
 LARGE_DOCUMENT = 20_000
 MARK_BONUS = 0.15
+# One section "at the top": less than this share of the text before its heading (a mail header, a badge).
+TOP = 0.05
+# A split of at most FEW sections that leaves BODY more of the text outside than that one section does
+# took lines of the body for headings. (A real document with a title, a long preamble and numbered
+# sections has more than a few.)
+FEW = 3
+BODY = 0.1
 
 _ID_PART = re.compile(r"^(?:\d+|[A-Z])$")
 
@@ -64,7 +75,9 @@ class Fit:
         """What about this split explains the document badly (empty when nothing does)."""
         found: list[str] = []
         large = self.size >= LARGE_DOCUMENT
-        if large and self.largest > 0.5:
+        if large and self.sections == 1 and self.largest > 0.5:
+            found.append(f"its one heading, {self.largest_id!r}, makes the whole text one section")
+        elif large and self.largest > 0.5:
             found.append(f"section {self.largest_id!r} holds {self.largest:.0%} of the text")
         if large and self.outside > 0.5:
             found.append(f"{self.outside:.0%} of the text is in no section")
@@ -109,10 +122,25 @@ def fit(format: str, clean: str, sections: Mapping[str, str], marked: bool) -> F
     )
 
 
+# Layouts whose one heading can be a document's title (a lone "1" or "Chapter 1." at the top is not).
+TITLED = ("html", "markdown", "rst")
+
+
+def _whole(one: Fit) -> bool:
+    """One section under a title at the top of the document, and more than that title."""
+    return one.format in TITLED and one.sections == 1 and one.one_line == 0 and one.outside < TOP
+
+
 def ranked(fits: list[Fit]) -> list[Fit]:
-    """Best first: by score, then by ``PRECEDENCE``."""
+    """Best first: by score, then by ``PRECEDENCE``; a split that took lines of the body of a one-section
+    document for headings (see the module's docstring) after that document's one section."""
     order = {name: index for index, name in enumerate(PRECEDENCE)}
-    return sorted(fits, key=lambda one: (-round(one.score, 6), order.get(one.format, len(order))))
+    top = min((one.outside for one in fits if _whole(one)), default=None)
+
+    def in_body(one: Fit) -> bool:
+        return top is not None and one.sections <= FEW and one.outside > top + BODY
+
+    return sorted(fits, key=lambda one: (in_body(one), -round(one.score, 6), order.get(one.format, len(order))))
 
 
 Marks = Mapping[str, Callable[[str], bool]]
