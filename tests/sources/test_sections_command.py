@@ -38,6 +38,17 @@ def test_a_document_of_one_section_is_one_section_in_the_tree() -> None:
     assert lines[0].endswith("pip-cli-index.md: 1 section as 'markdown', 613 characters"), lines[0]
 
 
+def test_a_damaged_pdf_is_our_error_alone_with_nothing_of_the_pdf_library_on_stderr(tmp_path: Path) -> None:
+    # pypdf logged "EOF marker not found" to stderr (Python's last-resort handler: the CLI configures no
+    # logging) before the error; PDFium reads the text now and says nothing of its own.
+    damaged = tmp_path / "cut.pdf"
+    damaged.write_bytes((DATA / "apache-2.0.pdf").read_bytes()[:12_000])
+    done = citecheck(damaged)
+    assert done.returncode != 0 and done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith("citecheck sections: field 'source': ") and "cut.pdf: cannot read this PDF (" in line
+
+
 def test_json_lists_every_section_with_its_id_title_sizes_and_flags() -> None:
     done = citecheck(DATA / "msgconv.1.txt", "--json")
     assert done.returncode == 0, done.stderr
