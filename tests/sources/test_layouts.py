@@ -186,6 +186,16 @@ def test_a_document_that_is_one_section_under_its_title_is_read_so(document: str
     assert body in source.sections[title]
 
 
+def test_a_formula_in_capitals_after_the_last_numbered_section_is_no_heading() -> None:
+    """libpng's manual: the list ``1)`` to ``4)`` of its part III, and later the luminance formulas
+    ``Y = 0.2126 * R + 0.7152 * G + 0.0722 * B`` on lines of their own. All their letters are capitals
+    (and no word has four letters to break title case), so each formula was a heading after section 4."""
+    source = Source.from_text((DATA / "libpng-formula-excerpt.txt").read_text(), format="numbered")
+    assert list(source.sections) == ["preamble", "1", "2", "3", "4"]
+    assert "    Y = 0.2126 * R + 0.7152 * G + 0.0722 * B\n" in source.sections["4"]
+    assert source.sections["4"].endswith("if the image gamma\ncan be determined.")
+
+
 def test_a_rendered_man_page_splits_at_its_headings_and_subsections() -> None:
     source = load("msgconv.1.txt")
     assert source.format == "man"

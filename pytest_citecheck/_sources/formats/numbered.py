@@ -304,12 +304,21 @@ def appendices(text: str, last_section_start: int) -> list[tuple[int, str]]:
     return found
 
 
+def _title_words(line: str) -> list[str]:
+    """The words of a line that could be a title: one to twelve, and not mostly single letters (a
+    formula's variables, "Y = 0.2126 * R + 0.7152 * G", are all capitals and too short for title case;
+    "Appendix A" has a word); else none."""
+    words = _WORD.findall(line)
+    single = sum(1 for word in words if len(word) == 1)
+    return words if 1 <= len(words) <= 12 and single <= len(words) - single else []
+
+
 def _is_heading(line: str) -> bool:
     """Whether a line (already stripped) reads like a title rather than a sentence."""
     if not 3 <= len(line) <= 100 or not line[0].isupper() or line.endswith((",", ";", ":")):
         return False
-    words = _WORD.findall(line)
-    if not 1 <= len(words) <= 12:
+    words = _title_words(line)
+    if not words:
         return False
     letters = [ch for ch in line if ch.isalpha()]
     if len(letters) >= 2 and all(ch.isupper() for ch in letters):
