@@ -36,7 +36,7 @@ from typing import Any
 
 from bench.common import Measured, Row, clean_env, run_measured, secs
 
-HEAVY = ("typesafe_sdk", "vcr", "yaml", "httpx2", "tenacity", "rapidfuzz", "pypdf")
+HEAVY = ("typesafe_sdk", "vcr", "yaml", "httpx2", "tenacity", "rapidfuzz", "pypdf", "pypdfium2")
 
 CONFTEST = f"""
 import sys
