@@ -395,7 +395,7 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
         record_hint=f"TYPESAFE_API_KEY=... pytest {shell_quote(nodeid)} --citecheck-record-mode={mode}",
         review_command=parts.review_command,
         on_result=reporting.on_result,
-        review_actions={"xfail": pytest.xfail, "skip": pytest.skip},
+        review_actions={"xfail": functools.partial(_review_xfail, config), "skip": pytest.skip},
         marker_options=marker_options,
         marker_origin=functools.partial(marker_origin, item),
         hooks=config.hook,
@@ -405,6 +405,18 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
     item.stash[CHECKER] = checker
     request.addfinalizer(functools.partial(_close, checker))
     return checker
+
+
+def _review_xfail(config: pytest.Config, message: str) -> None:
+    """review='xfail': the test xfails. Under ``--runxfail`` ``pytest.xfail()`` returns (pytest 8 and
+    later) and the verdict below auto_accept would pass unreviewed: the test fails instead, as one not
+    marked xfail would."""
+    __tracebackhide__ = True
+    if config.option.runxfail:
+        raise AssertionError(
+            f"{message}\nreview='xfail' under --runxfail: the test fails as if it were not marked xfail"
+        )
+    pytest.xfail(message)
 
 
 def _close(checker: Checker) -> None:

@@ -48,6 +48,22 @@ def test_review_policy_from_the_command_line(recording: pytest.Pytester, policy:
         assert "pii_encryption" in result.stdout.str()
 
 
+def test_review_xfail_under_runxfail_fails_instead_of_passing(recording: pytest.Pytester) -> None:
+    """``--runxfail`` makes ``pytest.xfail()`` return (pytest 8 and later): review='xfail' then let the
+    verdict below auto_accept pass, unreviewed (hunt-wrong-passes F6). Run as if not marked, it fails."""
+    recording.makepyfile(test_it=BELOW_THRESHOLD)
+    recording.runpytest("--citecheck-record-mode=once", "--citecheck-review=xfail").assert_outcomes(xfailed=1)
+    result = recording.runpytest("--citecheck-review=xfail", "--runxfail")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*1 citation below auto_accept 0.8 needs a human review*",
+            "*pii_encryption*",
+            "*review='xfail' under --runxfail: the test fails as if it were not marked xfail*",
+        ]
+    )
+
+
 def test_review_policy_from_the_ini_file(recording: pytest.Pytester, inner_ini: str) -> None:
     recording.makeini(inner_ini + "citecheck_model = jev-1.12\ncitecheck_review = xfail\n")
     recording.makepyfile(test_it=BELOW_THRESHOLD)
