@@ -3,6 +3,8 @@
 - LlamaIndex: a ``Response`` (``response``, ``source_nodes``). ``CitationQueryEngine`` numbers its
   source nodes and writes ``[1]``, ``[2]`` into the answer; each node's text begins with
   ``"Source N:\\n"``, which is taken off, so the rest is the quote, looked for in the node's document.
+  When every node has it, N is the node's number (nodes re-sorted after the query keep it); else the
+  node's position from 1.
 - Haystack: a ``GeneratedAnswer`` (``data``, ``query``, ``documents``). ``AnswerBuilder`` with a
   ``reference_pattern`` keeps the documents the answer cites; a document's ``meta["source_index"]``
   (else its position, from 1) is its number. A ``Document``'s ``content`` is the quote, its
@@ -15,6 +17,7 @@ the others are still checked. Neither framework is imported.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -40,17 +43,65 @@ def llamaindex_citations(
     raw: Any, position: int, invalid: dict[str, CitationInputError] | None = None
 ) -> tuple[list[Citation], list[str]]:
     """The citations of a LlamaIndex ``Response``, and the sentences of its answer that carry no marker."""
-    nodes = {}
-    for number, scored in enumerate(field_of(raw, "source_nodes"), start=1):
+    read: list[tuple[Any, Any, str]] = []  # each node's text, metadata, and the field its text is in
+    for index, scored in enumerate(field_of(raw, "source_nodes")):
         node = field_of(scored, "node")
-        node = scored if node is MISSING or node is None else node
-        text = field_of(node, "text")
-        nodes[number] = {
-            "text": without_source_prefix(text) if isinstance(text, str) else text,
-            "metadata": field_of(node, "metadata"),
-        }
+        wrapped = node is not MISSING and node is not None
+        node = node if wrapped else scored
+        read.append(
+            (
+                field_of(node, "text"),
+                field_of(node, "metadata"),
+                f"source_nodes[{index}]{'.node' if wrapped else ''}.text",
+            )
+        )
+    nodes = {
+        number: {"text": without_source_prefix(text) if isinstance(text, str) else text, "metadata": metadata}
+        for number, (text, metadata, _) in zip(_node_numbers(read, position), read)
+    }
     answer = field_of(raw, "response")
     return marker_citations(answer, nodes, f"#{position}.", invalid), uncited_by_markers(answer, nodes)
+
+
+def _node_numbers(read: list[tuple[Any, Any, str]], position: int) -> list[int]:
+    """The number the answer cites each node by: the ``Source N:`` its text opens with (``CitationQueryEngine``
+    writes it), when every node's does, so nodes re-sorted after the query (by score, by a reranker) are still
+    read as the model was shown them; else its position from 1. Fails closed on prefixes that contradict each
+    other: two nodes saying one number, or a numbered node out of its place among unnumbered ones."""
+    said = [_source_prefix(text) for text, _, _ in read]
+    numbers = [number for number in said if number is not None]
+    if said and len(numbers) == len(said):
+        first: dict[int, int] = {}
+        for index, (number, (_, _, field)) in enumerate(zip(numbers, read)):
+            if number in first:
+                raise CitationInputError(
+                    f"says 'Source {number}:', as source_nodes[{first[number]}]'s does: the answer's [{number}] "
+                    "names neither node for sure",
+                    citation=f"#{position}",
+                    field=field,
+                )
+            first[number] = index
+        return numbers
+    for place, (stated, (_, _, field)) in enumerate(zip(said, read), start=1):
+        if stated is not None and stated != place:
+            raise CitationInputError(
+                f"says 'Source {stated}:' but is source {place} by position, and not every node says its number: "
+                f"the answer's [{stated}] names no node for sure; pass the source_nodes in the order the query "
+                "engine returned them, each with its 'Source N:' text",
+                citation=f"#{position}",
+                field=field,
+            )
+    return list(range(1, len(read) + 1))
+
+
+def _source_prefix(text: Any) -> int | None:
+    """The N of the ``Source N:`` line a node's text opens with, or None."""
+    match = _SOURCE_NUMBER.match(text) if isinstance(text, str) else None
+    return None if match is None else int(match[1])
+
+
+# What CitationQueryEngine writes before each node's text (``without_source_prefix`` takes it off).
+_SOURCE_NUMBER = re.compile(r"\ASource ([0-9]+):\n")
 
 
 def haystack_citations(
