@@ -69,6 +69,8 @@ def marker_citations(
         for number in numbers:
             citation_id = f"{prefix}s{index + 1}[{number}]"
             try:
+                if isinstance(number, str):  # a marker that names no numbers: its own citation, invalid
+                    raise _unreadable(number, citation_id)
                 adapted.append(_marker_citation(citation_id, claim, numbered, number))
             except CitationInputError as error:
                 if invalid is None:
@@ -103,13 +105,15 @@ def uncited_by_markers(answer_text: str, sources: Sequence[Any] | Mapping[int, A
     return uncited
 
 
-def _cited_numbers(text: str, spans: list[tuple[int, int]]) -> list[list[int]]:
-    """For each sentence, the source numbers its markers cite, in order, each once."""
-    cited: list[list[int]] = [[] for _ in spans]
+def _cited_numbers(text: str, spans: list[tuple[int, int]]) -> list[list[int | str]]:
+    """For each sentence, the source numbers its markers cite, in order, each once; a marker that cannot be
+    read as numbers (``[2-1]``) is there as written (its text inside the brackets), to be one invalid citation."""
+    cited: list[list[int | str]] = [[] for _ in spans]
     for index, (start, end) in enumerate(spans):
         for marker in _MARKER.finditer(text, start, end):
             owner = index - 1 if index > 0 and _closes_previous(text, start, end, marker.start()) else index
-            for number in _numbers(marker.group(1), f"s{owner + 1}"):
+            numbers = _numbers(marker.group(1))
+            for number in [marker.group(1)] if numbers is None else numbers:
                 if number not in cited[owner]:
                     cited[owner].append(number)
     return cited
@@ -173,7 +177,9 @@ def _names_a_source(rest: str, source: Any) -> bool:
     return isinstance(document, str) and bool(document.strip()) and document.strip() in rest
 
 
-def _numbers(group: str, sentence: str) -> list[int]:
+def _numbers(group: str) -> list[int] | None:
+    """The source numbers a marker's text names (``1, 3-5``), or None when it names none for sure: a range
+    that runs down (``2-1``), spans more than ``_LARGEST_RANGE`` sources, or has two dashes."""
     numbers: list[int] = []
     for piece in re.split(r"\s*[,;]\s*", group):
         bounds = [int(part) for part in re.split(r"\s*[-–]\s*", piece)]
@@ -182,10 +188,18 @@ def _numbers(group: str, sentence: str) -> list[int]:
         elif len(bounds) == 1:
             numbers.append(bounds[0])
         else:
-            raise CitationInputError(
-                f"cannot read the marker [{group}] as source numbers", citation=sentence, field="answer_text"
-            )
+            return None
     return numbers
+
+
+def _unreadable(group: str, citation_id: str) -> CitationInputError:
+    return CitationInputError(
+        f"cannot read the marker [{group}] as source numbers (a range runs from the lower number to the higher, "
+        f"over at most {_LARGEST_RANGE} sources): it cites nothing that can be checked; write the numbers it "
+        "means",
+        citation=citation_id,
+        field="answer_text",
+    )
 
 
 def _citation(citation_id: str, claim: str, source: Any, number: int) -> Citation:
