@@ -14,6 +14,7 @@ its error) so the others are still checked; ``coverage`` says what the answer's 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -56,6 +57,8 @@ __all__ = ["Adapted", "Citation", "adapt_answer", "adapt_citation", "adapt_citat
 # citation's document itself (see ``_in_source``).
 _Read = tuple[list[Citation], list[str], dict[str, CitationInputError]]
 _Adapter = Callable[[Any, int, "Source | Corpus | None"], _Read]
+# One part's reading, and whether an adapter (not the user) named its citations' documents.
+_Part = tuple[list[Citation], list[str], dict[str, CitationInputError], bool]
 
 
 def _anthropic(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
@@ -152,12 +155,16 @@ def adapted_in_general(citations: Any, hooks: Any = None, *, source: Source | Co
     # a path), rather than one the user wrote in a dict: see ``_in_source``.
     named_by_adapter: set[int] = set()
     blocks: list[Any] = []  # the run of Anthropic text blocks read so far: one answer's text
+    taken = _Taken()
     for position, raw in enumerate(_parts(citations)):
         if hooks is not None:
             converted = hooks.pytest_citecheck_adapt_citation(citation=raw, position=position)
             raw = raw if converted is None else converted
         try:
-            from_raw, uncited_here, bad, by_adapter = _adapt_part(raw, position, source)
+            part = _adapt_part(raw, position, source)
+            if is_gemini_response(raw):
+                part = _numbered_on(raw, source, taken, part)
+            from_raw, uncited_here, bad, by_adapter = part
         except CitationInputError as error:  # one bad citation never hides the others
             from_raw, uncited_here, bad, by_adapter = [_stand_in(raw, position, error)], [], {}, False
             bad[from_raw[0].id] = error
@@ -173,6 +180,7 @@ def adapted_in_general(citations: Any, hooks: Any = None, *, source: Source | Co
         if by_adapter:
             named_by_adapter.update(range(len(adapted), len(adapted) + len(from_raw)))
         adapted.extend(from_raw)
+        taken.add(from_raw)
         if is_anthropic_text_block(raw):
             blocks.append(raw)
             continue
@@ -291,9 +299,7 @@ def _is_model(raw: Any) -> bool:
     return hasattr(type(raw), "model_fields") and hasattr(raw, "model_dump")
 
 
-def _adapt_part(
-    raw: Any, position: int, source: Source | Corpus | None
-) -> tuple[list[Citation], list[str], dict[str, CitationInputError], bool]:
+def _adapt_part(raw: Any, position: int, source: Source | Corpus | None) -> _Part:
     """The citations of one part, its uncited sentences, and whether an adapter (not the user) named their documents."""
     refuse_streamed_piece(raw, position)  # a streamed event or chunk is no answer: say what to pass instead
     for is_shape, adapt, names_documents in _SHAPES:
@@ -301,6 +307,34 @@ def _adapt_part(
             return (*adapt(raw, position, source), names_documents)
     # A ``Citation`` comes from citations_from_markers or citations_from_openai.
     return [adapt_citation(raw, position)], [], {}, isinstance(raw, Citation)
+
+
+_NUMBERED = re.compile(r"#([0-9]+)\.")
+
+
+class _Taken:
+    """The ids read so far, and the highest number one starts with (``#<n>.``)."""
+
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        self.highest = -1
+
+    def add(self, citations: list[Citation]) -> None:
+        for citation in citations:
+            self.ids.add(citation.id)
+            numbered = _NUMBERED.match(citation.id)
+            if numbered is not None:
+                self.highest = max(self.highest, int(numbered[1]))
+
+
+def _numbered_on(raw: Any, source: Source | Corpus | None, taken: _Taken, part: _Part) -> _Part:
+    """A Gemini response whose ids (``#<position + candidate>.…``) would repeat an earlier part's (two responses
+    of several candidates each) numbered on past every number an id so far starts with, so none can repeat
+    one; any other kept as it was read, so the ids of every answer read before stay the same (reviews and
+    reports name citations by id)."""
+    if not any(citation.id in taken.ids for citation in part[0]):
+        return part
+    return _adapt_part(raw, taken.highest + 1, source)
 
 
 def _check_unique_ids(adapted: list[Citation]) -> None:
