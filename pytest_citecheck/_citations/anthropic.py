@@ -212,13 +212,12 @@ def _within_document(
     over = end - length
     if over <= 0 or (start < length and over <= len(quote) and not quote[len(quote) - over :].strip()):
         return
-    name = f" ({source.name})" if source.name else ""
-    if source.original_is_joined:
-        checked = f"its sections joined ({length} characters){name}, as no text of it was given"
-    else:
-        checked = f"({length} characters){name}"
+    size = f"{length} characters" + (f", {source.name}" if source.name else "")
+    checked = (
+        f", its sections joined ({size}), as no text of it was given" if source.original_is_joined else f" ({size})"
+    )
     raise CitationInputError(
-        f"start_char_index {start} and end_char_index {end} pass the end of the document checked, {checked}: "
+        f"start_char_index {start} and end_char_index {end} pass the end of the document checked{checked}: "
         "check against the text the request sent (Source.from_file of the file it read, or "
         "Source(sections=..., text=<the text sent>))",
         citation=citation_id,

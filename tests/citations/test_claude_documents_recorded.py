@@ -169,6 +169,9 @@ def test_char_location_offsets_past_the_document_sent_are_invalid(offsets: tuple
         assert f"start_char_index {offsets[0]} and end_char_index {offsets[1]} pass the end of the document" in str(
             error
         )
+        # Its length and name in one aside (was "checked, (48 characters) (grass.txt):", a stray comma).
+        named = ", grass.txt" if source.name else ""
+        assert f"pass the end of the document checked ({len(SENT)} characters{named}): check against" in str(error)
     joined = Source(sections={"grass": "The grass is green.", "sky": "The sky is blue."})
     error = adapt_answer(message, source=joined).invalid["#3.1"]
     assert (error.citation, error.field) == ("#3.1", field)
@@ -209,7 +212,9 @@ def test_char_location_past_the_end_of_a_real_document_given_as_sections_is_inva
     for start, end, field in [(length + 10, length + 37, "start_char_index"), (at, length + 5000, "end_char_index")]:
         error = adapt_answer(block(start, end), source=joined).invalid["#0.1"]
         assert (error.citation, error.field) == ("#0.1", field)
-        assert f"{length} characters) (Apache-2.0), as no text of it was given" in str(error)
+        assert f"checked, its sections joined ({length} characters, Apache-2.0), as no text of it was given" in str(
+            error
+        )
 
 
 def test_a_cited_text_whose_trailing_space_runs_past_the_document_is_read() -> None:
