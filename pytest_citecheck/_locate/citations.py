@@ -19,7 +19,7 @@ from pytest_citecheck._locate.finders import CorpusFinder, Documents, Finder, Fo
 from pytest_citecheck._locate.locator import Match, QuoteLocator
 from pytest_citecheck._locate.normalize import quote_length
 from pytest_citecheck._locate.passages import Passage, window_around
-from pytest_citecheck._locate.rules import MIN_PIECE_WORDS, short_pieces, turning_words
+from pytest_citecheck._locate.rules import MIN_PIECE_WORDS, meaning_changes, short_pieces, turning_words
 from pytest_citecheck._options import Settings
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
@@ -203,6 +203,9 @@ def locate(citation: Citation, documents: Documents, finder: Finder, settings: S
         closest = finder.closest(citation.quote, document=citation.document, casefold=settings.casefold)
         if closest is None or settings.fuzzy is None or closest.match.similarity < settings.fuzzy:
             return spanning(citation, finder, settings, closest) or unfound(citation, finder, closest)
+        near = finder.source_of(closest.document).sections[closest.match.section]
+        if meaning_changes(citation.quote, near[closest.match.start : closest.match.end], settings.casefold):
+            return unfound(citation, finder, closest)  # a near match, but not of what the passage says
         found, status = closest, Status.FOUND_APPROX
     document, match = found
     if is_elsewhere(citation, document, match.section):

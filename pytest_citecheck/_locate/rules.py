@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pytest_citecheck._locate.normalize import (
     JOINED_AT_BREAK,
     JOINED_INLINE,
+    normalize,
     normalize_marked,
     split_elisions,
     trim_cut_hyphens,
@@ -230,6 +231,42 @@ def turning_words(removed: str) -> list[str]:
         if folded in NEGATIONS or folded.endswith("n't") or folded.startswith("n'"):
             turning.append(removed[word.start() : word.end()])
     return turning
+
+
+# Prefixes that negate the word they stand on ("unavailable", "non-exclusive", "illegal", "disallowed").
+NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "non", "dis", "a")
+# Modal verbs and RFC 2119's keywords: one for another ("may" for "must") turns an obligation.
+MODALS = frozenset("must shall should may can could will would might required recommended optional".split())
+
+
+def meaning_changes(quote: str, passage: str, casefold: bool = False) -> list[str]:
+    """The words in which a near match (``fuzzy``) differs from its passage that turn the meaning: a
+    negation added or dropped (``turning_words``), a number changed, a negating prefix ("available"
+    for "unavailable"), or one modal for another ("may" for "must"). Both texts are normalised here;
+    words added or dropped at either end are the alignment's edges, not a difference."""
+    from difflib import SequenceMatcher  # only for a near match
+
+    said = _WORD.findall(normalize(quote, casefold=casefold))
+    says = _WORD.findall(normalize(passage, casefold=casefold))
+    changed: list[str] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, said, says, autojunk=False).get_opcodes():
+        if tag == "equal" or (tag != "replace" and (min(i1, j1) == 0 or i2 == len(said) or j2 == len(says))):
+            continue
+        words = said[i1:i2] + says[j1:j2]
+        changed += [word for word in words if turning_words(word) or any(c.isdigit() for c in word)]
+        if tag == "replace" and i2 - i1 == j2 - j1:
+            changed += [b for a, b in zip(said[i1:i2], says[j1:j2]) if _turned(a, b)]
+    return changed
+
+
+def _turned(said: str, says: str) -> bool:
+    """One word for another that turns the meaning: one is the other with a negating prefix
+    ("available" for "unavailable"), or both are modals ("may" for "must")."""
+    said, says = said.casefold(), says.casefold()
+    if said in MODALS and says in MODALS:
+        return True
+    short, long = sorted((said, says), key=len)
+    return long.endswith(short) and long[: len(long) - len(short)] in NEGATING_PREFIXES
 
 
 def inside_a_word(text: str, at: int) -> bool:
