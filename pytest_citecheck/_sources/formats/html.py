@@ -2,8 +2,9 @@
 
 Text a reader does not see is not the page's text, so a quote taken from it is not found: the
 contents of ``<script>``, ``<style>``, ``<template>``, ``<noscript>``, ``<head>`` and ``<svg>``, and
-of any element marked ``hidden``, ``aria-hidden="true"``, or with an inline ``display: none`` or
-``visibility: hidden`` style. Nor is the page's chrome, where the page marks it: navigation
+of any element marked ``hidden``, ``aria-hidden="true"``, of a ``<dialog>`` that is not ``open``, and
+of any element that CSS hides (``css.py``: an inline style or a rule of the page's own ``<style>``
+with ``display: none``, ``visibility: hidden``, ``opacity: 0`` or ``font-size: 0``). Nor is the page's chrome, where the page marks it: navigation
 (``<nav>``, ``role="navigation"``) and, when the page marks its main content (``<main>``,
 ``role="main"``: Sphinx, mdBook, MkDocs), everything outside it; a page with no heading left then is
 read whole, as before. Every piece of visible text keeps the offset it came from in the page
@@ -17,6 +18,7 @@ from collections import Counter
 from html.parser import HTMLParser
 
 from pytest_citecheck._errors import SourceError
+from pytest_citecheck._sources.formats.css import HIDING, Hiding, hiding_rules
 from pytest_citecheck._sources.formats.headings import heading_ids, sections_from_starts
 from pytest_citecheck._sources.offsets import OffsetMap
 
@@ -26,9 +28,6 @@ _BLOCK_TAGS = frozenset(
 )
 _SKIPPED_TAGS = frozenset({"script", "style", "noscript", "template", "head", "svg"})
 _VOID_TAGS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
-_HIDDEN_STYLE = re.compile(
-    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)", re.I
-)
 _WORD = re.compile(r"\S+")
 # What a heading's link to itself shows when it is only a permalink (the heading's title does not include it).
 _PERMALINK_MARKS = frozenset({"¶", "#", "§", "🔗", "\uf0c1", ""})
@@ -57,16 +56,20 @@ def _is_navigation(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
     return tag == "nav" or _attribute(attrs, "role") == "navigation"
 
 
-def is_hidden(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
-    """Whether an element's own markup hides it (and everything in it) from a reader."""
+def is_hidden(tag: str, attrs: list[tuple[str, str | None]], hiding: Hiding | None = None) -> bool:
+    """Whether an element's own markup, or a rule of the page's ``<style>`` (``hiding``), hides it (and
+    everything in it) from a reader."""
     if tag in _SKIPPED_TAGS:
         return True
     found = {name.lower(): (value or "") for name, value in attrs}
-    return (
+    if (
         "hidden" in found
         or found.get("aria-hidden", "").strip().lower() == "true"
-        or bool(_HIDDEN_STYLE.search(found.get("style", "")))
-    )
+        or bool(HIDING.search(found.get("style", "")))
+        or (tag == "dialog" and "open" not in found)  # a dialog is shown only while open
+    ):
+        return True
+    return hiding is not None and hiding.hides(tag, set(found.get("class", "").split()), found.get("id"))
 
 
 class _HtmlText(HTMLParser):
@@ -82,6 +85,7 @@ class _HtmlText(HTMLParser):
         self.pieces: list[str] = []
         self.length = 0
         self.hidden: list[str] = []  # the open elements that hide what is in them (tag names)
+        self.hiding = hiding_rules(page)  # what the page's own <style> rules hide
         # How many of each name ``hidden`` holds: an end tag of a name it does not hold (a stray one) is
         # known to close nothing without a scan of the whole list (each scan made such a page quadratic).
         self.hidden_names: Counter[str] = Counter()
@@ -128,7 +132,8 @@ class _HtmlText(HTMLParser):
             if tag == self.hidden[-1] or tag in _SKIPPED_TAGS:
                 self._hide(tag)
             return True
-        if tag not in _VOID_TAGS and (is_hidden(tag, attrs) or (self.chrome_dropped and _is_navigation(tag, attrs))):
+        hidden = is_hidden(tag, attrs, self.hiding)
+        if tag not in _VOID_TAGS and (hidden or (self.chrome_dropped and _is_navigation(tag, attrs))):
             self._hide(tag)
             return True
         if not self.main_only:
