@@ -20,6 +20,7 @@ from pytest_citecheck._locate.rules import (
     inside_a_word,
     removed_words,
     turning_words,
+    turns_a_word,
 )
 
 if TYPE_CHECKING:
@@ -67,9 +68,11 @@ def _search(indexed: WordIndex, pieces: list[Piece], within: int | None, strict:
 
 def _from(indexed: WordIndex, text: str, index: int, pieces: list[Piece], at: int, strict: bool) -> Placed | None:
     """The placement whose first piece is at ``at`` (in section ``index`` of the block ``text``), or None."""
-    if not _fits(indexed, text, index, pieces[0], at):
+    if not _fits(indexed, text, index, pieces[0], at) or turns_a_word(text, at, start=True):
         return None
     if len(pieces) == 1:  # a quote that elides nothing: no gap, nothing removed
+        if turns_a_word(text, at + len(pieces[0].text), start=False):
+            return None
         base = indexed.section_start[index]
         return Placed(index, at - base, at + len(pieces[0].text) - base)
     if _cut_inside_a_word(indexed, text, index, at + len(pieces[0].text)):
@@ -80,6 +83,8 @@ def _from(indexed: WordIndex, text: str, index: int, pieces: list[Piece], at: in
     starts = [at, *rest]
     base = indexed.section_start[index]
     ends = [start + len(piece.text) for start, piece in zip(starts, pieces)]
+    if turns_a_word(text, ends[-1], start=False):
+        return None
     removed = tuple(_removed(indexed, text, index, end, start) for end, start in zip(ends, starts[1:]))
     return Placed(index, at - base, ends[-1] - base, removed)
 

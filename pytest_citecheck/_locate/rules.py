@@ -276,3 +276,36 @@ def inside_a_word(text: str, at: int) -> bool:
         return False
     before, after = text[at - 1], text[at]
     return before.isalpha() and after.isalpha() and before.lower() != before.upper() and after.lower() != after.upper()
+
+
+_APOSTROPHES = "'\u2019\u02bc"
+
+
+def _word_around(text: str, at: int) -> tuple[int, int]:
+    """Where the word around ``at`` starts and ends: letters, and apostrophes between letters ("don't")."""
+    start = at
+    while start > 0 and (
+        text[start - 1].isalpha() or (text[start - 1] in _APOSTROPHES and start > 1 and text[start - 2].isalpha())
+    ):
+        start -= 1
+    end = at
+    while end < len(text) and (
+        text[end].isalpha() or (text[end] in _APOSTROPHES and end + 1 < len(text) and text[end + 1].isalpha())
+    ):
+        end += 1
+    return start, end
+
+
+def turns_a_word(text: str, at: int, *, start: bool) -> bool:
+    """A quote's start (or end) at ``at`` cuts a word of ``text`` so that the quote reads a word that turns
+    the meaning where the section's word does not, or the other way round ("must not" of "must notify",
+    "do" of "don't", "no" of "piano"), or cuts off a negating prefix ("lawful" of "unlawful")."""
+    if at <= 0 or at >= len(text):
+        return False
+    begins, ends = _word_around(text, at)
+    if not begins < at < ends:
+        return False
+    part = text[at:ends] if start else text[begins:at]
+    if bool(turning_words(part)) != bool(turning_words(text[begins:ends])):
+        return True
+    return start and text[begins:at].casefold() in NEGATING_PREFIXES

@@ -26,6 +26,9 @@ SECTIONS = {
     "niets": "De gebruikers delen niets met de beheerders van het systeem.",
     "greek": "The server MUST \u039d\u039f\u03a4 accept the token after it has expired.",
     "notify": "Users must notify the admin before sharing data with third parties.",
+    "unlawful": "It is unlawful to copy the software without permission.",
+    "cant": "Registered users can\u2019t share their passwords with the support team.",
+    "cannot": "The software cannot be copied without a written licence.",
 }
 
 CASES = [
@@ -102,4 +105,39 @@ def test_an_elided_piece_that_ends_inside_a_word_is_not_that_word(pytester, jev_
 )
 def test_the_same_sections_quoted_whole_still_pass(pytester, jev_server, section, quote):
     pytester.makepyfile(test_policy=_suite(pytester, [("whole", section, quote)]))
+    pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once").assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("section", "quote"),
+    [
+        ("notify", "Users must not"),
+        ("unlawful", "lawful to copy the software"),
+        ("cant", "Registered users can"),
+        ("dash", "We do not\u2014and will never\u2014sell your personal data to third parties"),
+    ],
+    ids=["not-of-notify", "lawful-of-unlawful", "can-of-cant", "control"],
+)
+def test_a_quote_that_starts_or_ends_inside_a_word_does_not_turn_it(pytester, jev_server, section, quote):
+    """Cut from inside a word, a quote may read a negation the section lacks ("Users must not" of "Users
+    must notify"), lose one ("Registered users can" of "can't") or lose a negating prefix ("lawful" of
+    "unlawful"): on main each was found and passed (hunt-wrong-passes F7). Now fabricated."""
+    pytester.makepyfile(test_policy=_suite(pytester, [("edge", section, quote)]))
+    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
+    [row] = json.loads((pytester.path / "report.json").read_text())["results"]
+    if section == "dash":
+        result.assert_outcomes(passed=1)
+        return
+    result.assert_outcomes(failed=1)
+    assert (row["status"], row["verdict"]) == ("missing", "fabricated")
+    assert jev_server.requests == []
+
+
+@pytest.mark.parametrize(
+    ("section", "quote"),
+    [("notify", "must notify the admin"), ("cannot", "not be copied without a written licence")],
+    ids=["whole-words", "not-of-cannot"],
+)
+def test_a_quote_cut_inside_a_word_that_keeps_its_meaning_is_found(pytester, jev_server, section, quote):
+    pytester.makepyfile(test_policy=_suite(pytester, [("edge", section, quote)]))
     pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once").assert_outcomes(passed=1)

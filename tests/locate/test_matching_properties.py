@@ -18,13 +18,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from bench.corpus import build_corpus
 from pytest_citecheck import Source
 from pytest_citecheck._locate.locator import QuoteLocator
 from pytest_citecheck._locate.normalize import DASHES, normalize
+from pytest_citecheck._locate.rules import turns_a_word
 
 DATA = Path(__file__).parent.parent / "data"
 SOURCE = Source.from_text((DATA / "rfc6749.txt").read_text(), format="rfc")
@@ -171,6 +172,18 @@ def outside_numbers(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def occurrences(text: str, needle: str) -> list[int]:
+    found, at = [], text.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = text.find(needle, at + 1)
+    return found
+
+
+def turned_at_an_edge(text: str, at: int, needle: str) -> bool:
+    return turns_a_word(text, at, start=True) or turns_a_word(text, at + len(needle), start=False)
+
+
 def rewrite(cut: str, data: st.DataObject) -> str:
     """The cut as an LLM hands it back: re-wrapped, spaces changed, quotes curled, dashes swapped."""
     out = []
@@ -199,7 +212,11 @@ def test_any_substring_of_a_section_rewritten_is_found_in_that_section(
 ) -> None:
     section_id, passage = cut
     quote = rewrite(passage, data)
-    assert normalize(quote) in MIXED_LOCATOR.normalized_text(section_id), (section_id, passage, quote)
+    normalized, section = normalize(quote), MIXED_LOCATOR.normalized_text(section_id)
+    assert normalized in section, (section_id, passage, quote)
+    # A cut that turns a word at an edge ("annot be" of "cannot be", "not" of "notify") reads another
+    # word: not a quote of the section (docs/matching.md, "Words"), so not one this property is about.
+    assume(not all(turned_at_an_edge(section, at, normalized) for at in occurrences(section, normalized)))
     match = MIXED_LOCATOR.find(quote, prefer_section=section_id)
     assert match is not None and match.section == section_id, (section_id, passage, quote)
     found = MIXED.sections[section_id][match.start : match.end]
