@@ -248,7 +248,12 @@ def closest_passage_lines(result: CitationResult) -> list[str]:
         f"  {cut_middle(result.id)}: the quote is not in the source; closest passage {where} "
         f"[{closest.start}:{closest.end}] (similarity {closest.similarity:.2f}):",
         f'    "{_shorten(closest.text, 100)}"',
-        f"    did the model misquote {where}, or invent it?",
+        # Its letters are there: the quote starts or ends inside a word and turns it ("acceptable" of
+        # "unacceptable", "must not" of "must notify"), or an elision cuts a word (docs: matching, Words).
+        "    its words are there, but it starts or ends inside a word and turns it (or an elision cuts a "
+        "word): quote whole words"
+        if closest.similarity >= 0.995
+        else f"    did the model misquote {where}, or invent it?",
     ]
 
 
