@@ -4,7 +4,8 @@ Users hand us dicts (``{"id", "claim", "quote", "section"}``) or objects with th
 (dataclasses, pydantic models, their own classes), or an LLM SDK's answer, each read by its module
 here: ``anthropic`` (Messages API text blocks, a whole ``Message``), ``openai`` (Responses API
 ``output_text`` parts, a whole ``Response``), ``chat_completions``, ``cohere``, ``gemini``,
-``langchain`` (an ``AIMessage`` and standard content blocks) and ``retrieval_answers`` (LlamaIndex
+``langchain`` (an ``AIMessage`` and standard content blocks), ``bedrock`` (Converse answers, read as
+Claude's) and ``retrieval_answers`` (LlamaIndex
 ``Response``, Haystack ``GeneratedAnswer``); ``containers`` splits a whole answer into its parts. No
 SDK is imported: ``_SHAPES`` and ``_ANSWERS`` detect each shape by its fields, as Anthropic messages
 are. Any other shape goes through the ``pytest_citecheck_adapt_citation`` hook first.
@@ -20,6 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from pytest_citecheck._citations.anthropic import adapt_anthropic_block, is_anthropic_text_block, uncited_anthropic_text
+from pytest_citecheck._citations.bedrock import ConverseBlock, converse_parts, is_converse_answer
 from pytest_citecheck._citations.chat_completions import chat_completion_parts, is_chat_completion
 from pytest_citecheck._citations.cohere import cohere_citations, is_cohere_response, uncited_cohere_text
 from pytest_citecheck._citations.containers import citing_parts, is_answer
@@ -64,7 +66,10 @@ _Part = tuple[list[Citation], list[str], dict[str, CitationInputError], bool]
 def _anthropic(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
     invalid: dict[str, CitationInputError] = {}  # one bad citation of a block never hides the others
     # Its uncited sentences are read with the blocks around it, in ``adapt_answer`` (``_Blocks``).
-    return adapt_anthropic_block(raw, position, source, invalid), [], invalid
+    citations = adapt_anthropic_block(raw, position, source, invalid)
+    if isinstance(raw, ConverseBlock):  # a Bedrock block read as Claude's: its errors in Bedrock's terms
+        invalid = raw.errors(invalid, position)
+    return citations, [], invalid
 
 
 def _openai(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
@@ -102,14 +107,18 @@ _SHAPES: tuple[tuple[Callable[[Any], bool], _Adapter, bool], ...] = (
 )
 
 # Whole answers split into the parts above: an Anthropic Message or OpenAI Response, a LangChain
-# AIMessage (its standard content blocks), an OpenAI ChatCompletion; and a standard content block
+# AIMessage (its standard content blocks), an OpenAI ChatCompletion, a Bedrock Converse response (or its
+# message, or one content block: ``bedrock``); and a standard content block
 # alone, read as the provider's block it came from.
 _ANSWERS: tuple[tuple[Callable[[Any], bool], Callable[[Any], list[Any]]], ...] = (
     (is_answer, citing_parts),
     (is_langchain_message, langchain_parts),
     (is_chat_completion, chat_completion_parts),
+    (is_converse_answer, converse_parts),
     (is_standard_text_block, lambda block: [standard_part(block)]),
 )
+# The whole answers of ``_ANSWERS`` (a check may be given one without a list around it).
+_WHOLE_ANSWERS = _ANSWERS[:4]
 # Answers read whole by one of ``_SHAPES`` (a check may be given one without a list around it).
 _WHOLE = (is_cohere_response, is_gemini_response, is_llamaindex_response, is_haystack_answer)
 
@@ -245,7 +254,7 @@ def _stand_in(raw: Any, position: int, error: CitationInputError) -> Citation:
 
 def _parts(citations: Any) -> list[Any]:
     """The citations a check was given, with each whole answer (a Message, a Response) split into its parts."""
-    if any(is_shape(citations) for is_shape, _ in _ANSWERS[:3]) or any(is_shape(citations) for is_shape in _WHOLE):
+    if any(is_shape(citations) for is_shape, _ in _WHOLE_ANSWERS) or any(is_shape(citations) for is_shape in _WHOLE):
         citations = [citations]  # a whole answer, passed as it came back
     elif _is_model(citations) and any(is_shape(citations) for is_shape, *_ in _SHAPES[:2]):
         citations = [citations]  # one SDK part (a TextBlock, an output_text part) passed alone

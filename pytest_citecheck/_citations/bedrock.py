@@ -1,0 +1,227 @@
+"""Amazon Bedrock Converse answers: their ``citationsContent`` blocks, read as the Claude citations they carry.
+
+A Converse response (boto3's ``converse()`` dict, or its ``output.message``, or a list of its content
+blocks) holds content blocks, each a dict with one key: ``text`` (text that cites nothing),
+``citationsContent`` (generated text and the citations it rests on), ``reasoningContent``, ``toolUse``
+and others that cite nothing. Bedrock's citation locations are Claude's, field for field (Bedrock passes
+Claude's citations through; a recorded Converse answer citing page 1 of a PDF says ``start 1, end 2``):
+
+- ``documentChar``  ``{documentIndex, start, end}``: Claude's ``char_location``, ``[start, end)``;
+- ``documentPage``  ``{documentIndex, start, end}``: ``page_location``, pages ``[start, end)``, 1-based;
+- ``documentChunk`` ``{documentIndex, start, end}``: ``content_block_location``, blocks ``[start, end)``;
+- ``web`` ``{url, domain}``: ``web_search_result_location``;
+- ``searchResultLocation`` ``{searchResultIndex, start, end}``: ``search_result_location``.
+
+So each ``citationsContent`` block becomes an Anthropic text block (its ``content`` texts the claim, each
+citation's ``sourceContent`` texts its quote, ``title`` the document's title) and ``anthropic`` reads it: one
+reading of places, pages and documents for both. Bedrock's API reference does not say whether ``end`` is
+inclusive. Read as exclusive (Claude's), a page range can only be narrower than meant, never wider: a quote
+from a page next to the cited ones fails as ``found-elsewhere``, it never passes. An ``end`` equal to its
+``start`` (an inclusive reading of one page or block) cites that page or block. The errors name Bedrock's
+fields (``location.documentPage.start``), not Claude's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_citecheck._errors import CitationInputError
+
+# Every member of Bedrock's ``ContentBlock`` union (botocore's bedrock-runtime 2023-09-30 model). A block
+# of any other kind is an error: it might carry citations this version would not read.
+_QUIET_BLOCKS = frozenset(
+    {
+        "image",
+        "document",
+        "video",
+        "audio",
+        "toolUse",
+        "toolResult",
+        "guardContent",
+        "cachePoint",
+        "reasoningContent",  # the model's reasoning: no answer text, and Bedrock cites none of it
+        "searchResult",
+        "toolAddition",
+        "toolRemoval",
+    }
+)
+_BLOCKS = _QUIET_BLOCKS | {"text", "citationsContent"}
+
+# A Bedrock location: its Claude citation type, and Claude's name for each of its fields.
+_LOCATIONS: dict[str, tuple[str, dict[str, str]]] = {
+    "documentChar": (
+        "char_location",
+        {"documentIndex": "document_index", "start": "start_char_index", "end": "end_char_index"},
+    ),
+    "documentPage": (
+        "page_location",
+        {"documentIndex": "document_index", "start": "start_page_number", "end": "end_page_number"},
+    ),
+    "documentChunk": (
+        "content_block_location",
+        {"documentIndex": "document_index", "start": "start_block_index", "end": "end_block_index"},
+    ),
+    "web": ("web_search_result_location", {"url": "url"}),
+    "searchResultLocation": (
+        "search_result_location",
+        {"searchResultIndex": "search_result_index", "start": "start_block_index", "end": "end_block_index"},
+    ),
+}
+# Ranges whose end may equal their start in an inclusive reading of one page or block (see the docstring).
+_RANGE_ENDS = {"documentPage", "documentChunk", "searchResultLocation"}
+
+
+class ConverseBlock(dict[str, Any]):
+    """A ``citationsContent`` block as an Anthropic text block. ``bedrock_fields`` names each Claude field of
+    citation ``number`` by Bedrock's path; ``unreadable`` holds the citations that could not be read as
+    Claude's (each stands in as one the Anthropic reader refuses, so its place and id are kept)."""
+
+    def __init__(
+        self,
+        block: Mapping[str, Any],
+        bedrock_fields: dict[int, dict[str, str]],
+        unreadable: dict[int, CitationInputError],
+    ) -> None:
+        super().__init__(block)
+        self.bedrock_fields = bedrock_fields
+        self.unreadable = unreadable
+
+    def errors(self, invalid: dict[str, CitationInputError], position: int) -> dict[str, CitationInputError]:
+        """The Anthropic reader's errors for this block as a Bedrock user reads them: Bedrock's field names,
+        and the reason a citation that could not be read as Claude's was not."""
+        renamed = {citation_id: self._renamed(error) for citation_id, error in invalid.items()}
+        for number, error in self.unreadable.items():
+            citation_id = f"#{position}.{number}"
+            renamed[citation_id] = CitationInputError(error.message, citation=citation_id, field=error.field)
+        return renamed
+
+    def _renamed(self, error: CitationInputError) -> CitationInputError:
+        number = error.citation.rsplit(".", 1)[1] if error.citation and "." in error.citation else ""
+        names = self.bedrock_fields.get(int(number), {}) if number.isdigit() else {}
+        if not names:
+            return error
+        pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+        message = pattern.sub(lambda match: names[match.group(1)], error.message)
+        field = names.get(error.field, error.field) if error.field else error.field
+        return type(error)(message, citation=error.citation, field=field)
+
+
+def is_converse_answer(raw: Any) -> bool:
+    """A Converse response (``{"output": {"message": ...}}``), its message, or one of its content blocks."""
+    if not isinstance(raw, Mapping):
+        return False
+    output = raw.get("output")
+    if isinstance(output, Mapping) and isinstance(output.get("message"), Mapping):
+        return _is_message(output["message"])
+    return _is_message(raw) or _is_block(raw)
+
+
+def converse_parts(raw: Mapping[str, Any]) -> list[Any]:
+    """The answer's text blocks, in order, each an Anthropic text block (see the module's docstring)."""
+    output = raw.get("output")
+    if isinstance(output, Mapping) and isinstance(output.get("message"), Mapping):
+        raw = output["message"]
+    blocks = raw["content"] if _is_message(raw) else [raw]
+    parts: list[Any] = []
+    for position, block in enumerate(blocks):
+        ((kind, body),) = block.items()
+        if kind == "text":
+            parts.append({"type": "text", "text": body, "citations": None})
+        elif kind == "citationsContent":
+            parts.append(_citing_block(body, f"content[{position}].citationsContent"))
+        elif kind not in _QUIET_BLOCKS:
+            raise CitationInputError(
+                f"is a {kind!r} block, which this version does not know (it may carry citations it would not read): "
+                f"the blocks it reads are {', '.join(sorted(_BLOCKS))}",
+                field=f"content[{position}]",
+            )
+    return parts
+
+
+def _is_message(raw: Mapping[str, Any]) -> bool:
+    """An assistant message of Converse content blocks: each a dict of one key, one of them a known kind (a
+    block of an unknown kind is then an error in ``converse_parts``, never an answer read as something else)."""
+    content = raw.get("content")
+    if raw.get("role") != "assistant" or not isinstance(content, Sequence) or isinstance(content, str) or not content:
+        return False
+    one_keyed = all(isinstance(block, Mapping) and len(block) == 1 and "type" not in block for block in content)
+    return one_keyed and any(_is_block(block) for block in content)
+
+
+def _is_block(raw: Any) -> bool:
+    # One key, as every member of the union; an Anthropic or OpenAI block has ``type`` besides.
+    return isinstance(raw, Mapping) and len(raw) == 1 and next(iter(raw)) in _BLOCKS
+
+
+def _citing_block(body: Any, where: str) -> ConverseBlock:
+    """A ``citationsContent`` block as an Anthropic text block with its citations."""
+    if not isinstance(body, Mapping):
+        raise CitationInputError(f"must be an object, got {type(body).__name__}", field=where)
+    text = _joined(body.get("content"), f"{where}.content")
+    cited = body.get("citations")
+    if not isinstance(cited, Sequence) or isinstance(cited, (str, bytes)):
+        raise CitationInputError(f"must be a list of citations, got {type(cited).__name__}", field=f"{where}.citations")
+    citations: list[Any] = []
+    fields: dict[int, dict[str, str]] = {}
+    unreadable: dict[int, CitationInputError] = {}
+    for number, item in enumerate(cited, start=1):
+        try:
+            citation, fields[number] = _citation(item)
+        except CitationInputError as error:  # one bad citation never hides the others
+            citation, unreadable[number] = {"cited_text": ""}, error
+        citations.append(citation)
+    return ConverseBlock({"type": "text", "text": text, "citations": citations}, fields, unreadable)
+
+
+def _joined(pieces: Any, where: str) -> str:
+    """The texts of a list of ``{"text": ...}`` (generated content, or the source content a citation quotes)."""
+    if not isinstance(pieces, Sequence) or isinstance(pieces, (str, bytes)):
+        raise CitationInputError(f"must be a list of {{'text': ...}}, got {type(pieces).__name__}", field=where)
+    texts = [piece.get("text") if isinstance(piece, Mapping) else None for piece in pieces]
+    if not all(isinstance(text, str) for text in texts):
+        raise CitationInputError("must be a list of {'text': <a string>}", field=where)
+    return "".join(texts)  # type: ignore[arg-type]
+
+
+def _citation(item: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    """One Bedrock citation as a Claude citation, and Bedrock's path for each Claude field it has."""
+    if not isinstance(item, Mapping):
+        raise CitationInputError(f"must be an object, got {type(item).__name__}", field="citations")
+    fields = {"cited_text": "sourceContent", "document_title": "title", "type": "location"}
+    if "sourceContent" not in item:
+        raise CitationInputError("is missing: a Bedrock citation carries the passage it cites", field="sourceContent")
+    claude: dict[str, Any] = {"cited_text": _joined(item["sourceContent"], "sourceContent")}
+    for name, claude_name in (("title", "document_title"), ("source", "source")):
+        if name in item:
+            claude[claude_name] = item[name]
+    if item.get("location") is not None:
+        claude["type"], located = _location(item["location"])
+        claude.update(located)
+        kind = next(iter(item["location"]))
+        fields |= {claude_name: f"location.{kind}.{name}" for name, claude_name in _LOCATIONS[kind][1].items()}
+    if claude.get("type") == "web_search_result_location" and "document_title" in claude:
+        claude["title"] = claude.pop("document_title")  # a web result's title is a label, as Claude's
+        fields["title"] = "title"
+    return claude, fields
+
+
+def _location(location: Any) -> tuple[str, dict[str, Any]]:
+    """A Bedrock ``location`` (a union: one key) as a Claude citation type and its fields."""
+    if not isinstance(location, Mapping) or len(location) != 1 or next(iter(location)) not in _LOCATIONS:
+        shown = sorted(location) if isinstance(location, Mapping) else type(location).__name__
+        raise CitationInputError(
+            f"must hold one of {', '.join(_LOCATIONS)}, got {shown}: the place a citation cites must be read, or a "
+            "quote from elsewhere in the document would pass",
+            field="location",
+        )
+    ((kind, body),) = location.items()
+    claude_type, names = _LOCATIONS[kind]
+    if not isinstance(body, Mapping):
+        raise CitationInputError(f"must be an object, got {type(body).__name__}", field=f"location.{kind}")
+    located = {names[name]: value for name, value in body.items() if name in names}
+    start, end = body.get("start"), body.get("end")
+    if kind in _RANGE_ENDS and isinstance(start, int) and start == end:
+        located[names["end"]] = end + 1  # an inclusive end of one page or block: that page or block
+    return claude_type, located

@@ -1,0 +1,169 @@
+"""Amazon Bedrock Converse answers: ``citationsContent`` blocks read as the Claude citations they carry.
+
+``tests/data/payloads/bedrock_converse_pdf_page.json`` is a Converse response recorded by another
+project's tests (the payloads README says where): a Claude model over a PDF, one ``documentPage``
+citation of ``start 1, end 2`` for a passage on the first page, which is how the exclusive end is read.
+The other answers are built here in the same shape over the real pages of ``tests/data/apache-2.0.pdf``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import pdf_pages
+
+from pytest_citecheck import CitecheckError, Corpus, Source, Status
+from pytest_citecheck._citations.adapt import adapt_answer
+from pytest_citecheck._locate.citations import Located, locate_all
+from pytest_citecheck._options import Settings
+from pytest_citecheck.testing import JevServer
+
+RECORDED = Path(__file__).resolve().parent.parent / "data" / "payloads" / "bedrock_converse_pdf_page.json"
+
+
+def recorded() -> dict[str, Any]:
+    return json.loads(RECORDED.read_text(encoding="utf-8"))
+
+
+def sample_pdf_pages() -> Source:
+    """The recording's PDF as its pages (its first page holds the cited passage; the second other text)."""
+    first = (
+        "A sample PDF file\nHistory and standardization\nFormat (PDF) Adobe Systems made the PDF specification "
+        "available free of\ncharge in 1993."
+    )
+    return Source(sections={"page 1": first, "page 2": "PDF was standardized as ISO 32000 in 2008."})
+
+
+def located(answer: Any, source: Source | Corpus) -> list[tuple[Status, str | None]]:
+    adapted = adapt_answer(answer, source=source)
+    assert adapted.invalid == {}
+    results = locate_all(adapted.citations, source, Settings())
+    assert all(isinstance(result, Located) for result in results)
+    return [(result.status, result.section) for result in results]  # type: ignore[union-attr]
+
+
+def converse(*citations: dict[str, Any], text: str = "The licence says so.") -> dict[str, Any]:
+    """A Converse response: an uncited text block, then one ``citationsContent`` block citing ``citations``."""
+    return {
+        "output": {
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"reasoningContent": {"reasoningText": {"text": "Let me look.", "signature": "sig"}}},
+                    {"text": "Here is the answer. "},
+                    {"citationsContent": {"content": [{"text": text}], "citations": list(citations)}},
+                ],
+            }
+        },
+        "stopReason": "end_turn",
+    }
+
+
+def page_citation(quote: str, start: int, end: int) -> dict[str, Any]:
+    return {
+        "title": "apache-2.0.pdf",
+        "sourceContent": [{"text": quote}],
+        "location": {"documentPage": {"documentIndex": 0, "start": start, "end": end}},
+    }
+
+
+@pytest.fixture(scope="module")
+def apache_pages() -> tuple[Corpus, str]:
+    """The real PDF's four pages as a Corpus, and a line of its third page."""
+    documents = pdf_pages("apache-2.0.pdf")
+    return Corpus.from_documents(documents), documents[2].page_content.split("\n")[3].strip()
+
+
+def test_the_recorded_answer_cites_page_one_and_its_aside_cites_nothing() -> None:
+    adapted = adapt_answer(recorded(), source=sample_pdf_pages())
+    [citation] = adapted.citations
+    assert citation.claim.startswith("It is a sample PDF file") and citation.section == "page 1"
+    assert citation.quote is not None and "made the PDF specification available" in citation.quote
+    assert adapted.uncited == ["No, this is not a paper on Large Language Models."]
+    assert located(recorded(), sample_pdf_pages()) == [(Status.FOUND, "page 1")]
+
+
+def test_the_recorded_citation_moved_to_page_two_is_found_elsewhere_never_found() -> None:
+    """``end`` is exclusive: ``start 2, end 3`` cites page 2 alone, and the quote is on page 1."""
+    answer = recorded()
+    place = answer["output"]["message"]["content"][1]["citationsContent"]["citations"][0]["location"]
+    place["documentPage"] |= {"start": 2, "end": 3}
+    assert located(answer, sample_pdf_pages()) == [(Status.FOUND_ELSEWHERE, "page 1")]
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "expected"),
+    [(3, 4, (Status.FOUND, "page 3")), (3, 3, (Status.FOUND, "page 3")), (2, 3, (Status.FOUND_ELSEWHERE, "page 3"))],
+    ids=["page-3", "end-equal-to-start-is-that-page", "page-2"],
+)
+def test_a_page_citation_over_a_real_pdf(apache_pages: tuple[Corpus, str], start: int, end: int, expected: Any) -> None:
+    corpus, quote = apache_pages
+    assert located(converse(page_citation(quote, start, end)), corpus) == [expected]
+
+
+def test_a_message_or_a_list_of_its_blocks_reads_as_the_whole_response(apache_pages: tuple[Corpus, str]) -> None:
+    corpus, quote = apache_pages
+    answer = converse(page_citation(quote, 3, 4))
+    message = answer["output"]["message"]
+    # Parts that cite nothing (the reasoning) are left out of the numbering, as in a Claude Message.
+    by_shape = [adapt_answer(shape, source=corpus) for shape in (answer, message, message["content"])]
+    assert [[(c.id, c.section) for c in adapted.citations] for adapted in by_shape] == [[("#1.1", "page 3")]] * 3
+
+
+def test_char_and_chunk_locations_read_as_claudes() -> None:
+    text = "1. Grass\n\nThe grass is green.\n\n2. Sky\n\nThe sky is blue.\n"
+    source = Source.from_text(text)
+    start = text.index("The sky")
+    answer = converse(
+        {
+            "sourceContent": [{"text": "The sky is blue."}],
+            "location": {"documentChar": {"documentIndex": 0, "start": start, "end": start + 16}},
+        },
+        {
+            "sourceContent": [{"text": "The grass is green."}],
+            "location": {"documentChunk": {"documentIndex": 0, "start": 0, "end": 1}},
+        },
+    )
+    assert located(answer, source) == [(Status.FOUND, "2"), (Status.FOUND, "1")]
+
+
+def test_a_bad_citation_is_named_in_bedrocks_terms_and_hides_no_other(apache_pages: tuple[Corpus, str]) -> None:
+    corpus, quote = apache_pages
+    unknown_place = {"sourceContent": [{"text": quote}], "location": {"documentSpan": {"start": 1}}}
+    page_zero = page_citation(quote, 0, 1)
+    adapted = adapt_answer(converse(page_citation(quote, 3, 4), unknown_place, page_zero), source=corpus)
+    assert [citation.id for citation in adapted.citations] == ["#1.1", "#1.2", "#1.3"]
+    assert set(adapted.invalid) == {"#1.2", "#1.3"}
+    unknown, zero = adapted.invalid["#1.2"], adapted.invalid["#1.3"]
+    assert unknown.field == "location" and "documentSpan" in unknown.message and "documentPage" in unknown.message
+    assert zero.field == "location.documentPage.start"
+    assert "location.documentPage.start 0" in zero.message and "start_page_number" not in zero.message
+
+
+def test_an_unknown_block_kind_fails_closed_naming_it() -> None:
+    answer = converse()
+    answer["output"]["message"]["content"].append({"citationsContentV2": {"citations": []}})
+    with pytest.raises(CitecheckError, match=r"content\[3\].*'citationsContentV2' block"):
+        adapt_answer(answer)
+
+
+def test_a_citation_of_a_later_document_against_one_source_is_invalid() -> None:
+    answer = copy.deepcopy(recorded())
+    citation = answer["output"]["message"]["content"][1]["citationsContent"]["citations"][0]
+    citation["location"]["documentPage"]["documentIndex"] = 1
+    adapted = adapt_answer(answer, source=sample_pdf_pages())
+    [error] = adapted.invalid.values()
+    assert error.field == "location.documentPage.documentIndex"
+
+
+def test_the_recorded_answer_passes_a_whole_check(direct_checker: Any) -> None:
+    server = JevServer().start()
+    try:
+        [result] = direct_checker(server).assert_supported(recorded(), sample_pdf_pages())
+    finally:
+        server.stop()
+    assert (result.status, result.section, result.verdict) == (Status.FOUND, "page 1", "verified")
