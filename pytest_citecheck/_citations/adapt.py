@@ -21,7 +21,13 @@ from dataclasses import replace
 from typing import Any
 
 from pytest_citecheck._citations.anthropic import adapt_anthropic_block, is_anthropic_text_block, uncited_anthropic_text
-from pytest_citecheck._citations.bedrock import ConverseBlock, converse_parts, is_converse_answer
+from pytest_citecheck._citations.bedrock import (
+    ConverseBlock,
+    bedrock_text_block,
+    converse_parts,
+    is_bedrock_text_block,
+    is_converse_answer,
+)
 from pytest_citecheck._citations.chat_completions import chat_completion_parts, is_chat_completion
 from pytest_citecheck._citations.cohere import cohere_citations, is_cohere_response, uncited_cohere_text
 from pytest_citecheck._citations.containers import citing_parts, is_answer
@@ -108,13 +114,15 @@ _SHAPES: tuple[tuple[Callable[[Any], bool], _Adapter, bool], ...] = (
 
 # Whole answers split into the parts above: an Anthropic Message or OpenAI Response, a LangChain
 # AIMessage (its standard content blocks), an OpenAI ChatCompletion, a Bedrock Converse response (or its
-# message, or one content block: ``bedrock``); and a standard content block
+# message, or one content block: ``bedrock``); a text block with Bedrock's citations (LangChain's content of
+# a Converse answer); and a standard content block
 # alone, read as the provider's block it came from.
 _ANSWERS: tuple[tuple[Callable[[Any], bool], Callable[[Any], list[Any]]], ...] = (
     (is_answer, citing_parts),
     (is_langchain_message, langchain_parts),
     (is_chat_completion, chat_completion_parts),
     (is_converse_answer, converse_parts),
+    (is_bedrock_text_block, lambda block: [bedrock_text_block(block)]),
     (is_standard_text_block, lambda block: [standard_part(block)]),
 )
 # The whole answers of ``_ANSWERS`` (a check may be given one without a list around it).

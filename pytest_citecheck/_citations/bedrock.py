@@ -19,6 +19,12 @@ inclusive. Read as exclusive (Claude's), a page range can only be narrower than 
 from a page next to the cited ones fails as ``found-elsewhere``, it never passes. An ``end`` equal to its
 ``start`` (an inclusive reading of one page or block) cites that page or block. The errors name Bedrock's
 fields (``location.documentPage.start``), not Claude's.
+
+LangChain carries the same citations: ``ChatBedrockConverse``'s ``AIMessage`` has text blocks whose
+``citations`` are Bedrock's with their keys in snake case (``source_content``, ``document_page``), and its
+``content_blocks`` (``model_provider == "bedrock_converse"``) translate each into a standard ``citation``
+whose ``cited_text`` is the passage and whose ``extras["location"]`` is Bedrock's location. Both are read
+here (``bedrock_text_block``, ``standard_bedrock_block``), so the place a citation names is never lost.
 """
 
 from __future__ import annotations
@@ -163,6 +169,11 @@ def _citing_block(body: Any, where: str) -> ConverseBlock:
     cited = body.get("citations")
     if not isinstance(cited, Sequence) or isinstance(cited, (str, bytes)):
         raise CitationInputError(f"must be a list of citations, got {type(cited).__name__}", field=f"{where}.citations")
+    return _block(text, cited)
+
+
+def _block(text: str, cited: Sequence[Any]) -> ConverseBlock:
+    """Text and the Bedrock citations it rests on, as an Anthropic text block."""
     citations: list[Any] = []
     fields: dict[int, dict[str, str]] = {}
     unreadable: dict[int, CitationInputError] = {}
@@ -173,6 +184,82 @@ def _citing_block(body: Any, where: str) -> ConverseBlock:
             citation, unreadable[number] = {"cited_text": ""}, error
         citations.append(citation)
     return ConverseBlock({"type": "text", "text": text, "citations": citations}, fields, unreadable)
+
+
+def is_bedrock_citation(item: Any) -> bool:
+    """A Bedrock citation (its keys in camel or, as LangChain gives them, snake case)."""
+    if not isinstance(item, Mapping):
+        return False
+    item = _camel(item)
+    return _is_location(item.get("location")) or "sourceContent" in item
+
+
+def is_bedrock_annotation(annotation: Any, field: Any) -> bool:
+    """A LangChain standard ``citation`` translated from Bedrock's: its ``extras`` hold Bedrock's ``location``."""
+    extras = field(annotation, "extras")
+    return isinstance(extras, Mapping) and _is_location(_camel(extras).get("location"))
+
+
+def _is_location(location: Any) -> bool:
+    return isinstance(location, Mapping) and len(location) == 1 and next(iter(location)) in _LOCATIONS
+
+
+def is_bedrock_text_block(raw: Any) -> bool:
+    """A text block whose ``citations`` are Bedrock's (LangChain's ``AIMessage.content`` from ``ChatBedrockConverse``)."""
+    cited = raw.get("citations") if isinstance(raw, Mapping) else None
+    return (
+        isinstance(raw, Mapping)
+        and raw.get("type") == "text"
+        and isinstance(raw.get("text"), str)
+        and isinstance(cited, Sequence)
+        and not isinstance(cited, (str, bytes))
+        and any(is_bedrock_citation(item) for item in cited)
+    )
+
+
+def bedrock_text_block(raw: Mapping[str, Any]) -> ConverseBlock:
+    """A text block with Bedrock citations as an Anthropic text block (see ``is_bedrock_text_block``)."""
+    return _block(raw["text"], [_camel(item) for item in raw["citations"]])
+
+
+def standard_bedrock_block(text: Any, cited: Sequence[Any]) -> ConverseBlock:
+    """LangChain's standard text block of a Converse answer: ``cited`` is each annotation translated back to
+    Bedrock's citation (``bedrock_citation``) or, one langchain-core could not translate, as it came."""
+    if not isinstance(text, str):
+        raise CitationInputError(f"must be a string, got {type(text).__name__}", field="text")
+    return _block(text, [_camel(item) for item in cited])
+
+
+def bedrock_citation(annotation: Any, field: Any) -> dict[str, Any]:
+    """A standard ``citation`` annotation of a Converse answer as Bedrock's citation: ``cited_text`` its
+    passage, ``title`` its document, ``extras["location"]`` its place (``field`` reads an attribute or key)."""
+    citation: dict[str, Any] = {}
+    extras = field(annotation, "extras")
+    if isinstance(extras, Mapping):
+        citation.update(_camel(extras))
+    cited_text = field(annotation, "cited_text")
+    if isinstance(cited_text, str):
+        citation["sourceContent"] = [{"text": cited_text}]
+    title = field(annotation, "title")
+    if isinstance(title, str):
+        citation["title"] = title
+    return citation
+
+
+def _camel(value: Any) -> Any:
+    """``value`` with every key of its mappings in camel case (``source_content`` -> ``sourceContent``)."""
+    if isinstance(value, Mapping):
+        return {_camel_name(key): _camel(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_camel(item) for item in value]
+    return value
+
+
+def _camel_name(key: Any) -> Any:
+    if not isinstance(key, str) or "_" not in key.strip("_"):
+        return key
+    head, *rest = key.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def _joined(pieces: Any, where: str) -> str:

@@ -5,7 +5,9 @@ with ``annotations``, each a ``"citation"`` (``cited_text``, ``title``, ``url``,
 ``end_index``, and the provider's own fields in ``extras``; one it cannot translate is a
 ``"non_standard_annotation"`` holding the provider's citation, read as it came). A block whose citations came from Gemini's
 grounding metadata (``extras["google_ai_metadata"]``; their ``cited_text`` is the answer's own segment)
-is read as the Gemini response it came from; one whose citations carry ``cited_text`` (Claude's) as the
+is read as the Gemini response it came from; one of a Bedrock Converse answer (``ChatBedrockConverse``: its
+citations' ``extras["location"]``, or its raw ``citations``) as the Converse block it came from (``bedrock``);
+one whose citations carry ``cited_text`` (Claude's) as the
 Anthropic text block it came from; one whose citations mark spans of the answer (OpenAI's) as an
 OpenAI ``output_text`` part. A text block without annotations
 cites nothing. langchain-core is never imported: the message is read by its attributes.
@@ -16,6 +18,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_citecheck._citations.bedrock import (
+    bedrock_citation,
+    bedrock_text_block,
+    is_bedrock_annotation,
+    is_bedrock_text_block,
+    standard_bedrock_block,
+)
 from pytest_citecheck._citations.model import MISSING, field_of
 
 
@@ -116,10 +125,15 @@ def standard_part(block: Any, provider: Any = None) -> dict[str, Any]:
     """A standard text block as the provider's shape it came from: a Gemini response (citations from
     grounding metadata), an Anthropic text block (citations with ``cited_text``) or an OpenAI part.
     ``provider`` is the message's ``model_provider``, when the block came in one."""
+    if is_bedrock_text_block(block):  # a Converse answer's block as it came (no model_provider to translate it)
+        return bedrock_text_block(block)
     text = field_of(block, "text")
     cited = _cited(block)
     if any(_grounding(item) is not None for item in cited):
         return _gemini_response(text, cited)
+    if provider == "bedrock_converse" or any(is_bedrock_annotation(item, field_of) for item in cited):
+        # Before Claude's: these carry ``cited_text`` too, and their page or offsets are in Bedrock's ``location``.
+        return standard_bedrock_block(text, _in_order(block, lambda item: bedrock_citation(item, field_of)))
     if _from_claude(cited, block, provider):
         return {"type": "text", "text": text, "citations": _in_order(block, _anthropic_citation)}
     return {"type": "output_text", "text": text, "annotations": _in_order(block, _openai_annotation)}

@@ -167,3 +167,50 @@ def test_the_recorded_answer_passes_a_whole_check(direct_checker: Any) -> None:
     finally:
         server.stop()
     assert (result.status, result.section, result.verdict) == (Status.FOUND, "page 1", "verified")
+
+
+def langchain_content(start: int, end: int) -> list[dict[str, Any]]:
+    """The recorded answer as langchain-aws 1.9.1's ``ChatBedrockConverse`` puts it in ``AIMessage.content``
+    (its ``_bedrock_to_lc``, run on the recording: Bedrock's keys in snake case), citing pages ``[start, end)``."""
+    [aside, cited] = recorded()["output"]["message"]["content"]
+    [citation] = cited["citationsContent"]["citations"]
+    return [
+        {"type": "text", "text": aside["text"]},
+        {
+            "type": "text",
+            "text": cited["citationsContent"]["content"][0]["text"],
+            "citations": [
+                {
+                    "title": citation["title"],
+                    "source_content": [{"text": citation["sourceContent"][0]["text"]}],
+                    "location": {"document_page": {"document_index": 0, "start": start, "end": end}},
+                }
+            ],
+        },
+    ]
+
+
+@pytest.mark.parametrize("provider", ["bedrock_converse", None], ids=["translated-content-blocks", "raw-citations"])
+@pytest.mark.parametrize(
+    ("start", "end", "expected"),
+    [(1, 2, (Status.FOUND, "page 1")), (2, 3, (Status.FOUND_ELSEWHERE, "page 1"))],
+    ids=["page-1", "page-2"],
+)
+def test_a_langchain_message_of_a_converse_answer_keeps_its_page(
+    provider: str | None, start: int, end: int, expected: Any
+) -> None:
+    """``content_blocks`` of a ``bedrock_converse`` message make each citation a standard one with the page in
+    ``extras["location"]``: read as Claude's, the page was lost and a quote from page 1 cited as page 2 was
+    ``found``. Without ``model_provider`` the raw snake-case citations were dropped (nothing checked)."""
+    from langchain_core.messages import AIMessage
+
+    metadata = {"model_provider": provider} if provider else {}
+    message = AIMessage(content=langchain_content(start, end), response_metadata=metadata)  # type: ignore[arg-type]
+    assert located(message, sample_pdf_pages()) == [expected]
+    assert adapt_answer(message, source=sample_pdf_pages()).uncited == [
+        "No, this is not a paper on Large Language Models."
+    ]
+
+
+def test_the_langchain_content_list_alone_reads_the_same() -> None:
+    assert located(langchain_content(2, 3), sample_pdf_pages()) == [(Status.FOUND_ELSEWHERE, "page 1")]
