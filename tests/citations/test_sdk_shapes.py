@@ -206,7 +206,10 @@ def test_langchain_ai_message_of_a_bedrock_converse_answer_checks_its_quotes_and
     ``tests/unit_tests/messages/block_translators/test_bedrock_converse.py``, MIT): three citations whose
     ``source_content`` becomes ``cited_text``, and a malformed one (``{"bar": "baz"}``), which langchain-core
     translates with no ``cited_text``. It was given an empty one and reported as "is empty: the model cited
-    no passage"; it is missing, and the error says so."""
+    no passage"; it is missing, and the error says so (in Bedrock's terms: ``sourceContent``). Each citation's
+    Bedrock ``location`` is read (it was dropped): the first one's characters 58 to 96 lie past the end of
+    this 34-character document, so its place cannot be trusted and it is invalid, as a Claude
+    ``char_location`` there would be."""
     from langchain_core.messages import AIMessage
 
     quoted = {"title": "Document Title", "source_content": [{"text": "The weather is sunny."}]}
@@ -228,11 +231,15 @@ def test_langchain_ai_message_of_a_bedrock_converse_answer_checks_its_quotes_and
     )
     corpus = Corpus({"Document Title": "# Forecast\n\nThe weather is sunny.\n"})
     adapted = adapt_answer(message, source=corpus)
-    assert [(c.id, c.quote, c.document) for c in adapted.citations][:3] == [
-        (f"#1.{n}", "The weather is sunny.", "Document Title") for n in (1, 2, 3)
+    assert [(c.id, c.quote, c.document) for c in adapted.citations][1:3] == [
+        (f"#1.{n}", "The weather is sunny.", "Document Title") for n in (2, 3)
     ]
-    assert list(adapted.invalid) == ["#1.4"]
-    assert str(adapted.invalid["#1.4"]).startswith("citation '#1.4', field 'cited_text': is missing")
+    assert list(adapted.invalid) == ["#1.1", "#1.4"]
+    assert str(adapted.invalid["#1.1"]).startswith(
+        "citation '#1.1', field 'location.documentChar.start': location.documentChar.start 58 and "
+        "location.documentChar.end 96 pass the end of the document checked"
+    )
+    assert str(adapted.invalid["#1.4"]).startswith("citation '#1.4', field 'sourceContent': is missing")
 
 
 # --- Cohere v2 and v1 ---------------------------------------------------------------------------------
