@@ -71,6 +71,8 @@ _Part = tuple[list[Citation], list[str], dict[str, CitationInputError], bool]
 
 def _anthropic(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
     invalid: dict[str, CitationInputError] = {}  # one bad citation of a block never hides the others
+    if isinstance(raw, ConverseBlock):
+        raw.refuse_if_broken(position)  # a Bedrock block that could not be read: one invalid citation
     # Its uncited sentences are read with the blocks around it, in ``adapt_answer`` (``_Blocks``).
     citations = adapt_anthropic_block(raw, position, source, invalid)
     if isinstance(raw, ConverseBlock):  # a Bedrock block read as Claude's: its errors in Bedrock's terms

@@ -82,17 +82,26 @@ _RANGE_ENDS = {"documentPage", "documentChunk", "searchResultLocation"}
 class ConverseBlock(dict[str, Any]):
     """A ``citationsContent`` block as an Anthropic text block. ``bedrock_fields`` names each Claude field of
     citation ``number`` by Bedrock's path; ``unreadable`` holds the citations that could not be read as
-    Claude's (each stands in as one the Anthropic reader refuses, so its place and id are kept)."""
+    Claude's (each stands in as one the Anthropic reader refuses, so its place and id are kept). ``broken``
+    is why the block itself could not be read (its ``citations`` no list, its ``content`` no text parts): it
+    stands in as one invalid citation (``refuse_if_broken``), and the answer's other blocks are still read."""
 
     def __init__(
         self,
         block: Mapping[str, Any],
         bedrock_fields: dict[int, dict[str, str]],
         unreadable: dict[int, CitationInputError],
+        broken: CitationInputError | None = None,
     ) -> None:
         super().__init__(block)
         self.bedrock_fields = bedrock_fields
         self.unreadable = unreadable
+        self.broken = broken
+
+    def refuse_if_broken(self, position: int) -> None:
+        """The error of a block that could not be read, naming it as the one citation ``#<position>``."""
+        if self.broken is not None:
+            raise CitationInputError(self.broken.message, citation=f"#{position}", field=self.broken.field)
 
     def errors(self, invalid: dict[str, CitationInputError], position: int) -> dict[str, CitationInputError]:
         """The Anthropic reader's errors for this block as a Bedrock user reads them: Bedrock's field names,
@@ -162,13 +171,21 @@ def _is_block(raw: Any) -> bool:
 
 
 def _citing_block(body: Any, where: str) -> ConverseBlock:
-    """A ``citationsContent`` block as an Anthropic text block with its citations."""
-    if not isinstance(body, Mapping):
-        raise CitationInputError(f"must be an object, got {type(body).__name__}", field=where)
-    text = _joined(body.get("content"), f"{where}.content")
-    cited = body.get("citations")
-    if not isinstance(cited, Sequence) or isinstance(cited, (str, bytes)):
-        raise CitationInputError(f"must be a list of citations, got {type(cited).__name__}", field=f"{where}.citations")
+    """A ``citationsContent`` block as an Anthropic text block with its citations; one that cannot be read is
+    ``broken``, with its text when that can be read (the stand-in's claim)."""
+    text = ""
+    try:
+        if not isinstance(body, Mapping):
+            raise CitationInputError(f"must be an object, got {type(body).__name__}", field=where)
+        text = _joined(body.get("content"), f"{where}.content")
+        cited = body.get("citations")
+        if not isinstance(cited, Sequence) or isinstance(cited, (str, bytes)):
+            raise CitationInputError(
+                f"must be a list of citations, got {type(cited).__name__}", field=f"{where}.citations"
+            )
+    except CitationInputError as error:  # one bad block never hides the answer's other citations
+        # Its text counts as cited (it meant to cite): the invalid citation fails it, not coverage.
+        return ConverseBlock({"type": "text", "text": text, "citations": [{"cited_text": ""}]}, {}, {}, error)
     return _block(text, cited)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from support import pdf_pages
 
-from pytest_citecheck import CitecheckError, Corpus, Source, Status
+from pytest_citecheck import CitationInputError, CitecheckError, Corpus, Source, Status
 from pytest_citecheck._citations.adapt import adapt_answer
 from pytest_citecheck._locate.citations import Located, locate_all
 from pytest_citecheck._options import Settings
@@ -214,3 +214,54 @@ def test_a_langchain_message_of_a_converse_answer_keeps_its_page(
 
 def test_the_langchain_content_list_alone_reads_the_same() -> None:
     assert located(langchain_content(2, 3), sample_pdf_pages()) == [(Status.FOUND_ELSEWHERE, "page 1")]
+
+
+@pytest.mark.parametrize(
+    ("field", "broken", "cause"),
+    [
+        ("citations", {"location": {"documentPage": {"start": 1, "end": 2}}}, "must be a list of citations, got dict"),
+        ("citations", None, "must be a list of citations, got NoneType"),
+        ("content", "It is a sample PDF file.", r"must be a list of \{'text': \.\.\.\}, got str"),
+        ("content", [{"image": {"format": "png"}}], r"must be a list of \{'text': <a string>\}"),
+    ],
+    ids=["citations-an-object", "citations-null", "content-a-string", "content-not-text-parts"],
+)
+def test_a_malformed_citations_content_block_is_one_invalid_citation_and_hides_no_other(
+    direct_checker: Any, field: str, broken: Any, cause: str
+) -> None:
+    """The recording with a second ``citationsContent`` block, malformed: that block stands in as one invalid
+    citation named by Bedrock's path to the field, and the recorded citation before it is still judged."""
+    answer = recorded()
+    content = answer["output"]["message"]["content"]
+    malformed = copy.deepcopy(content[1])
+    malformed["citationsContent"][field] = broken
+    content.append(malformed)
+    server = JevServer().start()
+    try:
+        checker = direct_checker(server)
+        message = rf"citation '#2', field 'content\[2\]\.citationsContent\.{field}': {cause}"
+        with pytest.raises(CitationInputError, match=message):
+            checker.check(answer, sample_pdf_pages())
+    finally:
+        server.stop()
+    assert [(r.id, r.status, r.section) for r in checker.results] == [
+        ("#1.1", Status.FOUND, "page 1"),
+        ("#2", Status.INVALID, None),
+    ]
+    assert [request.body["state"]["claim"] for request in server.systemone_requests] == [
+        content[1]["citationsContent"]["content"][0]["text"]
+    ]
+    # The malformed block meant to cite its text: the invalid citation fails it, not the answer's coverage.
+    assert adapt_answer(answer, source=sample_pdf_pages()).uncited == [
+        "No, this is not a paper on Large Language Models."
+    ]
+
+
+def test_a_citations_content_block_that_is_no_object_is_one_invalid_citation() -> None:
+    answer = recorded()
+    answer["output"]["message"]["content"].insert(0, {"citationsContent": ["It is a sample PDF file."]})
+    adapted = adapt_answer(answer, source=sample_pdf_pages())
+    assert [citation.id for citation in adapted.citations] == ["#0", "#2.1"]
+    [error] = adapted.invalid.values()
+    assert (error.citation, error.field) == ("#0", "content[0].citationsContent")
+    assert "must be an object, got list" in error.message
