@@ -15,6 +15,7 @@ from collections.abc import Coroutine, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Unpack
 
 from pytest_citecheck._check.invalid import locate_valid
+from pytest_citecheck._check.off_thread import OffThread
 from pytest_citecheck._check.running import (
     Asking,
     Outcomes,
@@ -73,6 +74,7 @@ class Checker:
         self.cassette = wiring.cassette
         self.results: list[CitationResult] = []
         self._coroutines: list[tuple[Coroutine[Any, Any, Any], str, str, int]] = []
+        self._off_thread = OffThread(wiring.test_code)
         self._wiring = wiring
         self._client: Any = None
 
@@ -94,7 +96,11 @@ class Checker:
     ) -> list[CitationResult]:
         """Check every citation against ``source`` and return one result per citation, in order."""
         __tracebackhide__ = True
-        return self._check(self._plan(citations, source, format, options, "check()"))
+        try:
+            return self._check(self._plan(citations, source, format, options, "check()"))
+        except BaseException as error:
+            self._noted(error, "check")
+            raise
 
     def acheck(
         self,
@@ -114,7 +120,11 @@ class Checker:
 
     async def _acheck_call(self, citations: Any, source: Any, format: str, options: Any) -> list[CitationResult]:
         __tracebackhide__ = True
-        return await self._acheck(self._plan(citations, source, format, options, "acheck()"))
+        try:
+            return await self._acheck(self._plan(citations, source, format, options, "acheck()"))
+        except BaseException as error:
+            self._noted(error, "acheck")
+            raise
 
     def assert_supported(
         self,
@@ -126,8 +136,12 @@ class Checker:
     ) -> list[CitationResult]:
         """Check, then fail when a citation is not supported (see ``_gate.decide``); returns the results."""
         __tracebackhide__ = True
-        plan = self._plan(citations, source, format, options, "assert_citations_supported()")
-        return self._enforce(self._check(plan), plan)
+        try:
+            plan = self._plan(citations, source, format, options, "assert_citations_supported()")
+            return self._enforce(self._check(plan), plan)
+        except BaseException as error:
+            self._noted(error, "assert_supported")
+            raise
 
     def aassert_supported(
         self,
@@ -142,8 +156,26 @@ class Checker:
 
     async def _aassert_call(self, citations: Any, source: Any, format: str, options: Any) -> list[CitationResult]:
         __tracebackhide__ = True
-        plan = self._plan(citations, source, format, options, "aassert_supported()")
-        return self._enforce(await self._acheck(plan), plan)
+        try:
+            plan = self._plan(citations, source, format, options, "aassert_supported()")
+            return self._enforce(await self._acheck(plan), plan)
+        except BaseException as error:
+            self._noted(error, "aassert_supported")
+            raise
+
+    def _noted(self, error: BaseException, method: str) -> None:
+        """A test's check that raised: noted if on a thread other than the main one, so that the test's end
+        can tell whether the test ever got the failure (``lost``)."""
+        if self.test_id is None:
+            return
+        caller = sys._getframe(2)  # 1 is the method; its caller is the test, or one of the functions of ``api``
+        name = caller.f_code.co_name
+        helper = caller.f_globals.get("__name__") == "pytest_citecheck._check.api" and not name.startswith("_")
+        self._off_thread.note(error, f"{name}()" if helper else f"citecheck.{method}()")
+
+    def lost(self) -> list[str]:
+        """The failures of this test's checks raised on another thread that the test never got (``OffThread``)."""
+        return self._off_thread.lost()
 
     def _tracked(self, coroutine: Coroutine[Any, Any, Any], name: str) -> Coroutine[Any, Any, Any]:
         """The coroutine itself (``anyio.run`` and ``create_task`` take it as one), remembered with where

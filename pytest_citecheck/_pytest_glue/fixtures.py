@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import operator
 import os
 from collections.abc import Callable
@@ -401,10 +402,17 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
         hooks=config.hook,
         reviews=reporting.reviews,
         shared_answers=_shared_answers(config),
+        test_code=_test_code(item),
     )
     item.stash[CHECKER] = checker
     request.addfinalizer(functools.partial(_close, checker))
     return checker
+
+
+def _test_code(item: pytest.Item) -> Any:
+    """The code object of the test function (None for an item that has none, such as a doctest)."""
+    function = getattr(item, "obj", None)
+    return getattr(inspect.unwrap(function), "__code__", None) if callable(function) else None
 
 
 def _review_xfail(config: pytest.Config, message: str) -> None:
@@ -421,13 +429,22 @@ def _review_xfail(config: pytest.Config, message: str) -> None:
 
 def _close(checker: Checker) -> None:
     """At the test's end: save its cassette, then fail the test if a check it made never ran (an
-    ``acheck`` / ``aassert_supported`` not awaited checked nothing: on its own the test would pass)."""
+    ``acheck`` / ``aassert_supported`` not awaited checked nothing: on its own the test would pass), or
+    failed on another thread and never reached the test (a future nobody asked)."""
     checker.close()
     lines = checker.unawaited()
+    lost = checker.lost()
     if lines:
         pytest.fail(
             "\n".join(f"{line}: its citations were not checked" for line in lines)
             + "\n-> await it: write await citecheck.aassert_supported(...) (or await citecheck.acheck(...)); "
             "from a sync test, run it with anyio.run(citecheck.aassert_supported, citations, source)",
+            pytrace=False,
+        )
+    if lost:
+        pytest.fail(
+            "\n".join(lost)
+            + "\n-> take the failure back in the test: future.result() (list(pool.map(...)) for map), or join "
+            "the thread and raise what it raised; or check in the test's own thread",
             pytrace=False,
         )
