@@ -1,7 +1,7 @@
 """Patches that stand while at least one request is in flight: ``WhileInFlight``.
 
 Replay's answers (``_recording.replay``), vcrpy's patches (``_recording.vcr_seam``) and a script's
-bounded reading (``_judge.outgoing``) each patch httpx2's classes around a citation's request. Requests
+limits and reading (``_judge.outgoing``) each patch httpx2's classes around a citation's request. Requests
 run at once on threads or in asyncio tasks, so one set of patches serves them all: the first request
 in puts it in, the last one out takes it out (which puts back what was there before: vcrpy's patches
 under pytest-recording, or another set of ours). Ground floor: the steps and the recording share it.

@@ -10,9 +10,11 @@ line prices only what was sent. The answer's body is read here, and refused (``A
 it is over ``MAX_ANSWER_BYTES``, as sent or decompressed, before vcrpy or the SDK sees any of it; a 2xx
 JSON answer with a key twice in one object (``DuplicateKey``) is refused too, so it is never recorded.
 
-A script's ``Checker`` has no cassette and so no recording seam: ``bounded_sends`` puts the same
-reading (not the limits or the sharing, which belong to a pytest run) around the HTTP transports'
-send while one of its citations is asked (``_recording.checking.asking``).
+A script's ``Checker`` has no cassette and so no recording seam: ``script_sends`` puts the same
+limits, sharing and reading around the HTTP transports' send while one of its citations is asked
+(``_recording.checking.asking``). Its limits are the run's: the same state on disk, so a script and
+the pytest runs of this user on this machine asking the same server keep to one budget; its sharing
+is the checker's own (``Wiring.shared_answers``), across its calls.
 """
 
 from __future__ import annotations
@@ -353,30 +355,8 @@ def _unique_keys(response: Any) -> None:
 # --- a script's checker: no cassette, so no recording seam ---------------------------------------
 
 
-def bounded(real: Send) -> Send:
-    """``real`` (a sync transport's ``handle_request``), its answer read as ``limited`` reads it, not paced or shared."""
-
-    def handle_request(transport: Any, request: Any) -> Any:
-        if _OUTGOING.get() is None:  # not one of our citations' requests
-            return real(transport, request)
-        return _read_through(real(transport, request))
-
-    return handle_request
-
-
-def abounded(real: AsyncSend) -> AsyncSend:
-    """``bounded`` for an async transport's ``handle_async_request``."""
-
-    async def handle_async_request(transport: Any, request: Any) -> Any:
-        if _OUTGOING.get() is None:
-            return await real(transport, request)
-        return await _aread_through(await real(transport, request))
-
-    return handle_async_request
-
-
-class _BoundedSends(WhileInFlight):
-    """``bounded`` and ``abounded`` around httpx2's HTTP transports while at least one request of a
+class _ScriptSends(WhileInFlight):
+    """``limited`` and ``alimited`` around httpx2's HTTP transports while at least one request of a
     script's checker is in flight (its threads, or its tasks: ``WhileInFlight``), and what was there
     before put back after the last. What was there is kept only if nothing replaced the patch meanwhile."""
 
@@ -388,8 +368,8 @@ class _BoundedSends(WhileInFlight):
         import httpx2
 
         for cls, name, wrap in (
-            (httpx2.HTTPTransport, "handle_request", bounded),
-            (httpx2.AsyncHTTPTransport, "handle_async_request", abounded),
+            (httpx2.HTTPTransport, "handle_request", limited),
+            (httpx2.AsyncHTTPTransport, "handle_async_request", alimited),
         ):
             previous = cls.__dict__[name]
             patch = wrap(previous)
@@ -403,9 +383,10 @@ class _BoundedSends(WhileInFlight):
                 setattr(cls, name, previous)
 
 
-_BOUNDED_SENDS = _BoundedSends()
+_SCRIPT_SENDS = _ScriptSends()
 
 
-def bounded_sends() -> contextlib.AbstractContextManager[None]:
-    """Around one citation's request with no cassette: its answer is read at most ``MAX_ANSWER_BYTES``."""
-    return _BOUNDED_SENDS
+def script_sends() -> contextlib.AbstractContextManager[None]:
+    """Around one citation's request with no cassette (a script's checker): paced, shared when identical,
+    and its answer read at most ``MAX_ANSWER_BYTES``, as the recording seam does in a pytest run."""
+    return _SCRIPT_SENDS

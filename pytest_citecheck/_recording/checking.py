@@ -14,7 +14,7 @@ from typing import Any
 
 from pytest_citecheck._errors import CassetteError, CitecheckError, warn_at_caller
 from pytest_citecheck._judge.judgement import Judgement
-from pytest_citecheck._judge.outgoing import bounded_sends
+from pytest_citecheck._judge.outgoing import script_sends
 from pytest_citecheck._recording.cassette import TestCassette
 from pytest_citecheck._recording.cassette_file import CassetteDigestError
 from pytest_citecheck._recording.plays import PlayCount, counting_plays
@@ -52,9 +52,10 @@ def asking(cassette: TestCassette | None) -> Iterator[PlayCount]:
 
     Counted per thread (and per task), so concurrent citations each know whether theirs was replayed;
     vcrpy's patches are on only while Jev is asked: the app's own HTTP in between is not ours to see.
-    With no cassette (a script's ``Checker``), the answer is still read within the size bound.
+    With no cassette (a script's ``Checker``), the request is still paced, shared when identical and read
+    within the size bound (``_judge.outgoing.script_sends``).
     """
-    active = cassette.active() if cassette is not None else bounded_sends()
+    active = cassette.active() if cassette is not None else script_sends()
     with counting_plays() as played, active:
         yield played
     # Reached only when the answer was read without error: only accepted answers are ever saved.
