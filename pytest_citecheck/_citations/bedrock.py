@@ -75,6 +75,8 @@ _LOCATIONS: dict[str, tuple[str, dict[str, str]]] = {
         {"searchResultIndex": "search_result_index", "start": "start_block_index", "end": "end_block_index"},
     ),
 }
+# Every key ``_camel_name`` may turn into ``sourceContent`` (and some it does not: ``_camel_name`` decides).
+_SOURCE_CONTENT_SPELLING = re.compile(r"_*[sS]ource_+[cC]ontent_*")
 # Ranges whose end may equal their start in an inclusive reading of one page or block (see the docstring).
 _RANGE_ENDS = {"documentPage", "documentChunk", "searchResultLocation"}
 
@@ -204,21 +206,31 @@ def _block(text: str, cited: Sequence[Any]) -> ConverseBlock:
 
 
 def is_bedrock_citation(item: Any) -> bool:
-    """A Bedrock citation (its keys in camel or, as LangChain gives them, snake case)."""
+    """A Bedrock citation (its keys in camel or, as LangChain gives them, snake case). Told by its keys as
+    ``_camel`` names them and by its location's one key, walking and copying no value: LangChain's content is
+    asked about every citation of every Claude text block (whose keys, ``cited_text`` and ``type``, are neither)."""
     if not isinstance(item, Mapping):
         return False
-    item = _camel(item)
-    return _is_location(item.get("location")) or "sourceContent" in item
+    # Only ``location`` itself is ``location`` camel-cased; ``sourceContent`` has other spellings (``source__content``):
+    # the pattern narrows the keys to those before ``_camel_name`` decides, so a Claude citation costs no call of it.
+    if "sourceContent" in item or "source_content" in item or _names_a_location(item.get("location")):
+        return True
+    spellings = (key for key in item if isinstance(key, str) and _SOURCE_CONTENT_SPELLING.fullmatch(key))
+    return any(_camel_name(key) == "sourceContent" for key in spellings)
 
 
 def is_bedrock_annotation(annotation: Any, field: Any) -> bool:
     """A LangChain standard ``citation`` translated from Bedrock's: its ``extras`` hold Bedrock's ``location``."""
     extras = field(annotation, "extras")
-    return isinstance(extras, Mapping) and _is_location(_camel(extras).get("location"))
+    return isinstance(extras, Mapping) and _names_a_location(extras.get("location"))
 
 
-def _is_location(location: Any) -> bool:
-    return isinstance(location, Mapping) and len(location) == 1 and next(iter(location)) in _LOCATIONS
+def _names_a_location(location: Any) -> bool:
+    """A Bedrock ``location``: one key (as ``_camel`` names it) naming a kind of place; its body is not read."""
+    if not isinstance(location, Mapping):
+        return False
+    names = {_camel_name(key) for key in location}  # two spellings of one key are one key once camel-cased
+    return len(names) == 1 and next(iter(names)) in _LOCATIONS
 
 
 def is_bedrock_text_block(raw: Any) -> bool:
