@@ -30,7 +30,10 @@ def run(citations: int, max_rpm: int = 3000, concurrency: int = 8, workers: int 
         from bench.limited_jev import LimitedJevServer, write_suite
 
         write_suite(root, tests, per_test)
-        (root / "pytest.ini").write_text("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+        # The loopback server's answers carry its rehearsal mark: the suite opts in to them.
+        (root / "pytest.ini").write_text(
+            "[pytest]\nasyncio_default_fixture_loop_scope = function\ncitecheck_rehearsal = true\n"
+        )
         server = LimitedJevServer(max_rpm=max_rpm, burst=concurrency, slack=0.3).start()
         try:
             env = clean_env(TYPESAFE_BASE_URL=server.url, TYPESAFE_API_KEY="sk-bench-limits")

@@ -60,7 +60,12 @@ def _check(
     checker = checker_for(
         # No rate limit: this measures latency against concurrency (bench.limits measures the limiter's pace).
         settings=Settings(
-            concurrency=concurrency, record_mode="once", model="jev-1.13.0", max_rpm=None, max_tokens_per_second=None
+            concurrency=concurrency,
+            record_mode="once",
+            model="jev-1.13.0",
+            max_rpm=None,
+            max_tokens_per_second=None,
+            rehearsal=True,  # the loopback server's answers carry its mark: taken, as a rehearsal
         ),
         client_factory=lambda: client,
         cassette=TestCassette(path, "once"),

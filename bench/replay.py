@@ -186,7 +186,10 @@ def write_suite(root: Path, tests: int, per_test: int) -> int:
     quotes = [(number, s) for number in source.order for s in _sentences(source.sections[number])]
     root.mkdir(parents=True)
     (root / "rfc7519.txt").write_text(RFC7519.read_text())
-    (root / "pytest.ini").write_text(f"[pytest]\ncitecheck_model = {MODEL}\nfilterwarnings =\n    ignore\n")
+    # Recorded against the loopback server, whose answers carry its rehearsal mark: the suite opts in to them.
+    (root / "pytest.ini").write_text(
+        f"[pytest]\ncitecheck_model = {MODEL}\ncitecheck_rehearsal = true\nfilterwarnings =\n    ignore\n"
+    )
     (root / "conftest.py").write_text(CONFTEST)
     per_file = max(1, min(tests, 20))
     total = 0

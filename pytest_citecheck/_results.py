@@ -169,6 +169,8 @@ class CitationResult:
         }
         if judgement.shared:  # a copy of an answer this run already received: nothing sent for it
             fields["shared"] = True
+        if judgement.rehearsal:  # the rehearsal server's answer, accepted under option ``rehearsal``
+            fields["rehearsal"] = True
         if self.computed_confidence is not None:  # the gate used it (below the reported confidence)
             fields["computed_confidence"] = self.computed_confidence
         if judgement.screen is not None:  # only screened rows carry the screen's answer

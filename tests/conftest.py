@@ -47,6 +47,7 @@ from support import (  # noqa: F401  (re-exported for fixtures)
     INNER_INI,
     INNER_RUN_OPTIONS,
     NOT_A_USERS_PLUGINS,
+    REHEARSAL_OPT_IN,
     REPO,
     REVIEW_SUITE,
     RFC7519,
@@ -297,6 +298,7 @@ def xdist_run(tmp_path_factory: pytest.TempPathFactory) -> XdistRun:
         env.update(TYPESAFE_BASE_URL=server.url, TYPESAFE_API_KEY=CANARY_KEY, GITHUB_ACTIONS="true")
         env.update(GITHUB_STEP_SUMMARY=str(summary), GITHUB_WORKSPACE=str(root))
         command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *NOT_A_USERS_PLUGINS, "-n", "2"]
+        command += REHEARSAL_OPT_IN  # the loopback server's answers are marked: this run opts in, as every inner run
         done = subprocess.run(
             [*command, "--citecheck-record-mode=once", *reports], cwd=root, env=env, capture_output=True, text=True
         )

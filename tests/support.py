@@ -56,7 +56,12 @@ NOT_A_USERS_PLUGINS = (
 # event-loop scope pytest-asyncio warns about when it is unset. An inner suite written without an ini
 # file otherwise gets that PytestDeprecationWarning at configure time, which pytest 8.4 with
 # pytest-asyncio 1.0 (the lowest versions pyproject.toml allows) turns into an INTERNALERROR.
-INNER_RUN_OPTIONS = ("-o", "asyncio_default_fixture_loop_scope=function")
+# And the rehearsal opt-in: the inner runs record against the loopback ``JevServer``, whose answers
+# carry its mark and are refused without it (tests/recording/test_rehearsal_mark.py takes it back
+# with ``-o citecheck_rehearsal=false``, the last ``-o`` winning, as a user's run without it is).
+LOOP_SCOPE_OPTION = ("-o", "asyncio_default_fixture_loop_scope=function")
+REHEARSAL_OPT_IN = ("-o", "citecheck_rehearsal=true")
+INNER_RUN_OPTIONS = LOOP_SCOPE_OPTION + REHEARSAL_OPT_IN
 
 
 # The suites of the report tests (tests/report/), which the shared xdist run (``xdist_run``) runs too.

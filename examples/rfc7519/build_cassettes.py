@@ -7,6 +7,10 @@ stack (typesafe-sdk -> httpx2 -> vcrpy), so the cassettes hold what TypeSafe's A
 returned and nothing else. A request whose key is not in the cache is answered with HTTP 500,
 which fails the recording: the cassettes can only hold the cookbook's answers.
 
+The replies are sent with ``rehearsal=False``: the loopback server marks every answer it makes up
+(``"rehearsal"`` in the body, refused on replay without ``--citecheck-rehearsal``), and these are
+not made up but Jev's own, re-served as recorded, so the README's main job replays them with no opt-in.
+
     python examples/rfc7519/build_cassettes.py
 """
 
@@ -45,6 +49,7 @@ def cookbook_answer(claim: str, section: str) -> Reply:
             },
             "usage": {"input_tokens": answer["input_tokens"], "output_tokens": answer["output_tokens"]},
         },
+        rehearsal=False,  # Jev's recorded answer, re-served as it was given: not the rehearsal server's
     )
 
 

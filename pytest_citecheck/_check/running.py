@@ -89,7 +89,11 @@ class Asking:
         assert isinstance(located, (Located, Assembly))
         live = self.cassette is None or self.cassette.record_mode != "none"  # replay only: no network
         text = located.judged_text(self.plan.source)
-        return question_for(citation, text, self.plan.settings, self.record_hint, live=live)
+        # The rehearsal server's answers are refused (unless opted in) where a cassette could keep or give
+        # them; a script's checker (no cassette) asks a server its own code named, keeps nothing, and
+        # takes them, counted (``Judgement.rehearsal``).
+        rehearsal = self.plan.settings.rehearsal or self.cassette is None
+        return question_for(citation, text, self.plan.settings, self.record_hint, live=live, rehearsal=rehearsal)
 
     def _result(self, index: int, question: Question, judgement: Judgement, played: PlayCount) -> CitationResult:
         """Jev's judgement of a located citation, compared with what was recorded before (step 4) and gated (step 3)."""

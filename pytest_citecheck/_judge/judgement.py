@@ -55,6 +55,8 @@ class Judgement:
     # TypeSafe's formula applied to ``probabilities``, to two decimals as ``confidence`` is: the gate
     # uses the lower of the two (``_gate.stands_at``), so a reported confidence cannot buy a pass.
     computed_confidence: float | None = None
+    # The answer carried the rehearsal server's mark (accepted under option ``rehearsal``): not Jev's.
+    rehearsal: bool = False
 
     @property
     def gate_confidence(self) -> float:

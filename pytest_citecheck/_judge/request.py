@@ -2,6 +2,8 @@
 
 Without extra questions the request is the cookbook's exactly (the recordings depend on it); the
 opt-in screen (``relation``) and extra questions (``questions``) ride along in the same request.
+An answer the rehearsal server marked (``_rehearsal``) is refused here, whichever way it came (sent,
+replayed by either reader, or a copy of another citation's), unless option ``rehearsal`` is on.
 """
 
 from __future__ import annotations
@@ -9,9 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from pytest_citecheck._errors import JudgeError
 from pytest_citecheck._judge.judgement import Judgement
 from pytest_citecheck._judge.questions import OUT_OF_CONTEXT, applicable, read_extra_answers, sdk_questions
 from pytest_citecheck._judge.relation import questions_for, read_answer, state_for
+from pytest_citecheck._rehearsal import REHEARSAL_CAUSE, REHEARSAL_REMEDY, response_is_marked
 
 if TYPE_CHECKING:
     from typesafe_sdk import SystemOneResponse
@@ -36,6 +40,8 @@ class Question:
     quote: str | None = None
     # Option ``request_deadline``: seconds the whole request may take (None: no limit, as when replaying).
     deadline: float | None = None
+    # Option ``rehearsal``: an answer the rehearsal server marked is accepted (and counted), not refused.
+    rehearsal: bool = False
 
     def request(self) -> dict[str, Any]:
         """The keyword arguments of ``system_one``, for the sync and the async client alike.
@@ -51,23 +57,45 @@ class Question:
         return {"state": state, "questions": questions, "model": self.model}
 
     def read(self, response: SystemOneResponse) -> Judgement:
-        """Jev's response to this request, read strictly: the relation (and screen), then any extra questions."""
+        """Jev's response to this request, read strictly: the relation (and screen), then any extra questions.
+
+        Raised inside the cassette's block (``_recording.checking.asking``), so a refused answer is never saved.
+        """
+        from_rehearsal = response_is_marked(response)
+        if from_rehearsal and not self.rehearsal:
+            raise JudgeError(self.citation_id, REHEARSAL_CAUSE, REHEARSAL_REMEDY)
         judgement = read_answer(self.citation_id, response, screen=self.screen)
+        if from_rehearsal:
+            object.__setattr__(judgement, "rehearsal", True)  # frozen: set once, before anyone sees it
         if not self.extra:
             return judgement
         return replace(judgement, questions=read_extra_answers(self.citation_id, response, self.extra))
 
 
 def question_for(
-    citation: Citation, judged_text: str, settings: Settings, record_hint: str, *, live: bool = True
+    citation: Citation,
+    judged_text: str,
+    settings: Settings,
+    record_hint: str,
+    *,
+    live: bool = True,
+    rehearsal: bool | None = None,
 ) -> Question:
     """The request for one located citation: the section text step 1 chose, under this test's settings.
 
     ``live``: it may reach the network, so ``request_deadline`` applies (a replay-only run needs none).
+    ``rehearsal``: whether the rehearsal server's answers are taken (default: option ``rehearsal``).
     """
     deadline = settings.request_deadline if live else None
     question = Question(
-        citation.id, citation.claim, judged_text, settings.model, record_hint, settings.screen, deadline=deadline
+        citation.id,
+        citation.claim,
+        judged_text,
+        settings.model,
+        record_hint,
+        settings.screen,
+        deadline=deadline,
+        rehearsal=settings.rehearsal if rehearsal is None else rehearsal,
     )
     return with_extra_questions(question, citation, settings) if settings.questions else question
 

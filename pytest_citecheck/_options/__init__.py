@@ -148,6 +148,7 @@ class Settings(_Record):
     json: str | None = None
     unused: UnusedPolicy = "warn"
     strict_model: bool = False
+    rehearsal: bool = False
     drift_tolerance: float = 0.05
     fail_on_flip: bool = False
     html: str | None = None

@@ -309,6 +309,17 @@ OPTIONS: tuple[Option, ...] = (
         "{true,false}",
     ),
     Option(
+        "rehearsal",
+        "Accept answers from the rehearsal server (pytest_citecheck.testing.JevServer, citecheck serve), which "
+        "carry its mark: for a rehearsal only. Without it a marked answer, live or replayed, fails its citation, so a "
+        "cassette recorded against the rehearsal server never passes for Jev's verdict (see "
+        + docs_url("cassettes", "rehearse-recording-without-a-key")
+        + ").",
+        False,
+        "parse_bool",
+        "{true,false}",
+    ),
+    Option(
         "drift_tolerance",
         "With record mode rewrite: how far a confidence or probability may move from the previous recording "
         "before it is reported as a shift.",

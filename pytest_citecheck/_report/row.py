@@ -30,7 +30,7 @@ from pytest_citecheck._report.schema import SCHEMA as SCHEMA
 from pytest_citecheck._report.schema import VERDICT_ORDER as VERDICT_ORDER
 from pytest_citecheck._report.schema import RowError as RowError
 from pytest_citecheck._report.schema import check_built, validate
-from pytest_citecheck._text import format_confidence
+from pytest_citecheck._text import format_confidence, plural
 
 if TYPE_CHECKING:
     from pytest_citecheck._results import CitationResult
@@ -65,6 +65,7 @@ class ReportRow:
     input_tokens: int | None = None
     replayed: bool = False
     shared: bool = False  # answered with a copy of an answer the run already received: not sent
+    rehearsal: bool = False  # the rehearsal server's answer (option ``rehearsal``), not Jev's
     flagged: bool = False
     questions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     section_text: str | None = None
@@ -239,6 +240,7 @@ _CONVERTED: dict[str, Callable[[Any], Any]] = {
     "questions": lambda value: value or _NO_QUESTIONS,
     "replayed": lambda value: value is True,
     "shared": lambda value: value is True,
+    "rehearsal": lambda value: value is True,
     "flagged": lambda value: value is True,
     "auto_accept": float,
     "sections": tuple,
@@ -349,3 +351,12 @@ _PLAIN = frozenset(
         "outcome",
     )
 )
+
+
+def rehearsal_lines(rows: Collection[ReportRow]) -> list[str]:
+    """The summary's line saying how many answers came from the rehearsal server (taken under option
+    ``rehearsal``, or by a script's checker): none when every answer was Jev's."""
+    count = sum(1 for row in rows if row.rehearsal)
+    if not count:
+        return []
+    return [f"{plural(count, 'answer')} came from the rehearsal server (JevServer, citecheck serve), not Jev."]

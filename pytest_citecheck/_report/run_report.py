@@ -16,7 +16,7 @@ from typing import Any
 from pytest_citecheck._files import UnreadableFileError, atomic_write_chunks, read_regular_file
 from pytest_citecheck._report.dead_decisions import are_entries, dead_lines
 from pytest_citecheck._report.row import VERDICT_ORDER as VERDICT_ORDER
-from pytest_citecheck._report.row import ReportRow, RowError, as_row
+from pytest_citecheck._report.row import ReportRow, RowError, as_row, rehearsal_lines
 from pytest_citecheck._text import (
     DEFAULT_REVIEW_COMMAND,
     NO_REPORT_KEPT,
@@ -292,7 +292,7 @@ class Report:
         lines += question_summary(distinct)
         lines += decision_lines(distinct, review_hint)
         cost = self.cost_line()
-        return lines + ([cost] if cost else [])
+        return lines + ([cost] if cost else []) + rehearsal_lines(self.rows)
 
     def shared_ids(self) -> set[str]:
         """Citation ids that more than one test checked."""

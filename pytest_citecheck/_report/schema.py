@@ -116,6 +116,7 @@ SCHEMA: dict[str, tuple[Callable[[Any], bool], str]] = {
     "output_tokens": (_optional(_is_count), "a count"),
     "replayed": _OPTIONAL_FLAG,
     "shared": _OPTIONAL_FLAG,
+    "rehearsal": _OPTIONAL_FLAG,
     "screen": _OPTIONAL_FRACTION,
     "flagged": _OPTIONAL_FLAG,
     "questions": (_map_of(_is_question), "an object of question answers"),

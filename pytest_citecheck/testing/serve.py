@@ -24,6 +24,8 @@ its standard input closes, when that is a pipe: a parent process stops it so). A
 with probability 0.96. --require-real-key refuses the placeholder key the plugin uses when
 TYPESAFE_API_KEY is not set, so a rehearsal catches a forgotten key. --latency delays every reply
 (to rehearse concurrency); --limit-first N answers the first N requests with 429 and --retry-after.
+Every answer carries the field "rehearsal" (kept in the cassette, under its digest): a run that
+records or replays it fails that citation unless it opts in with --citecheck-rehearsal.
 """
 
 

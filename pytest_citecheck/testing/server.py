@@ -3,6 +3,10 @@
 It speaks the SDK's wire schema for ``POST /v1/systemone``: it checks for a bearer key, reads the
 JSON body, and answers each question from a script (a function of the claim and section), with
 latency and faults on demand. It keeps every request it received, so a test can count them.
+
+Every 2xx answer whose body is a JSON object carries the rehearsal mark (``"rehearsal"``, see
+``pytest_citecheck._rehearsal``): recorded into a cassette, it is refused when replayed unless the
+run opts in (``--citecheck-rehearsal``), so a script's answers never pass for Jev's.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from pytest_citecheck._rehearsal import marked
+
 LABELS = ("supports", "contradicts", "says_nothing")
 # The key the plugin gives the SDK when TYPESAFE_API_KEY is not set
 # (``_pytest_glue.fixtures.REPLAY_ONLY_KEY``; a test keeps the two equal): enough to replay, and a sign of a forgotten key when recording.
@@ -23,12 +29,20 @@ REPLAY_PLACEHOLDER_KEY = "citecheck-replay-only"
 
 @dataclass
 class Reply:
-    """A scripted HTTP reply: a status, a body (dict as JSON, or raw bytes), headers, a delay."""
+    """A scripted HTTP reply: a status, a body (dict as JSON, or raw bytes), headers, a delay.
+
+    A 2xx reply whose body is a dict is sent with the rehearsal mark added (``"rehearsal"``): a
+    cassette recorded from it is refused when replayed unless the run opts in (``--citecheck-rehearsal``).
+    ``rehearsal=False`` sends it unmarked: only for re-serving answers TypeSafe's Jev really gave
+    (``examples/rfc7519/build_cassettes.py`` re-serves the cookbook's recorded answers), never for
+    answers a script made up. Raw bytes are sent as given, unmarked: the whole body is the script's.
+    """
 
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    rehearsal: bool = True
 
 
 @dataclass
@@ -173,7 +187,8 @@ class JevServer:
                 reply = server._handle(self.path, dict(self.headers.items()), raw)
                 if reply.delay:
                     time.sleep(reply.delay)
-                payload = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
+                body = marked(reply.body) if reply.rehearsal and 200 <= reply.status < 300 else reply.body
+                payload = body if isinstance(body, bytes) else json.dumps(body).encode()
                 self.send_response(reply.status)
                 self.send_header("content-type", reply.headers.pop("content-type", "application/json"))
                 self.send_header("x-typesafe-request-id", f"req-{len(server.requests)}")

@@ -136,7 +136,7 @@ def test_concurrent_recording_then_replay_gives_the_same_verdicts(tmp_path: Path
     path = tmp_path / "cassette.yaml"
     with JevServer(InFlight(parties=3)) as server:
         recorder = checker_for(
-            settings=Settings(concurrency=3, record_mode="once", model="jev-1.13.0"),
+            settings=Settings(concurrency=3, record_mode="once", model="jev-1.13.0", rehearsal=True),
             client_factory=client_factory(server),
             cassette=TestCassette(path, "once"),
         )
@@ -144,7 +144,7 @@ def test_concurrent_recording_then_replay_gives_the_same_verdicts(tmp_path: Path
     assert not any(r.judgement.replayed for r in recorded if r.judgement)
     with JevServer(lambda claim, section: Reply(500, {"detail": "must not be asked"})) as offline:
         replayer = checker_for(
-            settings=Settings(concurrency=8, model="jev-1.13.0"),
+            settings=Settings(concurrency=8, model="jev-1.13.0", rehearsal=True),
             client_factory=client_factory(offline),
             cassette=TestCassette(path, "none"),
         )
@@ -160,7 +160,7 @@ def test_identical_requests_are_recorded_once_and_that_answer_replays_for_each(t
     same = [{"id": f"dup{n}", "claim": "claim 3", "quote": "value 3 is allowed", "section": None} for n in range(6)]
     with JevServer(lambda claim, section: ("supports", 0.97)) as server:
         recorder = checker_for(
-            settings=Settings(concurrency=6, model="jev-1.13.0"),
+            settings=Settings(concurrency=6, model="jev-1.13.0", rehearsal=True),
             client_factory=client_factory(server),
             cassette=TestCassette(path, "once"),
         )
@@ -169,7 +169,7 @@ def test_identical_requests_are_recorded_once_and_that_answer_replays_for_each(t
     assert len(read_interactions(path)) == 1  # one question, one recording (two would be refused when read)
     with JevServer(lambda claim, section: Reply(500, {"detail": "must not be asked"})) as offline:
         replayer = checker_for(
-            settings=Settings(concurrency=6, model="jev-1.13.0"),
+            settings=Settings(concurrency=6, model="jev-1.13.0", rehearsal=True),
             client_factory=client_factory(offline),
             cassette=TestCassette(path, "none"),
         )

@@ -308,7 +308,9 @@ def test_every_option_names_a_parser_of_the_parsing_module() -> None:
             assert option.parse is getattr(parsing, option.parser), option.name
             assert option.parser.startswith("parse_"), option.name
     switches = {option.name for option in OPTIONS if option.is_switch}
-    assert switches == {"screen", "casefold", "require_cited_sentences", "strict_model", "fail_on_flip", "estimate"}
+    assert switches == {
+        *("screen", "casefold", "require_cited_sentences", "strict_model", "rehearsal", "fail_on_flip", "estimate")
+    }
     assert {option.name: option.ini_type for option in OPTIONS if option.ini_type != "string"} == {
         "auto_accept": "float",
         "fail_on": "args",
@@ -319,6 +321,7 @@ def test_every_option_names_a_parser_of_the_parsing_module() -> None:
         "min_citations": "int",
         "require_cited_sentences": "bool",
         "strict_model": "bool",
+        "rehearsal": "bool",
         "drift_tolerance": "float",
         "fail_on_flip": "bool",
         "estimate": "bool",

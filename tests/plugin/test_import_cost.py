@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support import LOOP_SCOPE_OPTION, NOT_A_USERS_PLUGINS
 
 HEAVY = ("typesafe_sdk", "vcr", "yaml", "httpx2", "tenacity", "rapidfuzz", "pypdf", "pypdfium2")
 # The LLM SDKs whose shapes the adapters read: never imported by pytest-citecheck itself.
@@ -94,6 +95,8 @@ def test_a_run_that_checks_no_citation_imports_only_the_start_up_modules_of_ours
     )
     pytester.makepyfile(test_plain="def test_one():\n    assert 1 + 1 == 2\n")
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    # Without the inner runs' rehearsal opt-in: a run that sets a knob of ours reads it (``_options.parsing``).
+    monkeypatch.setenv("PYTEST_ADDOPTS", " ".join(NOT_A_USERS_PLUGINS + LOOP_SCOPE_OPTION))
     result = pytester.runpytest_subprocess("-p", "pytest_citecheck.plugin", "-s", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     [line] = [line for line in result.stdout.lines if line.startswith("OURS:")]

@@ -44,6 +44,7 @@ FLOORS = {
             "_text",
             "_limits",
             "_in_flight",
+            "_rehearsal",
         ],
         0,
     ),

@@ -1,0 +1,63 @@
+"""The mark of the rehearsal server's answers: what ``testing.JevServer`` (and ``citecheck serve``) adds to each, and how an answer is read for it.
+
+The rehearsal server answers from a script or a table someone wrote, not from Jev. Its answers are
+the SDK's wire schema plus one top-level field, ``"rehearsal"``: the SDK reads past it (its response
+models ignore unknown fields), the cassette keeps it in the response body, and that body is what
+the interaction's digest covers, so the mark cannot be taken out of a cassette by hand without the
+file being refused. A marked answer is refused by the check (``_judge.request``) unless the run
+opts in with option ``rehearsal``: a cassette recorded against the rehearsal server by mistake
+never replays as Jev's verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+REHEARSAL_KEY = "rehearsal"
+REHEARSAL_MARK = "pytest-citecheck JevServer: answers from a table, not Jev"
+# The key as every writer of these bodies spells it (the server's ``json.dumps``, the cassette's
+# canonical JSON): a body without these bytes holds no mark, and is not parsed again.
+_NEEDLE = b'"' + REHEARSAL_KEY.encode() + b'"'
+
+REHEARSAL_CAUSE = (
+    "this answer came from the rehearsal server (pytest-citecheck's JevServer or `citecheck serve`, which answers "
+    "from a script or a table someone wrote), not from TypeSafe's Jev: its response carries the field "
+    f"{REHEARSAL_KEY!r}"
+)
+REHEARSAL_REMEDY = (
+    "record this test against TypeSafe (unset TYPESAFE_BASE_URL, set TYPESAFE_API_KEY and run with "
+    "--citecheck-record-mode=rewrite); or, for a rehearsal that is meant to use these answers, opt in with "
+    "--citecheck-rehearsal (ini: citecheck_rehearsal = true)"
+)
+
+
+def marked(body: Any) -> dict[str, Any]:
+    """``body`` (an answer about to be sent) with the rehearsal mark, when it is a JSON object; else as given."""
+    if isinstance(body, dict) and REHEARSAL_KEY not in body:
+        return {**body, REHEARSAL_KEY: REHEARSAL_MARK}
+    return body  # type: ignore[no-any-return]
+
+
+def is_marked(content: bytes) -> bool:
+    """Whether an answer's body carries the rehearsal mark at its top level (whatever its value).
+
+    Read from the bytes the SDK already holds: most bodies are ruled out by one substring search,
+    and only a body that names the key is parsed (a marked one, or a model's text that quotes it).
+    """
+    if _NEEDLE not in content:
+        return False
+    try:
+        body = json.loads(content)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(body, dict) and REHEARSAL_KEY in body
+
+
+def response_is_marked(response: Any) -> bool:
+    """``is_marked`` for an SDK response, read from the HTTP response it was made of (none: unmarked)."""
+    try:
+        content = response.raw_http_response.content
+    except Exception:  # not made from an HTTP response (a test's own stand-in), or its body was not read
+        return False
+    return isinstance(content, bytes) and is_marked(content)
