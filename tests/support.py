@@ -172,10 +172,11 @@ async def test_claims(citecheck):
 
 def inner_pytest_command(*args: str) -> list[str]:
     """``python -m pytest`` as an inner run in its own process: quiet, judging with jev-1.12, without
-    the cache provider or the plugins a user's suite does not have (``NOT_A_USERS_PLUGINS``)."""
+    the cache provider or the plugins a user's suite does not have (``NOT_A_USERS_PLUGINS``), and
+    taking the loopback server's marked answers (``REHEARSAL_OPT_IN``) as every inner run does."""
     return [
         sys.executable,
-        *("-m", "pytest", "-p", "no:cacheprovider", *NOT_A_USERS_PLUGINS),
+        *("-m", "pytest", "-p", "no:cacheprovider", *NOT_A_USERS_PLUGINS, *REHEARSAL_OPT_IN),
         *("-q", "--citecheck-model=jev-1.12", *args),
     ]
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from support import INNER_INI, NOT_A_USERS_PLUGINS
+from support import INNER_INI, NOT_A_USERS_PLUGINS, REHEARSAL_OPT_IN
 
 from bench.limited_jev import LimitedJevServer, source_module
 from bench.limited_jev import write_suite as write_limited_suite
@@ -91,7 +91,7 @@ def test_two_pytest_runs_at_once_on_one_machine_share_the_budget(
     # which either alone would send within a second without the limiter.
     server = limited_server(max_rpm=600, burst=2, max_in_flight=2, hold=0.05)
     write_suite(pytester, tests=8, per_test=10)
-    env = {**os.environ, "PYTEST_ADDOPTS": " ".join(NOT_A_USERS_PLUGINS)}
+    env = {**os.environ, "PYTEST_ADDOPTS": " ".join(NOT_A_USERS_PLUGINS + REHEARSAL_OPT_IN)}
     options = ["--citecheck-record-mode=rewrite", "--citecheck-max-rpm=600", "--citecheck-concurrency=2"]
     runs = [
         subprocess.Popen(
