@@ -5,7 +5,7 @@ Users hand us dicts (``{"id", "claim", "quote", "section"}``) or objects with th
 here: ``anthropic`` (Messages API text blocks, a whole ``Message``), ``openai`` (Responses API
 ``output_text`` parts, a whole ``Response``), ``chat_completions``, ``cohere``, ``gemini``,
 ``langchain`` (an ``AIMessage`` and standard content blocks), ``bedrock`` (Converse answers, read as
-Claude's) and ``retrieval_answers`` (LlamaIndex
+Claude's; ``bedrock_stream`` assembles a ConverseStream's events into one) and ``retrieval_answers`` (LlamaIndex
 ``Response``, Haystack ``GeneratedAnswer``); ``containers`` splits a whole answer into its parts. No
 SDK is imported: ``_SHAPES`` and ``_ANSWERS`` detect each shape by its fields, as Anthropic messages
 are. Any other shape goes through the ``pytest_citecheck_adapt_citation`` hook first.
@@ -28,6 +28,7 @@ from pytest_citecheck._citations.bedrock import (
     is_bedrock_text_block,
     is_converse_answer,
 )
+from pytest_citecheck._citations.bedrock_stream import converse_stream_parts, is_converse_stream
 from pytest_citecheck._citations.chat_completions import chat_completion_parts, is_chat_completion
 from pytest_citecheck._citations.cohere import cohere_citations, is_cohere_response, uncited_cohere_text
 from pytest_citecheck._citations.containers import citing_parts, is_answer
@@ -286,8 +287,16 @@ def _parts(citations: Any) -> list[Any]:
             ),
             field="citations",
         )
+    return _split(list(citations))
+
+
+def _split(items: list[Any]) -> list[Any]:
+    """The parts of a list a check was given: each item's, or a Bedrock ConverseStream's events as the answer
+    they make."""
+    if is_converse_stream(items):
+        return converse_stream_parts(items)
     parts: list[Any] = []
-    for raw in _gemini_blocks_together(list(citations)):
+    for raw in _gemini_blocks_together(items):
         parts.extend(_expanded(raw))
     return parts
 

@@ -99,6 +99,7 @@ class ConverseBlock(dict[str, Any]):
         self.bedrock_fields = bedrock_fields
         self.unreadable = unreadable
         self.broken = broken
+        self.places: dict[int, str] = {}  # a streamed citation's event (``stream[5]...citation``), its fields' prefix
 
     def refuse_if_broken(self, position: int) -> None:
         """The error of a block that could not be read, naming it as the one citation ``#<position>``."""
@@ -111,7 +112,8 @@ class ConverseBlock(dict[str, Any]):
         renamed = {citation_id: self._renamed(error) for citation_id, error in invalid.items()}
         for number, error in self.unreadable.items():
             citation_id = f"#{position}.{number}"
-            renamed[citation_id] = CitationInputError(error.message, citation=citation_id, field=error.field)
+            field = self._placed(number, error.field)
+            renamed[citation_id] = CitationInputError(error.message, citation=citation_id, field=field)
         return renamed
 
     def _renamed(self, error: CitationInputError) -> CitationInputError:
@@ -122,7 +124,14 @@ class ConverseBlock(dict[str, Any]):
         pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
         message = pattern.sub(lambda match: names[match.group(1)], error.message)
         field = names.get(error.field, error.field) if error.field else error.field
-        return type(error)(message, citation=error.citation, field=field)
+        return type(error)(message, citation=error.citation, field=self._placed(int(number), field))
+
+    def _placed(self, number: int, field: str | None) -> str | None:
+        """A field of citation ``number`` as the path from the event it was streamed in, if it was."""
+        place = self.places.get(number)
+        if place is None:
+            return field
+        return place if field in (None, "citations") else f"{place}.{field}"  # ``citations``: the citation itself
 
 
 def is_converse_answer(raw: Any) -> bool:
@@ -150,11 +159,23 @@ def converse_parts(raw: Mapping[str, Any]) -> list[Any]:
             parts.append(_citing_block(body, f"content[{position}].citationsContent"))
         elif kind not in _QUIET_BLOCKS:
             raise CitationInputError(
-                f"is a {kind!r} block, which this version does not know (it may carry citations it would not read): "
+                f"is a {shown_members(block)} block, which this version does not know (it may carry citations it "
+                "would not read): "
                 f"the blocks it reads are {', '.join(sorted(_BLOCKS))}",
                 field=f"content[{position}]",
             )
     return parts
+
+
+def shown_members(union: Any) -> str:
+    """A union's keys as an error shows them, or the type of what is no object. botocore gives a member it does
+    not know (one Bedrock added after it) as ``{"SDK_UNKNOWN_MEMBER": {"name": ...}}``: shown by that name."""
+    if not isinstance(union, Mapping):
+        return type(union).__name__
+    unknown = union.get("SDK_UNKNOWN_MEMBER")
+    if isinstance(unknown, Mapping) and isinstance(unknown.get("name"), str):
+        return f"{unknown['name']!r} (botocore's SDK_UNKNOWN_MEMBER: a member this botocore does not know)"
+    return ", ".join(repr(str(key)) for key in sorted(union, key=str)) or "nothing"
 
 
 def _is_message(raw: Mapping[str, Any]) -> bool:
@@ -186,9 +207,22 @@ def _citing_block(body: Any, where: str) -> ConverseBlock:
                 f"must be a list of citations, got {type(cited).__name__}", field=f"{where}.citations"
             )
     except CitationInputError as error:  # one bad block never hides the answer's other citations
-        # Its text counts as cited (it meant to cite): the invalid citation fails it, not coverage.
-        return ConverseBlock({"type": "text", "text": text, "citations": [{"cited_text": ""}]}, {}, {}, error)
+        return broken_block(text, error)
     return _block(text, cited)
+
+
+def broken_block(text: str, error: CitationInputError) -> ConverseBlock:
+    """A block that could not be read: one invalid citation (``ConverseBlock.refuse_if_broken``). Its text counts
+    as cited (it meant to cite): the invalid citation fails it, not coverage."""
+    return ConverseBlock({"type": "text", "text": text, "citations": [{"cited_text": ""}]}, {}, {}, error)
+
+
+def streamed_block(text: str, cited: Sequence[tuple[str, Any]]) -> ConverseBlock:
+    """A streamed block's text and its citations, each with the path of the event it came in (``bedrock_stream``):
+    the ``citationsContent`` block ``converse()`` gives, its errors naming that event."""
+    block = _block(text, [citation for _, citation in cited])
+    block.places = {number: place for number, (place, _) in enumerate(cited, start=1)}
+    return block
 
 
 def _block(text: str, cited: Sequence[Any]) -> ConverseBlock:
@@ -326,9 +360,8 @@ def _citation(item: Any) -> tuple[dict[str, Any], dict[str, str]]:
 def _location(location: Any) -> tuple[str, dict[str, Any]]:
     """A Bedrock ``location`` (a union: one key) as a Claude citation type and its fields."""
     if not isinstance(location, Mapping) or len(location) != 1 or next(iter(location)) not in _LOCATIONS:
-        shown = sorted(location) if isinstance(location, Mapping) else type(location).__name__
         raise CitationInputError(
-            f"must hold one of {', '.join(_LOCATIONS)}, got {shown}: the place a citation cites must be read, or a "
+            f"must hold one of {', '.join(_LOCATIONS)}, got {shown_members(location)}: the place a citation cites must be read, or a "
             "quote from elsewhere in the document would pass",
             field="location",
         )

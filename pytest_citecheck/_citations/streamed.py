@@ -1,7 +1,8 @@
 """Pieces of a streamed answer, passed where an answer belongs: named, with what to pass instead.
 
 A test that keeps what a stream yielded (``list(stream)``: Claude's stream events, OpenAI chat completion
-chunks or Responses API events, Cohere ``chat_stream`` events) holds pieces, none of them an answer. Read
+chunks or Responses API events, Cohere ``chat_stream`` events) holds pieces, none of them an answer (a list of
+Bedrock ConverseStream events is read whole, by ``bedrock_stream``; one such event alone is a piece). Read
 as citations they failed as something else ("field 'claim': is missing", a duplicate id when every chunk
 carries the completion's ``id``), naming neither the cause nor the remedy. Each SDK assembles its stream
 into the answer a check reads; no SDK is imported here: the pieces are known by their ``type`` / ``object``.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_citecheck._citations.bedrock_stream import converse_event_kind
 from pytest_citecheck._citations.model import MISSING, field_of
 from pytest_citecheck._errors import CitationInputError
 
@@ -47,6 +49,12 @@ _COHERE_EVENTS = frozenset(
 
 def streamed_piece(raw: Any) -> str | None:
     """What a piece of a stream is and what to pass instead, or None for anything that is no such piece."""
+    converse = converse_event_kind(raw)
+    if converse is not None:
+        return (
+            f"a {converse!r} event of a streamed Bedrock Converse answer, not an answer: pass the list of all the "
+            "stream's events (list(converse_stream(...)['stream'])), read as the answer they make"
+        )
     kind, kind_of_object = field_of(raw, "type"), field_of(raw, "object")
     if kind_of_object == "chat.completion.chunk":
         return (
@@ -77,5 +85,5 @@ def refuse_streamed_piece(raw: Any, position: int) -> None:
     """A ``CitationInputError`` naming the piece by its position and its ``type`` (``object``), when it is one."""
     piece = streamed_piece(raw)
     if piece is not None:
-        field = "object" if field_of(raw, "object") == "chat.completion.chunk" else "type"
+        field = "object" if field_of(raw, "object") == "chat.completion.chunk" else converse_event_kind(raw) or "type"
         raise CitationInputError(f"is {piece}", citation=f"#{position}", field=field)
