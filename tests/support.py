@@ -181,6 +181,24 @@ def inner_pytest_command(*args: str) -> list[str]:
     ]
 
 
+def run_review_in(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``citecheck review`` with ``args``, run as a user runs it (``python -m pytest_citecheck review``, its own
+    process) in ``directory``: its exit code and its output as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_citecheck", "review", *args],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def review(pytester: pytest.Pytester, *args: str) -> subprocess.CompletedProcess[str]:
+    """``citecheck review`` with ``args`` in the suite ``pytester`` wrote (``run_review_in`` its directory)."""
+    return run_review_in(pytester.path, *args)
+
+
 def run_example(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``examples/rfc7519`` (the cookbook's case: RFC 7519 and its recorded answers) copied to
     ``directory`` and run there as its README says, replayed offline, with ``args`` (report paths)."""
@@ -335,3 +353,28 @@ def recorded_claude_stream_client(payload: str) -> Any:
     return anthropic.Anthropic(
         api_key="sk-placeholder", http_client=httpx2.Client(transport=httpx2.MockTransport(answer))
     )
+
+
+def converse_pdf_pages() -> Any:
+    """The PDF of ``tests/data/payloads/bedrock_converse_pdf_page.json`` (a recorded Converse answer) as a
+    ``Source`` of its pages: its first page holds the cited passage, its second other text."""
+    from pytest_citecheck import Source
+
+    first = (
+        "A sample PDF file\nHistory and standardization\nFormat (PDF) Adobe Systems made the PDF specification "
+        "available free of\ncharge in 1993."
+    )
+    return Source(sections={"page 1": first, "page 2": "PDF was standardized as ISO 32000 in 2008."})
+
+
+def located_places(answer: Any, source: Any) -> list[tuple[Any, str | None]]:
+    """Step 1 over an answer every citation of which can be read: each citation's status and section."""
+    from pytest_citecheck._citations.adapt import adapt_answer
+    from pytest_citecheck._locate.citations import Located, locate_all
+    from pytest_citecheck._options import Settings
+
+    adapted = adapt_answer(answer, source=source)
+    assert adapted.invalid == {}
+    results = locate_all(adapted.citations, source, Settings())
+    assert all(isinstance(result, Located) for result in results)
+    return [(result.status, result.section) for result in results]  # type: ignore[union-attr]

@@ -14,12 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import pdf_pages
+from support import converse_pdf_pages, located_places, pdf_pages
 
 from pytest_citecheck import CitationInputError, CitecheckError, Corpus, Source, Status
 from pytest_citecheck._citations.adapt import adapt_answer
-from pytest_citecheck._locate.citations import Located, locate_all
-from pytest_citecheck._options import Settings
 from pytest_citecheck.testing import JevServer
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "payloads" / "bedrock_converse_pdf_page.json"
@@ -27,23 +25,6 @@ RECORDED = Path(__file__).resolve().parent.parent / "data" / "payloads" / "bedro
 
 def recorded() -> dict[str, Any]:
     return json.loads(RECORDED.read_text(encoding="utf-8"))
-
-
-def sample_pdf_pages() -> Source:
-    """The recording's PDF as its pages (its first page holds the cited passage; the second other text)."""
-    first = (
-        "A sample PDF file\nHistory and standardization\nFormat (PDF) Adobe Systems made the PDF specification "
-        "available free of\ncharge in 1993."
-    )
-    return Source(sections={"page 1": first, "page 2": "PDF was standardized as ISO 32000 in 2008."})
-
-
-def located(answer: Any, source: Source | Corpus) -> list[tuple[Status, str | None]]:
-    adapted = adapt_answer(answer, source=source)
-    assert adapted.invalid == {}
-    results = locate_all(adapted.citations, source, Settings())
-    assert all(isinstance(result, Located) for result in results)
-    return [(result.status, result.section) for result in results]  # type: ignore[union-attr]
 
 
 def converse(*citations: dict[str, Any], text: str = "The licence says so.") -> dict[str, Any]:
@@ -79,12 +60,12 @@ def apache_pages() -> tuple[Corpus, str]:
 
 
 def test_the_recorded_answer_cites_page_one_and_its_aside_cites_nothing() -> None:
-    adapted = adapt_answer(recorded(), source=sample_pdf_pages())
+    adapted = adapt_answer(recorded(), source=converse_pdf_pages())
     [citation] = adapted.citations
     assert citation.claim.startswith("It is a sample PDF file") and citation.section == "page 1"
     assert citation.quote is not None and "made the PDF specification available" in citation.quote
     assert adapted.uncited == ["No, this is not a paper on Large Language Models."]
-    assert located(recorded(), sample_pdf_pages()) == [(Status.FOUND, "page 1")]
+    assert located_places(recorded(), converse_pdf_pages()) == [(Status.FOUND, "page 1")]
 
 
 def test_the_recorded_citation_moved_to_page_two_is_found_elsewhere_never_found() -> None:
@@ -92,7 +73,7 @@ def test_the_recorded_citation_moved_to_page_two_is_found_elsewhere_never_found(
     answer = recorded()
     place = answer["output"]["message"]["content"][1]["citationsContent"]["citations"][0]["location"]
     place["documentPage"] |= {"start": 2, "end": 3}
-    assert located(answer, sample_pdf_pages()) == [(Status.FOUND_ELSEWHERE, "page 1")]
+    assert located_places(answer, converse_pdf_pages()) == [(Status.FOUND_ELSEWHERE, "page 1")]
 
 
 @pytest.mark.parametrize(
@@ -102,7 +83,7 @@ def test_the_recorded_citation_moved_to_page_two_is_found_elsewhere_never_found(
 )
 def test_a_page_citation_over_a_real_pdf(apache_pages: tuple[Corpus, str], start: int, end: int, expected: Any) -> None:
     corpus, quote = apache_pages
-    assert located(converse(page_citation(quote, start, end)), corpus) == [expected]
+    assert located_places(converse(page_citation(quote, start, end)), corpus) == [expected]
 
 
 def test_a_message_or_a_list_of_its_blocks_reads_as_the_whole_response(apache_pages: tuple[Corpus, str]) -> None:
@@ -128,7 +109,7 @@ def test_char_and_chunk_locations_read_as_claudes() -> None:
             "location": {"documentChunk": {"documentIndex": 0, "start": 0, "end": 1}},
         },
     )
-    assert located(answer, source) == [(Status.FOUND, "2"), (Status.FOUND, "1")]
+    assert located_places(answer, source) == [(Status.FOUND, "2"), (Status.FOUND, "1")]
 
 
 def test_a_bad_citation_is_named_in_bedrocks_terms_and_hides_no_other(apache_pages: tuple[Corpus, str]) -> None:
@@ -155,7 +136,7 @@ def test_a_citation_of_a_later_document_against_one_source_is_invalid() -> None:
     answer = copy.deepcopy(recorded())
     citation = answer["output"]["message"]["content"][1]["citationsContent"]["citations"][0]
     citation["location"]["documentPage"]["documentIndex"] = 1
-    adapted = adapt_answer(answer, source=sample_pdf_pages())
+    adapted = adapt_answer(answer, source=converse_pdf_pages())
     [error] = adapted.invalid.values()
     assert error.field == "location.documentPage.documentIndex"
 
@@ -163,7 +144,7 @@ def test_a_citation_of_a_later_document_against_one_source_is_invalid() -> None:
 def test_the_recorded_answer_passes_a_whole_check(direct_checker: Any) -> None:
     server = JevServer().start()
     try:
-        [result] = direct_checker(server).assert_supported(recorded(), sample_pdf_pages())
+        [result] = direct_checker(server).assert_supported(recorded(), converse_pdf_pages())
     finally:
         server.stop()
     assert (result.status, result.section, result.verdict) == (Status.FOUND, "page 1", "verified")
@@ -206,14 +187,14 @@ def test_a_langchain_message_of_a_converse_answer_keeps_its_page(
 
     metadata = {"model_provider": provider} if provider else {}
     message = AIMessage(content=langchain_content(start, end), response_metadata=metadata)  # type: ignore[arg-type]
-    assert located(message, sample_pdf_pages()) == [expected]
-    assert adapt_answer(message, source=sample_pdf_pages()).uncited == [
+    assert located_places(message, converse_pdf_pages()) == [expected]
+    assert adapt_answer(message, source=converse_pdf_pages()).uncited == [
         "No, this is not a paper on Large Language Models."
     ]
 
 
 def test_the_langchain_content_list_alone_reads_the_same() -> None:
-    assert located(langchain_content(2, 3), sample_pdf_pages()) == [(Status.FOUND_ELSEWHERE, "page 1")]
+    assert located_places(langchain_content(2, 3), converse_pdf_pages()) == [(Status.FOUND_ELSEWHERE, "page 1")]
 
 
 @pytest.mark.parametrize(
@@ -241,7 +222,7 @@ def test_a_malformed_citations_content_block_is_one_invalid_citation_and_hides_n
         checker = direct_checker(server)
         message = rf"citation '#2', field 'content\[2\]\.citationsContent\.{field}': {cause}"
         with pytest.raises(CitationInputError, match=message):
-            checker.check(answer, sample_pdf_pages())
+            checker.check(answer, converse_pdf_pages())
     finally:
         server.stop()
     assert [(r.id, r.status, r.section) for r in checker.results] == [
@@ -252,7 +233,7 @@ def test_a_malformed_citations_content_block_is_one_invalid_citation_and_hides_n
         content[1]["citationsContent"]["content"][0]["text"]
     ]
     # The malformed block meant to cite its text: the invalid citation fails it, not the answer's coverage.
-    assert adapt_answer(answer, source=sample_pdf_pages()).uncited == [
+    assert adapt_answer(answer, source=converse_pdf_pages()).uncited == [
         "No, this is not a paper on Large Language Models."
     ]
 
@@ -260,7 +241,7 @@ def test_a_malformed_citations_content_block_is_one_invalid_citation_and_hides_n
 def test_a_citations_content_block_that_is_no_object_is_one_invalid_citation() -> None:
     answer = recorded()
     answer["output"]["message"]["content"].insert(0, {"citationsContent": ["It is a sample PDF file."]})
-    adapted = adapt_answer(answer, source=sample_pdf_pages())
+    adapted = adapt_answer(answer, source=converse_pdf_pages())
     assert [citation.id for citation in adapted.citations] == ["#0", "#2.1"]
     [error] = adapted.invalid.values()
     assert (error.citation, error.field) == ("#0", "content[0].citationsContent")

@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import converse_pdf_pages, located_places
 
 from pytest_citecheck import CitationInputError, Corpus, Source, Status
 from pytest_citecheck._citations.adapt import adapt_answer
-from pytest_citecheck._locate.citations import Located, locate_all
-from pytest_citecheck._options import Settings
 from pytest_citecheck.testing import JevServer
 
 PAYLOADS = Path(__file__).resolve().parent.parent / "data" / "payloads"
@@ -26,15 +25,6 @@ PAYLOADS = Path(__file__).resolve().parent.parent / "data" / "payloads"
 
 def payload(name: str) -> Any:
     return json.loads((PAYLOADS / name).read_text(encoding="utf-8"))
-
-
-def sample_pdf_pages() -> Source:
-    """The recording's PDF as its pages (its first page holds the cited passage; the second other text)."""
-    first = (
-        "A sample PDF file\nHistory and standardization\nFormat (PDF) Adobe Systems made the PDF specification "
-        "available free of\ncharge in 1993."
-    )
-    return Source(sections={"page 1": first, "page 2": "PDF was standardized as ISO 32000 in 2008."})
 
 
 def streamed(answer: dict[str, Any], *, citations_first: bool = False) -> list[dict[str, Any]]:
@@ -57,29 +47,21 @@ def streamed(answer: dict[str, Any], *, citations_first: bool = False) -> list[d
     return [*events, {"messageStop": {"stopReason": "end_turn"}}, {"metadata": {"usage": usage, "metrics": {}}}]
 
 
-def located(answer: Any, source: Source | Corpus) -> list[tuple[Status, str | None]]:
-    adapted = adapt_answer(answer, source=source)
-    assert adapted.invalid == {}
-    results = locate_all(adapted.citations, source, Settings())
-    assert all(isinstance(result, Located) for result in results)
-    return [(result.status, result.section) for result in results]  # type: ignore[union-attr]
-
-
 @pytest.mark.parametrize("citations_first", [False, True], ids=["text-then-citation", "citation-then-text"])
 def test_the_recorded_answer_streamed_reads_as_the_answer_itself(citations_first: bool) -> None:
     answer = payload("bedrock_converse_pdf_page.json")
     events = streamed(answer, citations_first=citations_first)
-    whole, pieces = adapt_answer(answer, source=sample_pdf_pages()), adapt_answer(events, source=sample_pdf_pages())
+    whole, pieces = adapt_answer(answer, source=converse_pdf_pages()), adapt_answer(events, source=converse_pdf_pages())
     assert pieces.citations == whole.citations and len(whole.citations) == 1
     assert pieces.uncited == whole.uncited == ["No, this is not a paper on Large Language Models."]
-    assert located(events, sample_pdf_pages()) == [(Status.FOUND, "page 1")]
+    assert located_places(events, converse_pdf_pages()) == [(Status.FOUND, "page 1")]
 
 
 def test_a_streamed_citation_of_another_page_is_found_elsewhere_never_found() -> None:
     answer = payload("bedrock_converse_pdf_page.json")
     place = answer["output"]["message"]["content"][1]["citationsContent"]["citations"][0]["location"]
     place["documentPage"] |= {"start": 2, "end": 3}
-    assert located(streamed(answer), sample_pdf_pages()) == [(Status.FOUND_ELSEWHERE, "page 1")]
+    assert located_places(streamed(answer), converse_pdf_pages()) == [(Status.FOUND_ELSEWHERE, "page 1")]
 
 
 def test_a_citation_delta_as_a_bedrock_stream_logged_it() -> None:
@@ -104,14 +86,14 @@ def test_a_citation_delta_as_a_bedrock_stream_logged_it() -> None:
         "The document holds the content.",
         "CONTENT_OF_PDF",
     )
-    assert located(events, corpus) == [(Status.FOUND, "page 1")]
+    assert located_places(events, corpus) == [(Status.FOUND, "page 1")]
 
 
 def test_the_streamed_answer_passes_a_whole_check(direct_checker: Any) -> None:
     server = JevServer().start()
     try:
         events = streamed(payload("bedrock_converse_pdf_page.json"))
-        [result] = direct_checker(server).assert_supported(events, sample_pdf_pages())
+        [result] = direct_checker(server).assert_supported(events, converse_pdf_pages())
     finally:
         server.stop()
     assert (result.status, result.section, result.verdict) == (Status.FOUND, "page 1", "verified")
@@ -129,7 +111,7 @@ def test_a_bad_streamed_citation_names_its_event_and_hides_no_other(direct_check
         checker = direct_checker(server)
         message = rf"citation '#1\.2', field 'stream\[{bad}\]\.contentBlockDelta\.delta\.citation\.location': "
         with pytest.raises(CitationInputError, match=message + ".*documentSpan"):
-            checker.check(events, sample_pdf_pages())
+            checker.check(events, converse_pdf_pages())
     finally:
         server.stop()
     assert [(r.id, r.status) for r in checker.results] == [("#1.1", Status.FOUND), ("#1.2", Status.INVALID)]
@@ -141,7 +123,7 @@ def test_a_bad_place_in_a_streamed_citation_is_named_by_its_event_and_bedrocks_f
     citation = answer["output"]["message"]["content"][1]["citationsContent"]["citations"][0]
     citation["location"]["documentPage"]["start"] = 0
     events = streamed(answer)
-    [error] = adapt_answer(events, source=sample_pdf_pages()).invalid.values()
+    [error] = adapt_answer(events, source=converse_pdf_pages()).invalid.values()
     number = next(
         n for n, event in enumerate(events) if "citation" in event.get("contentBlockDelta", {}).get("delta", {})
     )
@@ -153,7 +135,7 @@ def test_a_place_botocore_does_not_know_is_named_by_its_name() -> None:
     answer = payload("bedrock_converse_pdf_page.json")
     citation = answer["output"]["message"]["content"][1]["citationsContent"]["citations"][0]
     citation["location"] = {"SDK_UNKNOWN_MEMBER": {"name": "documentSpan"}}  # as botocore parses a newer member
-    [error] = adapt_answer(streamed(answer), source=sample_pdf_pages()).invalid.values()
+    [error] = adapt_answer(streamed(answer), source=converse_pdf_pages()).invalid.values()
     assert error.field is not None and error.field.endswith(".contentBlockDelta.delta.citation.location")
     assert "got 'documentSpan' (botocore's SDK_UNKNOWN_MEMBER" in error.message
 
@@ -162,7 +144,7 @@ def test_a_citation_delta_of_a_block_with_no_text_is_one_invalid_citation() -> N
     events = streamed(payload("bedrock_converse_pdf_page.json"))
     citing = [n for n, e in enumerate(events) if e.get("contentBlockDelta", {}).get("contentBlockIndex") == 1]
     cited_alone = [e for n, e in enumerate(events) if n not in citing or "citation" in e["contentBlockDelta"]["delta"]]
-    adapted = adapt_answer(cited_alone, source=sample_pdf_pages())
+    adapted = adapt_answer(cited_alone, source=converse_pdf_pages())
     [(citation_id, error)] = adapted.invalid.items()
     assert citation_id == "#1" and error.field.endswith(".contentBlockDelta.delta.citation")
     assert "no text delta" in error.message
@@ -259,7 +241,7 @@ def _not_an_event(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], s
 def test_a_stream_that_is_not_whole_and_in_order_is_refused_naming_the_event(broken: Any) -> None:
     events, message = broken(_recorded_stream())
     with pytest.raises(CitationInputError, match=message):
-        adapt_answer(events, source=sample_pdf_pages())
+        adapt_answer(events, source=converse_pdf_pages())
 
 
 def test_one_event_passed_alone_says_to_pass_the_whole_stream() -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support import review, run_review_in
 
 from pytest_citecheck.testing import JevServer
 
@@ -24,17 +25,6 @@ from cookbook import SOURCE, pick
 def test_answer():
     assert_citations_supported(pick("aud_reject", "pii_encryption", "iat_future"), SOURCE)
 """
-
-
-def review(pytester: pytest.Pytester, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest_citecheck", "review", *args],
-        cwd=pytester.path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def rows_of(path: Path) -> dict[str, dict]:
@@ -514,17 +504,6 @@ def test_a_decision_whose_citation_is_gone_is_reported_and_kept(
     reviews_file.write_text(json.dumps(data))
     listed = review(suite, "--report", "report.json", "--list")
     assert "'pii_encryption'" in listed.stdout and "'iat_future'" not in listed.stdout
-
-
-def run_review_in(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest_citecheck", "review", *args],
-        cwd=directory,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def test_review_from_the_subdirectory_pytest_ran_in_reads_the_report_in_the_cache_at_the_rootdir(

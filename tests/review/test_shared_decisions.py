@@ -14,11 +14,10 @@ Real pytest runs through pytester, cassettes recorded against the loopback JevSe
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support import review
 
 from pytest_citecheck.testing import JevServer
 
@@ -42,17 +41,6 @@ def test_two():
 
 ONE = "test_answers.py::test_one"
 TWO = "test_answers.py::test_two"
-
-
-def review(pytester: pytest.Pytester, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest_citecheck", "review", *args],
-        cwd=pytester.path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def rows_by_test(path: Path) -> dict[str, dict]:
