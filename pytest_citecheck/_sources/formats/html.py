@@ -4,7 +4,8 @@ Text a reader does not see is not the page's text, so a quote taken from it is n
 contents of ``<script>``, ``<style>``, ``<template>``, ``<noscript>``, ``<head>`` and ``<svg>``, and
 of any element marked ``hidden``, ``aria-hidden="true"``, of a ``<dialog>`` that is not ``open``, and
 of any element that CSS hides (``css.py``: an inline style or a rule of the page's own ``<style>``
-with ``display: none``, ``visibility: hidden``, ``opacity: 0`` or ``font-size: 0``). Nor is the page's chrome, where the page marks it: navigation
+with ``display: none``, ``visibility: hidden``, ``opacity: 0`` or ``font-size: 0``). A ``<sup>`` right
+after a digit is read raised (``2<sup>32</sup>`` is ``2³²``, not ``232``). Nor is the page's chrome, where the page marks it: navigation
 (``<nav>``, ``role="navigation"``) and, when the page marks its main content (``<main>``,
 ``role="main"``: Sphinx, mdBook, MkDocs), everything outside it; a page with no heading left then is
 read whole, as before. Every piece of visible text keeps the offset it came from in the page
@@ -27,6 +28,12 @@ _BLOCK_TAGS = frozenset(
     "main nav ol p pre section table tbody td tfoot th thead tr ul".split()
 )
 _SKIPPED_TAGS = frozenset({"script", "style", "noscript", "template", "head", "svg"})
+# A superscript right after a digit, opening with a digit or a sign, is a power or a mark of that number,
+# not more of its digits: its digits and signs are read as superscripts ("2<sup>32</sup>" is 2³², not 232;
+# "10<sup>-3</sup>" is 10⁻³, not 10-3), which matching keeps apart from plain digits. Anything else in
+# it reads as written, and so does a superscript that opens otherwise (1<sup>st</sup>, 27<sup>[14]</sup>).
+_RAISED = "0123456789+-\u2212=()"
+_SUPERSCRIPTS = str.maketrans(_RAISED, "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾")
 _VOID_TAGS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 _WORD = re.compile(r"\S+")
 # What a heading's link to itself shows when it is only a permalink (the heading's title does not include it).
@@ -90,6 +97,9 @@ class _HtmlText(HTMLParser):
         # known to close nothing without a scan of the whole list (each scan made such a page quadratic).
         self.hidden_names: Counter[str] = Counter()
         self.preformatted = 0
+        # The open <sup> elements: True when its digits are read raised, False when not, None while it
+        # follows a digit and has shown no text yet (its first character decides).
+        self.superscripts: list[bool | None] = []
         self.headings: list[tuple[int, int, list[str]]] = []  # (offset, level, title pieces)
         self.in_heading: int | None = None
         self.in_permalink = False  # inside a heading's permalink (Sphinx's and MkDocs' ``<a class="headerlink">``)
@@ -120,6 +130,8 @@ class _HtmlText(HTMLParser):
             self._break()
         if tag == "pre":
             self.preformatted += 1
+        if tag == "sup":
+            self.superscripts.append(None if self.pieces and self.pieces[-1][-1:].isdigit() else False)
         if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456" and not _is_credit(attrs):
             self.headings.append((self.length, int(tag[1]), []))
             self.in_heading = len(self.headings) - 1
@@ -176,6 +188,8 @@ class _HtmlText(HTMLParser):
             return
         if tag == "pre":
             self.preformatted = max(0, self.preformatted - 1)
+        if tag == "sup" and self.superscripts:
+            self.superscripts.pop()
         if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
             self.in_heading = None
         if tag == "a" or self.in_heading is None:
@@ -211,6 +225,8 @@ class _HtmlText(HTMLParser):
         if self.hidden or (self.main_only and not self.main):
             return
         at = self._position()
+        if self.superscripts and self.superscripts[-1] is not False:
+            data = self._raised(data)
         if self.preformatted:
             self._emit(data, at)
         else:
@@ -219,6 +235,15 @@ class _HtmlText(HTMLParser):
             self.anchor_text.append(data)
         elif self.in_heading is not None and not self.in_permalink:
             self.headings[self.in_heading][2].append(data)
+
+    def _raised(self, data: str) -> str:
+        """The text of a ``<sup>`` after a digit: raised if it opens with a digit or a sign (its first text
+        decides, for the whole element); one character for one, so every offset stays where it was."""
+        if self.superscripts[-1] is None:
+            if not data.strip():
+                return data
+            self.superscripts[-1] = data.lstrip()[0] in _RAISED
+        return data.translate(_SUPERSCRIPTS) if self.superscripts[-1] else data
 
     def _emit_words(self, data: str, at: int) -> None:
         """Text with each run of whitespace folded to one space, each word anchored where it stands."""
