@@ -1,7 +1,8 @@
 """HTML: the visible text of a page (``html.parser``), split at ``<h1>`` to ``<h6>``.
 
 Text a reader does not see is not the page's text, so a quote taken from it is not found: the
-contents of ``<script>``, ``<style>``, ``<template>``, ``<noscript>``, ``<head>`` and ``<svg>``, and
+contents of ``<script>``, ``<style>``, ``<template>``, ``<noscript>``, ``<head>``, ``<svg>``, ``<iframe>``,
+``<noembed>``, ``<noframes>``, ``<datalist>``, ``<rp>`` and MathML's ``<annotation>``, and
 of any element marked ``hidden``, ``aria-hidden="true"``, of a ``<dialog>`` that is not ``open``, and
 of any element that CSS hides (``css.py``: an inline style or a rule of the page's own ``<style>``
 with ``display: none``, ``visibility: hidden``, ``opacity: 0`` or ``font-size: 0``). A ``<sup>`` right
@@ -27,7 +28,13 @@ _BLOCK_TAGS = frozenset(
     "address article aside blockquote br dd div dl dt figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr li "
     "main nav ol p pre section table tbody td tfoot th thead tr ul".split()
 )
-_SKIPPED_TAGS = frozenset({"script", "style", "noscript", "template", "head", "svg"})
+# What no browser draws: code, styles, the head, fallbacks every browser outgrew (noscript, noembed, noframes),
+# an iframe's contents (raw text: the frame shows its src), a datalist's suggestions, ruby's fallback
+# parentheses, a MathML formula's source (annotation), and SVG (not read as text here).
+_SKIPPED_TAGS = frozenset(
+    {"script", "style", "noscript", "template", "head", "svg", "iframe", "noembed", "noframes", "datalist", "rp"}
+    | {"annotation", "annotation-xml"}
+)
 # A superscript right after a digit, opening with a digit or a sign, is a power or a mark of that number,
 # not more of its digits: its digits and signs are read as superscripts ("2<sup>32</sup>" is 2³², not 232;
 # "10<sup>-3</sup>" is 10⁻³, not 10-3), which matching keeps apart from plain digits. Anything else in
