@@ -123,7 +123,7 @@ class Checker:
         try:
             return await self._acheck(self._plan(citations, source, format, options, "acheck()"))
         except BaseException as error:
-            self._noted(error, "acheck")
+            self._noted(error, "acheck", in_task=True)
             raise
 
     def assert_supported(
@@ -160,10 +160,10 @@ class Checker:
             plan = self._plan(citations, source, format, options, "aassert_supported()")
             return self._enforce(await self._acheck(plan), plan)
         except BaseException as error:
-            self._noted(error, "aassert_supported")
+            self._noted(error, "aassert_supported", in_task=True)
             raise
 
-    def _noted(self, error: BaseException, method: str) -> None:
+    def _noted(self, error: BaseException, method: str, *, in_task: bool = False) -> None:
         """A test's check that raised: noted if on a thread other than the main one, so that the test's end
         can tell whether the test ever got the failure (``lost``)."""
         if self.test_id is None:
@@ -171,7 +171,12 @@ class Checker:
         caller = sys._getframe(2)  # 1 is the method; its caller is the test, or one of the functions of ``api``
         name = caller.f_code.co_name
         helper = caller.f_globals.get("__name__") == "pytest_citecheck._check.api" and not name.startswith("_")
-        self._off_thread.note(error, f"{name}()" if helper else f"citecheck.{method}()")
+        where = None
+        if in_task:  # the line that made the coroutine (``_tracked``): a task's stack shows only the event loop
+            running = sys._getframe(1)
+            made = (entry for entry in self._coroutines if getattr(entry[0], "cr_frame", None) is running)
+            where = next((f"{os.path.basename(path)}:{line}" for _, _, path, line in made), None)
+        self._off_thread.note(error, f"{name}()" if helper else f"citecheck.{method}()", in_task=in_task, where=where)
 
     def lost(self) -> list[str]:
         """The failures of this test's checks raised on another thread that the test never got (``OffThread``)."""

@@ -442,9 +442,4 @@ def _close(checker: Checker) -> None:
             pytrace=False,
         )
     if lost:
-        pytest.fail(
-            "\n".join(lost)
-            + "\n-> take the failure back in the test: future.result() (list(pool.map(...)) for map), or join "
-            "the thread and raise what it raised; or check in the test's own thread",
-            pytrace=False,
-        )
+        pytest.fail("\n".join(lost), pytrace=False)

@@ -157,3 +157,77 @@ def test_a_test_body_run_on_a_thread_has_its_checks_failures(pytester):
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(passed=1, failed=1)
     assert "never got its failure" not in result.stdout.str()
+
+
+TASKS = """
+import asyncio
+
+import anyio
+import pytest
+from pytest_citecheck import CitationsNotSupported, Source
+
+SRC = Source(sections={"1": "Refunds are available within 30 days of purchase."})
+BAD = [{"id": "b", "claim": "Refunds take 90 days.", "quote": "Refunds are available within 90 days", "section": "1"}]
+
+
+@pytest.mark.asyncio
+async def test_task_left(citecheck):
+    task = asyncio.create_task(citecheck.aassert_supported(BAD, SRC))
+    await asyncio.sleep(0.1)
+
+
+@pytest.mark.asyncio
+async def test_gathered_as_values(citecheck):
+    [failure] = await asyncio.gather(citecheck.aassert_supported(BAD, SRC), return_exceptions=True)
+    assert isinstance(failure, CitationsNotSupported)
+
+
+@pytest.mark.asyncio
+async def test_task_awaited(citecheck):
+    task = asyncio.create_task(citecheck.aassert_supported(BAD, SRC))
+    await asyncio.sleep(0.1)
+    with pytest.raises(CitationsNotSupported):
+        await task
+
+
+@pytest.mark.asyncio
+async def test_awaited_expected_to_fail(citecheck):
+    with pytest.raises(CitationsNotSupported):
+        await citecheck.aassert_supported(BAD, SRC)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_task_group_expected_to_fail(citecheck, anyio_backend):
+    with pytest.raises(ExceptionGroup):
+        async with anyio.create_task_group() as group:
+            group.start_soon(citecheck.aassert_supported, BAD, SRC)
+
+
+def test_anyio_run_expected_to_fail(citecheck):
+    with pytest.raises(CitationsNotSupported):
+        anyio.run(citecheck.aassert_supported, BAD, SRC)
+
+
+@pytest.mark.asyncio
+async def test_awaited_fails(citecheck):
+    await citecheck.aassert_supported(BAD, SRC)
+"""
+
+
+def test_a_check_failed_in_a_task_the_test_never_awaited_fails_its_test(pytester):
+    pytester.makeini("[pytest]\nfilterwarnings = default\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makepyfile(test_tasks=TASKS)
+    result = pytester.runpytest("-p", "no:randomly", "-rA")
+    result.assert_outcomes(passed=7, failed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR at teardown of test_task_left*",
+            "*citecheck.aassert_supported() failed in a task (called at test_tasks.py:13) and the test never got its "
+            "failure*",
+            "*CitationsNotSupported: 1 of 1 citation not supported*",
+            "*-> await the task in the test (await task, or asyncio.gather(...) without return_exceptions=True*",
+        ]
+    )
+    result.stdout.fnmatch_lines(["FAILED test_tasks.py::test_awaited_fails - *"])
+    assert result.stdout.str().count("never got its failure") == 1
