@@ -136,6 +136,11 @@ def standard_part(block: Any, provider: Any = None) -> dict[str, Any]:
         return standard_bedrock_block(text, _in_order(block, lambda item: bedrock_citation(item, field_of)))
     if _from_claude(cited, block, provider):
         return {"type": "text", "text": text, "citations": _in_order(block, _anthropic_citation)}
+    raw_citations = field_of(block, "citations")
+    if raw_citations is not MISSING and raw_citations is not None:
+        # A provider's own block langchain-core passed through (no model_provider to translate it): its citations
+        # are Claude's, or malformed; the Anthropic reader reads them or makes them invalid, never drops them.
+        return {"type": "text", "text": text, "citations": raw_citations}
     return {"type": "output_text", "text": text, "annotations": _in_order(block, _openai_annotation)}
 
 
