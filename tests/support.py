@@ -378,3 +378,34 @@ def located_places(answer: Any, source: Any) -> list[tuple[Any, str | None]]:
     results = locate_all(adapted.citations, source, Settings())
     assert all(isinstance(result, Located) for result in results)
     return [(result.status, result.section) for result in results]  # type: ignore[union-attr]
+
+
+# A page's quotes, each cited in a test of its own (``quotes_of_a_page``).
+_PAGE_QUOTES_SUITE = """
+import pathlib
+import pytest
+from pytest_citecheck import Source, assert_citations_supported
+
+PAGE = Source.from_file(pathlib.Path(__file__).parent / "refunds.html")
+QUOTES = {quotes!r}
+
+@pytest.mark.parametrize("kind", list(QUOTES))
+def test_quote(kind):
+    citation = {{"id": kind, "claim": "The policy says so.", "quote": QUOTES[kind]}}
+    assert_citations_supported([citation], PAGE)
+"""
+
+
+def quotes_of_a_page(
+    pytester: pytest.Pytester, page: str, quotes: dict[str, str], outcome: str
+) -> list[dict[str, Any]]:
+    """Each of ``quotes`` (kind -> quote) cited from the HTML ``page`` (``refunds.html``) in a test of its own,
+    recorded against the loopback Jev (the caller's ``jev_server``): every test must end ``outcome``; the JSON
+    report's rows."""
+    pytester.makeini(INNER_INI + "citecheck_model = jev-1.12\n")
+    (pytester.path / "refunds.html").write_text(page)
+    pytester.makepyfile(test_refunds=_PAGE_QUOTES_SUITE.format(quotes=quotes))
+    result = pytester.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json", *NOT_A_USERS_PLUGINS)
+    result.assert_outcomes(**{outcome: len(quotes)})
+    rows: list[dict[str, Any]] = json.loads((pytester.path / "report.json").read_text())["results"]
+    return rows

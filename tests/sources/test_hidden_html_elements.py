@@ -13,10 +13,8 @@ loopback Jev supported the claim and the test passed. Each is ``fabricated`` now
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from support import INNER_INI, NOT_A_USERS_PLUGINS
+from support import quotes_of_a_page
 
 from pytest_citecheck import Source
 from pytest_citecheck.testing import JevServer
@@ -64,30 +62,10 @@ def test_the_text_a_browser_never_draws_is_not_read() -> None:
     assert "Digital downloads are final once opened." in text  # what follows an iframe is read
 
 
-SUITE = """
-import pathlib
-import pytest
-from pytest_citecheck import Source, assert_citations_supported
-
-PAGE = Source.from_file(pathlib.Path(__file__).parent / "refunds.html")
-QUOTES = {quotes!r}
-
-@pytest.mark.parametrize("kind", list(QUOTES))
-def test_quote(kind):
-    citation = {{"id": kind, "claim": "The policy says so.", "quote": QUOTES[kind]}}
-    assert_citations_supported([citation], PAGE)
-"""
-
-
 @pytest.mark.parametrize(("quotes", "outcome"), [(HIDDEN, "failed"), (VISIBLE, "passed")], ids=["hidden", "visible"])
 def test_a_quote_from_an_element_never_drawn_is_fabricated(
     pytester: pytest.Pytester, jev_server: JevServer, quotes: dict[str, str], outcome: str
 ) -> None:
-    pytester.makeini(INNER_INI + "citecheck_model = jev-1.12\n")
-    (pytester.path / "refunds.html").write_text(PAGE)
-    pytester.makepyfile(test_refunds=SUITE.format(quotes=quotes))
-    result = pytester.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json", *NOT_A_USERS_PLUGINS)
-    result.assert_outcomes(**{outcome: len(quotes)})
-    rows = json.loads((pytester.path / "report.json").read_text())["results"]
+    rows = quotes_of_a_page(pytester, PAGE, quotes, outcome)
     expected = ("missing", "fabricated") if outcome == "failed" else ("found", "verified")
     assert {row["id"]: (row["status"], row["verdict"]) for row in rows} == dict.fromkeys(quotes, expected)

@@ -12,10 +12,8 @@ screens) hides nothing.
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from support import INNER_INI, NOT_A_USERS_PLUGINS
+from support import quotes_of_a_page
 
 from pytest_citecheck.testing import JevServer
 
@@ -61,31 +59,12 @@ VISIBLE = {
     "faded": "Faded text is still read by everyone.",
 }
 
-SUITE = """
-import pathlib
-import pytest
-from pytest_citecheck import Source, assert_citations_supported
-
-PAGE = Source.from_file(pathlib.Path(__file__).parent / "refunds.html")
-QUOTES = {quotes!r}
-
-@pytest.mark.parametrize("kind", list(QUOTES))
-def test_quote(kind):
-    citation = {{"id": kind, "claim": "The policy says so.", "quote": QUOTES[kind]}}
-    assert_citations_supported([citation], PAGE)
-"""
-
 
 @pytest.mark.parametrize(("quotes", "outcome"), [(HIDDEN, "failed"), (VISIBLE, "passed")], ids=["hidden", "visible"])
 def test_a_quote_from_text_hidden_by_css_is_fabricated(
     pytester: pytest.Pytester, jev_server: JevServer, quotes: dict[str, str], outcome: str
 ) -> None:
-    pytester.makeini(INNER_INI + "citecheck_model = jev-1.12\n")
-    (pytester.path / "refunds.html").write_text(PAGE)
-    pytester.makepyfile(test_refunds=SUITE.format(quotes=quotes))
-    result = pytester.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json", *NOT_A_USERS_PLUGINS)
-    result.assert_outcomes(**{outcome: len(quotes)})
-    rows = json.loads((pytester.path / "report.json").read_text())["results"]
+    rows = quotes_of_a_page(pytester, PAGE, quotes, outcome)
     if outcome == "failed":
         assert {row["id"]: (row["status"], row["verdict"]) for row in rows} == dict.fromkeys(
             quotes, ("missing", "fabricated")
