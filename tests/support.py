@@ -46,10 +46,11 @@ INNER_INI = "[pytest]\nfilterwarnings = default\nasyncio_default_fixture_loop_sc
 # And pytest-repeat and pytest-rerunfailures (the test group has them for the tests of
 # --citecheck-unused=delete under them): rerunfailures takes part in every run it is loaded in (a
 # status server under xdist, its own handling of a crashed worker's test); a test that needs either
-# enables it (``-p repeat``, ``-p rerunfailures``), which unblocks it.
+# enables it (``-p repeat``, ``-p rerunfailures``), which unblocks it. And pytest-run-parallel (for
+# tests/plugin/test_run_parallel.py): it adds a line to every run's header; ``-p run-parallel`` there.
 NOT_A_USERS_PLUGINS = (
     *("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin", "-p", "no:randomly"),
-    *("-p", "no:repeat", "-p", "no:rerunfailures"),
+    *("-p", "no:repeat", "-p", "no:rerunfailures", "-p", "no:run-parallel"),
 )
 
 # What every inner run is given besides (through PYTEST_ADDOPTS, see the ``pytester`` fixture): the

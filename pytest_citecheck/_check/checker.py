@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Coroutine, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -258,9 +259,14 @@ class Checker:
         return results
 
     def client(self) -> Any:
-        if self._client is None:
-            self._client = self._wiring.client_factory()
-        return self._client
+        """The sync client, built on first use: once, when the test's threads first ask at the same time."""
+        client = self._client
+        if client is None:
+            with _BUILDING_CLIENT:
+                if self._client is None:
+                    self._client = self._wiring.client_factory()
+                client = self._client
+        return client
 
     def save(self) -> None:
         """Save what the cassette recorded so far (raises ``RecordingNotSavedError`` if it cannot be written)."""
@@ -271,6 +277,10 @@ class Checker:
         """Save the cassette (if one was opened)."""
         if self.cassette is not None:
             self.cassette.close()
+
+
+# Re-entrant: a client factory is a user's fixture too (``citecheck_client``), which may itself check.
+_BUILDING_CLIENT = threading.RLock()
 
 
 def checker_for(**wiring: Any) -> Checker:

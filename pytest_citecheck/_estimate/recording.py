@@ -130,13 +130,8 @@ class EstimatingCassette(TestCassette):
         super().__init__(path, record_mode, shared=shared)
         self.tally = tally
 
-    def open(self) -> Any:
-        if self.cassette is None:
-            self.cassette = EstimateRecording.for_mode(
-                self.path, self.record_mode, shared=self.shared, tally=self.tally
-            )
-            self.loaded_count = len(self.cassette)
-        return self.cassette
+    def _load(self) -> Any:
+        return EstimateRecording.for_mode(self.path, self.record_mode, shared=self.shared, tally=self.tally)
 
     def save(self) -> None:
         """An estimate run writes no cassette."""

@@ -14,7 +14,9 @@ It connects the pytest-free stages to pytest's life cycle and decides nothing it
   this package, so they make no cycle;
 - ``paths``: where a test's cassette is, from pytest's nodes;
 - ``fixtures``: what the fixtures declared in ``plugin`` build (a test's ``Checker``, the SDK
-  clients), loaded with the first fixture a test asks for.
+  clients), loaded with the first fixture a test asks for;
+- ``threads``: the test's checker built once, whichever of its threads asks first, and pytest's
+  fixtures asked for one thread at a time (loaded with ``fixtures``).
 
 ``pytest_citecheck.plugin`` stays at the top level: it is the ``pytest11`` entry point, and declares
 the options, the marker and the fixtures.
@@ -22,6 +24,7 @@ the options, the marker and the fixtures.
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 import pytest
@@ -38,18 +41,29 @@ def session_plugins(config: pytest.Config) -> tuple[CitecheckRun, CassetteBookke
 
     That is: when reports were asked for, when the collected tests have cassettes, when a test builds
     a checker, or when a report arrives carrying citation rows (an xdist controller). Registered in
-    the middle of a hook call, they miss that call: the caller hands it on.
+    the middle of a hook call, they miss that call: the caller hands it on. Registered once, under a
+    lock: a test's first checks may come from several of its threads at once (pytest-run-parallel).
     """
     if SESSION_PLUGINS not in config.stash:
-        from pytest_citecheck._pytest_glue.bookkeeping import CassetteBookkeeping
-        from pytest_citecheck._pytest_glue.session import CitecheckRun
-
-        run = CitecheckRun(config)
-        bookkeeping = CassetteBookkeeping(config, run)
-        config.pluginmanager.register(run, "citecheck-run")
-        config.pluginmanager.register(bookkeeping, "citecheck-cassettes")
-        config.stash[SESSION_PLUGINS] = (run, bookkeeping)
+        with _REGISTERING:
+            if SESSION_PLUGINS not in config.stash:
+                _register(config)
     return config.stash[SESSION_PLUGINS]
+
+
+def _register(config: pytest.Config) -> None:
+    from pytest_citecheck._pytest_glue.bookkeeping import CassetteBookkeeping
+    from pytest_citecheck._pytest_glue.session import CitecheckRun
+
+    run = CitecheckRun(config)
+    bookkeeping = CassetteBookkeeping(config, run)
+    config.pluginmanager.register(run, "citecheck-run")
+    config.pluginmanager.register(bookkeeping, "citecheck-cassettes")
+    config.stash[SESSION_PLUGINS] = (run, bookkeeping)
+
+
+# Re-entrant: registering calls other plugins' hooks (``pytest_plugin_registered``) on this thread.
+_REGISTERING = threading.RLock()
 
 
 class SessionTrigger:

@@ -20,14 +20,8 @@ import pytest
 from pytest_citecheck._errors import OptionError
 from pytest_citecheck._pytest_glue import session_plugins
 from pytest_citecheck._pytest_glue.markers import MarkerCache, marker_origin
-from pytest_citecheck._pytest_glue.stash import (
-    CHECKER,
-    PENDING_ROWS,
-    SESSION_CLIENT,
-    SESSION_PARTS,
-    SETTINGS,
-    SHARED_ANSWERS,
-)
+from pytest_citecheck._pytest_glue.stash import PENDING_ROWS, SESSION_CLIENT, SESSION_PARTS, SETTINGS, SHARED_ANSWERS
+from pytest_citecheck._pytest_glue.threads import BUILDING, REPORTING, fixture_value, one_checker
 from pytest_citecheck._text import format_confidence, shell_quote, xml_safe
 
 if TYPE_CHECKING:
@@ -315,17 +309,19 @@ class _Reporting:
             _forget_earlier_tries(item)
 
     def on_result(self, result: CitationResult) -> None:
-        if self._shown is None:
-            self._shown = self._run.display_path(self._path)
         row = result.to_json(test=self._item.nodeid)  # a new dict: completed in place, not copied
-        row["reviews_file"], row["auto_accept_scope"] = self._shown, self._scope
-        self._rows.append(row)
-        _record_properties(self._item, result, self._listed)
+        with REPORTING:  # the test's threads report at once (its JUnit properties are rewritten for a repeat)
+            if self._shown is None:
+                self._shown = self._run.display_path(self._path)
+            row["reviews_file"], row["auto_accept_scope"] = self._shown, self._scope
+            self._rows.append(row)
+            _record_properties(self._item, result, self._listed)
 
     def reviews(self) -> Reviews:
-        if self._reviews is None:
-            self._reviews = self._run.reviews_for(self._path)
-        return self._reviews
+        with REPORTING:
+            if self._reviews is None:
+                self._reviews = self._run.reviews_for(self._path)
+            return self._reviews
 
 
 def _forget_earlier_tries(item: pytest.Item) -> None:
@@ -364,19 +360,23 @@ def plain_fixture(item: pytest.Item, name: str) -> bool:
 
 def client_for(request: pytest.FixtureRequest) -> TypeSafeClient:
     """The ``citecheck_client`` fixture as this test sees it: the session's client when the fixture is
-    the plugin's own (``plain_fixture``) and the session's client is set up, else through pytest."""
-    holder = request.config.stash.get(SESSION_CLIENT, None)
-    if holder is not None and plain_fixture(request.node, "citecheck_client"):
-        return holder.current()
-    client: TypeSafeClient = request.getfixturevalue("citecheck_client")
-    return client
+    the plugin's own (``plain_fixture``) and the session's client is set up, else through pytest.
+    Asked once per checker, by one of the test's threads at a time (``threads.BUILDING``)."""
+    with BUILDING:
+        holder = request.config.stash.get(SESSION_CLIENT, None)
+        if holder is not None and plain_fixture(request.node, "citecheck_client"):
+            return holder.current()
+        client: TypeSafeClient = fixture_value(request, "citecheck_client")
+        return client
 
 
 def make_checker(request: pytest.FixtureRequest) -> Checker:
+    """The test's checker, built once and shared by the threads its body runs on (``threads.one_checker``)."""
+    return one_checker(request.node, functools.partial(_new_checker, request))
+
+
+def _new_checker(request: pytest.FixtureRequest) -> Checker:
     item = request.node
-    existing: Checker | None = item.stash.get(CHECKER, None)
-    if existing is not None:
-        return existing
     redact_logs()  # before this test's checker asks anything, through whatever client it is given
     config = request.config
     settings = config.stash[SETTINGS]
@@ -390,7 +390,7 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
     checker = parts.checker_for(
         settings=settings,
         client_factory=lambda: client_for(request),
-        async_client_factory=lambda: request.getfixturevalue("citecheck_async_client"),
+        async_client_factory=lambda: fixture_value(request, "citecheck_async_client"),
         cassette=_cassette(item, path, settings, shared, parts),
         test_id=nodeid,
         record_hint=f"TYPESAFE_API_KEY=... pytest {shell_quote(nodeid)} --citecheck-record-mode={mode}",
@@ -404,7 +404,6 @@ def make_checker(request: pytest.FixtureRequest) -> Checker:
         shared_answers=_shared_answers(config),
         test_code=_test_code(item),
     )
-    item.stash[CHECKER] = checker
     request.addfinalizer(functools.partial(_close, checker))
     return checker
 

@@ -23,6 +23,7 @@ import pytest
 
 # Loaded with this module: the first helper called in a test loads both, and needs both.
 from pytest_citecheck._pytest_glue.fixtures import make_checker, plain_fixture
+from pytest_citecheck._pytest_glue.threads import fixture_value
 
 if TYPE_CHECKING:
     from pytest_citecheck._check.checker import Checker
@@ -66,5 +67,5 @@ def running_checker(session: pytest.Session) -> Checker | None:
         return None
     if plain_fixture(item, "citecheck"):  # the plugin's own fixture: what it would return, built directly
         return make_checker(request)
-    checker: Checker = request.getfixturevalue("citecheck")
+    checker: Checker = fixture_value(request, "citecheck")  # one of the test's threads at a time
     return checker

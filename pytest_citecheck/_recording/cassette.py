@@ -77,13 +77,19 @@ class TestCassette:
         return self.cassette if isinstance(self.cassette, Recording) else None
 
     def open(self) -> Any:
+        """The cassette, loaded once: the test's threads may ask for it at once (pytest-run-parallel)."""
         if self.cassette is None:
-            if replays_only(self.record_mode, self.path, shared=self.shared):
-                self.cassette = Recording.load(self.path)
-            else:
-                self.cassette = self._open_for_recording()
-            self.loaded_count = len(self.cassette)
+            with self._lock:
+                if self.cassette is None:
+                    opened = self._load()
+                    self.loaded_count = len(opened)
+                    self.cassette = opened  # last: another thread takes it as soon as it is set
         return self.cassette
+
+    def _load(self) -> Any:
+        if replays_only(self.record_mode, self.path, shared=self.shared):
+            return Recording.load(self.path)
+        return self._open_for_recording()
 
     def _open_for_recording(self) -> Any:
         from pytest_citecheck._recording.vcr_seam import VcrRecording
