@@ -288,8 +288,8 @@ def bedrock_text_block(raw: Mapping[str, Any]) -> ConverseBlock:
 def standard_bedrock_block(text: Any, cited: Sequence[Any]) -> ConverseBlock:
     """LangChain's standard text block of a Converse answer: ``cited`` is each annotation translated back to
     Bedrock's citation (``bedrock_citation``) or, one langchain-core could not translate, as it came."""
-    if not isinstance(text, str):
-        raise CitationInputError(f"must be a string, got {type(text).__name__}", field="text")
+    if not isinstance(text, str):  # one invalid citation: the message's other blocks are still read
+        return broken_block("", CitationInputError(f"must be a string, got {type(text).__name__}", field="text"))
     return _block(text, [_camel(item) for item in cited])
 
 

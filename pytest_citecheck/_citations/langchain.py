@@ -10,7 +10,9 @@ citations' ``extras["location"]``, or its raw ``citations``) as the Converse blo
 one whose citations carry ``cited_text`` (Claude's) as the
 Anthropic text block it came from; one whose citations mark spans of the answer (OpenAI's) as an
 OpenAI ``output_text`` part. A text block without annotations
-cites nothing. langchain-core is never imported: the message is read by its attributes.
+cites nothing. langchain-core is never imported: the message is read by its attributes. A message whose
+``content_blocks`` langchain-core cannot translate (its translator raises on a malformed block) is read from
+its ``content``, each text block as its provider's own (``untranslated_parts``).
 """
 
 from __future__ import annotations
@@ -21,25 +23,81 @@ from typing import Any
 from pytest_citecheck._citations.bedrock import (
     bedrock_citation,
     bedrock_text_block,
+    broken_block,
     is_bedrock_annotation,
     is_bedrock_text_block,
     standard_bedrock_block,
 )
 from pytest_citecheck._citations.model import MISSING, field_of
+from pytest_citecheck._errors import CitationInputError
 
 
 def is_langchain_message(raw: Any) -> bool:
-    """A LangChain ``AIMessage`` (or ``AIMessageChunk``): ``type == "ai"`` with ``content_blocks``."""
-    return field_of(raw, "type") in ("ai", "AIMessageChunk") and field_of(raw, "content_blocks") is not MISSING
+    """A LangChain ``AIMessage`` (or ``AIMessageChunk``): ``type == "ai"`` with ``content_blocks``.
+
+    Told without reading ``content_blocks``: langchain-core translates the content on each read, and its
+    translator raises on a malformed block (``langchain_parts`` then reads the content itself)."""
+    if field_of(raw, "type") not in ("ai", "AIMessageChunk"):
+        return False
+    if isinstance(raw, Mapping):
+        return "content_blocks" in raw
+    return hasattr(type(raw), "content_blocks") or "content_blocks" in getattr(raw, "__dict__", {})
 
 
 def langchain_parts(raw: Any) -> list[Any]:
     """The text blocks of an ``AIMessage``'s standard content, each as the shape its provider gave it."""
     metadata = field_of(raw, "response_metadata")
     provider = metadata.get("model_provider") if isinstance(metadata, Mapping) else None
-    return standard_parts(
-        [block for block in field_of(raw, "content_blocks") or () if field_of(block, "type") == "text"], provider
-    )
+    try:
+        blocks = raw["content_blocks"] if isinstance(raw, Mapping) else raw.content_blocks
+    except Exception as error:  # langchain-core's translator fails on a malformed block, by any error
+        return untranslated_parts(raw, provider, error)
+    return standard_parts([block for block in blocks or () if field_of(block, "type") == "text"], provider)
+
+
+# A provider's own text block in ``AIMessage.content``: the key that holds its citations, and the provider's
+# block it is read as (Claude's and Bedrock's by ``anthropic``, OpenAI's by ``openai``), when langchain-core
+# cannot translate the message.
+_OWN_BLOCKS: dict[str, tuple[str, Any]] = {
+    "bedrock_converse": ("citations", lambda text, cited: bedrock_text_block({"text": text, "citations": cited})),
+    "anthropic": ("citations", lambda text, cited: {"type": "text", "text": text, "citations": cited}),
+    "openai": ("annotations", lambda text, cited: {"type": "output_text", "text": text, "annotations": cited}),
+}
+
+
+def untranslated_parts(raw: Any, provider: Any, error: Exception) -> list[Any]:
+    """An ``AIMessage`` whose ``content_blocks`` langchain-core could not translate (``error``), read from its
+    ``content`` as the provider gave it: each text block as the provider's own block, one that cannot be read
+    one invalid citation naming ``content[i]`` and its field, as a Converse answer's malformed block is. A
+    message whose citations are not in its blocks (Gemini's are in ``response_metadata``), or of a provider
+    whose blocks are not read here, is refused whole, naming what langchain-core said."""
+    content = field_of(raw, "content")
+    own = _OWN_BLOCKS.get(provider) if isinstance(provider, str) else None
+    if own is None or not isinstance(content, (list, tuple)):
+        raise CitationInputError(
+            f"langchain-core could not translate this AIMessage (model_provider {provider!r}): "
+            f"{type(error).__name__}: {str(error)[:200]}; fix the message's content or response_metadata, or pass the "
+            "provider's own response instead",
+            field="content_blocks",
+        )
+    key, read = own
+    return [
+        _own_block(block, f"content[{index}]", key, read)
+        for index, block in enumerate(content)
+        if isinstance(block, Mapping) and block.get("type") == "text"  # as langchain-core keeps them
+    ]
+
+
+def _own_block(block: Mapping[str, Any], where: str, key: str, read: Any) -> Any:
+    text, cited = block.get("text"), block.get(key)
+    try:
+        if not isinstance(text, str):
+            raise CitationInputError(f"must be a string, got {type(text).__name__}", field=f"{where}.text")
+        if cited is not None and not isinstance(cited, (list, tuple)):
+            raise CitationInputError(f"must be a list of citations, got {type(cited).__name__}", field=f"{where}.{key}")
+    except CitationInputError as error:  # one bad block never hides the message's other citations
+        return broken_block(text if isinstance(text, str) else "", error)
+    return read(text, list(cited or ()))
 
 
 def is_gemini_text_block(raw: Any) -> bool:
