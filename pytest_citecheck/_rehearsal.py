@@ -31,6 +31,13 @@ REHEARSAL_REMEDY = (
     "--citecheck-rehearsal (ini: citecheck_rehearsal = true)"
 )
 
+# A script's checker (``Checker(...)``, no cassette) opts in by its constructor's keyword.
+SCRIPT_REHEARSAL_REMEDY = (
+    "point the script's client at TypeSafe (unset TYPESAFE_BASE_URL and set TYPESAFE_API_KEY, or pass a client "
+    "built for TypeSafe); or, for a rehearsal that is meant to use these answers, build the checker with "
+    "Checker(..., rehearsal=True)"
+)
+
 
 def marked(body: Any) -> dict[str, Any]:
     """``body`` (an answer about to be sent) with the rehearsal mark, when it is a JSON object; else as given."""

@@ -51,6 +51,8 @@ class Checker:
     they are wired to the test's cassette and report. ``Checker(...)`` is for scripts: it asks Jev
     live through ``client`` (and ``async_client`` for ``acheck``), by default the SDK's clients built
     from the environment, with no cassette; ``options`` are this checker's settings (``CheckOptions``).
+    ``rehearsal=True`` takes the rehearsal server's answers (``JevServer``, ``citecheck serve``), counted;
+    without it a marked answer fails its citation, as in a pytest run without ``--citecheck-rehearsal``.
     """
 
     def __init__(
@@ -58,10 +60,13 @@ class Checker:
         *,
         client: TypeSafeClient | None = None,
         async_client: AsyncTypeSafeClient | None = None,
+        rehearsal: bool = False,
         **options: Unpack[CheckOptions],
     ) -> None:
         __tracebackhide__ = True
         settings = Settings().override(options, "Checker() keyword argument")
+        if rehearsal is not False:  # a run-level knob: a script opts in where a run uses the flag
+            settings = settings.for_script("rehearsal", rehearsal, "Checker() keyword argument")
         self._wire(standalone(settings, client, async_client))
 
     @classmethod

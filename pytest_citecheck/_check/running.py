@@ -32,6 +32,7 @@ from pytest_citecheck._recording.checking import (
     open_cassette,
     replayed,
 )
+from pytest_citecheck._rehearsal import REHEARSAL_REMEDY, SCRIPT_REHEARSAL_REMEDY
 from pytest_citecheck._results import CitationResult, Judgement, Status
 
 if TYPE_CHECKING:
@@ -89,11 +90,11 @@ class Asking:
         assert isinstance(located, (Located, Assembly))
         live = self.cassette is None or self.cassette.record_mode != "none"  # replay only: no network
         text = located.judged_text(self.plan.source)
-        # The rehearsal server's answers are refused (unless opted in) where a cassette could keep or give
-        # them; a script's checker (no cassette) asks a server its own code named, keeps nothing, and
-        # takes them, counted (``Judgement.rehearsal``).
-        rehearsal = self.plan.settings.rehearsal or self.cassette is None
-        return question_for(citation, text, self.plan.settings, self.record_hint, live=live, rehearsal=rehearsal)
+        # The rehearsal server's answers are refused unless opted in (``Judgement.rehearsal`` counts them then),
+        # a script's checker (no cassette) too: a script left pointing at the server would report its table's
+        # answers as Jev's. Its remedy is the constructor's keyword, not pytest's flag.
+        remedy = SCRIPT_REHEARSAL_REMEDY if self.cassette is None else REHEARSAL_REMEDY
+        return question_for(citation, text, self.plan.settings, self.record_hint, live=live, rehearsal_remedy=remedy)
 
     def _result(self, index: int, question: Question, judgement: Judgement, played: PlayCount) -> CitationResult:
         """Jev's judgement of a located citation, compared with what was recorded before (step 4) and gated (step 3)."""

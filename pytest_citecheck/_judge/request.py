@@ -42,6 +42,8 @@ class Question:
     deadline: float | None = None
     # Option ``rehearsal``: an answer the rehearsal server marked is accepted (and counted), not refused.
     rehearsal: bool = False
+    # What a refused marked answer's error tells to do: pytest's flag, or a script's ``Checker(rehearsal=True)``.
+    rehearsal_remedy: str = REHEARSAL_REMEDY
 
     def request(self) -> dict[str, Any]:
         """The keyword arguments of ``system_one``, for the sync and the async client alike.
@@ -63,7 +65,7 @@ class Question:
         """
         from_rehearsal = response_is_marked(response)
         if from_rehearsal and not self.rehearsal:
-            raise JudgeError(self.citation_id, REHEARSAL_CAUSE, REHEARSAL_REMEDY)
+            raise JudgeError(self.citation_id, REHEARSAL_CAUSE, self.rehearsal_remedy)
         judgement = read_answer(self.citation_id, response, screen=self.screen)
         if from_rehearsal:
             object.__setattr__(judgement, "rehearsal", True)  # frozen: set once, before anyone sees it
@@ -79,12 +81,12 @@ def question_for(
     record_hint: str,
     *,
     live: bool = True,
-    rehearsal: bool | None = None,
+    rehearsal_remedy: str = REHEARSAL_REMEDY,
 ) -> Question:
     """The request for one located citation: the section text step 1 chose, under this test's settings.
 
     ``live``: it may reach the network, so ``request_deadline`` applies (a replay-only run needs none).
-    ``rehearsal``: whether the rehearsal server's answers are taken (default: option ``rehearsal``).
+    ``rehearsal_remedy``: what a refused rehearsal answer's error says to do (a script's differs from a run's).
     """
     deadline = settings.request_deadline if live else None
     question = Question(
@@ -95,7 +97,8 @@ def question_for(
         record_hint,
         settings.screen,
         deadline=deadline,
-        rehearsal=settings.rehearsal if rehearsal is None else rehearsal,
+        rehearsal=settings.rehearsal,
+        rehearsal_remedy=rehearsal_remedy,
     )
     return with_extra_questions(question, citation, settings) if settings.questions else question
 

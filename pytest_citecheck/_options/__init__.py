@@ -194,6 +194,14 @@ class Settings(_Record):
                 raise _option_error(origin(name) if callable(origin) else origin, str(error)) from None
         return self._replace(**changes)
 
+    def for_script(self, name: str, raw: Any, origin: str) -> Settings:
+        """These settings with run-level knob ``name`` set by a script's ``Checker(name=...)`` (``rehearsal``),
+        parsed as the flag and the ini key are (``origin`` names the keyword in an error)."""
+        try:
+            return self._replace(**{name: OPTIONS_BY_NAME[name].parse(raw)})
+        except ValueError as error:
+            raise _option_error(origin, f"{name}: {error}") from None
+
 
 # The key a marker's positional arguments are given under (``_pytest_glue.markers``): it takes none.
 POSITIONAL = "<positional>"

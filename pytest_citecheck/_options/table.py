@@ -312,9 +312,8 @@ OPTIONS: tuple[Option, ...] = (
         "rehearsal",
         "Accept answers from the rehearsal server (pytest_citecheck.testing.JevServer, citecheck serve), which "
         "carry its mark: for a rehearsal only. Without it a marked answer, live or replayed, fails its citation, so a "
-        "cassette recorded against the rehearsal server never passes for Jev's verdict (see "
-        + docs_url("cassettes", "rehearse-recording-without-a-key")
-        + ").",
+        "cassette recorded against the rehearsal server never passes for Jev's verdict; a script's checker opts in "
+        "with Checker(rehearsal=True) (see " + docs_url("cassettes", "rehearse-recording-without-a-key") + ").",
         False,
         "parse_bool",
         "{true,false}",

@@ -355,7 +355,7 @@ _PLAIN = frozenset(
 
 def rehearsal_lines(rows: Collection[ReportRow]) -> list[str]:
     """The summary's line saying how many answers came from the rehearsal server (taken under option
-    ``rehearsal``, or by a script's checker): none when every answer was Jev's."""
+    ``rehearsal``: a run's flag, or a script's ``Checker(rehearsal=True)``): none when every answer was Jev's."""
     count = sum(1 for row in rows if row.rehearsal)
     if not count:
         return []

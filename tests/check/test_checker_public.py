@@ -20,7 +20,7 @@ CITATION = {"id": "r1", "claim": "Refunds are possible for 30 days.", "quote": "
 def test_a_users_checker_asks_through_the_client_it_was_given_with_its_options() -> None:
     with JevServer(lambda claim, section: ("supports", 0.85)) as server:
         client = TypeSafeClient(api_key="sk-test", base_url=server.url, compression=False)
-        checker = Checker(client=client, auto_accept=0.6, model="jev-1.12")
+        checker = Checker(client=client, rehearsal=True, auto_accept=0.6, model="jev-1.12")
         [result] = checker.check([CITATION], SOURCE)
         client.close()
         assert len(server.systemone_requests) == 1
@@ -32,7 +32,7 @@ def test_a_users_checker_asks_through_the_client_it_was_given_with_its_options()
 def test_a_users_checker_asserts_and_its_call_keywords_win_over_its_own() -> None:
     with JevServer(lambda claim, section: ("contradicts", 0.9)) as server:
         client = TypeSafeClient(api_key="sk-test", base_url=server.url, compression=False)
-        checker = Checker(client=client, fail_on="fabricated")
+        checker = Checker(client=client, rehearsal=True, fail_on="fabricated")
         checker.assert_supported([CITATION], SOURCE)  # contradicted is not in this checker's fail_on
         with pytest.raises(CitationsNotSupported) as raised:
             checker.assert_supported([CITATION], SOURCE, fail_on="contradicted")
@@ -44,7 +44,7 @@ def test_a_users_async_checker_asks_through_its_async_client() -> None:
     async def main(server: JevServer) -> list:
         client = AsyncTypeSafeClient(api_key="sk-test", base_url=server.url, compression=False)
         try:
-            return await Checker(async_client=client).acheck([CITATION], SOURCE)
+            return await Checker(async_client=client, rehearsal=True).acheck([CITATION], SOURCE)
         finally:
             await client.aclose()
 

@@ -88,7 +88,7 @@ class InFlight:
 def test_citations_are_judged_concurrently_up_to_the_limit_and_results_keep_their_order() -> None:
     flight = InFlight(parties=4)
     with JevServer(flight, latency=0.02) as server:
-        checker = checker_for(settings=Settings(concurrency=4), client_factory=client_factory(server))
+        checker = checker_for(settings=Settings(concurrency=4, rehearsal=True), client_factory=client_factory(server))
         results = check(checker, citations(30))
     assert [r.id for r in results] == [f"c{n}" for n in range(1, 31)]
     assert flight.most == 4  # the barrier needed 4 at once; the pool never allowed a 5th
@@ -107,7 +107,10 @@ def test_citations_are_judged_concurrently_up_to_the_limit_and_results_keep_thei
 def test_concurrency_one_asks_one_citation_at_a_time() -> None:
     flight = InFlight(parties=1)
     with JevServer(flight) as server:
-        check(checker_for(settings=Settings(concurrency=1), client_factory=client_factory(server)), citations(12))
+        check(
+            checker_for(settings=Settings(concurrency=1, rehearsal=True), client_factory=client_factory(server)),
+            citations(12),
+        )
     assert flight.most == 1
 
 
@@ -121,7 +124,9 @@ def test_a_failing_citation_fails_the_check_with_the_first_failure_in_citation_o
     reported = []
     with JevServer(answer) as server:
         checker = checker_for(
-            settings=Settings(concurrency=8), client_factory=client_factory(server), on_result=reported.append
+            settings=Settings(concurrency=8, rehearsal=True),
+            client_factory=client_factory(server),
+            on_result=reported.append,
         )
         with pytest.raises(JudgeError) as raised:
             check(checker, citations(12))

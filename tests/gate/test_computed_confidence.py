@@ -32,7 +32,7 @@ def check_sync(server: JevServer) -> list[CitationResult]:
     client = TypeSafeClient(api_key="sk-test", base_url=server.url, compression=False)
     try:
         with pytest.warns(CitationReviewWarning) as warned:
-            results = Checker(client=client, auto_accept=0.8).assert_supported([CITATION], SOURCE)
+            results = Checker(client=client, rehearsal=True, auto_accept=0.8).assert_supported([CITATION], SOURCE)
     finally:
         client.close()
     assert "0.81 (computed 0.79)" in str(warned[0].message)
@@ -44,7 +44,9 @@ def check_async(server: JevServer) -> list[CitationResult]:
         client = AsyncTypeSafeClient(api_key="sk-test", base_url=server.url, compression=False)
         try:
             with pytest.warns(CitationReviewWarning):
-                return await Checker(async_client=client, auto_accept=0.8).aassert_supported([CITATION], SOURCE)
+                return await Checker(async_client=client, rehearsal=True, auto_accept=0.8).aassert_supported(
+                    [CITATION], SOURCE
+                )
         finally:
             await client.aclose()
 
@@ -66,7 +68,7 @@ def test_when_the_reported_confidence_is_the_lower_the_gate_uses_it_and_nothing_
 ) -> None:
     with JevServer(answer(reported)) as server:
         client = TypeSafeClient(api_key="sk-test", base_url=server.url, compression=False)
-        [result] = Checker(client=client, auto_accept=0.785).check([CITATION], SOURCE)
+        [result] = Checker(client=client, rehearsal=True, auto_accept=0.785).check([CITATION], SOURCE)
         client.close()
     assert result.auto is (reported >= 0.785)
     assert result.computed_confidence is None and result.judgement.computed_confidence == 0.79

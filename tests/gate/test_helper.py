@@ -341,7 +341,7 @@ class TestE:
     @pytest.fixture
     def citecheck(self):
         with mock_client() as client:
-            yield Checker(client=client)
+            yield Checker(client=client, rehearsal=True)
 
     def test_e(self):
         [r] = check_citations([cite('m', 'Refunds e.', 'Refunds are issued within 30 days')], HANDBOOK)

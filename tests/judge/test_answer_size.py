@@ -243,14 +243,14 @@ CITATIONS = [{"id": "refund", "claim": "Refunds are possible for 30 days.", "quo
 async def acheck():
     client = AsyncTypeSafeClient(compression=False)
     try:
-        return await Checker(async_client=client, model="jev-1.12").acheck(CITATIONS, SOURCE)
+        return await Checker(async_client=client, rehearsal=True, model="jev-1.12").acheck(CITATIONS, SOURCE)
     finally:
         await client.aclose()
 
 try:
     if sys.argv[1] == "sync":
         with TypeSafeClient(compression=False) as client:
-            [result] = Checker(client=client, model="jev-1.12").check(CITATIONS, SOURCE)
+            [result] = Checker(client=client, rehearsal=True, model="jev-1.12").check(CITATIONS, SOURCE)
     else:
         [result] = asyncio.run(acheck())
     print("verdict:", result.verdict.value)

@@ -110,7 +110,7 @@ def test_a_scripts_checker_refuses_a_key_twice(answering: Callable[[str], RawSer
     source = Source(sections={"1": "Refunds are granted within 30 days of purchase, on request."})
     citation = {"id": "refund", "claim": "Refunds are possible for 30 days.", "quote": None, "section": "1"}
     with TypeSafeClient(compression=False) as client, pytest.raises(JudgeError) as raised:
-        Checker(client=client, model="jev-1.12").check([citation], source)
+        Checker(client=client, rehearsal=True, model="jev-1.12").check([citation], source)
     assert str(raised.value).startswith(
         "citation 'refund': TypeSafe's response is malformed (HTTP 200: its JSON has the key 'answers' twice"
     )

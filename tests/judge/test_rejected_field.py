@@ -40,7 +40,7 @@ HOSTILE = {"loc": ["body", "state", "claim"], "msg": "bad\n::warning::pwned\nmor
 def check_sync(server: JevServer) -> None:
     client = TypeSafeClient(api_key="sk-test", base_url=server.url, compression=False)
     try:
-        Checker(client=client, model="jev-9").check([CITATION], SOURCE)
+        Checker(client=client, rehearsal=True, model="jev-9").check([CITATION], SOURCE)
     finally:
         client.close()
 
@@ -49,7 +49,7 @@ def check_async(server: JevServer) -> None:
     async def main() -> None:
         client = AsyncTypeSafeClient(api_key="sk-test", base_url=server.url, compression=False)
         try:
-            await Checker(async_client=client, model="jev-9").acheck([CITATION], SOURCE)
+            await Checker(async_client=client, rehearsal=True, model="jev-9").acheck([CITATION], SOURCE)
         finally:
             await client.aclose()
 

@@ -49,7 +49,7 @@ def test_a_scripts_checker_keeps_to_the_rate_and_the_requests_in_flight(limited_
     # would be some 60 a second; paced, they take about 2.5 s and the server refuses none.
     server = limited_server(max_rpm=600, burst=3, max_in_flight=3, hold=0.05)
     with TypeSafeClient(api_key=canary_key, base_url=server.url, compression=False) as client:
-        results = Checker(client=client, max_rpm=600, concurrency=3).check(cited(1, 30), SOURCE)
+        results = Checker(client=client, rehearsal=True, max_rpm=600, concurrency=3).check(cited(1, 30), SOURCE)
     assert [result.verdict.value for result in results] == ["verified"] * 30
     assert server.refused == []
     assert len(server.systemone_requests) == 30
@@ -60,7 +60,9 @@ def test_a_scripts_async_checker_keeps_to_the_rate(limited_server: Any, canary_k
 
     async def check() -> list[Any]:
         async with AsyncTypeSafeClient(api_key=canary_key, base_url=server.url, compression=False) as client:
-            return await Checker(async_client=client, max_rpm=600, concurrency=3).acheck(cited(1, 30), SOURCE)
+            return await Checker(async_client=client, rehearsal=True, max_rpm=600, concurrency=3).acheck(
+                cited(1, 30), SOURCE
+            )
 
     results = asyncio.run(check())
     assert [result.verdict.value for result in results] == ["verified"] * 30
@@ -72,7 +74,7 @@ def test_a_scripts_checker_sends_identical_requests_once(limited_server: Any, ca
     same = {"claim": "claim 7", "quote": "value 7 is allowed", "section": "7"}
     citations = [{"id": f"same-{n}", **same} for n in range(3)] + cited(8, 1)
     with TypeSafeClient(api_key=canary_key, base_url=server.url, compression=False) as client:
-        checker = Checker(client=client)
+        checker = Checker(client=client, rehearsal=True)
         results = checker.check(citations, SOURCE)
         again = checker.check([{"id": "same-again", **same}], SOURCE)
     assert [result.verdict.value for result in results + again] == ["verified"] * 5

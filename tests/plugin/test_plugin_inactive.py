@@ -111,10 +111,15 @@ def test_a_call_outside_a_test_raises_and_sends_nothing(live, jev_server):
 def test_outside_pytest_a_script_asks_jev_live(jev_server, tmp_path):
     script = tmp_path / "check.py"
     script.write_text(
-        "from pytest_citecheck import check_citations, Source\n"
+        "from pytest_citecheck import Checker, JudgeError, check_citations, Source\n"
         "source = Source(sections={'1': '1. Refunds\\n\\nRefunds are issued within 30 days of purchase.'})\n"
-        "[r] = check_citations([{'id': 'r', 'claim': 'Refunds take 30 days.', "
-        "'quote': 'Refunds are issued within 30 days', 'section': '1'}], source)\n"
+        "citations = [{'id': 'r', 'claim': 'Refunds take 30 days.', "
+        "'quote': 'Refunds are issued within 30 days', 'section': '1'}]\n"
+        "try:\n"
+        "    check_citations(citations, source)\n"
+        "except JudgeError as error:\n"
+        "    print('REFUSED', 'rehearsal=True' in str(error))\n"
+        "[r] = Checker(rehearsal=True).check(citations, source)\n"
         "print('VERDICT', r.verdict.value, r.judgement.replayed)\n"
     )
     env = {**os.environ, "TYPESAFE_BASE_URL": jev_server.url, "TYPESAFE_API_KEY": CANARY_KEY}
@@ -124,8 +129,10 @@ def test_outside_pytest_a_script_asks_jev_live(jev_server, tmp_path):
         [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60, check=False
     )
     assert done.returncode == 0, done.stderr
+    # The loopback Jev marks its answers: refused without the opt-in, taken by ``Checker(rehearsal=True)``.
+    assert "REFUSED True" in done.stdout
     assert "VERDICT verified False" in done.stdout
-    assert len(jev_server.systemone_requests) == 1
+    assert len(jev_server.systemone_requests) == 2
 
 
 def test_a_function_scoped_fixture_checks_in_the_test_that_uses_it(live, jev_server):
