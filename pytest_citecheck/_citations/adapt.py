@@ -39,6 +39,7 @@ from pytest_citecheck._citations.langchain import (
     is_langchain_message,
     is_standard_text_block,
     langchain_parts,
+    refuse_textless_citations,
     standard_part,
     standard_parts,
 )
@@ -295,6 +296,8 @@ def _split(items: list[Any]) -> list[Any]:
     they make."""
     if is_converse_stream(items):
         return converse_stream_parts(items)
+    if any(is_standard_text_block(raw) for raw in items):  # a LangChain message's content or content_blocks
+        refuse_textless_citations(items, "citations")
     parts: list[Any] = []
     for raw in _gemini_blocks_together(items):
         parts.extend(_expanded(raw))

@@ -52,7 +52,31 @@ def langchain_parts(raw: Any) -> list[Any]:
         blocks = raw["content_blocks"] if isinstance(raw, Mapping) else raw.content_blocks
     except Exception as error:  # langchain-core's translator fails on a malformed block, by any error
         return untranslated_parts(raw, provider, error)
-    return standard_parts([block for block in blocks or () if field_of(block, "type") == "text"], provider)
+    blocks = list(blocks or ())
+    refuse_textless_citations(blocks, "content_blocks")
+    return standard_parts([block for block in blocks if field_of(block, "type") == "text"], provider)
+
+
+def refuse_textless_citations(blocks: list[Any], where: str) -> None:
+    """A message with a text block that carries citations but no text is refused whole: its text is elsewhere
+    in the message, so no citation of it can be read with the words it supports (langchain-anthropic streams
+    a citation with its block's index and the text with index 0, or as plain strings, so a merged stream puts
+    every text in the first block and leaves the citations of the others with none). Gemini's blocks are read
+    together (``standard_parts``), their citations all on the first."""
+    if any(is_gemini_text_block(block) for block in blocks):
+        return
+    for index, block in enumerate(blocks):
+        text = field_of(block, "text")
+        cites = _annotations(block) or field_of(block, "citations") not in (MISSING, None, [], ())
+        if field_of(block, "type") == "text" and isinstance(text, str) and not text.strip() and cites:
+            raise CitationInputError(
+                "carries citations but no text: the text they cite is elsewhere in the message, as in a stream "
+                "LangChain merged chunk by chunk (langchain-anthropic streams a citation apart from its text), so "
+                "no citation of this message can be read with the words it supports; pass the answer of a call "
+                "that does not stream (streaming=False, then .invoke(...)), or the provider's own final message "
+                "(anthropic's stream.get_final_message())",
+                field=f"{where}[{index}]",
+            )
 
 
 # A provider's own text block in ``AIMessage.content``: the key that holds its citations, and the provider's
