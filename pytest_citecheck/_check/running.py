@@ -128,10 +128,10 @@ def ask_on_threads(step: Asking, client: Callable[[], Any], indices: list[int]) 
         if workers > 1:
             import_for_threads()  # before any thread starts (see there)
         try:
-            # On this thread, before any worker starts (or the first request): the client may come
-            # from a pytest fixture, and the cassette is read once, here.
-            client()
+            # On this thread, before any worker starts (or the first request): the cassette is read
+            # once, here (or refused: closed when its test ended), and the client may come from a pytest fixture.
             open_cassette(step.cassette, step.plan.citations[indices[0]].id, step.record_hint)
+            client()
         except Exception as error:
             return {indices[0]: error}
     counted = _not_sent() if step.plan.settings.estimate else ()

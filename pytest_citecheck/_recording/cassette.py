@@ -177,10 +177,16 @@ class TestCassette:
                 f"make {self.path.parent} writable (or set citecheck_cassette_dir), then record again",
             ) from None
 
+    @property
+    def closed(self) -> bool:
+        """Closed when its test ended: a check after that (from a thread the test did not wait for) is refused."""
+        return self._closed
+
     def close(self) -> None:
-        if self.cassette is not None and not self._closed:
+        if not self._closed:
             self._closed = True
-            self.save()
+            if self.cassette is not None:
+                self.save()
 
     def _save_shared(self) -> None:
         """Merge what this test recorded into the shared file, as it is on disk now (other tests may have written it)."""

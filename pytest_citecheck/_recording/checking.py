@@ -23,9 +23,19 @@ from pytest_citecheck._text import quoted_id, visible_lines
 
 
 def open_cassette(cassette: TestCassette | None, citation_id: str, record_hint: str) -> None:
-    """Open the test's cassette once, before its first request; one that cannot be used fails this citation."""
+    """Open the test's cassette once, before its first request; one that cannot be used fails this citation,
+    and so does a cassette closed when its test ended."""
     __tracebackhide__ = True
-    if cassette is None or cassette.is_open:
+    if cassette is None:
+        return
+    if cassette.closed:  # its answer would never be saved, nor its failure seen by the test
+        raise CassetteError(
+            citation_id,
+            f"checked after its test ended: the test's cassette {cassette.path} was closed when the test ended "
+            "(a thread or task the test did not wait for?), and this check's answer would never be recorded",
+            "wait for the check before the test ends: join its thread, or take future.result() in the test",
+        )
+    if cassette.is_open:
         return
     try:
         cassette.open()

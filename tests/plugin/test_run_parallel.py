@@ -140,3 +140,52 @@ def test_each_citation_is_listed_once_in_junit_and_a_review_xfails_on_every_thre
     for name in ("epoch_seconds", "aud_reject"):
         assert junit.count(f'name="citecheck.{name}.verdict"') == 1, junit
     result.stdout.fnmatch_lines(["*6 repeated checks counted once (the last check stands)*(3 times)*"])
+
+
+LEFT_RUNNING = """
+import threading
+
+from cookbook import SOURCE, pick
+
+LATE = {}
+ENDED = threading.Event()
+
+
+def test_leaves_a_thread_running(citecheck):
+    citecheck.assert_supported(pick("epoch_seconds"), SOURCE)
+
+    def late():
+        ENDED.wait(10)
+        try:
+            citecheck.check(pick("aud_reject"), SOURCE)
+            LATE["outcome"] = "checked"
+        except Exception as error:
+            LATE["outcome"] = f"{type(error).__name__}: {error}"
+
+    LATE["thread"] = threading.Thread(target=late)
+    LATE["thread"].start()
+
+
+def test_next():
+    ENDED.set()  # the first test has ended: its cassette was closed
+    LATE["thread"].join(10)
+    print("LATE CHECK:", LATE["outcome"])
+"""
+
+
+def test_a_check_from_a_thread_left_running_after_its_test_ended_is_refused(suite, jev_server):
+    # Not pytest-run-parallel's (it joins its threads): a test's own thread that outlives it. Its
+    # answer would be recorded in a cassette already saved, and never written.
+    suite.makepyfile(test_app=LEFT_RUNNING)
+    result = suite.runpytest("--citecheck-record-mode=once", "-s")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*LATE CHECK: CassetteError: citation 'aud_reject': checked after its test ended*never be recorded",
+            "  -> wait for the check before the test ends: join its thread, or take future.result() in the test",
+        ]
+    )
+    assert len(jev_server.systemone_requests) == 1  # the late check was refused before anything was sent
+    assert _claims(suite.path / "cassettes" / "test_app" / "test_leaves_a_thread_running.yaml") == [
+        "JWT date fields are "
+    ]
