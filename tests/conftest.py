@@ -34,6 +34,12 @@ from typing import Any
 import h11  # noqa: F401
 import httpcore2  # noqa: F401
 import pytest
+
+# pytest-run-parallel (enabled in tests/plugin/test_run_parallel.py's inner runs) imports numpy when
+# it loads: first imported inside an in-process run, numpy would be dropped after it and its C
+# extension refuses a second import ("cannot load module more than once per process") in the next
+# test of the worker that imports it (LlamaIndex does).
+import pytest_run_parallel.plugin  # noqa: F401
 import trio.testing  # noqa: F401
 import truststore  # noqa: F401
 import typesafe_sdk  # noqa: F401
