@@ -65,6 +65,9 @@ class CitationResult:
     cited_document: str | None = None
     # An ``altered`` quote: what its elisions removed that turns the meaning (``closest`` is where it was cut from).
     removed: tuple[str, ...] | None = None
+    # Verdict ``errored``: why the check raised, as (the exception's class name, its message with known
+    # secrets cut out); see ``_check.invalid.errored_result``.
+    error: tuple[str, str] | None = None
 
     @property
     def computed_confidence(self) -> float | None:
@@ -138,6 +141,8 @@ class CitationResult:
             row.update(self._judgement_json(self.judgement))
         if self.removed is not None:  # an altered quote: the words its elisions removed
             row["removed"] = list(self.removed)
+        if self.error is not None:  # verdict errored: the cause, so a report never shows it as checked
+            row["error"] = {"type": self.error[0], "message": self.error[1]}
         row.update(
             section_text=self.section_text,
             review_key=self.review_key,

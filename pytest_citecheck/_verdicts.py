@@ -19,12 +19,16 @@ class _Named(str, Enum):
 
 
 class Verdict(_Named):
-    """The four verdicts of the cookbook."""
+    """The four verdicts of the cookbook, and ``errored``: no verdict, because the citation's check raised."""
 
     VERIFIED = "verified"
     UNSUPPORTED = "unsupported"
     CONTRADICTED = "contradicted"
     FABRICATED = "fabricated"
+    # The check raised (an input error, a cassette miss, an API error, a malformed answer, a time-out)
+    # or never ran because an earlier citation's did: the result carries the cause (``error``) and the
+    # test fails on the error. Never a verdict ``fail_on`` names (it fails its test whatever the setting).
+    ERRORED = "errored"
 
 
 # Jev's label for how the section relates to the claim -> the verdict it means.

@@ -1,9 +1,14 @@
-"""One bad citation never hides the others (issue 23, item 5).
+"""One bad citation never hides the others (issue 23, item 5), and no citation that errored is left out.
 
 A citation that cannot be checked as given (a bad field: read when it is adapted, or found by step 1,
 such as a section the source lacks) becomes a result with status ``invalid``. The others are located
 and judged as usual; then the check raises the first invalid citation's ``CitationInputError``, which
 names the citation, the field and the remedy, so the test fails on it.
+
+Such a result, and the result of a citation whose step 2 raised (a cassette miss, an API error, a
+malformed answer, a time-out) or never ran because an earlier one raised, has verdict ``errored`` and
+carries its cause (``errored_result``): the reports list it as errored, never leave it out (a report
+that listed only the others would read as all verified).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from pytest_citecheck._locate.citations import Assembly, Located, Unfound, locat
 from pytest_citecheck._locate.finders import Documents
 from pytest_citecheck._options import Settings
 from pytest_citecheck._results import CitationResult, Status, Verdict
+from pytest_citecheck._secrets import redact_known
 
 Step1 = CitationResult | Located | Assembly
 
@@ -35,7 +41,7 @@ def locate_valid(
     located: list[Step1] = []
     for citation in citations:
         error = errors.get(citation.id)
-        located.append(invalid_result(citation) if error is not None else next(each))
+        located.append(invalid_result(citation, error) if error is not None else next(each))
     first = next((errors[citation.id] for citation in citations if citation.id in errors), None)
     return located, first
 
@@ -64,18 +70,35 @@ def _step1(citations: list[Citation], documents: Documents, settings: Settings) 
     return [fabricated_result(item, settings.auto_accept) if isinstance(item, Unfound) else item for item in located]
 
 
-def invalid_result(citation: Citation) -> CitationResult:
-    """The result of a citation that could not be checked: never judged, and not supported."""
+def invalid_result(citation: Citation, error: BaseException) -> CitationResult:
+    """The result of a citation that could not be checked as given: never judged, verdict ``errored``."""
+    return errored_result(citation, None, error)
+
+
+def errored_result(
+    citation: Citation, located: Located | Assembly | None, error: BaseException, *, stopped_at: str | None = None
+) -> CitationResult:
+    """The result of a citation whose check raised ``error`` (status ``invalid`` when step 1 had not
+    placed it, else step 1's); ``stopped_at``: the citation whose error ended the check before this one
+    was asked. Never judged: no confidence, and nothing for a human to review (``auto``)."""
+    cause = (
+        f"not checked: the check stopped at citation {stopped_at!r}, whose check raised first"
+        if stopped_at is not None
+        else str(error)
+    )
     return CitationResult(
         id=citation.id,
         claim=citation.claim,
         quote=citation.quote,
-        status=Status.INVALID,
-        section=citation.section,
-        verdict=Verdict.UNSUPPORTED,
+        status=Status.INVALID if located is None else located.status,
+        section=citation.section if located is None else located.section,
+        verdict=Verdict.ERRORED,
         confidence=None,
         auto=True,
-        document=citation.document,
+        document=citation.document if located is None else located.document,
         cited_section=citation.section,
         cited_document=citation.document,
+        # The message of an API error may carry what the server echoed: known secrets are cut out here,
+        # not only when a report is written, since a row also becomes a JUnit property.
+        error=(type(error).__name__, redact_known(cause)),
     )

@@ -14,6 +14,7 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pytest_citecheck._check.invalid import errored_result
 from pytest_citecheck._check.wiring import Wiring, async_client_for_call
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import CitationInputError, holding_warnings, stop_holding, warn_at_caller
@@ -33,7 +34,7 @@ from pytest_citecheck._recording.checking import (
     replayed,
 )
 from pytest_citecheck._rehearsal import REHEARSAL_REMEDY, SCRIPT_REHEARSAL_REMEDY
-from pytest_citecheck._results import CitationResult, Judgement, Status
+from pytest_citecheck._results import CitationResult, Judgement
 
 if TYPE_CHECKING:
     from pytest_citecheck._judge.sharing import SharedAnswers
@@ -157,8 +158,11 @@ def _not_sent() -> tuple[type[BaseException], ...]:
 
 async def ask_in_tasks(step: Asking, async_client_factory: Callable[[], Any] | None, indices: list[int]) -> Outcomes:
     """``acheck``'s step 2: up to ``concurrency`` tasks under asyncio or trio."""
-    open_cassette(step.cassette, step.plan.citations[indices[0]].id, step.record_hint)
-    client, owned = async_client_for_call(async_client_factory)
+    try:
+        open_cassette(step.cassette, step.plan.citations[indices[0]].id, step.record_hint)
+        client, owned = async_client_for_call(async_client_factory)
+    except Exception as error:  # the first citation's error, as on threads: every citation is still reported
+        return {indices[0]: error}
     try:
         return await judge_in_tasks(indices, lambda index: step.ajudge(client, index), step.plan.settings.concurrency)
     finally:
@@ -201,7 +205,8 @@ def in_order(
 def finish(plan: Plan, outcomes: Outcomes, wiring: Wiring, kept: list[CitationResult]) -> list[CitationResult]:
     """The results in citation order (up to the first error), each with a human's decision applied
     (before the gate) and reported as it is made (``wiring.on_result``) and ``kept``; then the first
-    error (an invalid citation's, else a request's) is raised."""
+    error (an invalid citation's, else a request's) is raised. Every citation of the call is reported,
+    those after the first error too: each with what it got (``reported_after``)."""
     __tracebackhide__ = True
     judged, error = in_order(plan.located, outcomes)
     results = []
@@ -209,11 +214,38 @@ def finish(plan: Plan, outcomes: Outcomes, wiring: Wiring, kept: list[CitationRe
         result = with_human_decision(result, plan.source, wiring.reviews, wiring.test_id)
         results.append(result)
         kept.append(result)
-        if wiring.on_result is not None and result.status is not Status.INVALID:  # never judged
+        if wiring.on_result is not None:
+            wiring.on_result(result)  # an invalid citation's result too: verdict errored, with its cause
+    if error is not None and wiring.on_result is not None:
+        for result in reported_after(plan, outcomes, len(judged), wiring):
             wiring.on_result(result)
     if (plan.invalid or error) is not None:
         raise plan.invalid or error  # type: ignore[misc]
     return results
+
+
+def reported_after(plan: Plan, outcomes: Outcomes, first: int, wiring: Wiring) -> list[CitationResult]:
+    """What the reports list for the citations from the first that errored (index ``first``) on: an
+    error is an ``errored`` result naming its cause; a result (judged on another thread or task before
+    the error stopped the check, or settled by step 1) is itself; a citation never asked is ``errored``,
+    naming the citation whose error stopped the check. None is left out: a report that listed only the
+    citations before the error would read as if they were all there was, all verified."""
+    stopper = plan.citations[first].id
+    stopping = outcomes[first]
+    reported = []
+    for index in range(first, len(plan.located)):
+        item = plan.located[index]
+        outcome = item if isinstance(item, CitationResult) else outcomes.get(index)
+        citation = plan.citations[index]
+        where = item if isinstance(item, (Located, Assembly)) else None
+        if isinstance(outcome, BaseException):
+            reported.append(errored_result(citation, where, outcome))
+        elif outcome is None:
+            assert isinstance(stopping, BaseException)
+            reported.append(errored_result(citation, where, stopping, stopped_at=stopper))
+        else:
+            reported.append(with_human_decision(outcome, plan.source, wiring.reviews, wiring.test_id))
+    return reported
 
 
 def judge_on_threads(

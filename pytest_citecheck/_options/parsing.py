@@ -169,7 +169,8 @@ def _described(value: Any) -> str:
 
 
 def parse_verdicts(raw: Any) -> frozenset[Verdict]:
-    known = {verdict.value: verdict for verdict in Verdict}
+    # ``errored`` is no verdict to choose: a check that raised fails its test whatever fail_on says.
+    known = {verdict.value: verdict for verdict in Verdict if verdict is not Verdict.ERRORED}
     chosen = set()
     for name in _names_of(raw, "verdict", "'fabricated' or ['fabricated', 'contradicted']"):
         if name not in known:

@@ -261,6 +261,8 @@ def _record_properties(item: pytest.Item, result: CitationResult, recorded: set[
     }
     if result.document is not None:
         values[f"{name}.document"] = result.document
+    if result.error is not None:  # verdict errored: why (known secrets already cut out)
+        values[f"{name}.error"] = xml_safe(f"{result.error[0]}: {result.error[1]}")
     if result.id in recorded:
         item.user_properties[:] = [(name, value) for name, value in item.user_properties if name not in values]
     recorded.add(result.id)

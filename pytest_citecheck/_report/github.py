@@ -206,7 +206,8 @@ def _count_lines(report: Report) -> list[str]:
         "",
         "| verdict | citations |",
         "|---|---:|",
-        *(f"| {verdict} | {counts[verdict]} |" for verdict in VERDICT_ORDER),
+        # ``errored`` only when a check raised (the four verdicts always): a run without one reads as before.
+        *(f"| {verdict} | {counts[verdict]} |" for verdict in VERDICT_ORDER if counts[verdict] or verdict != "errored"),
         f"| *needs review* | {review} |",
         *([f"| *decided by a human* | {decided} |"] if decided else []),
     ]

@@ -157,6 +157,7 @@ def _count_items(report: Report) -> list[str]:
     items = [
         f'<li>{_badge(verdict)}<span class="n">{counts[verdict]}</span>{_e(VERDICT_TEXT[verdict])}</li>'
         for verdict in VERDICT_ORDER
+        if counts[verdict] or verdict != "errored"  # errored only when a check raised
     ]
     items.append(
         f'<li><span class="tag review">needs review</span><span class="n">{review}</span>below auto_accept, undecided</li>'

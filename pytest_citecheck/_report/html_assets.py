@@ -16,6 +16,7 @@ VERDICT_TEXT = {
     "unsupported": "the section does not address the claim",
     "contradicted": "the section says the opposite of the claim",
     "fabricated": "the quote is not in the source",
+    "errored": "the check raised an error: no verdict",
 }
 
 # Citations drawn at a time: a page of cards, whatever the report's size.
@@ -23,7 +24,7 @@ PAGE_SIZE = 50
 
 STYLE = """
 :root { --ink:#1b1f24; --muted:#57606a; --line:#d0d7de; --bg:#ffffff; --panel:#f6f8fa;
-  --verified:#1a7f37; --unsupported:#9a6700; --contradicted:#cf222e; --fabricated:#8250df; --focus:#0969da; }
+  --verified:#1a7f37; --unsupported:#9a6700; --contradicted:#cf222e; --fabricated:#8250df; --errored:#6e7781; --focus:#0969da; }
 * { box-sizing: border-box; }
 body { margin:0; font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif; color:var(--ink); background:var(--bg); }
 .skip { position:absolute; left:-10000px; top:0; }
@@ -40,6 +41,7 @@ h3 { font-size:1.05rem; margin:0; display:flex; gap:.6rem; align-items:center; f
 .badge { display:inline-block; border-radius:1rem; padding:.05rem .6rem; font-size:.85rem; font-weight:600; color:#fff; }
 .badge.verified { background:var(--verified); } .badge.unsupported { background:var(--unsupported); }
 .badge.contradicted { background:var(--contradicted); } .badge.fabricated { background:var(--fabricated); }
+.badge.errored { background:var(--errored); } .citation.errored { border-left-color:var(--errored); }
 .tag { display:inline-block; border:1px solid var(--muted); border-radius:1rem; padding:0 .55rem; font-size:.8rem; color:var(--ink); }
 .tag.review { border-color:var(--unsupported); background:#fff8c5; }
 .tag.human { border-color:var(--verified); background:#dafbe1; }

@@ -10,7 +10,7 @@ as text (``textContent``, never ``innerHTML``). Rich pieces (a quoted passage, a
 "parts": a string is text, ``[tag, part, ...]`` an element of one of the few tags the script allows.
 
 Keys of a card (absent when empty): ``i`` citation id, ``t`` test (index into the tests table),
-``v`` verdict, ``a`` action (auto, review, human, FAIL, warn), ``u`` status, ``c`` confidence (see
+``v`` verdict, ``a`` action (auto, review, human, FAIL, warn, error), ``u`` status, ``c`` confidence (see
 ``_confidence``), ``l`` claim, ``q`` quotes, ``d`` document, ``w`` where the quote
 is (words), ``s`` section text (index into the sections table), ``p`` the quoted passages' spans in
 it, ``g`` tags, ``x`` further ``[term, class, parts]`` entries, ``k`` how many times it was checked.
@@ -138,6 +138,14 @@ def _cited(row: ReportRow) -> list[Any] | None:
     return ["Cited", "", [f"{cited}: the quote is not there"]]
 
 
+def _error(row: ReportRow) -> list[Any] | None:
+    """Why an errored citation has no verdict: the exception's class and message, as the JSON report has them."""
+    if not row.errored:
+        return None
+    error = row.error or {}
+    return ["Error", "error", [["strong", str(error.get("type") or "error")], f": {error.get('message') or ''}"]]
+
+
 def _closest(row: ReportRow) -> list[Any] | None:
     closest = row.closest
     if not closest:
@@ -235,7 +243,7 @@ def _quotes(row: ReportRow) -> list[str] | None:
 
 def card(row: ReportRow, checks: int, test: int, section: int | None) -> dict[str, Any]:
     """The card's object: ``test`` and ``section`` are the row's indexes in the page's tables."""
-    extras = [extra for extra in (_cited(row), _closest(row), _questions(row), _decision(row)) if extra]
+    extras = [extra for extra in (_error(row), _cited(row), _closest(row), _questions(row), _decision(row)) if extra]
     data: dict[str, Any] = {
         "i": row.id,
         "t": test,

@@ -30,7 +30,7 @@ from pytest_citecheck._report.schema import SCHEMA as SCHEMA
 from pytest_citecheck._report.schema import VERDICT_ORDER as VERDICT_ORDER
 from pytest_citecheck._report.schema import RowError as RowError
 from pytest_citecheck._report.schema import check_built, validate
-from pytest_citecheck._text import format_confidence, plural
+from pytest_citecheck._text import cut_middle, format_confidence, plural
 
 if TYPE_CHECKING:
     from pytest_citecheck._results import CitationResult
@@ -85,6 +85,8 @@ class ReportRow:
     outcome: str | None = None
     # An ``altered`` quote: the words its elisions removed that turn the meaning.
     removed: tuple[str, ...] | None = None
+    # Verdict ``errored``: why the check raised (``type``: the exception's class, ``message``).
+    error: Mapping[str, Any] | None = None
     has_scope: bool = False  # the row says where its auto_accept was set (absent before that was recorded)
     # The JSON object the row was read from or built as, what the JSON report writes back: its keys
     # (one tuple shared by every row of the same shape) and its values, in order. Two tuples hold far
@@ -182,6 +184,17 @@ class ReportRow:
         return self.status == "found-approx"
 
     @property
+    def errored(self) -> bool:
+        """The check raised: no verdict (``error`` says why)."""
+        return self.verdict == "errored"
+
+    @property
+    def cause(self) -> str:
+        """An errored citation's cause in one line: ``CassetteMissError: citation 'x': ...``."""
+        error = self.error or {}
+        return f"{error.get('type') or 'error'}: {error.get('message') or 'no message'}"
+
+    @property
     def flip(self) -> bool:
         return (self.previous or {}).get("drift") == "flip"
 
@@ -204,9 +217,11 @@ class ReportRow:
     @property
     def action(self) -> str:
         """What the citation got: for a misattributed one, FAIL or warn; else what stands behind its
-        verdict: the model alone, a human, or nobody yet."""
+        verdict: the model alone, a human, or nobody yet; ``error`` for a check that raised."""
         if self.misattributed:
             return "FAIL" if self.failed else "warn"
+        if self.errored:
+            return "error"
         if self.decision:
             return "human"
         return "auto" if self.auto else "review"
@@ -349,8 +364,19 @@ _PLAIN = frozenset(
         "reviews_file",
         "auto_accept_scope",
         "outcome",
+        "error",
     )
 )
+
+
+def errored_lines(rows: Collection[ReportRow]) -> list[str]:
+    """The summary's line naming the citations whose check raised, each with its cause: none when none did."""
+    errored = [row for row in rows if row.errored]
+    if not errored:
+        return []
+    listed = "; ".join(f"{cut_middle(row.id)} ({cut_middle(row.cause.splitlines()[0], 160)})" for row in errored[:5])
+    more = f"; and {len(errored) - 5} more (the JSON report has every cause)" if len(errored) > 5 else ""
+    return [f"{plural(len(errored), 'citation')} errored (no verdict): {listed}{more}."]
 
 
 def rehearsal_lines(rows: Collection[ReportRow]) -> list[str]:

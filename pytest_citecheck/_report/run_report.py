@@ -16,7 +16,7 @@ from typing import Any
 from pytest_citecheck._files import UnreadableFileError, atomic_write_chunks, read_regular_file
 from pytest_citecheck._report.dead_decisions import are_entries, dead_lines
 from pytest_citecheck._report.row import VERDICT_ORDER as VERDICT_ORDER
-from pytest_citecheck._report.row import ReportRow, RowError, as_row, rehearsal_lines
+from pytest_citecheck._report.row import ReportRow, RowError, as_row, errored_lines, rehearsal_lines
 from pytest_citecheck._text import (
     DEFAULT_REVIEW_COMMAND,
     NO_REPORT_KEPT,
@@ -278,10 +278,10 @@ class Report:
         return render_table(table)
 
     def note_lines(self, review_hint: str = "run `citecheck review`.") -> list[str]:
-        """The lines under the table: repeats, misattributed and approximate quotes, flags, decisions, reviews, cost."""
+        """The lines under the table: errors, repeats, misattributed and fuzzy quotes, flags, decisions, reviews, cost."""
         shared = self.shared_ids()
         distinct = self.distinct
-        lines = repeat_lines(self.repeats())
+        lines = errored_lines(distinct) + repeat_lines(self.repeats())
         misattributed = [row for row in distinct if row.misattributed]
         if misattributed:
             lines.append(misattributed_line(misattributed))

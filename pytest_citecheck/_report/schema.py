@@ -15,7 +15,8 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-VERDICT_ORDER = ("verified", "unsupported", "contradicted", "fabricated")
+# The cookbook's four verdicts, then ``errored``: a citation whose check raised (its row's ``error`` says why).
+VERDICT_ORDER = ("verified", "unsupported", "contradicted", "fabricated", "errored")
 
 
 class RowError(ValueError):
@@ -70,6 +71,11 @@ def _is_question(value: Any) -> bool:
     return isinstance(value, dict) and all(
         _is_fraction(item) if name in ("yes", "concern") else isinstance(item, bool) for name, item in value.items()
     )
+
+
+def _is_error(value: Any) -> bool:
+    """An errored citation's cause: the exception's class name and its message."""
+    return isinstance(value, dict) and isinstance(value.get("type"), str) and isinstance(value.get("message"), str)
 
 
 def _optional(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
@@ -136,6 +142,7 @@ SCHEMA: dict[str, tuple[Callable[[Any], bool], str]] = {
     "auto_accept_scope": _OPTIONAL_STRING,
     "outcome": (_optional(lambda value: value == "fail"), '"fail" or null'),
     "removed": (_list_of(lambda value: isinstance(value, str)), "a list of strings"),
+    "error": (_optional(_is_error), "an object with a type and a message, or null"),
 }
 REQUIRED = ("id", "verdict", "auto")
 

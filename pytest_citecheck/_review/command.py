@@ -123,6 +123,11 @@ def resolve(rows: Sequence[ReportRow], wanted: str) -> ReportRow:
             f"citation id {wanted!r} is ambiguous (checked in several tests); name one of: {options}"
         )
     row = matches[0]
+    if row.errored:
+        raise ReviewInputError(
+            f"citation {wanted!r} errored ({visible(row.cause.splitlines()[0])}): its check raised, so there is no "
+            "verdict to review; fix the cause and run its test again"
+        )
     if not row.review_key:
         raise ReviewInputError(
             f"citation {wanted!r} is {row.verdict}: its quote is not in the source, so there is no verdict to review; "

@@ -132,9 +132,19 @@ def test_a_failing_citation_fails_the_check_with_the_first_failure_in_citation_o
             check(checker, citations(12))
     assert raised.value.citation == "c4"
     assert "HTTP 422" in str(raised.value)
-    # Results before the failing citation are reported; nothing after it is.
-    assert [r.id for r in reported] == ["c1", "c2", "c3"]
-    assert checker.results == reported
+    # Every citation is reported, in order: those before the failing one with their verdicts; the failing
+    # ones errored, naming their cause; the rest as judged before the check stopped, or errored, not checked.
+    assert [r.id for r in reported] == [f"c{n}" for n in range(1, 13)]
+    assert [r.verdict for r in reported[:4]] == [Verdict.VERIFIED] * 3 + [Verdict.ERRORED]
+    assert reported[3].error is not None and reported[3].error[0] == "JudgeError"
+    assert "HTTP 422" in reported[3].error[1]
+    stopped = "not checked: the check stopped at citation 'c4', whose check raised first"
+    for result in reported[4:]:  # its own result, c9's own error if c9 was asked in time, or not checked
+        assert (
+            result.error is None or result.error[1] == stopped or (result.id == "c9" and "HTTP 422" in result.error[1])
+        )
+        assert (result.error is None) == (result.verdict is not Verdict.ERRORED)
+    assert checker.results == reported[:3]  # the results the check kept: those before the error
 
 
 def test_concurrent_recording_then_replay_gives_the_same_verdicts(tmp_path: Path) -> None:

@@ -64,7 +64,7 @@ def test_the_others_are_checked_and_the_bad_one_fails_naming_its_field(
     ]
     assert [(r.status, r.verdict) for r in checker.results] == [
         (Status.FOUND, Verdict.VERIFIED),
-        (Status.INVALID, Verdict.UNSUPPORTED),
+        (Status.INVALID, Verdict.ERRORED),
         (Status.SECTION_ONLY, Verdict.VERIFIED),
     ]
     assert checker.results[1].confidence is None and checker.results[1].claim in (

@@ -65,8 +65,15 @@ def test_github_summary_and_annotations(suite, jev_server, github):
     assert summary.startswith("# Build\n\nAn earlier step wrote this.\n")  # appended, never rewritten
     assert summary.count("## pytest-citecheck") == 1
     added = summary.split("An earlier step wrote this.\n", 1)[1]
-    assert "## pytest-citecheck: 5 citations checked in 3 tests" in added
-    for row in ("| verified | 1 |", "| unsupported | 1 |", "| contradicted | 1 |", "| fabricated | 2 |"):
+    # test_bad_input's invalid citation is counted, errored: the counts add up to the citations checked.
+    assert "## pytest-citecheck: 6 citations checked in 4 tests" in added
+    for row in (
+        "| verified | 1 |",
+        "| unsupported | 1 |",
+        "| contradicted | 1 |",
+        "| fabricated | 2 |",
+        "| errored | 1 |",
+    ):
         assert row in added
     assert "| *needs review* | 1 |" in added
     failing = added.split("### Failing: 3 citations", 1)[1].split("###", 1)[0]
@@ -92,7 +99,9 @@ def test_under_xdist_the_controller_alone_writes_the_summary_and_the_annotations
     errors = [line for line in xdist_run.stdout.splitlines() if line.startswith("::error")]
     assert len(errors) == 4
     assert len({line.split("::", 2)[1] for line in errors}) == 4  # each once
-    assert len(re.findall(r"^## pytest-citecheck: \d+ citations checked in 5 tests$", xdist_run.summary, re.M)) == 1
+    # Six tests: test_bad_input's invalid citation has its row (errored).
+    assert len(re.findall(r"^## pytest-citecheck: \d+ citations checked in 6 tests$", xdist_run.summary, re.M)) == 1
+    assert "| errored | 1 |" in xdist_run.summary
     assert xdist_run.summary.count("### Failing: 3 citations") == 1
 
 

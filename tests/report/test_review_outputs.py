@@ -143,7 +143,8 @@ def test_verbose_summary_lists_every_citation_with_section_and_test(recording: p
 def test_under_xdist_the_controller_writes_one_html_report_with_every_row(xdist_run) -> None:
     _, cards = html_report_data(xdist_run.path / "report.html")
     rows = json.loads((xdist_run.path / "r.json").read_text())["results"]
-    assert len(cards) == 9 == len(rows) - 3  # one card per citation; the three checked twice say so
+    assert len(cards) == 10 == len(rows) - 3  # one card per citation; the three checked twice say so
+    assert [card["i"] for card in cards if card["v"] == "errored"] == ["aud_reject"]  # test_bad_input's invalid one
     assert [card.get("k") for card in cards].count(2) == 3
     assert not list(xdist_run.path.glob(".report.html.*.tmp"))  # written atomically, nothing left behind
     assert "HTML report: report.html" in xdist_run.stdout
