@@ -135,8 +135,10 @@ def failures_section(output: str) -> str:
     (``CI`` or ``BUILD_NUMBER``) and cut to the line's width elsewhere, so a test that counts how
     often a message is printed counts here, the same on a laptop as on CI."""
     start = output.index("= FAILURES =")
-    end = output.find("short test summary info", start)
-    return output[start : end if end != -1 else len(output)]
+    # Up to the next section: the short test summary, or the citecheck summary before it (whose line of
+    # errored citations names each one's cause again).
+    ends = [output.find(marker, start) for marker in (" citecheck =", "short test summary info")]
+    return output[start : min((end for end in ends if end != -1), default=len(output))]
 
 
 # One claim with no quote, checked through the sync API and through the async client: the same test

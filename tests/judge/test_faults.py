@@ -467,10 +467,12 @@ def _assert_failed_closed(result: pytest.RunResult, fault: Fault, where: Path) -
     assert fault.remedy in output, output
     # ... and is the whole story: no traceback into the plugin's internals.
     assert "Traceback" not in output and "pytest_citecheck" + "/" not in output, output
+    # A citation that was not judged has no verdict: its row is errored and names the cause (it had no
+    # row before, and a report read alone looked clean).
     report = json.loads((where / "report.json").read_text())
-    assert [row for row in report["results"] if row["id"] == CITATION] == [], (
-        "a citation that was not judged has no verdict"
-    )
+    rows = [row for row in report["results"] if row["id"] == CITATION]
+    assert [(row["verdict"], row["confidence"]) for row in rows] == [("errored", None)], rows
+    assert fault.cause in f"{rows[0]['error']['type']}: {rows[0]['error']['message']}", rows
 
 
 def _record(

@@ -201,7 +201,9 @@ def test_a_missing_or_malformed_screen_answer_fails_closed(
     result.assert_outcomes(failed=1)
     output = result.stdout.str()
     assert "citation 'rotation'" in output and cause in output, output
-    assert rows == []
+    # No verdict: the row is errored, naming the cause.
+    assert [(row["id"], row["verdict"], row["confidence"]) for row in rows] == [("rotation", "errored", None)]
+    assert cause in rows[0]["error"]["message"]
 
 
 def test_the_screen_is_part_of_the_recorded_request(

@@ -319,7 +319,9 @@ def test_a_missing_or_malformed_answer_fails_closed(run: Any, answer: dict[str, 
     result.assert_outcomes(passed=1, failed=3)  # the claim-only citation is not asked, and passes
     output = result.stdout.str()
     assert "citation 'lifetime'" in output and cause in output, output
-    assert len(rows) == 1
+    # Only the claim-only citation has a verdict; the three that were asked are errored, naming the cause.
+    assert [row["verdict"] for row in rows].count("errored") == 3 and len(rows) == 4
+    assert all(cause in row["error"]["message"] for row in rows if row["verdict"] == "errored")
 
 
 def test_the_html_report_shows_the_answers(run: Any, pytester: pytest.Pytester, browser: Any) -> None:
