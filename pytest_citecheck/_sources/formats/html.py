@@ -5,7 +5,8 @@ contents of ``<script>``, ``<style>``, ``<template>``, ``<noscript>``, ``<head>`
 ``<noembed>``, ``<noframes>``, ``<datalist>``, ``<rp>`` and MathML's ``<annotation>``, and
 of any element marked ``hidden``, ``aria-hidden="true"``, of a ``<dialog>`` that is not ``open``, and
 of any element that CSS hides (``css.py``: an inline style or a rule of the page's own ``<style>``
-with ``display: none``, ``visibility: hidden``, ``opacity: 0`` or ``font-size: 0``). A ``<sup>`` right
+with ``display: none``, ``visibility: hidden``, ``opacity: 0`` or ``font-size: 0``). Nor is text the page
+strikes out: ``<del>``, ``<s>``, ``<strike>`` (removed, or no longer accurate, by HTML's own definition). A ``<sup>`` right
 after a digit is read raised (``2<sup>32</sup>`` is ``2³²``, not ``232``). Nor is the page's chrome, where the page marks it: navigation
 (``<nav>``, ``role="navigation"``) and, when the page marks its main content (``<main>``,
 ``role="main"``: Sphinx, mdBook, MkDocs), everything outside it; a page with no heading left then is
@@ -41,6 +42,10 @@ _SKIPPED_TAGS = frozenset(
 # it reads as written, and so does a superscript that opens otherwise (1<sup>st</sup>, 27<sup>[14]</sup>).
 _RAISED = "0123456789+-\u2212=()"
 _SUPERSCRIPTS = str.maketrans(_RAISED, "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾")
+# Struck-out text: HTML says ``<del>`` is "a removal from the document" and ``<s>`` (``<strike>``, obsolete)
+# "contents that are no longer accurate or no longer relevant". Drawn, but struck by the document itself:
+# not what it says now (a changelog's withdrawn item), so not its text, as a comment is not.
+_STRUCK_TAGS = frozenset({"del", "s", "strike"})
 _VOID_TAGS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 _WORD = re.compile(r"\S+")
 # What a heading's link to itself shows when it is only a permalink (the heading's title does not include it).
@@ -73,7 +78,7 @@ def _is_navigation(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
 def is_hidden(tag: str, attrs: list[tuple[str, str | None]], hiding: Hiding | None = None) -> bool:
     """Whether an element's own markup, or a rule of the page's ``<style>`` (``hiding``), hides it (and
     everything in it) from a reader."""
-    if tag in _SKIPPED_TAGS:
+    if tag in _SKIPPED_TAGS or tag in _STRUCK_TAGS:
         return True
     found = {name.lower(): (value or "") for name, value in attrs}
     if (

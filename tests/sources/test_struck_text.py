@@ -1,0 +1,75 @@
+"""Text a page strikes out is not what it says (hunt-wrong-passes-5).
+
+HTML defines ``<del>`` as "a removal from the document" and ``<s>`` (``<strike>``, its obsolete
+spelling) as "contents that are no longer accurate or no longer relevant". Underscore.js's change log
+(Debian's ``libjs-underscore`` 1.13.4, ``/usr/share/doc/libjs-underscore/index.html``) strikes out a
+1.4.0 item that did not hold: "Underscore iteration functions no longer accept null values as a no-op
+argument." On main the HTML reader read struck text as the page's text: a quote of it was ``found``,
+the section Jev read held it with nothing to say it was struck, the loopback Jev supported the claim
+and the test passed. Struck text is not read now, so such a quote is ``fabricated``; the text around it
+is found as before.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import quotes_of_a_page
+
+from pytest_citecheck import Source
+from pytest_citecheck.testing import JevServer
+
+UNDERSCORE = (Path(__file__).parent.parent / "data" / "underscore-changelog-excerpt.html").read_text()
+
+PAGE = """<!doctype html>
+<html><body>
+<h1>Refund policy</h1>
+<p>Refunds are granted within <del>365</del><ins>30</ins> days of purchase.</p>
+<p><s>Opened software may be returned for a full refund.</s></p>
+<p><strike>Store credit is refundable in cash at any time.</strike></p>
+<p>Gift cards are <del>not </del>refundable at the counter.</p>
+<h2>Exceptions</h2>
+<p>Digital downloads are final once opened.</p>
+</body></html>
+"""
+
+STRUCK = {
+    "del-number": "Refunds are granted within 365 days",
+    "s": "Opened software may be returned for a full refund.",
+    "strike": "Store credit is refundable in cash at any time.",
+    "del-negation": "Gift cards are not refundable at the counter.",
+}
+SHOWN = {
+    "ins": "Refunds are granted within 30 days of purchase.",
+    "around": "Gift cards are refundable at the counter.",
+    "after": "Digital downloads are final once opened.",
+}
+
+
+def test_struck_text_is_not_read() -> None:
+    text = Source.from_text(PAGE, format="html").text
+    assert [kind for kind, quote in STRUCK.items() if quote in text] == []
+    assert [kind for kind, quote in SHOWN.items() if quote not in text] == []
+    underscore = Source.from_text(UNDERSCORE, format="html")
+    assert "no-op argument" not in underscore.text
+    assert "Interpolation in templates now represents null and undefined as the empty string." in " ".join(
+        underscore.text.split()
+    )
+
+
+@pytest.mark.parametrize(("quotes", "outcome"), [(STRUCK, "failed"), (SHOWN, "passed")], ids=["struck", "shown"])
+def test_a_quote_of_struck_text_is_fabricated(
+    pytester: pytest.Pytester, jev_server: JevServer, quotes: dict[str, str], outcome: str
+) -> None:
+    rows = quotes_of_a_page(pytester, PAGE, quotes, outcome)
+    expected = ("missing", "fabricated") if outcome == "failed" else ("found", "verified")
+    assert {row["id"]: (row["status"], row["verdict"]) for row in rows} == dict.fromkeys(quotes, expected)
+
+
+def test_underscore_s_withdrawn_change_quoted_fails(pytester: pytest.Pytester, jev_server: JevServer) -> None:
+    quotes = {"withdrawn": "Underscore iteration functions no longer accept null values as a no-op argument."}
+    rows = quotes_of_a_page(pytester, UNDERSCORE, quotes, "failed")
+    assert [row["verdict"] for row in rows] == ["fabricated"]
+    shown = {"kept": "The sortBy function now runs a stable sort algorithm."}
+    assert [row["status"] for row in quotes_of_a_page(pytester, UNDERSCORE, shown, "passed")] == ["found"]
