@@ -389,7 +389,7 @@ import pathlib
 import pytest
 from pytest_citecheck import Source, assert_citations_supported
 
-PAGE = Source.from_file(pathlib.Path(__file__).parent / "refunds.html")
+PAGE = Source.from_file(pathlib.Path(__file__).parent / {name!r})
 QUOTES = {quotes!r}
 
 @pytest.mark.parametrize("kind", list(QUOTES))
@@ -400,14 +400,14 @@ def test_quote(kind):
 
 
 def quotes_of_a_page(
-    pytester: pytest.Pytester, page: str, quotes: dict[str, str], outcome: str
+    pytester: pytest.Pytester, page: str, quotes: dict[str, str], outcome: str, name: str = "refunds.html"
 ) -> list[dict[str, Any]]:
-    """Each of ``quotes`` (kind -> quote) cited from the HTML ``page`` (``refunds.html``) in a test of its own,
-    recorded against the loopback Jev (the caller's ``jev_server``): every test must end ``outcome``; the JSON
-    report's rows."""
+    """Each of ``quotes`` (kind -> quote) cited from the document ``page`` (the file ``name``, read by
+    ``Source.from_file``: HTML by default) in a test of its own, recorded against the loopback Jev (the
+    caller's ``jev_server``): every test must end ``outcome``; the JSON report's rows."""
     pytester.makeini(INNER_INI + "citecheck_model = jev-1.12\n")
-    (pytester.path / "refunds.html").write_text(page)
-    pytester.makepyfile(test_refunds=_PAGE_QUOTES_SUITE.format(quotes=quotes))
+    (pytester.path / name).write_text(page)
+    pytester.makepyfile(test_refunds=_PAGE_QUOTES_SUITE.format(quotes=quotes, name=name))
     result = pytester.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json", *NOT_A_USERS_PLUGINS)
     result.assert_outcomes(**{outcome: len(quotes)})
     rows: list[dict[str, Any]] = json.loads((pytester.path / "report.json").read_text())["results"]

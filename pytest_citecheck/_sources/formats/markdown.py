@@ -1,24 +1,32 @@
 """Markdown: sections start at ATX (``## Title``) and setext headings, never inside code fences,
-YAML front matter or HTML comments (the front matter is in the preamble)."""
+YAML front matter or HTML comments (the front matter is in the preamble). HTML comments are not the
+document's text (``comments.py``): they are cut, with offsets kept; a ``<!-- YAML`` comment stays."""
 
 from __future__ import annotations
 
 import re
 
 from pytest_citecheck._errors import SourceError
+from pytest_citecheck._sources.formats.comments import markdown_comments
 from pytest_citecheck._sources.formats.headings import heading_ids, plain_title, sections_from_starts
+from pytest_citecheck._sources.offsets import OffsetMap, cut
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
-def split_markdown(text: str) -> tuple[str, dict[str, str]]:
-    """Markdown: ATX (``## Title``) and setext (``Title`` over ``===`` or ``---``) headings; none inside code fences."""
+def split_markdown(text: str) -> tuple[str, dict[str, str], OffsetMap | None]:
+    """Markdown: ATX (``## Title``) and setext (``Title`` over ``===`` or ``---``) headings; none inside code
+    fences. The text split is the document without its HTML comments (``comments.markdown_comments``)."""
+    comments = markdown_comments(text)
+    offsets: OffsetMap | None = None
+    if comments:
+        text, offsets = cut(text, comments)
     lines = text.split("\n")
-    offsets = [0]
+    line_offsets = [0]
     for line in lines:
-        offsets.append(offsets[-1] + len(line) + 1)
+        line_offsets.append(line_offsets[-1] + len(line) + 1)
     headings: list[tuple[int, str]] = []
     starts: list[int] = []
     for index, level, title in _headings(lines):
@@ -30,11 +38,13 @@ def split_markdown(text: str) -> tuple[str, dict[str, str]]:
         raise SourceError(
             "no Markdown headings ('# Title', or a title underlined with === or ---) were found", field="source"
         )
-    return text, sections_from_starts(text, [offsets[index] for index in starts], heading_ids(headings))
+    sections = sections_from_starts(text, [line_offsets[index] for index in starts], heading_ids(headings))
+    return text, sections, offsets
 
 
 def _hidden_lines(lines: list[str]) -> set[int]:
-    """Lines that are not text: YAML front matter (``---`` first, to ``---`` or ``...``) and HTML comments."""
+    """Lines that hold no heading: YAML front matter (``---`` first, to ``---`` or ``...``) and HTML comments
+    (those left in the text: ``<!-- YAML``)."""
     hidden: set[int] = set()
     if lines and lines[0].rstrip() == "---":
         end = next((index for index in range(1, len(lines)) if lines[index].rstrip() in ("---", "...")), None)

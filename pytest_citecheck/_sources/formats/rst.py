@@ -4,7 +4,9 @@ An adornment is a line of one punctuation character repeated (any of ``= - ~ ^ *
 and a few more), at least as long as the title and three characters. Levels come from the order in
 which adornment styles first appear (a style is the character, and whether it also overlines), as
 reStructuredText defines them. A title's id is its number ("4.1.3. Title" is ``4.1.3``) when it has
-one, else its path of titles.
+one, else its path of titles. Comments (``.. `` and text that is no directive, target, footnote,
+citation or substitution definition) are not the document's text: they are cut (``comments.py``),
+with offsets kept.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 import re
 
 from pytest_citecheck._errors import SourceError
+from pytest_citecheck._sources.formats.comments import rst_comments
 from pytest_citecheck._sources.formats.outline import Heading, split_outline, title_number
+from pytest_citecheck._sources.offsets import OffsetMap, cut
 
 _ADORNMENT = re.compile(r"^([=\-~^*#\"'+:.;`_])\1{2,}[ \t]*$")
 
@@ -66,8 +70,12 @@ def _at(lines: list[str], index: int) -> tuple[tuple[str, bool], int, int] | Non
     return None
 
 
-def split_rst(text: str) -> tuple[str, dict[str, str]]:
-    """reStructuredText or a Sphinx text build: sections start at adorned titles."""
+def split_rst(text: str) -> tuple[str, dict[str, str], OffsetMap | None]:
+    """reStructuredText or a Sphinx text build: sections start at adorned titles; comments are cut."""
+    comments = rst_comments(text)
+    offsets: OffsetMap | None = None
+    if comments:
+        text, offsets = cut(text, comments)
     headings = rst_headings(text)
     if not headings:
         raise SourceError(
@@ -75,4 +83,4 @@ def split_rst(text: str) -> tuple[str, dict[str, str]]:
             "like, at least as long as the title) were found",
             field="source",
         )
-    return text, split_outline(text, headings)
+    return text, split_outline(text, headings), offsets

@@ -1,0 +1,176 @@
+"""Comments in Markdown and reStructuredText sources: text no reader sees, so not the document's text.
+
+No renderer shows a comment, and commented-out text is often what a document no longer says (an old
+policy, a licence header kept out of the page, a note to the maintainers); as with HTML's hidden
+elements, a quote taken from one must not be found. The layouts cut the spans found here with an
+``OffsetMap`` (offsets into the text as given still land where they point).
+
+- **Markdown**: HTML comments, as CommonMark reads them: a comment opening a line (indented at most
+  three spaces) is an HTML block and runs to its ``-->`` whatever lies between (to the end of the
+  document when it never closes, as a browser reads it); one inside a paragraph is inline HTML and
+  closes before the paragraph ends. Not a comment: ``<!--`` in a fenced code block or a code span
+  (code shows it), or escaped (``\\<!--``). Kept: a comment that opens ``<!-- YAML``, Node.js's
+  documented convention for metadata its docs' build renders as text ("Added in: v0.1.99"). Also
+  cut: Markdown's other comment, a link reference definition that points nowhere (``[//]: # (text)``,
+  ``[comment]: <> "text"``), which defines a link no text uses, so renders nothing; it is one only
+  where a definition may stand (not inside a paragraph).
+- **reStructuredText**: an explicit markup block (``..`` at a line's start) that is not a directive
+  (``.. note::``), a hyperlink target (``.. _name:``, ``.. __:``), a footnote or citation
+  (``.. [1]``, ``.. [#note]``, ``.. [RFC2119]``) or a substitution definition (``.. |name| ...``):
+  its first line and the lines indented under it. ``..`` alone with a blank line after it is an
+  empty comment (only itself). Not a comment: such a line in a literal block (after a paragraph
+  ending ``::``, or in the body of a code directive), where it is shown as code.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_BLOCK_COMMENT = re.compile(r"^ {0,3}<!--")
+_KEPT = re.compile(r"<!--[ \t]*YAML\b")
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")
+_BLANK = re.compile(r"\n[ \t]*\n")
+# A link reference definition pointing nowhere ("#", "<>"), with or without a title: the "[//]: # (text)" idiom.
+_LINK_COMMENT = re.compile(r" {0,3}\[[^\]\n]+\]:[ \t]*(?:#|<>)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*")
+# A line after which a link reference definition may start a block: nothing, a blank line, an ATX heading, a
+# setext underline, a comment's end, or another link reference definition.
+_BEFORE_DEFINITION = re.compile(r"[ \t]*|#{1,6}(?:[ \t].*)?|=+[ \t]*|-+[ \t]*|.*-->[ \t]*| {0,3}\[[^\]\n]+\]:.*")
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0] + [found.end() for found in re.finditer("\n", text)]
+
+
+def markdown_comments(text: str) -> list[tuple[int, int]]:
+    """The ``[start, end)`` spans of the HTML comments a Markdown renderer hides (``<!-- YAML`` kept)."""
+    spans: list[tuple[int, int]] = []
+    fence: str | None = None
+    position, line_start = 0, True  # line_start: ``position`` opens a line (not the rest of one after a comment)
+    while position < len(text):
+        line_end = text.find("\n", position)
+        line_end = len(text) if line_end < 0 else line_end
+        line = text[position:line_end]
+        opened = _FENCE.match(line) if line_start else None
+        if fence is not None or opened:
+            fence = _fence_after(fence, opened.group(1) if opened else None)
+            position, line_start = line_end + 1, True
+            continue
+        if line_start and _LINK_COMMENT.fullmatch(line) and _BEFORE_DEFINITION.fullmatch(_line_before(text, position)):
+            spans.append((position, line_end))
+            position = line_end + 1
+            continue
+        block = line_start and _BLOCK_COMMENT.match(line) is not None
+        last = _comments_on(text, position, line, block, spans)
+        position, line_start = (last, False) if last > line_end else (line_end + 1, True)
+    return spans
+
+
+def _fence_after(fence: str | None, opened: str | None) -> str | None:
+    """The open code fence after a line that opens (or closes) one with ``opened``, when ``fence`` was open."""
+    if fence is None:
+        return opened
+    if opened is not None and opened[0] == fence[0] and len(opened) >= len(fence):
+        return None
+    return fence
+
+
+def _line_before(text: str, start: int) -> str:
+    """The line before the one that opens at ``start`` ("" for the first line)."""
+    return "" if start == 0 else text[text.rfind("\n", 0, start - 1) + 1 : start - 1]
+
+
+def _comments_on(text: str, start: int, line: str, block: bool, spans: list[tuple[int, int]]) -> int:
+    """The comments that open on ``line`` (at ``start`` in ``text``; ``block``: an HTML block's first line),
+    added to ``spans``; where the last of them ends (``start`` when none does)."""
+    code = [found.span() for found in _CODE_SPAN.finditer(line)]
+    last = start
+    at = line.find("<!--")
+    while at >= 0:
+        if any(a <= at < b for a, b in code) or (at > 0 and line[at - 1] == "\\"):
+            at = line.find("<!--", at + 4)
+            continue
+        opened = start + at
+        close = text.find("-->", opened + 2)
+        if not (block and at == line.find("<!--")):  # inline HTML: closes within its paragraph, or is text
+            paragraph_end = _BLANK.search(text, opened)
+            if close < 0 or (paragraph_end is not None and close > paragraph_end.start()):
+                at = line.find("<!--", at + 4)
+                continue
+        last = len(text) if close < 0 else close + 3
+        if not _KEPT.match(text, opened):
+            spans.append((opened, last))
+        if last - start >= len(line):
+            break
+        at = line.find("<!--", last - start)
+    return last
+
+
+_EXPLICIT = re.compile(r"^([ \t]*)\.\.(?=[ \t]|$)")
+# What an explicit markup block is when it is not a comment (after ".. "): a directive ("note::", "code-block ::"),
+# a hyperlink target ("_name:", "__:", "_`a b`:"), a footnote or citation ("[1]", "[#]", "[#a]", "[*]", "[RFC2119]"),
+# a substitution definition ("|name| replace::").
+_NOT_COMMENT = re.compile(
+    r"[ \t]+(?:[A-Za-z0-9](?:[-_.+:]?[A-Za-z0-9])* ?::(?:[ \t]|$)|_|\[[^\]\s]+\](?:[ \t]|$)|\|[^|\s](?:[^|]*[^|\s])?\|)"
+)
+_DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+(?:\|[^|]+\|[ \t]+)?([A-Za-z0-9][\w.+:-]*?) ?::(?:[ \t]|$)")
+# Directives whose body is code or data (shown as written, comments included), not prose.
+_LITERAL_DIRECTIVES = frozenset(
+    "code-block code sourcecode literalinclude highlight parsed-literal math productionlist doctest testcode "
+    "testoutput testsetup testcleanup raw graphviz digraph graph ipython jupyter-execute mermaid plantuml".split()
+)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def rst_comments(text: str) -> list[tuple[int, int]]:
+    """The ``[start, end)`` spans of reStructuredText comments (see the module's docstring)."""
+    lines = text.split("\n")
+    starts = _line_starts(text)
+    spans: list[tuple[int, int]] = []
+    literal: int | None = None  # in a literal block: its lines are deeper than this indentation
+    pending: int | None = None  # a literal block may follow, deeper than this indentation
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        if not line.strip():
+            continue
+        indent = _indent(line)
+        if literal is not None and indent > literal:
+            continue
+        literal = None
+        if pending is not None and indent > pending:
+            literal, pending = pending, None
+            continue
+        pending = None
+        explicit = _EXPLICIT.match(line)
+        if explicit is None:
+            if line.rstrip().endswith("::"):
+                pending = indent
+            continue
+        if _NOT_COMMENT.match(line, explicit.end()):
+            directive = _DIRECTIVE.match(line)
+            if directive is not None and directive.group(1).rpartition(":")[2].lower() in _LITERAL_DIRECTIVES:
+                pending = indent
+            continue
+        last = _comment_end(lines, index - 1, indent)
+        spans.append((starts[index - 1] + indent, starts[last] + len(lines[last])))
+        index = last + 1
+    return spans
+
+
+def _comment_end(lines: list[str], first: int, indent: int) -> int:
+    """The last line of the comment that opens at ``lines[first]``: its body is the lines indented deeper
+    after it (blank lines between them included). ``..`` alone before a blank line is an empty comment."""
+    last = first
+    if not lines[first].strip() == ".." or (first + 1 < len(lines) and lines[first + 1].strip()):
+        for index in range(first + 1, len(lines)):
+            if not lines[index].strip():
+                continue
+            if _indent(lines[index]) <= indent:
+                break
+            last = index
+    return last
