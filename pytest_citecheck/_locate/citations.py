@@ -19,7 +19,7 @@ from pytest_citecheck._locate.finders import CorpusFinder, Documents, Finder, Fo
 from pytest_citecheck._locate.locator import Match, QuoteLocator
 from pytest_citecheck._locate.normalize import quote_length
 from pytest_citecheck._locate.passages import Passage, window_around
-from pytest_citecheck._locate.rules import MIN_PIECE_WORDS, meaning_changes, short_pieces, turning_words
+from pytest_citecheck._locate.rules import MIN_PIECE_WORDS, meaning_changes, short_pieces
 from pytest_citecheck._options import Settings
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
@@ -258,8 +258,7 @@ def unfound(citation: Citation, finder: Finder, closest: Found | None) -> Unfoun
     document, match = closest
     text = finder.source_of(document).sections[match.section][match.start : match.end]
     passage = Passage(match.section, match.start, match.end, text, match.similarity, document)
-    removed = tuple(gap for gap in match.removed if turning_words(gap))
-    return Unfound(citation, passage, removed=removed)
+    return Unfound(citation, passage, removed=match.turning_gaps)
 
 
 def spanning(citation: Citation, finder: Finder, settings: Settings, closest: Found | None) -> Unfound | None:

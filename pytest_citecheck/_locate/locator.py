@@ -15,7 +15,7 @@ from typing import NamedTuple
 from pytest_citecheck._locate.display import Markup, layouts_of
 from pytest_citecheck._locate.normalize import quote_fragments
 from pytest_citecheck._locate.placing import Placed
-from pytest_citecheck._locate.rules import Piece, quote_pieces, turning_words
+from pytest_citecheck._locate.rules import Piece, quote_pieces
 from pytest_citecheck._locate.word_index import Sections, WordIndex
 
 
@@ -32,13 +32,20 @@ class Match:
     end: int
     similarity: float = 1.0
     approximate: bool = False
-    # For an elided quote: what each elision left out (``rules.removed_words``).
+    # For an elided quote: what each elision left out (``rules.removed_words``), and of that what turns the
+    # meaning (``rules.gap_turns``: a negation, a condition, a number read in another's place).
     removed: tuple[str, ...] = ()
+    turning: tuple[tuple[str, ...], ...] = ()
 
     @property
     def turning_words(self) -> list[str]:
         """The words an elision removed that turn the meaning: the quote is ``altered``."""
-        return [word for gap in self.removed for word in turning_words(gap)]
+        return [word for gap in self.turning for word in gap]
+
+    @property
+    def turning_gaps(self) -> tuple[str, ...]:
+        """What each elision that removed a word turning the meaning left out."""
+        return tuple(gap for gap, turning in zip(self.removed, self.turning) if turning)
 
 
 class Closest(NamedTuple):
@@ -121,7 +128,7 @@ class QuoteLocator:
     @staticmethod
     def _match(indexed: WordIndex, placed: Placed) -> Match:
         start, end = indexed.original_span(placed.position, placed.start, placed.end)
-        return Match(indexed.ids[placed.position], start, end, removed=placed.removed)
+        return Match(indexed.ids[placed.position], start, end, removed=placed.removed, turning=placed.turning)
 
     def closest(self, quote: str, *, casefold: bool = False, score_cutoff: float = 0.0) -> Match | None:
         """The passage most like ``quote`` (rapidfuzz alignment), or None when nothing reaches ``score_cutoff`` (0..1)."""

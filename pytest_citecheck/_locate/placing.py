@@ -17,9 +17,9 @@ from pytest_citecheck._locate.rules import (
     PARAGRAPH_BREAK,
     Piece,
     cuts_a_number,
+    gap_turns,
     inside_a_word,
     removed_words,
-    turning_words,
     turns_a_word,
 )
 
@@ -29,12 +29,13 @@ if TYPE_CHECKING:
 
 class Placed(NamedTuple):
     """Where a quote stands: the section's position in the index, ``[start, end)`` in its normalised text, and for an elided
-    quote what each elision left out."""
+    quote what each elision left out and, of that, what turns the meaning (``rules.gap_turns``)."""
 
     position: int
     start: int
     end: int
     removed: tuple[str, ...] = ()
+    turning: tuple[tuple[str, ...], ...] = ()
 
 
 def place(indexed: WordIndex, pieces: list[Piece], within: int | None = None) -> Placed | None:
@@ -85,8 +86,10 @@ def _from(indexed: WordIndex, text: str, index: int, pieces: list[Piece], at: in
     ends = [start + len(piece.text) for start, piece in zip(starts, pieces)]
     if turns_a_word(text, ends[-1], start=False):
         return None
-    removed = tuple(_removed(indexed, text, index, end, start) for end, start in zip(ends, starts[1:]))
-    return Placed(index, at - base, ends[-1] - base, removed)
+    gaps = list(zip(ends, starts[1:]))
+    removed = tuple(_removed(indexed, text, index, end, start) for end, start in gaps)
+    turning = tuple(tuple(gap_turns(text, end, start, gap)) for (end, start), gap in zip(gaps, removed))
+    return Placed(index, at - base, ends[-1] - base, removed, turning)
 
 
 def _removed(indexed: WordIndex, text: str, index: int, start: int, end: int) -> str:
@@ -146,7 +149,7 @@ def _gap_fits(indexed: WordIndex, text: str, index: int, places: tuple[int, int,
     previous, cursor, at = places
     if text.find("\n", cursor, at) >= 0:  # from a section's text as written into its displayed part
         return False
-    if strict and turning_words(_removed(indexed, text, index, cursor, at)):
+    if strict and gap_turns(text, cursor, at, _removed(indexed, text, index, cursor, at)):
         return False
     base = indexed.section_start[index]
     # From the end of the piece before to the start of the next, in the original text (line breaks kept).

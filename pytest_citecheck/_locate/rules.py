@@ -12,7 +12,8 @@ normalised quote occurs at are the quote's. Each is checked where a piece of a q
 - **elisions**: a quote that leaves text out (``...``) has pieces of at least ``MIN_PIECE_WORDS``
   words each, in one section, in order, each gap shorter than a paragraph (no blank line, at most
   ``GAP_LIMIT`` characters). A gap that holds a word that turns the meaning (``NEGATIONS``,
-  ``n't``, RFC 2119's ``MUST NOT``) makes the quote ``altered``.
+  ``n't``, RFC 2119's ``MUST NOT``), a phrase that makes a condition (``CONDITIONS``: "only if"), or
+  a number the quote reads another number in place of (``gap_turns``) makes the quote ``altered``.
 """
 
 from __future__ import annotations
@@ -230,6 +231,45 @@ def turning_words(removed: str) -> list[str]:
         folded = word.group().casefold()
         if folded in NEGATIONS or folded.endswith("n't") or folded.startswith("n'"):
             turning.append(removed[word.start() : word.end()])
+    return turning
+
+
+# Phrases that make what they stand in a condition ("granted only if the receipt is shown"): an elision that
+# removes one (or cuts one in two) makes a conditional statement read as unconditional, as ``unless`` and
+# ``except`` (``NEGATIONS``) do. Multi-word, so that a bare "if" or "only" in a long gap is no such phrase.
+CONDITIONS = (
+    "only if|only when|only where|provided that|providing that|on condition that|"
+    "seulement si|uniquement si|à condition que|à condition de|pourvu que|"
+    "nur wenn|nur falls|nur sofern|vorausgesetzt, dass|vorausgesetzt dass|unter der Bedingung, dass|"
+    "solo si|sólo si|únicamente si|con tal de que|a condición de que|"
+    "solo se|soltanto se|solamente se|purché|a condizione che|"
+    "somente se|apenas se|só se|contanto que|com a condição de que|"
+    "alleen als|alleen indien|alleen wanneer|mits|op voorwaarde dat"
+)
+_CONDITION = re.compile(rf"(?<![^\W_])(?:{CONDITIONS})(?![^\W_])", re.IGNORECASE)
+# A word that is a number as a reader reads one (a count, an amount, a date, a version: "30", "1,000",
+# "$5", "2.5%", "(10.16),"), not a name that holds digits ("RFC3986", "%x21", "v2").
+_NUMBER_WORD = re.compile(r"[(\[\"']*[-+\u2212]?[$€£¥]?\d[\d.,:/]*%?[)\]\"',.;:]*")
+
+
+def gap_turns(text: str, start: int, end: int, removed: str) -> list[str]:
+    """What an elision that left out ``removed`` (``text[start:end]``, between two pieces of a quote) removes
+    that turns the meaning: a word that does (``turning_words``), a phrase that makes a condition
+    (``CONDITIONS``, also when the gap cuts it in two: "granted only … within 30 days" of "granted only if
+    the receipt is shown, within 30 days"), or a number when the quote reads another number in its
+    place, the word right before or after the gap being one ("within … 90 days" of "within 30 days of
+    purchase; exchanges within 90 days"): the numbers the gap removes."""
+    turning = turning_words(removed)
+    before = text[max(0, start - 80) : start].split()[-1:]
+    after = text[end : end + 80].split()[:1]
+    context = " ".join([*before, removed, *after])
+    first = len(before[0]) + 1 if before else 0
+    for found in _CONDITION.finditer(context.translate(_AS_READ)):
+        if found.end() > first and found.start() < first + len(removed):  # the gap takes some of it
+            turning.append(context[found.start() : found.end()])
+    numbers = [word for word in removed.split() if _NUMBER_WORD.fullmatch(word)]
+    if numbers and any(_NUMBER_WORD.fullmatch(word) for word in before + after):
+        turning += numbers
     return turning
 
 
