@@ -7,7 +7,8 @@ spelling) as "contents that are no longer accurate or no longer relevant". Under
 argument." On main the HTML reader read struck text as the page's text: a quote of it was ``found``,
 the section Jev read held it with nothing to say it was struck, the loopback Jev supported the claim
 and the test passed. Struck text is not read now, so such a quote is ``fabricated``; the text around it
-is found as before.
+is found as before. The same holds for a Markdown source: GitHub renders ``~~text~~`` as ``<del>``,
+and an inline ``<del>``, ``<s>`` or ``<strike>`` is HTML in it (code spans and fenced code keep theirs).
 """
 
 from __future__ import annotations
@@ -46,11 +47,49 @@ SHOWN = {
     "after": "Digital downloads are final once opened.",
 }
 
+MARKDOWN = """# Refund policy
+
+Refunds are granted within ~~365~~ 30 days of purchase.
+
+~~Opened software may be returned
+for a full refund.~~
+
+<s>Store credit is refundable in cash at any time.</s>
+
+Gift cards are <del>not </del>refundable at the counter.
+
+Write `~~struck in code~~` to strike text out.
+
+```
+~~Fenced tildes are shown as written.~~
+```
+
+# Exceptions
+
+Digital downloads are final once opened.
+"""
+
+MARKDOWN_STRUCK = {
+    "tildes-number": "Refunds are granted within 365 days",
+    "tildes-lines": "Opened software may be returned for a full refund.",
+    "s": "Store credit is refundable in cash at any time.",
+    "del-negation": "Gift cards are not refundable at the counter.",
+}
+MARKDOWN_SHOWN = {
+    "after": "Refunds are granted within 30 days of purchase.",
+    "around": "Gift cards are refundable at the counter.",
+    "code-span": "~~struck in code~~",
+    "fence": "~~Fenced tildes are shown as written.~~",
+}
+
 
 def test_struck_text_is_not_read() -> None:
     text = Source.from_text(PAGE, format="html").text
     assert [kind for kind, quote in STRUCK.items() if quote in text] == []
     assert [kind for kind, quote in SHOWN.items() if quote not in text] == []
+    markdown = Source.from_text(MARKDOWN, format="markdown")
+    assert [kind for kind, quote in MARKDOWN_STRUCK.items() if quote in " ".join(markdown.text.split())] == []
+    assert list(markdown.sections) == ["Refund policy", "Exceptions"]
     underscore = Source.from_text(UNDERSCORE, format="html")
     assert "no-op argument" not in underscore.text
     assert "Interpolation in templates now represents null and undefined as the empty string." in " ".join(
@@ -58,11 +97,20 @@ def test_struck_text_is_not_read() -> None:
     )
 
 
-@pytest.mark.parametrize(("quotes", "outcome"), [(STRUCK, "failed"), (SHOWN, "passed")], ids=["struck", "shown"])
+@pytest.mark.parametrize(
+    ("name", "page", "quotes", "outcome"),
+    [
+        ("refunds.html", PAGE, STRUCK, "failed"),
+        ("refunds.html", PAGE, SHOWN, "passed"),
+        ("refunds.md", MARKDOWN, MARKDOWN_STRUCK, "failed"),
+        ("refunds.md", MARKDOWN, MARKDOWN_SHOWN, "passed"),
+    ],
+    ids=["html-struck", "html-shown", "markdown-struck", "markdown-shown"],
+)
 def test_a_quote_of_struck_text_is_fabricated(
-    pytester: pytest.Pytester, jev_server: JevServer, quotes: dict[str, str], outcome: str
+    pytester: pytest.Pytester, jev_server: JevServer, name: str, page: str, quotes: dict[str, str], outcome: str
 ) -> None:
-    rows = quotes_of_a_page(pytester, PAGE, quotes, outcome)
+    rows = quotes_of_a_page(pytester, page, quotes, outcome, name=name)
     expected = ("missing", "fabricated") if outcome == "failed" else ("found", "verified")
     assert {row["id"]: (row["status"], row["verdict"]) for row in rows} == dict.fromkeys(quotes, expected)
 

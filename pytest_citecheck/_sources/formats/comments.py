@@ -1,4 +1,5 @@
-"""Comments in Markdown and reStructuredText sources: text no reader sees, so not the document's text.
+"""Comments in Markdown and reStructuredText sources: text no reader sees, so not the document's text;
+and Markdown's struck-out text, which the document itself marks as no longer what it says.
 
 No renderer shows a comment, and commented-out text is often what a document no longer says (an old
 policy, a licence header kept out of the page, a note to the maintainers); as with HTML's hidden
@@ -20,6 +21,10 @@ elements, a quote taken from one must not be found. The layouts cut the spans fo
   its first line and the lines indented under it. ``..`` alone with a blank line after it is an
   empty comment (only itself). Not a comment: such a line in a literal block (after a paragraph
   ending ``::``, or in the body of a code directive), where it is shown as code.
+- **Markdown's struck text** (``markdown_struck``): ``~~text~~`` (GitHub's strikethrough, which renders
+  as ``<del>``) and inline ``<del>``, ``<s>``, ``<strike>`` elements, within a paragraph, not in code:
+  removed from the document, or no longer accurate, as HTML defines them (``html.py`` does not read them
+  either).
 """
 
 from __future__ import annotations
@@ -36,6 +41,11 @@ _LINK_COMMENT = re.compile(r" {0,3}\[[^\]\n]+\]:[ \t]*(?:#|<>)(?:[ \t]+(?:\"[^\"
 # A line after which a link reference definition may start a block: nothing, a blank line, an ATX heading, a
 # setext underline, a comment's end, or another link reference definition.
 _BEFORE_DEFINITION = re.compile(r"[ \t]*|#{1,6}(?:[ \t].*)?|=+[ \t]*|-+[ \t]*|.*-->[ \t]*| {0,3}\[[^\]\n]+\]:.*")
+
+
+# Struck text: "~~text~~" (two tildes, opening before and closing after a character that is not a space), or an
+# inline <del>, <s> or <strike> element.
+_STRUCK = re.compile(r"(?<![~\\])~~(?=[^\s~]).+?(?<=[^\s~\\])~~(?!~)|<(del|s|strike)\b[^>]*>.*?</\1\s*>", re.S | re.I)
 
 
 def _line_starts(text: str) -> list[int]:
@@ -64,6 +74,37 @@ def markdown_comments(text: str) -> list[tuple[int, int]]:
         last = _comments_on(text, position, line, block, spans)
         position, line_start = (last, False) if last > line_end else (line_end + 1, True)
     return spans
+
+
+def markdown_struck(text: str, comments: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The ``[start, end)`` spans of struck-out text (see the module's docstring), none inside ``comments``."""
+    spans: list[tuple[int, int]] = []
+    fence: str | None = None
+    paragraph: int | None = None  # where the paragraph being read starts
+    for start in [*_line_starts(text), len(text) + 1]:
+        line = text[start : text.find("\n", start) if text.find("\n", start) >= 0 else len(text)]
+        opened = _FENCE.match(line) if start <= len(text) else None
+        if paragraph is not None and (start > len(text) or not line.strip() or opened or fence is not None):
+            spans += _struck_in(text, paragraph, start - 1, comments)
+            paragraph = None
+        if fence is not None or opened:
+            fence = _fence_after(fence, opened.group(1) if opened else None)
+        elif paragraph is None and start <= len(text) and line.strip():
+            paragraph = start
+    return spans
+
+
+def _struck_in(text: str, start: int, end: int, comments: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The struck spans of the paragraph ``text[start:end]`` that are not in a code span or a comment."""
+    paragraph = text[start:end]
+    code = [found.span() for found in _CODE_SPAN.finditer(paragraph)]
+    found = []
+    for struck in _STRUCK.finditer(paragraph):
+        a, b = struck.start() + start, struck.end() + start
+        if any(c < struck.end() and struck.start() < d for c, d in code) or any(c < b and a < d for c, d in comments):
+            continue
+        found.append((a, b))
+    return found
 
 
 def _fence_after(fence: str | None, opened: str | None) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from pytest_citecheck._errors import SourceError
-from pytest_citecheck._sources.formats.comments import markdown_comments
+from pytest_citecheck._sources.formats.comments import markdown_comments, markdown_struck
 from pytest_citecheck._sources.formats.headings import heading_ids, plain_title, sections_from_starts
 from pytest_citecheck._sources.offsets import OffsetMap, cut
 
@@ -18,11 +18,12 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 def split_markdown(text: str) -> tuple[str, dict[str, str], OffsetMap | None]:
     """Markdown: ATX (``## Title``) and setext (``Title`` over ``===`` or ``---``) headings; none inside code
-    fences. The text split is the document without its HTML comments (``comments.markdown_comments``)."""
+    fences. The text split is the document without its HTML comments and its struck-out text (``comments``)."""
     comments = markdown_comments(text)
+    hidden = sorted([*comments, *markdown_struck(text, comments)])
     offsets: OffsetMap | None = None
-    if comments:
-        text, offsets = cut(text, comments)
+    if hidden:
+        text, offsets = cut(text, hidden)
     lines = text.split("\n")
     line_offsets = [0]
     for line in lines:
