@@ -19,6 +19,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from pytest_citecheck._sources.formats.html import RAISED, SUPERSCRIPTS
+
 Edit = tuple[int, int, str]
 
 _ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
@@ -36,6 +38,9 @@ _BLOCK_TAGS = frozenset(
     "br p div hr li ul ol tr td th table thead tbody h1 h2 h3 h4 h5 h6 img blockquote pre dl dt dd "
     "details summary section center figure figcaption".split()
 )
+# A superscript of digits and signs (raw HTML), read raised after a digit as the HTML reader reads it:
+# "2<sup>32</sup>" shows 2³², and its displayed form read "232", a number the page does not say.
+_RAISED_SUP = re.compile(r"<sup\s*>([-+\u2212=()0-9 ]*)</sup\s*>", re.IGNORECASE)
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 # CommonMark lets an implementation limit a destination's nested parentheses (cmark: 32) and caps a
 # link label at 999 characters: past them the brackets are text. Both keep a page of unclosed
@@ -241,6 +246,12 @@ class Inline:
             self.edits.append((at, at + 1, ""))
             self.edits.append((found.end() - 1, found.end(), ""))
             return found.end()
+        raised = _RAISED_SUP.match(text, at, end) if at > self.start and text[at - 1].isdigit() else None
+        if raised is not None and raised.group(1).lstrip()[:1] in RAISED and raised.group(1).strip():
+            self.edits.append((at, raised.start(1), ""))
+            self.edits.append((raised.start(1), raised.end(1), raised.group(1).translate(SUPERSCRIPTS)))
+            self.edits.append((raised.end(1), raised.end(), ""))
+            return raised.end()
         found = _TAG.match(text, at, end) or _CLOSING_TAG.match(text, at, end)
         if found is None:
             return at + 1

@@ -23,7 +23,14 @@ import re
 import unicodedata
 from typing import Any
 
+from pytest_citecheck._sources.formats.html import RAISED, SUPERSCRIPTS
+
 Edit = tuple[int, int, str]
+
+# A superscript role's content of digits and signs, right after a digit (an escaped space between them):
+# read raised, as the HTML reader reads a <sup> there.
+_RAISED_CONTENT = re.compile(r"[-+\u2212=()0-9]+")
+_AFTER_A_DIGIT = re.compile(r"\d(?:\\[ \t]?)?:(?:sup|superscript):`$")
 
 _SPECIAL = re.compile(r"[\\`*:_]|-{2,}")
 # Sphinx's smart quotes show ``--`` as an en dash and ``---`` as an em dash (a longer run stays).
@@ -233,6 +240,11 @@ class Inline:
         """The edits that leave what Sphinx shows of a role's content; what shows before it (``PEP ``)."""
         content = self.text[start:end]
         name = role.rpartition(":")[2].lower()
+        if name in ("sup", "superscript") and _RAISED_CONTENT.fullmatch(content) and content[:1] in RAISED:
+            if _AFTER_A_DIGIT.search(self.text, max(0, start - 24), start):
+                # "2\ :sup:`64`" shows 2⁶⁴ (as the HTML reader reads 2<sup>64</sup>), not "264".
+                self.edits.append((start, end, content.translate(SUPERSCRIPTS)))
+                return ""
         domain = role.rpartition(":")[0].lower()
         pattern = _ABBREVIATION if name == "abbr" else _EXPLICIT_TITLE
         explicit = pattern.match(content)

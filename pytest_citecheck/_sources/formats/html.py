@@ -39,9 +39,10 @@ _SKIPPED_TAGS = frozenset(
 # A superscript right after a digit, opening with a digit or a sign, is a power or a mark of that number,
 # not more of its digits: its digits and signs are read as superscripts ("2<sup>32</sup>" is 2³², not 232;
 # "10<sup>-3</sup>" is 10⁻³, not 10-3), which matching keeps apart from plain digits. Anything else in
-# it reads as written, and so does a superscript that opens otherwise (1<sup>st</sup>, 27<sup>[14]</sup>).
-_RAISED = "0123456789+-\u2212=()"
-_SUPERSCRIPTS = str.maketrans(_RAISED, "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾")
+# it reads as written, and so does a superscript that opens otherwise (1<sup>st</sup>, 27<sup>[14]</sup>). The
+# displayed form of a Markdown or reStructuredText source reads its superscripts by this rule (``_locate/display``).
+RAISED = "0123456789+-\u2212=()"
+SUPERSCRIPTS = str.maketrans(RAISED, "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾")
 # Struck-out text: HTML says ``<del>`` is "a removal from the document" and ``<s>`` (``<strike>``, obsolete)
 # "contents that are no longer accurate or no longer relevant". Drawn, but struck by the document itself:
 # not what it says now (a changelog's withdrawn item), so not its text, as a comment is not.
@@ -254,8 +255,8 @@ class _HtmlText(HTMLParser):
         if self.superscripts[-1] is None:
             if not data.strip():
                 return data
-            self.superscripts[-1] = data.lstrip()[0] in _RAISED
-        return data.translate(_SUPERSCRIPTS) if self.superscripts[-1] else data
+            self.superscripts[-1] = data.lstrip()[0] in RAISED
+        return data.translate(SUPERSCRIPTS) if self.superscripts[-1] else data
 
     def _emit_words(self, data: str, at: int) -> None:
         """Text with each run of whitespace folded to one space, each word anchored where it stands."""
