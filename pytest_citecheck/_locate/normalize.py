@@ -57,9 +57,12 @@ _FOLDABLE = re.compile("[" + "".join(re.escape(ch) for ch in REPLACEMENTS) + "]"
 RESIZED = re.compile("[" + "".join(re.escape(ch) for ch, text in REPLACEMENTS.items() if len(text) != 1) + "]")
 
 # Digits NFKC would turn into plain ones, kept as they are: "10⁶" is not "106", nor "③⓪" "30".
-# Superscripts and subscripts (with ¹ ² ³), enclosed and circled numbers, digits with a full stop or comma.
+# Superscripts and subscripts (with ¹ ² ³), enclosed and circled numbers, digits with a full stop or comma,
+# and vulgar fractions: NFKC spells "½" as "1⁄2", so "1½ days" read "11⁄2 days" and a quote "within 11" was
+# a whole number of the section.
 KEPT_DIGITS = re.compile(
-    "[\u00b2\u00b3\u00b9\u2070-\u209f\u2460-\u24ff\u2776-\u2793\u3251-\u325f\u32b1-\u32bf\U0001f100-\U0001f10c]"
+    "[\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u209f\u2150-\u215f\u2189\u2460-\u24ff\u2776-\u2793"
+    "\u3251-\u325f\u32b1-\u32bf\U0001f100-\U0001f10c]"
 )
 
 _LETTER = r"[^\W\d_]"

@@ -158,15 +158,24 @@ def short_pieces(quote: str, *, casefold: bool = False) -> list[str]:
     return [part for part in parts if part.count(" ") + 1 < MIN_PIECE_WORDS]
 
 
+# Vulgar fractions (kept as written by normalisation): a digit of the number they stand in ("1½").
+_FRACTIONS = frozenset("\u00bc\u00bd\u00be" + "".join(map(chr, range(0x2150, 0x2160))) + "\u2189")
+
+
+def _digit(ch: str) -> bool:
+    return ch.isdigit() or ch in _FRACTIONS
+
+
 def _in_number(text: str, at: int) -> bool:
-    """Whether the boundary before ``text[at]`` is inside a number: between digits, at a decimal
-    separator between digits, or between a sign and its digits."""
+    """Whether the boundary before ``text[at]`` is inside a number: between digits (a vulgar fraction is
+    one: "within 1" is not in "within 1½ days"), at a decimal separator between digits, or between a sign
+    and its digits."""
     if at <= 0 or at >= len(text):
         return False
     before, after = text[at - 1], text[at]
     if before.isdigit():
-        return after.isdigit() or (after in ".," and at + 1 < len(text) and text[at + 1].isdigit())
-    if after.isdigit():
+        return _digit(after) or (after in ".," and at + 1 < len(text) and text[at + 1].isdigit())
+    if _digit(after):
         if before in ".,":
             return at >= 2 and text[at - 2].isdigit()
         # A sign starts its word: "-40", not "pre-40" nor the end of a rule of hyphens "----40".
@@ -293,7 +302,7 @@ def meaning_changes(quote: str, passage: str, casefold: bool = False) -> list[st
         if tag == "equal" or (tag != "replace" and (min(i1, j1) == 0 or i2 == len(said) or j2 == len(says))):
             continue
         words = said[i1:i2] + says[j1:j2]
-        changed += [word for word in words if turning_words(word) or any(c.isdigit() for c in word)]
+        changed += [word for word in words if turning_words(word) or any(_digit(c) for c in word)]
         if tag == "replace" and i2 - i1 == j2 - j1:
             changed += [b for a, b in zip(said[i1:i2], says[j1:j2]) if _turned(a, b)]
     return changed
