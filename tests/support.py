@@ -412,3 +412,28 @@ def quotes_of_a_page(
     result.assert_outcomes(**{outcome: len(quotes)})
     rows: list[dict[str, Any]] = json.loads((pytester.path / "report.json").read_text())["results"]
     return rows
+
+
+POLICY_SUITE = """
+import pytest
+from pytest_citecheck import Source, assert_citations_supported
+
+POLICY = Source(sections=SECTIONS)
+CASES = CASES_HERE
+
+
+@pytest.mark.parametrize(("section", "quote"), CASES, ids=IDS)
+def test_case(section, quote):
+    citation = {"id": "c", "claim": "The policy says what the quote says.", "quote": quote, "section": section}
+    assert_citations_supported([citation], POLICY)
+"""
+
+
+def policy_suite(pytester: pytest.Pytester, sections: dict[str, str], cases: list[tuple[str, str, str]]) -> str:
+    """A test module checking one quote per case (case id, section, quote) against ``sections``, as a user's suite."""
+    pytester.makeini("[pytest]\nfilterwarnings = default\n")
+    return (
+        POLICY_SUITE.replace("SECTIONS", repr(sections))
+        .replace("CASES_HERE", repr([(section, quote) for _, section, quote in cases]))
+        .replace("IDS", repr([case_id for case_id, _, _ in cases]))
+    )

@@ -26,6 +26,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support import policy_suite
 
 from pytest_citecheck import Source
 from pytest_citecheck._locate.locator import QuoteLocator
@@ -62,28 +63,9 @@ CASES = [
     ),
 ]
 
-SUITE = """
-import pytest
-from pytest_citecheck import Source, assert_citations_supported
-
-POLICY = Source(sections=SECTIONS)
-CASES = CASES_HERE
-
-
-@pytest.mark.parametrize(("section", "quote"), CASES, ids=IDS)
-def test_case(section, quote):
-    citation = {"id": "c", "claim": "The policy says what the quote says.", "quote": quote, "section": section}
-    assert_citations_supported([citation], POLICY)
-"""
-
 
 def _suite(pytester: pytest.Pytester, cases: list[tuple[str, str, str]]) -> str:
-    pytester.makeini("[pytest]\nfilterwarnings = default\n")
-    return (
-        SUITE.replace("SECTIONS", repr(SECTIONS))
-        .replace("CASES_HERE", repr([(section, quote) for _, section, quote in cases]))
-        .replace("IDS", repr([case_id for case_id, _, _ in cases]))
-    )
+    return policy_suite(pytester, SECTIONS, cases)
 
 
 def test_an_elision_that_swaps_a_number_or_drops_a_condition_is_altered(pytester, jev_server):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from support import policy_suite
 
 SECTIONS = {
     "dash": "We do not\u2014and will never\u2014sell your personal data to third parties.",
@@ -43,28 +44,9 @@ CASES = [
     ("greek", "greek", "The server MUST \u2026 accept the token after it has expired", "\u039d\u039f\u03a4"),
 ]
 
-SUITE = """
-import pytest
-from pytest_citecheck import Source, assert_citations_supported
-
-POLICY = Source(sections=SECTIONS)
-CASES = CASES_HERE
-
-
-@pytest.mark.parametrize(("section", "quote"), CASES, ids=IDS)
-def test_case(section, quote):
-    citation = {"id": "c", "claim": "The policy says what the quote says.", "quote": quote, "section": section}
-    assert_citations_supported([citation], POLICY)
-"""
-
 
 def _suite(pytester: pytest.Pytester, cases: list[tuple[str, str, str]]) -> str:
-    pytester.makeini("[pytest]\nfilterwarnings = default\n")
-    return (
-        SUITE.replace("SECTIONS", repr(SECTIONS))
-        .replace("CASES_HERE", repr([(section, quote) for _, section, quote in cases]))
-        .replace("IDS", repr([case_id for case_id, _, _ in cases]))
-    )
+    return policy_suite(pytester, SECTIONS, cases)
 
 
 def test_an_elision_that_removes_a_negation_written_any_way_is_altered(pytester, jev_server):
