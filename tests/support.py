@@ -414,6 +414,17 @@ def quotes_of_a_page(
     return rows
 
 
+def assert_each_quote_ends(
+    pytester: pytest.Pytester, page: str, quotes: dict[str, str], outcome: str, name: str = "refunds.html"
+) -> list[dict[str, Any]]:
+    """``quotes_of_a_page``, then each row as its outcome says: missing and fabricated for "failed" (a quote
+    of text a reader never sees), found and verified for "passed"; the rows."""
+    rows = quotes_of_a_page(pytester, page, quotes, outcome, name=name)
+    expected = ("missing", "fabricated") if outcome == "failed" else ("found", "verified")
+    assert {row["id"]: (row["status"], row["verdict"]) for row in rows} == dict.fromkeys(quotes, expected)
+    return rows
+
+
 POLICY_SUITE = """
 import pytest
 from pytest_citecheck import Source, assert_citations_supported
@@ -437,3 +448,61 @@ def policy_suite(pytester: pytest.Pytester, sections: dict[str, str], cases: lis
         .replace("CASES_HERE", repr([(section, quote) for _, section, quote in cases]))
         .replace("IDS", repr([case_id for case_id, _, _ in cases]))
     )
+
+
+def assert_elisions_altered(
+    pytester: pytest.Pytester, jev_server: Any, sections: dict[str, str], cases: list[tuple[str, str, str, str]]
+) -> None:
+    """A user's suite quoting each case (case id, section, quote, the words its elision removes, as a
+    pattern) fails every test as altered, decided in code: nothing sent to Jev, each test's message names
+    the words removed, every JSON row altered and fabricated."""
+    pytester.makepyfile(test_policy=policy_suite(pytester, sections, [case[:3] for case in cases]))
+    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
+    result.assert_outcomes(failed=len(cases))
+    assert jev_server.requests == [], "an altered quote is decided in code: nothing is sent to Jev"
+    for case_id, _, _, words in cases:
+        result.stdout.fnmatch_lines(
+            [f"*test_case?{case_id}?*", f"*c: the quote is altered: its elision removes '{words}', which turns*"]
+        )
+    rows = json.loads((pytester.path / "report.json").read_text())["results"]
+    assert {(row["status"], row["verdict"]) for row in rows} == {("altered", "fabricated")}
+
+
+# A Claude text block citing a plain-text document (``char_location``), as langchain-anthropic keeps it in
+# an ``AIMessage``'s content.
+CLAUDE_CHAR_LOCATION_BLOCK = {
+    "type": "text",
+    "text": "The grass is green.",
+    "citations": [
+        {
+            "type": "char_location",
+            "cited_text": "The grass is green.",
+            "document_index": 0,
+            "document_title": None,
+            "start_char_index": 0,
+            "end_char_index": 19,
+        }
+    ],
+}
+
+
+def refused_with_one_invalid(direct_checker: Any, answer: Any, source: Any, message: str) -> Any:
+    """Check ``answer`` against a loopback Jev: the check raises ``CitationInputError`` matching ``message``
+    (its citation '#2' invalid), the citation '#1.1' before it still located on page 1. The server, stopped."""
+    import pytest
+
+    from pytest_citecheck import CitationInputError, Status
+    from pytest_citecheck.testing import JevServer
+
+    server = JevServer().start()
+    try:
+        checker = direct_checker(server)
+        with pytest.raises(CitationInputError, match=message):
+            checker.check(answer, source)
+    finally:
+        server.stop()
+    assert [(r.id, r.status, r.section) for r in checker.results] == [
+        ("#1.1", Status.FOUND, "page 1"),
+        ("#2", Status.INVALID, None),
+    ]
+    return server

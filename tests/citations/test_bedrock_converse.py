@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import converse_pdf_pages, located_places, pdf_pages
+from support import converse_pdf_pages, located_places, pdf_pages, refused_with_one_invalid
 
-from pytest_citecheck import CitationInputError, CitecheckError, Corpus, Source, Status
+from pytest_citecheck import CitecheckError, Corpus, Source, Status
 from pytest_citecheck._citations.adapt import adapt_answer
 from pytest_citecheck.testing import JevServer
 
@@ -217,18 +217,8 @@ def test_a_malformed_citations_content_block_is_one_invalid_citation_and_hides_n
     malformed = copy.deepcopy(content[1])
     malformed["citationsContent"][field] = broken
     content.append(malformed)
-    server = JevServer().start()
-    try:
-        checker = direct_checker(server)
-        message = rf"citation '#2', field 'content\[2\]\.citationsContent\.{field}': {cause}"
-        with pytest.raises(CitationInputError, match=message):
-            checker.check(answer, converse_pdf_pages())
-    finally:
-        server.stop()
-    assert [(r.id, r.status, r.section) for r in checker.results] == [
-        ("#1.1", Status.FOUND, "page 1"),
-        ("#2", Status.INVALID, None),
-    ]
+    message = rf"citation '#2', field 'content\[2\]\.citationsContent\.{field}': {cause}"
+    server = refused_with_one_invalid(direct_checker, answer, converse_pdf_pages(), message)
     assert [request.body["state"]["claim"] for request in server.systemone_requests] == [
         content[1]["citationsContent"]["content"][0]["text"]
     ]

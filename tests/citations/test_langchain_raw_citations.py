@@ -9,23 +9,11 @@ list hid itself while the message's other citations passed.
 from __future__ import annotations
 
 from langchain_core.messages import AIMessage
+from support import CLAUDE_CHAR_LOCATION_BLOCK
 
 from pytest_citecheck._citations.adapt import adapt_answer
 
-CLAUDE = {
-    "type": "text",
-    "text": "The grass is green.",
-    "citations": [
-        {
-            "type": "char_location",
-            "cited_text": "The grass is green.",
-            "document_index": 0,
-            "document_title": None,
-            "start_char_index": 0,
-            "end_char_index": 19,
-        }
-    ],
-}
+CLAUDE = CLAUDE_CHAR_LOCATION_BLOCK
 
 
 def test_a_claude_blocks_citations_are_read_without_model_provider() -> None:

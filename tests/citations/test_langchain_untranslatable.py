@@ -15,12 +15,11 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage
-from support import converse_pdf_pages
+from support import CLAUDE_CHAR_LOCATION_BLOCK, converse_pdf_pages, refused_with_one_invalid
 from test_bedrock_converse import langchain_content
 
-from pytest_citecheck import CitationInputError, Status
+from pytest_citecheck import CitationInputError
 from pytest_citecheck._citations.adapt import adapt_answer
-from pytest_citecheck.testing import JevServer
 
 CONVERSE = {"model_provider": "bedrock_converse"}
 
@@ -71,36 +70,14 @@ def test_a_converse_block_whose_text_is_no_string_is_one_invalid_citation() -> N
 
 def test_the_good_citation_of_a_message_with_a_bad_block_is_judged(direct_checker: Any) -> None:
     message = converse_message({"type": "text", "text": "Claim two.", "citations": {"source_content": []}})
-    server = JevServer().start()
-    try:
-        checker = direct_checker(server)
-        with pytest.raises(CitationInputError, match=r"citation '#2', field 'content\[3\]\.citations'"):
-            checker.check(message, converse_pdf_pages())
-    finally:
-        server.stop()
-    assert [(r.id, r.status, r.section) for r in checker.results] == [
-        ("#1.1", Status.FOUND, "page 1"),
-        ("#2", Status.INVALID, None),
-    ]
+    field = r"citation '#2', field 'content\[3\]\.citations'"
+    server = refused_with_one_invalid(direct_checker, message, converse_pdf_pages(), field)
     assert [request.body["state"]["claim"] for request in server.systemone_requests] == [
         langchain_content(1, 2)[1]["text"]
     ]
 
 
-CLAUDE = {
-    "type": "text",
-    "text": "The grass is green.",
-    "citations": [
-        {
-            "type": "char_location",
-            "cited_text": "The grass is green.",
-            "document_index": 0,
-            "document_title": None,
-            "start_char_index": 0,
-            "end_char_index": 19,
-        }
-    ],
-}
+CLAUDE = CLAUDE_CHAR_LOCATION_BLOCK
 
 
 @pytest.mark.parametrize(

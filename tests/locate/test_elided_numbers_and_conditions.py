@@ -22,11 +22,10 @@ quote may rightly skip.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from support import policy_suite
+from support import assert_elisions_altered, policy_suite
 
 from pytest_citecheck import Source
 from pytest_citecheck._locate.locator import QuoteLocator
@@ -64,21 +63,8 @@ CASES = [
 ]
 
 
-def _suite(pytester: pytest.Pytester, cases: list[tuple[str, str, str]]) -> str:
-    return policy_suite(pytester, SECTIONS, cases)
-
-
 def test_an_elision_that_swaps_a_number_or_drops_a_condition_is_altered(pytester, jev_server):
-    pytester.makepyfile(test_policy=_suite(pytester, [case[:3] for case in CASES]))
-    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
-    result.assert_outcomes(failed=len(CASES))
-    assert jev_server.requests == [], "an altered quote is decided in code: nothing is sent to Jev"
-    for case_id, _, _, words in CASES:
-        result.stdout.fnmatch_lines(
-            [f"*test_case?{case_id}?*", f"*c: the quote is altered: its elision removes '{words}', which turns*"]
-        )
-    rows = json.loads((pytester.path / "report.json").read_text())["results"]
-    assert {(row["status"], row["verdict"]) for row in rows} == {("altered", "fabricated")}
+    assert_elisions_altered(pytester, jev_server, SECTIONS, CASES)
 
 
 @pytest.mark.parametrize(
@@ -92,7 +78,7 @@ def test_an_elision_that_swaps_a_number_or_drops_a_condition_is_altered(pytester
     ids=["number-dropped", "numbers-kept", "condition-kept", "gpl-before-the-condition"],
 )
 def test_elisions_that_keep_the_numbers_and_conditions_are_found(pytester, jev_server, section, quote):
-    pytester.makepyfile(test_policy=_suite(pytester, [("kept", section, quote)]))
+    pytester.makepyfile(test_policy=policy_suite(pytester, SECTIONS, [("kept", section, quote)]))
     pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once").assert_outcomes(passed=1)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from support import policy_suite
+from support import assert_elisions_altered, policy_suite
 
 SECTIONS = {
     "dash": "We do not\u2014and will never\u2014sell your personal data to third parties.",
@@ -45,21 +45,8 @@ CASES = [
 ]
 
 
-def _suite(pytester: pytest.Pytester, cases: list[tuple[str, str, str]]) -> str:
-    return policy_suite(pytester, SECTIONS, cases)
-
-
 def test_an_elision_that_removes_a_negation_written_any_way_is_altered(pytester, jev_server):
-    pytester.makepyfile(test_policy=_suite(pytester, [case[:3] for case in CASES]))
-    recorded = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
-    recorded.assert_outcomes(failed=len(CASES))
-    assert jev_server.requests == [], "an altered quote is decided in code: nothing is sent to Jev"
-    for case_id, _, _, word in CASES:
-        recorded.stdout.fnmatch_lines(
-            [f"*test_case?{case_id}?*", f"*c: the quote is altered: its elision removes '*{word}*', which turns*"]
-        )
-    rows = json.loads((pytester.path / "report.json").read_text())["results"]
-    assert {(row["status"], row["verdict"]) for row in rows} == {("altered", "fabricated")}
+    assert_elisions_altered(pytester, jev_server, SECTIONS, [(*case[:3], f"*{case[3]}*") for case in CASES])
     replayed = pytester.runpytest("-p", "no:randomly")
     replayed.assert_outcomes(failed=len(CASES))
 
@@ -67,7 +54,7 @@ def test_an_elision_that_removes_a_negation_written_any_way_is_altered(pytester,
 def test_an_elided_piece_that_ends_inside_a_word_is_not_that_word(pytester, jev_server):
     """``must not …`` is not in "must notify the admin before …": the quote adds a negation."""
     quote = "Users must not \u2026 sharing data with third parties"
-    pytester.makepyfile(test_policy=_suite(pytester, [("notify", "notify", quote)]))
+    pytester.makepyfile(test_policy=policy_suite(pytester, SECTIONS, [("notify", "notify", quote)]))
     result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
     result.assert_outcomes(failed=1)
     assert jev_server.requests == []
@@ -86,7 +73,7 @@ def test_an_elided_piece_that_ends_inside_a_word_is_not_that_word(pytester, jev_
     ],
 )
 def test_the_same_sections_quoted_whole_still_pass(pytester, jev_server, section, quote):
-    pytester.makepyfile(test_policy=_suite(pytester, [("whole", section, quote)]))
+    pytester.makepyfile(test_policy=policy_suite(pytester, SECTIONS, [("whole", section, quote)]))
     pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once").assert_outcomes(passed=1)
 
 
@@ -104,7 +91,7 @@ def test_a_quote_that_starts_or_ends_inside_a_word_does_not_turn_it(pytester, je
     """Cut from inside a word, a quote may read a negation the section lacks ("Users must not" of "Users
     must notify"), lose one ("Registered users can" of "can't") or lose a negating prefix ("lawful" of
     "unlawful"): on main each was found and passed (hunt-wrong-passes F7). Now fabricated."""
-    pytester.makepyfile(test_policy=_suite(pytester, [("edge", section, quote)]))
+    pytester.makepyfile(test_policy=policy_suite(pytester, SECTIONS, [("edge", section, quote)]))
     result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
     [row] = json.loads((pytester.path / "report.json").read_text())["results"]
     if section == "dash":
@@ -122,5 +109,5 @@ def test_a_quote_that_starts_or_ends_inside_a_word_does_not_turn_it(pytester, je
     ids=["whole-words", "not-of-cannot"],
 )
 def test_a_quote_cut_inside_a_word_that_keeps_its_meaning_is_found(pytester, jev_server, section, quote):
-    pytester.makepyfile(test_policy=_suite(pytester, [("edge", section, quote)]))
+    pytester.makepyfile(test_policy=policy_suite(pytester, SECTIONS, [("edge", section, quote)]))
     pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once").assert_outcomes(passed=1)
