@@ -486,12 +486,12 @@ CLAUDE_CHAR_LOCATION_BLOCK = {
 }
 
 
-def refused_with_one_invalid(direct_checker: Any, answer: Any, source: Any, message: str) -> Any:
-    """Check ``answer`` against a loopback Jev: the check raises ``CitationInputError`` matching ``message``
-    (its citation '#2' invalid), the citation '#1.1' before it still located on page 1. The server, stopped."""
+def refused_check(direct_checker: Any, answer: Any, source: Any, message: str) -> tuple[list[Any], list[str]]:
+    """Check ``answer`` against a loopback Jev: the check raises ``CitationInputError`` matching ``message``.
+    The checker's results, and the claims Jev was asked about."""
     import pytest
 
-    from pytest_citecheck import CitationInputError, Status
+    from pytest_citecheck import CitationInputError
     from pytest_citecheck.testing import JevServer
 
     server = JevServer().start()
@@ -501,8 +501,17 @@ def refused_with_one_invalid(direct_checker: Any, answer: Any, source: Any, mess
             checker.check(answer, source)
     finally:
         server.stop()
-    assert [(r.id, r.status, r.section) for r in checker.results] == [
+    return checker.results, [request.body["state"]["claim"] for request in server.systemone_requests]
+
+
+def refused_with_one_invalid(direct_checker: Any, answer: Any, source: Any, message: str) -> list[str]:
+    """``refused_check``, its citation '#2' invalid and the citation '#1.1' before it still located on page 1;
+    the claims Jev was asked about."""
+    from pytest_citecheck import Status
+
+    results, claims = refused_check(direct_checker, answer, source, message)
+    assert [(r.id, r.status, r.section) for r in results] == [
         ("#1.1", Status.FOUND, "page 1"),
         ("#2", Status.INVALID, None),
     ]
-    return server
+    return claims

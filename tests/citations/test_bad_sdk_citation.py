@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import refused_check
 
 from pytest_citecheck import CitationInputError, CitationsNotSupported, Corpus, Source, Status
-from pytest_citecheck.testing import JevServer
 
 PAYLOADS = Path(__file__).resolve().parent.parent / "data" / "payloads"
 URI = "https://vertexaisearch.cloud.google.com....."
@@ -26,17 +26,6 @@ def payload(name: str) -> Any:
     return json.loads((PAYLOADS / name).read_text(encoding="utf-8"))
 
 
-def checked(direct_checker: Any, answer: Any, corpus: Corpus, message: str) -> tuple[list[Any], list[str]]:
-    server = JevServer().start()
-    try:
-        checker = direct_checker(server)
-        with pytest.raises(CitationInputError, match=message):
-            checker.check(answer, corpus)
-    finally:
-        server.stop()
-    return checker.results, [request.body["state"]["claim"] for request in server.systemone_requests]
-
-
 def test_a_cohere_span_past_the_answer_is_invalid_and_the_other_citation_is_judged(direct_checker: Any) -> None:
     import cohere
 
@@ -44,7 +33,9 @@ def test_a_cohere_span_past_the_answer_is_invalid_and_the_other_citation_is_judg
     corpus = Corpus({name: Source(sections={"snippet": text}) for name, text in recorded.pop("documents").items()})
     recorded["message"]["citations"][1]["end"] = 500  # past the answer's text
     answer = cohere.ChatResponse.model_validate(recorded)
-    results, asked = checked(direct_checker, answer, corpus, r"citation '#0\.2', field 'start': start 66 and end 500")
+    results, asked = refused_check(
+        direct_checker, answer, corpus, r"citation '#0\.2', field 'start': start 66 and end 500"
+    )
     assert [(r.id, r.status) for r in results] == [("#0.1.1", Status.DOCUMENT_ONLY), ("#0.2", Status.INVALID)]
     assert asked == ["The tallest penguins are the Emperor penguins, which only live in Antarctica."]
 
@@ -56,7 +47,7 @@ def test_a_gemini_chunk_index_that_names_no_chunk_is_invalid_and_the_others_are_
     recorded["candidates"][0]["groundingMetadata"]["groundingSupports"][0]["groundingChunkIndices"] = [7]
     response = types.GenerateContentResponse.model_validate(recorded)
     corpus = Corpus({URI: "# Final\n\nSpain beat England 2-1 in the Euro 2024 final, their fourth title.\n"})
-    results, asked = checked(
+    results, asked = refused_check(
         direct_checker,
         response,
         corpus,
@@ -83,7 +74,7 @@ def test_a_llamaindex_marker_naming_no_source_is_invalid_and_the_others_are_judg
         source_nodes=[NodeWithScore(node=node, score=1.0)],
     )
     corpus = Corpus({"refunds.md": "# Refunds\n\nRefunds are granted within 30 days of purchase.\n"})
-    results, asked = checked(
+    results, asked = refused_check(
         direct_checker,
         answer,
         corpus,

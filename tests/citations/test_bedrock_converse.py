@@ -218,10 +218,8 @@ def test_a_malformed_citations_content_block_is_one_invalid_citation_and_hides_n
     malformed["citationsContent"][field] = broken
     content.append(malformed)
     message = rf"citation '#2', field 'content\[2\]\.citationsContent\.{field}': {cause}"
-    server = refused_with_one_invalid(direct_checker, answer, converse_pdf_pages(), message)
-    assert [request.body["state"]["claim"] for request in server.systemone_requests] == [
-        content[1]["citationsContent"]["content"][0]["text"]
-    ]
+    claims = refused_with_one_invalid(direct_checker, answer, converse_pdf_pages(), message)
+    assert claims == [content[1]["citationsContent"]["content"][0]["text"]]
     # The malformed block meant to cite its text: the invalid citation fails it, not the answer's coverage.
     assert adapt_answer(answer, source=converse_pdf_pages()).uncited == [
         "No, this is not a paper on Large Language Models."

@@ -71,10 +71,8 @@ def test_a_converse_block_whose_text_is_no_string_is_one_invalid_citation() -> N
 def test_the_good_citation_of_a_message_with_a_bad_block_is_judged(direct_checker: Any) -> None:
     message = converse_message({"type": "text", "text": "Claim two.", "citations": {"source_content": []}})
     field = r"citation '#2', field 'content\[3\]\.citations'"
-    server = refused_with_one_invalid(direct_checker, message, converse_pdf_pages(), field)
-    assert [request.body["state"]["claim"] for request in server.systemone_requests] == [
-        langchain_content(1, 2)[1]["text"]
-    ]
+    claims = refused_with_one_invalid(direct_checker, message, converse_pdf_pages(), field)
+    assert claims == [langchain_content(1, 2)[1]["text"]]
 
 
 CLAUDE = CLAUDE_CHAR_LOCATION_BLOCK
