@@ -166,18 +166,27 @@ def _digit(ch: str) -> bool:
     return ch.isdigit() or ch in _FRACTIONS
 
 
+def _cased(ch: str) -> bool:
+    """A letter of a script with case (Latin, Greek, Cyrillic, ...), which spaces its words."""
+    return ch.isalpha() and ch.lower() != ch.upper()
+
+
 def _in_number(text: str, at: int) -> bool:
     """Whether the boundary before ``text[at]`` is inside a number: between digits (a vulgar fraction is
-    one: "within 1" is not in "within 1½ days"), at a decimal separator between digits, or between a sign
-    and its digits."""
+    one: "within 1" is not in "within 1½ days"), at a decimal separator between digits, between a sign
+    and its digits, or between a digit and a cased letter written with it ("32" is not "32k", "0" not
+    "0x10", "86" not "x86", "CO" not "CO₂"). A script without case writes a counter right after a
+    number ("30日"): the number's edge is a word's edge there."""
     if at <= 0 or at >= len(text):
         return False
     before, after = text[at - 1], text[at]
     if before.isdigit():
-        return _digit(after) or (after in ".," and at + 1 < len(text) and text[at + 1].isdigit())
+        return _digit(after) or _cased(after) or (after in ".," and at + 1 < len(text) and text[at + 1].isdigit())
     if _digit(after):
         if before in ".,":
             return at >= 2 and text[at - 2].isdigit()
+        if _cased(before):
+            return True
         # A sign starts its word: "-40", not "pre-40" nor the end of a rule of hyphens "----40".
         return before in "-+" and (at < 2 or not (text[at - 2].isalnum() or text[at - 2] in "-+"))
     return False

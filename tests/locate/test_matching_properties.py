@@ -154,15 +154,17 @@ NUMBER_CHARACTERS = set(".,+-" + DASHES)
 
 
 def outside_numbers(text: str, start: int, end: int) -> tuple[int, int]:
-    """The cut widened so that it neither starts nor ends inside a number (its digits, separators and
-    sign): a quote that does is another number (docs/matching.md, "Numbers")."""
+    """The cut widened so that it neither starts nor ends inside a number (its digits, separators, sign
+    and the cased letters written with it, "32k", "x86"): a quote that does is another number
+    (docs/matching.md, "Numbers")."""
 
     def inside(at: int) -> bool:
         if at <= 0 or at >= len(text):
             return False
         before, after = text[at - 1], text[at]
         return (before.isdigit() or after.isdigit()) and all(
-            ch.isdigit() or ch in NUMBER_CHARACTERS for ch in (before, after)
+            ch.isdigit() or ch in NUMBER_CHARACTERS or (ch.isalpha() and ch.lower() != ch.upper())
+            for ch in (before, after)
         )
 
     while inside(start):

@@ -1,0 +1,103 @@
+"""A number's letters are part of it: a quote does not start or end between them (hunt-wrong-passes-6).
+
+Git 2.16's release notes (Debian's git, /usr/share/doc/git/RelNotes/2.16.0.txt) say the rename detection
+"had a hardcoded limit of 32k paths"; CPython's "What's New In Python 3.3" says UTF-16 encoding "is now up
+to 10x faster". A quote "had a hardcoded limit of 32" (or "is now up to 10") ended at the digits of
+"32k" ("10x"), was ``found``, the loopback Jev supported the claim and the test passed, though the
+section says thirty-two thousand. Likewise "The limit is 0" of "0x10", "86 machines" of "x86 machines",
+"emits CO" of "emits CO₂" and "50 m" of "50 m²". A digit and a cased letter written together are one
+word to a reader, so the number rule's "never starts or ends inside a number" counts such a boundary
+as inside. Scripts without cased letters (Chinese, Japanese) write a counter right after a number
+("30日"): a quote may still end there.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_citecheck import Source
+from pytest_citecheck._locate.locator import QuoteLocator
+
+# Excerpts, as Debian ships them: git 1:2.39.5 RelNotes/2.16.0.txt, python3.11-doc whatsnew/3.3.rst.txt.
+GIT = (
+    " * Historically, the diff machinery for rename detection had a\n"
+    "   hardcoded limit of 32k paths; this is being lifted to allow users\n"
+    "   trade cycles with a (possibly) easier to read result.\n"
+)
+PYTHON = "* UTF-8 is now 2x to 4x faster.  UTF-16 encoding is now up to 10x faster.\n"
+
+SUITE = """
+import pytest
+from pytest_citecheck import Source, assert_citations_supported
+
+NOTES = Source(sections=SECTIONS)
+QUOTES = QUOTES_HERE
+
+
+@pytest.mark.parametrize("kind", list(QUOTES))
+def test_quote(kind):
+    section, quote = QUOTES[kind]
+    citation = {"id": kind, "claim": "The notes say what the quote says.", "quote": quote, "section": section}
+    assert_citations_supported([citation], NOTES)
+"""
+
+
+@pytest.mark.parametrize(
+    ("quotes", "outcome"),
+    [
+        (
+            {
+                "thirty-two": ("git", "the diff machinery for rename detection had a hardcoded limit of 32"),
+                "ten": ("python", "UTF-16 encoding is now up to 10"),
+                "k-paths": ("git", "k paths; this is being lifted to allow users"),
+            },
+            "failed",
+        ),
+        (
+            {
+                "thirty-two-k": ("git", "had a hardcoded limit of 32k paths"),
+                "ten-x": ("python", "UTF-16 encoding is now up to 10x faster"),
+            },
+            "passed",
+        ),
+    ],
+    ids=["cut", "whole"],
+)
+def test_a_quote_that_cuts_a_number_from_its_letters_is_fabricated(pytester, jev_server, quotes, outcome):
+    pytester.makeini("[pytest]\nfilterwarnings = default\n")
+    sections = {"git": GIT, "python": PYTHON}
+    pytester.makepyfile(test_notes=SUITE.replace("SECTIONS", repr(sections)).replace("QUOTES_HERE", repr(quotes)))
+    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
+    result.assert_outcomes(**{outcome: len(quotes)})
+    rows = json.loads((pytester.path / "report.json").read_text())["results"]
+    expected = "fabricated" if outcome == "failed" else "verified"
+    assert {row["id"]: row["verdict"] for row in rows} == dict.fromkeys(quotes, expected)
+    if outcome == "failed":
+        result.stdout.fnmatch_lines(["*quote whole words*"])
+
+
+@pytest.mark.parametrize(
+    ("section", "cut", "whole"),
+    [
+        ("The limit is 0x10 entries in the table.", "The limit is 0", "The limit is 0x10 entries"),
+        ("Only x86 machines are supported.", "86 machines are supported", "x86 machines are supported"),
+        ("The plant emits CO\u2082 at night.", "The plant emits CO", "The plant emits CO\u2082 at night"),
+        ("Each flat measures 50 m\u00b2 in area.", "Each flat measures 50 m", "Each flat measures 50 m\u00b2"),
+        ("It ran in the 1990s on every host.", "It ran in the 1990", "It ran in the 1990s on every"),
+        ("Version v2 is deprecated since May.", "2 is deprecated since May", "Version v2 is deprecated"),
+        ("An elision: sizes of 4GB or more are refused by the server.", "sizes of 4 … refused by the", None),
+    ],
+)
+def test_a_number_and_its_letters_are_one_word(section: str, cut: str, whole: str | None) -> None:
+    locator = QuoteLocator(Source(sections={"1": section}))
+    assert locator.find(cut) is None
+    if whole is not None:
+        assert locator.find(whole) is not None
+
+
+def test_a_counter_after_a_number_in_a_script_without_case_is_an_edge() -> None:
+    locator = QuoteLocator(Source(sections={"1": "返金は購入から30日以内に受け付けます。"}))
+    assert locator.find("返金は購入から30") is not None
+    assert locator.find("購入から30日以内に") is not None
