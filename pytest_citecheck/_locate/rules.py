@@ -266,8 +266,9 @@ CONDITIONS = (
 )
 _CONDITION = re.compile(rf"(?<![^\W_])(?:{CONDITIONS})(?![^\W_])", re.IGNORECASE)
 # A word that is a number as a reader reads one (a count, an amount, a date, a version: "30", "1,000",
-# "$5", "2.5%", "(10.16),"), not a name that holds digits ("RFC3986", "%x21", "v2").
-_NUMBER_WORD = re.compile(r"[(\[\"']*[-+\u2212]?[$€£¥]?\d[\d.,:/]*%?[)\]\"',.;:]*")
+# "$5", "2.5%", "(10.16),"; with the letters written with it: "32k", "10x", "4GB", "0x10"), not a name that
+# holds digits ("RFC3986", "%x21", "v2").
+_NUMBER_WORD = re.compile(r"[(\[\"']*[-+\u2212]?[$€£¥]?\d[\d.,:/]*(?:[^\W_][\w.,:/]*)?%?[)\]\"',.;:]*")
 
 
 def gap_turns(text: str, start: int, end: int, removed: str) -> list[str]:
@@ -288,7 +289,31 @@ def gap_turns(text: str, start: int, end: int, removed: str) -> list[str]:
     numbers = [word for word in removed.split() if _NUMBER_WORD.fullmatch(word)]
     if numbers and any(_NUMBER_WORD.fullmatch(word) for word in before + after):
         turning += numbers
+    elif numbers:
+        turning += _swapped_numbers(
+            removed.split(), text[max(0, start - 120) : start].split()[-3:], text[end : end + 120].split()[:3]
+        )
     return turning
+
+
+def _swapped_numbers(gap: list[str], before: list[str], after: list[str]) -> list[str]:
+    """The number a gap removes that the quote reads another number in place of, a word or two from the gap:
+    the gap opens with the words and number the piece after it opens with, another number ("… within 90
+    days" over "within 30 days of purchase; … within 90 days"), or closes with the number and words the
+    piece before it closes with ("30 days for … purchases" over "… 90 days for purchases")."""
+    swapped = []
+    for width in (1, 2):
+        if len(gap) > width and len(after) > width and _same(gap[:width], after[:width]):
+            if _NUMBER_WORD.fullmatch(gap[width]) and _NUMBER_WORD.fullmatch(after[width]):
+                swapped.append(gap[width])
+        if len(gap) > width and len(before) > width and _same(gap[-width:], before[-width:]):
+            if _NUMBER_WORD.fullmatch(gap[-width - 1]) and _NUMBER_WORD.fullmatch(before[-width - 1]):
+                swapped.append(gap[-width - 1])
+    return swapped
+
+
+def _same(words: list[str], others: list[str]) -> bool:
+    return [word.strip(",.;:").casefold() for word in words] == [word.strip(",.;:").casefold() for word in others]
 
 
 # Prefixes that negate the word they stand on ("unavailable", "non-exclusive", "illegal", "disallowed").
