@@ -162,6 +162,11 @@ def short_pieces(quote: str, *, casefold: bool = False) -> list[str]:
 _FRACTIONS = frozenset("\u00bc\u00bd\u00be" + "".join(map(chr, range(0x2150, 0x2160))) + "\u2189")
 
 
+# What a number's word may open with, written against its digits: a sign, or a comparison or approximation
+# (">1", "<50%", "≥18", "±5", "~40%", "≈10"), which the number does not say without it.
+SIGNS = "-+<>\u2264\u2265\u2266\u2267\u2a7d\u2a7e\u226a\u226b\u00b1\u2213~\u2248\u2243\u2245\u223c"
+
+
 def _digit(ch: str) -> bool:
     return ch.isdigit() or ch in _FRACTIONS
 
@@ -174,9 +179,9 @@ def _cased(ch: str) -> bool:
 def _in_number(text: str, at: int) -> bool:
     """Whether the boundary before ``text[at]`` is inside a number: between digits (a vulgar fraction is
     one: "within 1" is not in "within 1½ days"), at a decimal separator between digits, between a sign
-    and its digits, or between a digit and a cased letter written with it ("32" is not "32k", "0" not
-    "0x10", "86" not "x86", "CO" not "CO₂"). A script without case writes a counter right after a
-    number ("30日"): the number's edge is a word's edge there."""
+    (``SIGNS``: also "<", "≥", "±", "~") and its digits, or between a digit and a cased letter written
+    with it ("32" is not "32k", "0" not "0x10", "86" not "x86", "CO" not "CO₂"). A script without case
+    writes a counter right after a number ("30日"): the number's edge is a word's edge there."""
     if at <= 0 or at >= len(text):
         return False
     before, after = text[at - 1], text[at]
@@ -187,8 +192,9 @@ def _in_number(text: str, at: int) -> bool:
             return at >= 2 and text[at - 2].isdigit()
         if _cased(before):
             return True
-        # A sign starts its word: "-40", not "pre-40" nor the end of a rule of hyphens "----40".
-        return before in "-+" and (at < 2 or not (text[at - 2].isalnum() or text[at - 2] in "-+"))
+        # A sign starts its word: "-40", not "pre-40" nor the end of a rule of hyphens "----40". So does a
+        # comparison or an approximation written against the number: ">1 release a year" is not one.
+        return before in SIGNS and (at < 2 or not (text[at - 2].isalnum() or text[at - 2] in SIGNS))
     return False
 
 

@@ -9,6 +9,11 @@ section says thirty-two thousand. Likewise "The limit is 0" of "0x10", "86 machi
 word to a reader, so the number rule's "never starts or ends inside a number" counts such a boundary
 as inside. Scripts without cased letters (Chinese, Japanese) write a counter right after a number
 ("30日"): a quote may still end there.
+
+A comparison or an approximation written against a number is part of it as a sign is ("40 degrees" was
+already not in "-40 degrees"): Node.js's maintaining-icu.md says "ICU typically has >1 release a year"
+and git's technical/remembering-renames.txt "changes ... were <50% of the size of E:oldfile"; the quotes
+"1 release a year, particularly coinciding with a major" and "50% of the size of E:oldfile" were found.
 """
 
 from __future__ import annotations
@@ -25,6 +30,11 @@ GIT = (
     " * Historically, the diff machinery for rename detection had a\n"
     "   hardcoded limit of 32k paths; this is being lifted to allow users\n"
     "   trade cycles with a (possibly) easier to read result.\n"
+)
+# nodejs 20.19 contributing/maintaining/maintaining-icu.md; git-doc 1:2.39.5 technical/remembering-renames.txt.
+ICU = "ICU typically has >1 release a year, particularly coinciding with a major\nrelease of [Unicode][].\n"
+RENAMES = (
+    "  G:newfile to A:oldfile.  The changes between E:oldfile and G:newfile were\n  <50% of the size of E:oldfile.\n"
 )
 PYTHON = "* UTF-8 is now 2x to 4x faster.  UTF-16 encoding is now up to 10x faster.\n"
 
@@ -52,6 +62,8 @@ def test_quote(kind):
                 "thirty-two": ("git", "the diff machinery for rename detection had a hardcoded limit of 32"),
                 "ten": ("python", "UTF-16 encoding is now up to 10"),
                 "k-paths": ("git", "k paths; this is being lifted to allow users"),
+                "one-release": ("icu", "1 release a year, particularly coinciding with a major"),
+                "half": ("renames", "50% of the size of E:oldfile"),
             },
             "failed",
         ),
@@ -59,6 +71,8 @@ def test_quote(kind):
             {
                 "thirty-two-k": ("git", "had a hardcoded limit of 32k paths"),
                 "ten-x": ("python", "UTF-16 encoding is now up to 10x faster"),
+                "more-than-one": ("icu", "ICU typically has >1 release a year"),
+                "under-half": ("renames", "were <50% of the size of E:oldfile"),
             },
             "passed",
         ),
@@ -67,7 +81,7 @@ def test_quote(kind):
 )
 def test_a_quote_that_cuts_a_number_from_its_letters_is_fabricated(pytester, jev_server, quotes, outcome):
     pytester.makeini("[pytest]\nfilterwarnings = default\n")
-    sections = {"git": GIT, "python": PYTHON}
+    sections = {"git": GIT, "python": PYTHON, "icu": ICU, "renames": RENAMES}
     pytester.makepyfile(test_notes=SUITE.replace("SECTIONS", repr(sections)).replace("QUOTES_HERE", repr(quotes)))
     result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
     result.assert_outcomes(**{outcome: len(quotes)})
@@ -87,6 +101,8 @@ def test_a_quote_that_cuts_a_number_from_its_letters_is_fabricated(pytester, jev
         ("Each flat measures 50 m\u00b2 in area.", "Each flat measures 50 m", "Each flat measures 50 m\u00b2"),
         ("It ran in the 1990s on every host.", "It ran in the 1990", "It ran in the 1990s on every"),
         ("Version v2 is deprecated since May.", "2 is deprecated since May", "Version v2 is deprecated"),
+        ("Adults are \u226518 years old; a few are ~40% of all.", "18 years old; a few are", "are \u226518 years old"),
+        ("Bars hold \u00b15 degrees and x<5 in code.", "5 degrees and x<5 in code", None),
         ("An elision: sizes of 4GB or more are refused by the server.", "sizes of 4 … refused by the", None),
     ],
 )
@@ -101,3 +117,9 @@ def test_a_counter_after_a_number_in_a_script_without_case_is_an_edge() -> None:
     locator = QuoteLocator(Source(sections={"1": "返金は購入から30日以内に受け付けます。"}))
     assert locator.find("返金は購入から30") is not None
     assert locator.find("購入から30日以内に") is not None
+
+
+def test_a_comparison_inside_a_word_is_no_sign() -> None:
+    """'x<5' in code: the '<' is between two words' characters, as '-' in 'pre-40', so '5' starts a quote."""
+    locator = QuoteLocator(Source(sections={"1": "The loop runs while x<5 holds and stops at ten."}))
+    assert locator.find("5 holds and stops at ten") is not None
