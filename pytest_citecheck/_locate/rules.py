@@ -167,6 +167,11 @@ _FRACTIONS = frozenset("\u00bc\u00bd\u00be" + "".join(map(chr, range(0x2150, 0x2
 SIGNS = "-+<>\u2264\u2265\u2266\u2267\u2a7d\u2a7e\u226a\u226b\u00b1\u2213~\u2248\u2243\u2245\u223c"
 
 
+# What joins digits into one number: a decimal or thousands separator ("3.14", "1,000"), and a range, date,
+# time, ratio or fraction written without spaces ("10-50", "18–24", "2023-01-15", "10:30", "1/2").
+JOINERS = ".,-/:\u2044"
+
+
 def _digit(ch: str) -> bool:
     return ch.isdigit() or ch in _FRACTIONS
 
@@ -178,7 +183,8 @@ def _cased(ch: str) -> bool:
 
 def _in_number(text: str, at: int) -> bool:
     """Whether the boundary before ``text[at]`` is inside a number: between digits (a vulgar fraction is
-    one: "within 1" is not in "within 1½ days"), at a decimal separator between digits, between a sign
+    one: "within 1" is not in "within 1½ days"), at a separator between digits (``JOINERS``: "3.14", and
+    "10-50", "10:30", "1/2": a range, time or fraction is one number to cut), between a sign
     (``SIGNS``: also "<", "≥", "±", "~") and its digits, or between a digit and a cased letter written
     with it ("32" is not "32k", "0" not "0x10", "86" not "x86", "CO" not "CO₂"). A script without case
     writes a counter right after a number ("30日"): the number's edge is a word's edge there."""
@@ -186,16 +192,23 @@ def _in_number(text: str, at: int) -> bool:
         return False
     before, after = text[at - 1], text[at]
     if before.isdigit():
-        return _digit(after) or _cased(after) or (after in ".," and at + 1 < len(text) and text[at + 1].isdigit())
-    if _digit(after):
-        if before in ".,":
-            return at >= 2 and text[at - 2].isdigit()
-        if _cased(before):
-            return True
-        # A sign starts its word: "-40", not "pre-40" nor the end of a rule of hyphens "----40". So does a
-        # comparison or an approximation written against the number: ">1 release a year" is not one.
-        return before in SIGNS and (at < 2 or not (text[at - 2].isalnum() or text[at - 2] in SIGNS))
-    return False
+        return _digit(after) or _cased(after) or (after in JOINERS and at + 1 < len(text) and text[at + 1].isdigit())
+    return _digit(after) and _opens_number(text, at)
+
+
+def _opens_number(text: str, at: int) -> bool:
+    """Whether what stands before the digit ``text[at]`` is part of its number: a separator after a digit,
+    a cased letter written with it, or a sign that starts its word."""
+    before = text[at - 1]
+    if before in JOINERS and at >= 2 and text[at - 2].isdigit():
+        return True
+    if before in ".,":
+        return False
+    if _cased(before):
+        return True
+    # A sign starts its word: "-40", not "pre-40" nor the end of a rule of hyphens "----40". So does a
+    # comparison or an approximation written against the number: ">1 release a year" is not one.
+    return before in SIGNS and (at < 2 or not (text[at - 2].isalnum() or text[at - 2] in SIGNS))
 
 
 def cuts_a_number(text: str, start: int, end: int) -> bool:

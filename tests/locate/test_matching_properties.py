@@ -150,7 +150,7 @@ def substrings(draw: st.DrawFn) -> tuple[str, str]:
     return section_id, text[start:end]
 
 
-NUMBER_CHARACTERS = set(".,+-" + DASHES + SIGNS)
+NUMBER_CHARACTERS = set(".,+-/:\u2044" + DASHES + SIGNS)
 
 
 def outside_numbers(text: str, start: int, end: int) -> tuple[int, int]:

@@ -14,6 +14,9 @@ A comparison or an approximation written against a number is part of it as a sig
 already not in "-40 degrees"): Node.js's maintaining-icu.md says "ICU typically has >1 release a year"
 and git's technical/remembering-renames.txt "changes ... were <50% of the size of E:oldfile"; the quotes
 "1 release a year, particularly coinciding with a major" and "50% of the size of E:oldfile" were found.
+And a range, time or fraction written without spaces is one number: valgrind's manual says Memcheck makes
+a program "run 10-50 times slower than natively", and "50 times slower than natively" was found; CPython's
+"What's New In Python 2.7" "the more typical support period of 18–24 months", and "... period of 18".
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ ICU = "ICU typically has >1 release a year, particularly coinciding with a major
 RENAMES = (
     "  G:newfile to A:oldfile.  The changes between E:oldfile and G:newfile were\n  <50% of the size of E:oldfile.\n"
 )
+# valgrind 1:3.19 html/manual-core.html; python3.11-doc whatsnew/2.7.html (as the HTML reader reads them).
+VALGRIND = "and every value computed, making it run 10-50 times slower than natively.\n"
+SUPPORT = "initial release, compared to the more typical support period of 18\u201324 months).\n"
 PYTHON = "* UTF-8 is now 2x to 4x faster.  UTF-16 encoding is now up to 10x faster.\n"
 
 SUITE = """
@@ -64,6 +70,8 @@ def test_quote(kind):
                 "k-paths": ("git", "k paths; this is being lifted to allow users"),
                 "one-release": ("icu", "1 release a year, particularly coinciding with a major"),
                 "half": ("renames", "50% of the size of E:oldfile"),
+                "fifty-times": ("valgrind", "50 times slower than natively"),
+                "eighteen": ("support", "compared to the more typical support period of 18"),
             },
             "failed",
         ),
@@ -73,6 +81,8 @@ def test_quote(kind):
                 "ten-x": ("python", "UTF-16 encoding is now up to 10x faster"),
                 "more-than-one": ("icu", "ICU typically has >1 release a year"),
                 "under-half": ("renames", "were <50% of the size of E:oldfile"),
+                "range": ("valgrind", "making it run 10-50 times slower than natively"),
+                "range-dash": ("support", "the more typical support period of 18-24 months"),
             },
             "passed",
         ),
@@ -81,7 +91,7 @@ def test_quote(kind):
 )
 def test_a_quote_that_cuts_a_number_from_its_letters_is_fabricated(pytester, jev_server, quotes, outcome):
     pytester.makeini("[pytest]\nfilterwarnings = default\n")
-    sections = {"git": GIT, "python": PYTHON, "icu": ICU, "renames": RENAMES}
+    sections = {"git": GIT, "python": PYTHON, "icu": ICU, "renames": RENAMES, "valgrind": VALGRIND, "support": SUPPORT}
     pytester.makepyfile(test_notes=SUITE.replace("SECTIONS", repr(sections)).replace("QUOTES_HERE", repr(quotes)))
     result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
     result.assert_outcomes(**{outcome: len(quotes)})
@@ -103,6 +113,8 @@ def test_a_quote_that_cuts_a_number_from_its_letters_is_fabricated(pytester, jev
         ("Version v2 is deprecated since May.", "2 is deprecated since May", "Version v2 is deprecated"),
         ("Adults are \u226518 years old; a few are ~40% of all.", "18 years old; a few are", "are \u226518 years old"),
         ("Bars hold \u00b15 degrees and x<5 in code.", "5 degrees and x<5 in code", None),
+        ("The shop opens at 10:30 and sells 1/2 cups.", "The shop opens at 10", "opens at 10:30 and sells 1/2"),
+        ("Add 1/2 cup of flour to the bowl.", "2 cup of flour to the bowl", None),
         ("An elision: sizes of 4GB or more are refused by the server.", "sizes of 4 … refused by the", None),
     ],
 )
