@@ -4,7 +4,8 @@ Normalisation (``normalize``) says which texts compare equal; these rules say wh
 normalised quote occurs at are the quote's. Each is checked where a piece of a quote was found:
 
 - **numbers**: a piece never starts or ends inside a number (its digits, its decimal separator, its
-  sign): "The fee is 50" is not in "The fee is 500", nor "40 degrees" in "-40 degrees";
+  sign, a space that groups its digits): "The fee is 50" is not in "The fee is 500", nor "40 degrees"
+  in "-40 degrees", nor "within 1" in "within 1 000 days" written with a no-break or thin space;
 - **hyphens**: a hyphen is dropped only at a line break. Normalisation joins every hyphenated
   word (so that a word broken at a line is found); the joins are told apart here: where the
   section's hyphen stood inside the word (``re-sign``), the quote must have it (``resign`` is
@@ -166,18 +167,33 @@ def _digit(ch: str) -> bool:
     return ch.isdigit() or ch in _FRACTIONS
 
 
+# A digit, a space that groups digits ("59 000" as French and the SI write it: a no-break, figure, thin or
+# narrow no-break space, or its HTML entity), and a group of exactly three digits. Normalisation makes these
+# spaces ordinary ones, so a grouped number is told from a list ("port 443 563") in the section as written.
+GROUPED = re.compile(
+    r"\d(?:[\u00a0\u2007\u2009\u202f]|&(?:nbsp|numsp|thinsp|#160|#8199|#8201|#8239|#x0*(?:a0|2007|2009|202f));)"
+    r"\d{3}(?!\d)",
+    re.IGNORECASE,
+)
+
+
 def _in_number(text: str, at: int) -> bool:
     """Whether the boundary before ``text[at]`` is inside a number: between digits (a vulgar fraction is
-    one: "within 1" is not in "within 1½ days"), at a decimal separator between digits, or between a sign
-    and its digits."""
+    one: "within 1" is not in "within 1½ days"), at a decimal separator between digits, between a sign
+    and its digits, or at a grouping space written as an HTML entity ("1&nbsp;000" in a Markdown source as
+    written; a grouping space written as a character is normalised to a space: ``group_space``)."""
     if at <= 0 or at >= len(text):
         return False
     before, after = text[at - 1], text[at]
     if before.isdigit():
+        if after == "&":  # a Markdown source's "1&nbsp;000", as written
+            return GROUPED.match(text, at - 1) is not None
         return _digit(after) or (after in ".," and at + 1 < len(text) and text[at + 1].isdigit())
     if _digit(after):
         if before in ".,":
             return at >= 2 and text[at - 2].isdigit()
+        if before == ";":
+            return any(found.end() == at + 3 for found in GROUPED.finditer(text, max(0, at - 16), at + 4))
         # A sign starts its word: "-40", not "pre-40" nor the end of a rule of hyphens "----40".
         return before in "-+" and (at < 2 or not (text[at - 2].isalnum() or text[at - 2] in "-+"))
     return False
@@ -186,6 +202,21 @@ def _in_number(text: str, at: int) -> bool:
 def cuts_a_number(text: str, start: int, end: int) -> bool:
     """A passage ``text[start:end]`` that starts or ends inside a number is not the number."""
     return _in_number(text, start) or _in_number(text, end)
+
+
+def group_space(text: str, at: int) -> int:
+    """Where the space is, when the boundary ``at`` is right before or after a space between a digit and a
+    group of exactly three digits ("1 000"): a grouping space if the section wrote one (``GROUPED``); else -1."""
+    if at < len(text) and text[at] == " ":
+        space = at
+    elif at >= 2 and text[at - 1] == " ":
+        space = at - 1
+    else:
+        return -1
+    group = text[space + 1 : space + 4]
+    if len(group) < 3 or not group.isdigit() or not text[space - 1].isdigit():
+        return -1
+    return -1 if space + 4 < len(text) and _digit(text[space + 4]) else space
 
 
 class SectionJoins:

@@ -48,7 +48,10 @@ SUPERSCRIPTS = str.maketrans(RAISED, "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽
 # not what it says now (a changelog's withdrawn item), so not its text, as a comment is not.
 _STRUCK_TAGS = frozenset({"del", "s", "strike"})
 _VOID_TAGS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
-_WORD = re.compile(r"\S+")
+# A word, as HTML draws it: a run of characters that are not spaces. A no-break, figure, thin or narrow no-break
+# space between a digit and a group of three digits stays in it ("59&nbsp;000" is one number to a reader, and
+# to the rule for quotes); elsewhere such a space is read as a space, as before.
+_WORD = re.compile(r"(?:\S|(?<=\d)[\u00a0\u2007\u2009\u202f](?=\d{3}(?!\d)))+")
 # What a heading's link to itself shows when it is only a permalink (the heading's title does not include it).
 _PERMALINK_MARKS = frozenset({"¶", "#", "§", "🔗", "\uf0c1", ""})
 # Whether a page may mark its main content: looked for before parsing, confirmed by the parser (a match
