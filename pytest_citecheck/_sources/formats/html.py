@@ -124,6 +124,7 @@ class _HtmlText(HTMLParser):
         self.anchor_text: list[str] | None = None
         self.line_starts = [0] + [match.end() for match in re.finditer("\n", page)]
         self.anchors: list[tuple[int, int]] = []  # (offset in the text, offset in the page)
+        self.item_at = -1  # where the open list item's text starts, while it has none (a task list's box may come)
 
     def _position(self) -> int:
         line, column = self.getpos()
@@ -153,6 +154,13 @@ class _HtmlText(HTMLParser):
             self.in_heading = len(self.headings) - 1
         if tag == "a" and self.in_heading is not None:
             self._enter_heading_link(attrs)
+        if tag == "li":
+            self.item_at = self.length
+        elif tag == "input" and self.item_at == self.length and _attribute(attrs, "type").lower() == "checkbox":
+            # A task list's box (GitHub, GitLab, pandoc, Python-Markdown render "- [x] item" so): its state is
+            # what the item says ("done" or not), written as Markdown writes it. Other boxes are controls.
+            self._emit("[x] " if any(name == "checked" for name, _ in attrs) else "[ ] ", self._position())
+            self.item_at = self.length
 
     def _outside_at_start(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
         """Whether what this start tag opens is not read: hidden, navigation, or outside the main content."""
