@@ -185,18 +185,25 @@ def _in_number(text: str, at: int) -> bool:
     if at <= 0 or at >= len(text):
         return False
     before, after = text[at - 1], text[at]
+    if after == "&" or before == ";":  # a Markdown source's "1&nbsp;000", as written
+        return _at_an_entity_group(text, at)
     if before.isdigit():
-        if after == "&":  # a Markdown source's "1&nbsp;000", as written
-            return GROUPED.match(text, at - 1) is not None
         return _digit(after) or (after in ".," and at + 1 < len(text) and text[at + 1].isdigit())
     if _digit(after):
         if before in ".,":
             return at >= 2 and text[at - 2].isdigit()
-        if before == ";":
-            return any(found.end() == at + 3 for found in GROUPED.finditer(text, max(0, at - 16), at + 4))
         # A sign starts its word: "-40", not "pre-40" nor the end of a rule of hyphens "----40".
         return before in "-+" and (at < 2 or not (text[at - 2].isalnum() or text[at - 2] in "-+"))
     return False
+
+
+def _at_an_entity_group(text: str, at: int) -> bool:
+    """The boundary before ``text[at]`` is at either side of a grouping space written as an entity ("1&nbsp;000")."""
+    if text[at] == "&":
+        return text[at - 1].isdigit() and GROUPED.match(text, at - 1) is not None
+    return text[at].isdigit() and any(
+        found.end() == at + 3 for found in GROUPED.finditer(text, max(0, at - 16), at + 4)
+    )
 
 
 def cuts_a_number(text: str, start: int, end: int) -> bool:

@@ -18,7 +18,7 @@ import pytest
 from support import quotes_of_a_page
 
 from pytest_citecheck import Source
-from pytest_citecheck._sources.formats.comments import indented_code
+from pytest_citecheck._sources.formats.code_blocks import indented_code
 from pytest_citecheck.testing import JevServer
 
 DOC = """# Writing notes

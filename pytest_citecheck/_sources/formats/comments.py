@@ -31,7 +31,11 @@ from __future__ import annotations
 
 import re
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+from pytest_citecheck._sources.formats.code_blocks import FENCE as _FENCE
+from pytest_citecheck._sources.formats.code_blocks import fence_after as _fence_after
+from pytest_citecheck._sources.formats.code_blocks import line_starts as _line_starts
+from pytest_citecheck._sources.formats.code_blocks import without_indented_code
+
 _BLOCK_COMMENT = re.compile(r"^ {0,3}<!--")
 _KEPT = re.compile(r"<!--[ \t]*YAML\b")
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")
@@ -48,103 +52,17 @@ _BEFORE_DEFINITION = re.compile(r"[ \t]*|#{1,6}(?:[ \t].*)?|=+[ \t]*|-+[ \t]*|.*
 _STRUCK = re.compile(r"(?<![~\\])~~(?=[^\s~]).+?(?<=[^\s~\\])~~(?!~)|<(del|s|strike)\b[^>]*>.*?</\1\s*>", re.S | re.I)
 
 
-def _line_starts(text: str) -> list[int]:
-    return [0] + [found.end() for found in re.finditer("\n", text)]
-
-
-# A list item's marker ("- ", "* ", "+ ", "1. ", "2) "): indented lines after it may be its content, not code.
-_LIST_ITEM = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
-# After such a line an indented code block may start without a blank line: an ATX heading or a thematic break.
-_CODE_MAY_FOLLOW = re.compile(r" {0,3}(?:#{1,6}(?:[ \t].*)?|(?:[-*_][ \t]*){3,})")
-# An HTML block (or a paragraph) that opens with a tag: no code starts in it before a blank line. Those that
-# CommonMark ends at a marker instead (blank lines included), with the marker: ``<pre>``, ``<script>``,
-# ``<style>``, ``<textarea>`` (their end tag), a comment (``-->``), ``<?`` (``?>``), ``<![CDATA[`` (``]]>``), ``<!X`` (``>``).
-_HTML_OPENS = re.compile(r" {0,3}<[A-Za-z/!?]")
-_RAW_OPENS = re.compile(
-    r" {0,3}(?:<(pre|script|style|textarea)(?:[\s>]|$)|(<!--)|(<\?)|(<!\[CDATA\[)|(<![A-Za-z]))", re.I
-)
-_RAW_ENDS = {2: "-->", 3: "?>", 4: "]]>", 5: ">"}
-
-
-def indented_code(text: str) -> set[int]:
-    """Where the lines of indented code blocks start, which show ``<!--`` and ``~~`` as written: a line
-    indented four columns or more that starts after a blank line, a heading or a thematic break (not a
-    paragraph's next line, nor inside an HTML block), and the indented or blank lines after it.
-
-    Under a list item an indented line may be the item's content (whose comment a renderer hides): it is
-    not counted as code, so its comment is cut as before and a quote of it fails closed. A list ends at a
-    line at the margin after a blank line."""
-    code: set[int] = set()
-    in_list, in_code, may_start, blank = False, False, True, True
-    fence: str | None = None
-    raw: str | None = None  # the end tag of an open <pre>, <script>, <style> or <textarea> block
-    html = False
-    for start in _line_starts(text):
-        end = text.find("\n", start)
-        line = text[start : len(text) if end < 0 else end].expandtabs(4)
-        if raw is not None:  # a block ended by its marker: any block may follow it
-            raw = None if raw in line.lower() else raw
-            may_start = raw is None
-            continue
-        if fence is not None:
-            closing = _FENCE.match(line)
-            fence = _fence_after(fence, closing.group(1) if closing else None)
-            may_start = fence is None
-            continue
-        if not line.strip():
-            may_start, html, blank = True, False, True
-            continue
-        blank, was_blank = False, blank
-        if html:  # a list item or a <pre> here may be one (the tag was a paragraph's text): counted, to stay safe
-            in_list = in_list or _LIST_ITEM.match(line) is not None
-            tag = _RAW_OPENS.match(line)
-            if tag is not None and tag.group(1):
-                raw = (
-                    None if f"</{tag.group(1).lower()}>" in line[tag.end() :].lower() else f"</{tag.group(1).lower()}>"
-                )
-            continue
-        indent = _indent(line)
-        if indent >= 4 and (in_code or (may_start and not in_list)):
-            code.add(start)
-            in_code = True
-            continue
-        opened = _FENCE.match(line)
-        if opened:
-            fence, in_code, may_start = opened.group(1), False, False
-            continue
-        in_code = False
-        if indent < 4:
-            if _LIST_ITEM.match(line):
-                in_list = True
-            elif indent == 0 and was_blank:  # a block at the margin after a blank line ends any list
-                in_list = False
-            html = _HTML_OPENS.match(line) is not None
-            tag = _RAW_OPENS.match(line)
-            if tag is not None:
-                raw = f"</{tag.group(1).lower()}>" if tag.group(1) else _RAW_ENDS[tag.lastindex or 2]
-                html = False  # until its end marker, then a block of its own (no paragraph after it)
-                if raw in line[tag.end() :].lower():
-                    raw = None
-                    may_start = True
-                    continue
-        may_start = not html and _CODE_MAY_FOLLOW.fullmatch(line) is not None
-    return code
-
-
 def markdown_comments(text: str) -> list[tuple[int, int]]:
     """The ``[start, end)`` spans of the HTML comments a Markdown renderer hides (``<!-- YAML`` kept)."""
     spans: list[tuple[int, int]] = []
     fence: str | None = None
-    code = indented_code(text) if "\n    " in text or "\n\t" in text or text[:1] in " \t" else set()
+    text = without_indented_code(text)  # blanked, offsets kept: code shows its <!-- as written
     position, line_start = 0, True  # line_start: ``position`` opens a line (not the rest of one after a comment)
     while position < len(text):
         line_end = text.find("\n", position)
         line_end = len(text) if line_end < 0 else line_end
         line = text[position:line_end]
         opened = _FENCE.match(line) if line_start else None
-        if line_start and position in code and fence is None:
-            position = line_end + 1
-            continue
         if fence is not None or opened:
             fence = _fence_after(fence, opened.group(1) if opened else None)
             position, line_start = line_end + 1, True
@@ -164,12 +82,10 @@ def markdown_struck(text: str, comments: list[tuple[int, int]]) -> list[tuple[in
     spans: list[tuple[int, int]] = []
     fence: str | None = None
     paragraph: int | None = None  # where the paragraph being read starts
-    code = indented_code(text) if "~~" in text else set()
+    text = without_indented_code(text)  # code ends a paragraph, and is none
     for start in [*_line_starts(text), len(text) + 1]:
         line = text[start : text.find("\n", start) if text.find("\n", start) >= 0 else len(text)]
         opened = _FENCE.match(line) if start <= len(text) else None
-        if start in code and fence is None:
-            line, opened = "", None  # indented code: ends a paragraph, and is none
         if paragraph is not None and (start > len(text) or not line.strip() or opened or fence is not None):
             spans += _struck_in(text, paragraph, start - 1, comments)
             paragraph = None
@@ -191,15 +107,6 @@ def _struck_in(text: str, start: int, end: int, comments: list[tuple[int, int]])
             continue
         found.append((a, b))
     return found
-
-
-def _fence_after(fence: str | None, opened: str | None) -> str | None:
-    """The open code fence after a line that opens (or closes) one with ``opened``, when ``fence`` was open."""
-    if fence is None:
-        return opened
-    if opened is not None and opened[0] == fence[0] and len(opened) >= len(fence):
-        return None
-    return fence
 
 
 def _line_before(text: str, start: int) -> str:

@@ -154,11 +154,16 @@ class _HtmlText(HTMLParser):
             self.in_heading = len(self.headings) - 1
         if tag == "a" and self.in_heading is not None:
             self._enter_heading_link(attrs)
+        if tag in ("li", "input"):
+            self._task_box(tag, attrs)
+
+    def _task_box(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        """A task list's box, a checkbox that opens a list item (GitHub, GitLab, pandoc, markdown-it render
+        "- [x] item" so): its state is what the item says ("done" or not), read as Markdown writes it.
+        Other checkboxes (Node.js's docs' module-syntax toggle in each example) are controls: not read."""
         if tag == "li":
             self.item_at = self.length
-        elif tag == "input" and self.item_at == self.length and _attribute(attrs, "type").lower() == "checkbox":
-            # A task list's box (GitHub, GitLab, pandoc, Python-Markdown render "- [x] item" so): its state is
-            # what the item says ("done" or not), written as Markdown writes it. Other boxes are controls.
+        elif self.item_at == self.length and _attribute(attrs, "type") == "checkbox":
             self._emit("[x] " if any(name == "checked" for name, _ in attrs) else "[ ] ", self._position())
             self.item_at = self.length
 
