@@ -137,7 +137,11 @@ def _rest(
 
 def _fits(indexed: WordIndex, text: str, index: int, piece: Piece, at: int) -> bool:
     """The piece at ``at`` keeps the section's numbers whole and its hyphens as they are."""
-    if cuts_a_number(text, at, at + len(piece.text)) or _cuts_a_group(indexed, text, index, at, at + len(piece.text)):
+    end = at + len(piece.text)
+    if cuts_a_number(text, at, end):
+        return False
+    # A number at either end may stop at a space that groups its digits (most pieces start and end with a letter).
+    if (text[at].isdigit() or text[end - 1].isdigit()) and _cuts_a_group(indexed, text, index, at, end):
         return False
     hyphens = indexed.hyphenated[index]
     if hyphens == 2 or (hyphens and piece.inline):
