@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from pytest_citecheck._locate.rules import (
     GAP_LIMIT,
+    GROUPED,
     PARAGRAPH_BREAK,
     Piece,
     cuts_a_number,
     gap_turns,
+    group_space,
     inside_a_word,
     removed_words,
     turns_a_word,
@@ -135,12 +137,29 @@ def _rest(
 
 def _fits(indexed: WordIndex, text: str, index: int, piece: Piece, at: int) -> bool:
     """The piece at ``at`` keeps the section's numbers whole and its hyphens as they are."""
-    if cuts_a_number(text, at, at + len(piece.text)):
+    end = at + len(piece.text)
+    if cuts_a_number(text, at, end):
+        return False
+    # A number at either end may stop at a space that groups its digits (most pieces start and end with a letter).
+    if (text[at].isdigit() or text[end - 1].isdigit()) and _cuts_a_group(indexed, text, index, at, end):
         return False
     hyphens = indexed.hyphenated[index]
     if hyphens == 2 or (hyphens and piece.inline):
         return indexed.joins(index).agree(at - indexed.section_start[index], piece)
     return not piece.inline  # no hyphen inside a word to keep; none to have but at a line break
+
+
+def _cuts_a_group(indexed: WordIndex, text: str, index: int, start: int, end: int) -> bool:
+    """The piece ``[start, end)`` starts or ends at a space the section wrote to group a number's digits
+    ("59 000" with a no-break or thin space, ``rules.GROUPED``); an ordinary space there separates two numbers."""
+    for at in (start, end):
+        space = group_space(text, at)
+        if space >= 0:
+            base = indexed.section_start[index]
+            first, last = indexed.original_span(index, space - 1 - base, space + 4 - base)
+            if GROUPED.search(indexed.source.sections[indexed.ids[index]], first, last):
+                return True
+    return False
 
 
 def _gap_fits(indexed: WordIndex, text: str, index: int, places: tuple[int, int, int], strict: bool) -> bool:

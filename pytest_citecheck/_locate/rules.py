@@ -4,7 +4,8 @@ Normalisation (``normalize``) says which texts compare equal; these rules say wh
 normalised quote occurs at are the quote's. Each is checked where a piece of a quote was found:
 
 - **numbers**: a piece never starts or ends inside a number (its digits, its decimal separator, its
-  sign): "The fee is 50" is not in "The fee is 500", nor "40 degrees" in "-40 degrees";
+  sign, a space that groups its digits): "The fee is 50" is not in "The fee is 500", nor "40 degrees"
+  in "-40 degrees", nor "within 1" in "within 1 000 days" written with a no-break or thin space;
 - **hyphens**: a hyphen is dropped only at a line break. Normalisation joins every hyphenated
   word (so that a word broken at a line is found); the joins are told apart here: where the
   section's hyphen stood inside the word (``re-sign``), the quote must have it (``resign`` is
@@ -181,16 +182,28 @@ def _cased(ch: str) -> bool:
     return ch.isalpha() and ch.lower() != ch.upper()
 
 
+# A digit, a space that groups digits ("59 000" as French and the SI write it: a no-break, figure, thin or narrow
+# no-break space, or its entity), then exactly three digits: told from a list ("port 443 563") as written.
+GROUPED = re.compile(
+    r"\d(?:[\u00a0\u2007\u2009\u202f]|&(?:nbsp|numsp|thinsp|#160|#8199|#8201|#8239|#x0*(?:a0|2007|2009|202f));)"
+    r"\d{3}(?!\d)",
+    re.IGNORECASE,
+)
+
+
 def _in_number(text: str, at: int) -> bool:
     """Whether the boundary before ``text[at]`` is inside a number: between digits (a vulgar fraction is
     one: "within 1" is not in "within 1½ days"), at a separator between digits (``JOINERS``: "3.14", and
     "10-50", "10:30", "1/2": a range, time or fraction is one number to cut), between a sign
     (``SIGNS``: also "<", "≥", "±", "~") and its digits, or between a digit and a cased letter written
     with it ("32" is not "32k", "0" not "0x10", "86" not "x86", "CO" not "CO₂"). A script without case
-    writes a counter right after a number ("30日"): the number's edge is a word's edge there."""
+    writes a counter right after a number ("30日"): the number's edge is a word's edge there. Or at an
+    entity grouping digits ("1&nbsp;000"; a grouping character is normalised to a space: ``group_space``)."""
     if at <= 0 or at >= len(text):
         return False
     before, after = text[at - 1], text[at]
+    if after == "&" or before == ";":  # a Markdown source's "1&nbsp;000", as written
+        return _at_an_entity_group(text, at)
     if before.isdigit():
         return _digit(after) or _cased(after) or (after in JOINERS and at + 1 < len(text) and text[at + 1].isdigit())
     return _digit(after) and _opens_number(text, at)
@@ -211,9 +224,33 @@ def _opens_number(text: str, at: int) -> bool:
     return before in SIGNS and (at < 2 or not (text[at - 2].isalnum() or text[at - 2] in SIGNS))
 
 
+def _at_an_entity_group(text: str, at: int) -> bool:
+    """The boundary before ``text[at]`` is at either side of a grouping space written as an entity ("1&nbsp;000")."""
+    if text[at] == "&":
+        return text[at - 1].isdigit() and GROUPED.match(text, at - 1) is not None
+    return text[at].isdigit() and any(
+        found.end() == at + 3 for found in GROUPED.finditer(text, max(0, at - 16), at + 4)
+    )
+
+
 def cuts_a_number(text: str, start: int, end: int) -> bool:
     """A passage ``text[start:end]`` that starts or ends inside a number is not the number."""
     return _in_number(text, start) or _in_number(text, end)
+
+
+def group_space(text: str, at: int) -> int:
+    """Where the space is, when the boundary ``at`` is right before or after a space between a digit and a
+    group of exactly three digits ("1 000"): a grouping space if the section wrote one (``GROUPED``); else -1."""
+    if at < len(text) and text[at] == " ":
+        space = at
+    elif at >= 2 and text[at - 1] == " ":
+        space = at - 1
+    else:
+        return -1
+    group = text[space + 1 : space + 4]
+    if len(group) < 3 or not group.isdigit() or not text[space - 1].isdigit():
+        return -1
+    return -1 if space + 4 < len(text) and _digit(text[space + 4]) else space
 
 
 class SectionJoins:

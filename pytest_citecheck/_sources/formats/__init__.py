@@ -29,7 +29,7 @@ from pytest_citecheck._sources.formats.html import split_html
 from pytest_citecheck._sources.formats.info import MARK as INFO_MARK
 from pytest_citecheck._sources.formats.info import split_info, split_manual
 from pytest_citecheck._sources.formats.man import ROFF, header_page, split_man
-from pytest_citecheck._sources.formats.markdown import split_markdown
+from pytest_citecheck._sources.formats.markdown import RST_MARKUP, split_markdown
 from pytest_citecheck._sources.formats.numbered import split_numbered
 from pytest_citecheck._sources.formats.pdf import read_pdf
 from pytest_citecheck._sources.formats.rfc import split_rfc
@@ -173,7 +173,11 @@ def detect(text: str) -> Detected:
     if not fits:
         raise SourceError("no layout found sections", field="format")
     best = ranked(fits)
-    return Detected(best[0].format, splits[best[0].format], tuple(best))
+    chosen = splits[best[0].format]
+    if best[0].format == "markdown" and RST_MARKUP.search(text) is not None:
+        # reStructuredText that Markdown reads as well (its titles): its comments are no more its text.
+        chosen = _as_split(split_markdown(text, rst_markup=True), text)
+    return Detected(best[0].format, chosen, tuple(best))
 
 
 def _unmarked(text: str) -> bool:

@@ -9,8 +9,8 @@ elements, a quote taken from one must not be found. The layouts cut the spans fo
 - **Markdown**: HTML comments, as CommonMark reads them: a comment opening a line (indented at most
   three spaces) is an HTML block and runs to its ``-->`` whatever lies between (to the end of the
   document when it never closes, as a browser reads it); one inside a paragraph is inline HTML and
-  closes before the paragraph ends. Not a comment: ``<!--`` in a fenced code block or a code span
-  (code shows it), or escaped (``\\<!--``). Kept: a comment that opens ``<!-- YAML``, Node.js's
+  closes before the paragraph ends. Not a comment: ``<!--`` in a fenced or indented code block or a
+  code span (code shows it), or escaped (``\\<!--``). Kept: a comment that opens ``<!-- YAML``, Node.js's
   documented convention for metadata its docs' build renders as text ("Added in: v0.1.99"). Also
   cut: Markdown's other comment, a link reference definition that points nowhere (``[//]: # (text)``,
   ``[comment]: <> "text"``), which defines a link no text uses, so renders nothing; it is one only
@@ -31,7 +31,11 @@ from __future__ import annotations
 
 import re
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+from pytest_citecheck._sources.formats.code_blocks import FENCE as _FENCE
+from pytest_citecheck._sources.formats.code_blocks import fence_after as _fence_after
+from pytest_citecheck._sources.formats.code_blocks import line_starts as _line_starts
+from pytest_citecheck._sources.formats.code_blocks import without_indented_code
+
 _BLOCK_COMMENT = re.compile(r"^ {0,3}<!--")
 _KEPT = re.compile(r"<!--[ \t]*YAML\b")
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")
@@ -48,14 +52,11 @@ _BEFORE_DEFINITION = re.compile(r"[ \t]*|#{1,6}(?:[ \t].*)?|=+[ \t]*|-+[ \t]*|.*
 _STRUCK = re.compile(r"(?<![~\\])~~(?=[^\s~]).+?(?<=[^\s~\\])~~(?!~)|<(del|s|strike)\b[^>]*>.*?</\1\s*>", re.S | re.I)
 
 
-def _line_starts(text: str) -> list[int]:
-    return [0] + [found.end() for found in re.finditer("\n", text)]
-
-
 def markdown_comments(text: str) -> list[tuple[int, int]]:
     """The ``[start, end)`` spans of the HTML comments a Markdown renderer hides (``<!-- YAML`` kept)."""
     spans: list[tuple[int, int]] = []
     fence: str | None = None
+    text = without_indented_code(text)  # blanked, offsets kept: code shows its <!-- as written
     position, line_start = 0, True  # line_start: ``position`` opens a line (not the rest of one after a comment)
     while position < len(text):
         line_end = text.find("\n", position)
@@ -81,6 +82,7 @@ def markdown_struck(text: str, comments: list[tuple[int, int]]) -> list[tuple[in
     spans: list[tuple[int, int]] = []
     fence: str | None = None
     paragraph: int | None = None  # where the paragraph being read starts
+    text = without_indented_code(text)  # code ends a paragraph, and is none
     for start in [*_line_starts(text), len(text) + 1]:
         line = text[start : text.find("\n", start) if text.find("\n", start) >= 0 else len(text)]
         opened = _FENCE.match(line) if start <= len(text) else None
@@ -105,15 +107,6 @@ def _struck_in(text: str, start: int, end: int, comments: list[tuple[int, int]])
             continue
         found.append((a, b))
     return found
-
-
-def _fence_after(fence: str | None, opened: str | None) -> str | None:
-    """The open code fence after a line that opens (or closes) one with ``opened``, when ``fence`` was open."""
-    if fence is None:
-        return opened
-    if opened is not None and opened[0] == fence[0] and len(opened) >= len(fence):
-        return None
-    return fence
 
 
 def _line_before(text: str, start: int) -> str:

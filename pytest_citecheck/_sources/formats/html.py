@@ -48,7 +48,10 @@ SUPERSCRIPTS = str.maketrans(RAISED, "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽
 # not what it says now (a changelog's withdrawn item), so not its text, as a comment is not.
 _STRUCK_TAGS = frozenset({"del", "s", "strike"})
 _VOID_TAGS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
-_WORD = re.compile(r"\S+")
+# A word, as HTML draws it: a run of characters that are not spaces. A no-break, figure, thin or narrow no-break
+# space between a digit and a group of three digits stays in it ("59&nbsp;000" is one number to a reader, and
+# to the rule for quotes); elsewhere such a space is read as a space, as before.
+_WORD = re.compile(r"(?:\S|(?<=\d)[\u00a0\u2007\u2009\u202f](?=\d{3}(?!\d)))+")
 # What a heading's link to itself shows when it is only a permalink (the heading's title does not include it).
 _PERMALINK_MARKS = frozenset({"¶", "#", "§", "🔗", "\uf0c1", ""})
 # Whether a page may mark its main content: looked for before parsing, confirmed by the parser (a match
@@ -121,6 +124,7 @@ class _HtmlText(HTMLParser):
         self.anchor_text: list[str] | None = None
         self.line_starts = [0] + [match.end() for match in re.finditer("\n", page)]
         self.anchors: list[tuple[int, int]] = []  # (offset in the text, offset in the page)
+        self.item_at = -1  # where the open list item's text starts, while it has none (a task list's box may come)
 
     def _position(self) -> int:
         line, column = self.getpos()
@@ -150,6 +154,18 @@ class _HtmlText(HTMLParser):
             self.in_heading = len(self.headings) - 1
         if tag == "a" and self.in_heading is not None:
             self._enter_heading_link(attrs)
+        if tag in ("li", "input"):
+            self._task_box(tag, attrs)
+
+    def _task_box(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        """A task list's box, a checkbox that opens a list item (GitHub, GitLab, pandoc, markdown-it render
+        "- [x] item" so): its state is what the item says ("done" or not), read as Markdown writes it.
+        Other checkboxes (Node.js's docs' module-syntax toggle in each example) are controls: not read."""
+        if tag == "li":
+            self.item_at = self.length
+        elif self.item_at == self.length and _attribute(attrs, "type") == "checkbox":
+            self._emit("[x] " if any(name == "checked" for name, _ in attrs) else "[ ] ", self._position())
+            self.item_at = self.length
 
     def _outside_at_start(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
         """Whether what this start tag opens is not read: hidden, navigation, or outside the main content."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from pytest_citecheck._errors import SourceError
-from pytest_citecheck._sources.formats.comments import markdown_comments, markdown_struck
+from pytest_citecheck._sources.formats.comments import markdown_comments, markdown_struck, rst_comments
 from pytest_citecheck._sources.formats.headings import heading_ids, plain_title, sections_from_starts
 from pytest_citecheck._sources.offsets import OffsetMap, cut
 
@@ -16,11 +16,21 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
-def split_markdown(text: str) -> tuple[str, dict[str, str], OffsetMap | None]:
+# A reStructuredText directive or hyperlink target at a line's start (".. note::", ".. _label:"): no Markdown
+# document writes one outside code, and a reStructuredText document whose titles Markdown reads as well has them.
+RST_MARKUP = re.compile(r"^\.\. (?:[A-Za-z][\w.+:-]*::(?:[ \t]|$)|_[^\s:][^:\n]*:(?:[ \t]|$))", re.M)
+
+
+def split_markdown(text: str, *, rst_markup: bool = False) -> tuple[str, dict[str, str], OffsetMap | None]:
     """Markdown: ATX (``## Title``) and setext (``Title`` over ``===`` or ``---``) headings; none inside code
-    fences. The text split is the document without its HTML comments and its struck-out text (``comments``)."""
+    fences. The text split is the document without its HTML comments and its struck-out text (``comments``).
+
+    ``rst_markup``: ``auto`` chose this layout for a reStructuredText document (``RST_MARKUP``; its underlined
+    titles read alike in both): its ``..`` comments are cut too, as the ``rst`` layout cuts them."""
     comments = markdown_comments(text)
     hidden = sorted([*comments, *markdown_struck(text, comments)])
+    if rst_markup:
+        hidden = _merged([*hidden, *rst_comments(text)])
     offsets: OffsetMap | None = None
     if hidden:
         text, offsets = cut(text, hidden)
@@ -41,6 +51,17 @@ def split_markdown(text: str) -> tuple[str, dict[str, str], OffsetMap | None]:
         )
     sections = sections_from_starts(text, [line_offsets[index] for index in starts], heading_ids(headings))
     return text, sections, offsets
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans in order, overlapping ones joined."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _hidden_lines(lines: list[str]) -> set[int]:
