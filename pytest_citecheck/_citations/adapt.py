@@ -6,7 +6,7 @@ here: ``anthropic`` (Messages API text blocks, a whole ``Message``), ``openai`` 
 ``output_text`` parts, a whole ``Response``), ``chat_completions``, ``cohere``, ``gemini``,
 ``langchain`` (an ``AIMessage`` and standard content blocks), ``bedrock`` (Converse answers, read as
 Claude's; ``bedrock_stream`` assembles a ConverseStream's events into one) and ``retrieval_answers`` (LlamaIndex
-``Response``, Haystack ``GeneratedAnswer``); ``containers`` splits a whole answer into its parts. No
+``Response``, Haystack ``GeneratedAnswer``), ``llamaindex_chat`` (a LlamaIndex ``ChatResponse``); ``containers`` splits a whole answer into its parts. No
 SDK is imported: ``_SHAPES`` and ``_ANSWERS`` detect each shape by its fields, as Anthropic messages
 are. Any other shape goes through the ``pytest_citecheck_adapt_citation`` hook first.
 ``adapt_answer`` validates every citation up front and keeps a bad one as ``invalid`` (by id, with
@@ -43,6 +43,7 @@ from pytest_citecheck._citations.langchain import (
     standard_part,
     standard_parts,
 )
+from pytest_citecheck._citations.llamaindex_chat import is_llamaindex_chat, llamaindex_chat_parts
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
 from pytest_citecheck._citations.openai import is_openai_output_text, read_openai_output_text
 from pytest_citecheck._citations.plain import adapt_citation, not_text, plain_dict_citation
@@ -117,20 +118,21 @@ _SHAPES: tuple[tuple[Callable[[Any], bool], _Adapter, bool], ...] = (
 )
 
 # Whole answers split into the parts above: an Anthropic Message or OpenAI Response, a LangChain
-# AIMessage (its standard content blocks), an OpenAI ChatCompletion, a Bedrock Converse response (or its
+# AIMessage (its standard content blocks), a LlamaIndex ChatResponse (``llamaindex_chat``), an OpenAI ChatCompletion, a Bedrock Converse response (or its
 # message, or one content block: ``bedrock``); a text block with Bedrock's citations (LangChain's content of
 # a Converse answer); and a standard content block
 # alone, read as the provider's block it came from.
 _ANSWERS: tuple[tuple[Callable[[Any], bool], Callable[[Any], list[Any]]], ...] = (
     (is_answer, citing_parts),
     (is_langchain_message, langchain_parts),
+    (is_llamaindex_chat, llamaindex_chat_parts),
     (is_chat_completion, chat_completion_parts),
     (is_converse_answer, converse_parts),
     (is_bedrock_text_block, lambda block: [bedrock_text_block(block)]),
     (is_standard_text_block, lambda block: [standard_part(block)]),
 )
 # The whole answers of ``_ANSWERS`` (a check may be given one without a list around it).
-_WHOLE_ANSWERS = _ANSWERS[:4]
+_WHOLE_ANSWERS = _ANSWERS[:5]
 # Answers read whole by one of ``_SHAPES`` (a check may be given one without a list around it).
 _WHOLE = (is_cohere_response, is_gemini_response, is_llamaindex_response, is_haystack_answer)
 
