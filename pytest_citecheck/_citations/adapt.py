@@ -5,7 +5,8 @@ Users hand us dicts (``{"id", "claim", "quote", "section"}``) or objects with th
 here: ``anthropic`` (Messages API text blocks, a whole ``Message``), ``openai`` (Responses API
 ``output_text`` parts, a whole ``Response``), ``chat_completions``, ``cohere``, ``gemini``,
 ``langchain`` (an ``AIMessage`` and standard content blocks), ``bedrock`` (Converse answers, read as
-Claude's; ``bedrock_stream`` assembles a ConverseStream's events into one) and ``retrieval_answers`` (LlamaIndex
+Claude's; ``bedrock_stream`` assembles a ConverseStream's events into one), ``bedrock_rag`` (Knowledge Bases'
+``retrieve_and_generate``) and ``retrieval_answers`` (LlamaIndex
 ``Response``, Haystack ``GeneratedAnswer``), ``llamaindex_chat`` (a LlamaIndex ``ChatResponse``); ``containers`` splits a whole answer into its parts. No
 SDK is imported: ``_SHAPES`` and ``_ANSWERS`` detect each shape by its fields, as Anthropic messages
 are. Any other shape goes through the ``pytest_citecheck_adapt_citation`` hook first.
@@ -28,6 +29,7 @@ from pytest_citecheck._citations.bedrock import (
     is_bedrock_text_block,
     is_converse_answer,
 )
+from pytest_citecheck._citations.bedrock_rag import bedrock_rag_citations, is_bedrock_rag
 from pytest_citecheck._citations.bedrock_stream import converse_stream_parts, is_converse_stream
 from pytest_citecheck._citations.chat_completions import chat_completion_parts, is_chat_completion
 from pytest_citecheck._citations.cohere import cohere_citations, is_cohere_response, uncited_cohere_text
@@ -98,6 +100,11 @@ def _gemini(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
     return gemini_citations(raw, position, invalid, source), uncited_gemini_text(raw), invalid
 
 
+def _bedrock_rag(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
+    invalid: dict[str, CitationInputError] = {}
+    return (*bedrock_rag_citations(raw, position, invalid), invalid)
+
+
 def _llamaindex(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
     invalid: dict[str, CitationInputError] = {}
     return (*llamaindex_citations(raw, position, invalid), invalid)
@@ -113,6 +120,7 @@ _SHAPES: tuple[tuple[Callable[[Any], bool], _Adapter, bool], ...] = (
     (is_openai_output_text, _openai, True),
     (is_cohere_response, _cohere, True),
     (is_gemini_response, _gemini, True),
+    (is_bedrock_rag, _bedrock_rag, True),
     (is_llamaindex_response, _llamaindex, True),
     (is_haystack_answer, _haystack, True),
 )
@@ -134,7 +142,7 @@ _ANSWERS: tuple[tuple[Callable[[Any], bool], Callable[[Any], list[Any]]], ...] =
 # The whole answers of ``_ANSWERS`` (a check may be given one without a list around it).
 _WHOLE_ANSWERS = _ANSWERS[:5]
 # Answers read whole by one of ``_SHAPES`` (a check may be given one without a list around it).
-_WHOLE = (is_cohere_response, is_gemini_response, is_llamaindex_response, is_haystack_answer)
+_WHOLE = (is_cohere_response, is_gemini_response, is_bedrock_rag, is_llamaindex_response, is_haystack_answer)
 
 
 def _expanded(raw: Any) -> list[Any]:
