@@ -36,6 +36,7 @@ from pytest_citecheck._citations.cohere import cohere_citations, is_cohere_respo
 from pytest_citecheck._citations.containers import citing_parts, is_answer
 from pytest_citecheck._citations.coverage import Adapted
 from pytest_citecheck._citations.gemini import gemini_citations, is_gemini_response, uncited_gemini_text
+from pytest_citecheck._citations.gemini_stream import gemini_streams_joined
 from pytest_citecheck._citations.langchain import (
     is_gemini_text_block,
     is_langchain_message,
@@ -302,10 +303,11 @@ def _parts(citations: Any) -> list[Any]:
 
 
 def _split(items: list[Any]) -> list[Any]:
-    """The parts of a list a check was given: each item's, or a Bedrock ConverseStream's events as the answer
-    they make."""
+    """The parts of a list a check was given: each item's, or a Bedrock ConverseStream's events (a Gemini
+    stream's chunks) as the answer they make."""
     if is_converse_stream(items):
         return converse_stream_parts(items)
+    items = gemini_streams_joined(items)  # a Gemini stream's chunks: the one response they make
     if any(is_standard_text_block(raw) for raw in items):  # a LangChain message's content or content_blocks
         refuse_textless_citations(items, "citations")
     parts: list[Any] = []
