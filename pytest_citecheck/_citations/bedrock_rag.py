@@ -114,19 +114,22 @@ def _claim(text: str, item: Any, path: str) -> tuple[str, tuple[int, int]]:
             "is missing, and the part's text is not found once in output.text: the claim it marks is unknown",
             field=f"{path}.span",
         )
+    return _spanned(text, span, said, path)
+
+
+def _spanned(text: str, span: Any, said: Any, path: str) -> tuple[str, tuple[int, int]]:
+    """The answer's text a ``span`` marks, its ``end`` read inclusive (else exclusive, when only that gives ``said``)."""
     start, end = field_of(span, "start"), field_of(span, "end")
-    if not all(isinstance(value, int) and not isinstance(value, bool) for value in (start, end)) or not (
-        0 <= start <= end <= len(text)
-    ):
+    whole = all(isinstance(value, int) and not isinstance(value, bool) for value in (start, end))
+    if not whole or not 0 <= start <= end <= len(text):
         raise CitationInputError(
             f"start {start!r} and end {end!r} must be whole numbers with 0 <= start <= end <= {len(text)}, the "
             "length of output.text",
             field=f"{path}.span",
         )
     for stop in (end + 1, end):  # ``end`` is inclusive in recorded answers; exclusive only when the text says so
-        if stop <= len(text) and (not isinstance(said, str) or text[start:stop] == said):
-            if text[start:stop].strip():
-                return text[start:stop], (start, stop)
+        if stop <= len(text) and (not isinstance(said, str) or text[start:stop] == said) and text[start:stop].strip():
+            return text[start:stop], (start, stop)
     raise CitationInputError(
         f"marks {text[start : end + 1]!r} of output.text, but the part's text is {said!r}: the claim is unknown",
         field=f"{path}.span",
