@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import judged_check
 
 from pytest_citecheck import Corpus, Source, Status
 from pytest_citecheck._citations.adapt import adapt_answer
-from pytest_citecheck.testing import JevServer
 
 RECORDED = json.loads(
     (Path(__file__).parent.parent / "data/payloads/bedrock_kb_retrieve_and_generate_toolpad.json").read_text()
@@ -63,32 +63,21 @@ def test_each_retrieved_reference_is_a_citation_of_the_text_its_span_marks() -> 
 
 
 def test_the_recorded_answer_is_located_and_judged(direct_checker: Any) -> None:
-    server = JevServer().start()
-    try:
-        checker = direct_checker(server)
-        checker.check(response(), corpus())
-    finally:
-        server.stop()
-    assert [(r.id, r.status) for r in checker.results] == [
+    results, claims = judged_check(direct_checker, response(), corpus())
+    assert [(r.id, r.status) for r in results] == [
         ("#0.1.1", Status.FOUND),
         ("#0.1.2", Status.FOUND),
         ("#0.2.1", Status.FOUND),
         ("#0.2.2", Status.FOUND),
     ]
-    claims = sorted(request.body["state"]["claim"] for request in server.systemone_requests)  # sent on threads
-    assert claims == sorted([PARTS[0]] * 2 + [PARTS[1]] * 2)
+    assert sorted(claims) == sorted([PARTS[0]] * 2 + [PARTS[1]] * 2)  # sent on threads
 
 
 def test_a_chunk_of_another_document_is_not_found_in_the_one_its_location_names(direct_checker: Any) -> None:
     answer = response()
     answer["citations"][0]["retrievedReferences"][1]["location"]["s3Location"]["uri"] = THEME_JS
-    server = JevServer().start()
-    try:
-        checker = direct_checker(server)
-        checker.check(answer, corpus())
-    finally:
-        server.stop()
-    assert checker.results[1].id == "#0.1.2" and checker.results[1].status != Status.FOUND
+    results, _ = judged_check(direct_checker, answer, corpus())
+    assert results[1].id == "#0.1.2" and results[1].status != Status.FOUND
 
 
 def test_an_exclusive_end_is_read_when_only_it_gives_the_part_text() -> None:
