@@ -486,6 +486,19 @@ CLAUDE_CHAR_LOCATION_BLOCK = {
 }
 
 
+def judged_check(direct_checker: Any, answer: Any, source: Any) -> tuple[list[Any], list[str]]:
+    """Check ``answer`` against a loopback Jev: the checker's results, and the claims Jev was asked about."""
+    from pytest_citecheck.testing import JevServer
+
+    server = JevServer().start()
+    try:
+        checker = direct_checker(server)
+        checker.check(answer, source)
+    finally:
+        server.stop()
+    return checker.results, [request.body["state"]["claim"] for request in server.systemone_requests]
+
+
 def refused_check(direct_checker: Any, answer: Any, source: Any, message: str) -> tuple[list[Any], list[str]]:
     """Check ``answer`` against a loopback Jev: the check raises ``CitationInputError`` matching ``message``.
     The checker's results, and the claims Jev was asked about."""

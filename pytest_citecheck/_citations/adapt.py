@@ -5,8 +5,9 @@ Users hand us dicts (``{"id", "claim", "quote", "section"}``) or objects with th
 here: ``anthropic`` (Messages API text blocks, a whole ``Message``), ``openai`` (Responses API
 ``output_text`` parts, a whole ``Response``), ``chat_completions``, ``cohere``, ``gemini``,
 ``langchain`` (an ``AIMessage`` and standard content blocks), ``bedrock`` (Converse answers, read as
-Claude's; ``bedrock_stream`` assembles a ConverseStream's events into one) and ``retrieval_answers`` (LlamaIndex
-``Response``, Haystack ``GeneratedAnswer``); ``containers`` splits a whole answer into its parts. No
+Claude's; ``bedrock_stream`` assembles a ConverseStream's events into one), ``bedrock_rag`` (Knowledge Bases'
+``retrieve_and_generate``) and ``retrieval_answers`` (LlamaIndex
+``Response``, Haystack ``GeneratedAnswer``), ``llamaindex_chat`` (a LlamaIndex ``ChatResponse``); ``containers`` splits a whole answer into its parts. No
 SDK is imported: ``_SHAPES`` and ``_ANSWERS`` detect each shape by its fields, as Anthropic messages
 are. Any other shape goes through the ``pytest_citecheck_adapt_citation`` hook first.
 ``adapt_answer`` validates every citation up front and keeps a bad one as ``invalid`` (by id, with
@@ -28,12 +29,14 @@ from pytest_citecheck._citations.bedrock import (
     is_bedrock_text_block,
     is_converse_answer,
 )
+from pytest_citecheck._citations.bedrock_rag import bedrock_rag_citations, is_bedrock_rag
 from pytest_citecheck._citations.bedrock_stream import converse_stream_parts, is_converse_stream
 from pytest_citecheck._citations.chat_completions import chat_completion_parts, is_chat_completion
 from pytest_citecheck._citations.cohere import cohere_citations, is_cohere_response, uncited_cohere_text
 from pytest_citecheck._citations.containers import citing_parts, is_answer
 from pytest_citecheck._citations.coverage import Adapted
 from pytest_citecheck._citations.gemini import gemini_citations, is_gemini_response, uncited_gemini_text
+from pytest_citecheck._citations.gemini_stream import gemini_streams_joined
 from pytest_citecheck._citations.langchain import (
     is_gemini_text_block,
     is_langchain_message,
@@ -43,6 +46,7 @@ from pytest_citecheck._citations.langchain import (
     standard_part,
     standard_parts,
 )
+from pytest_citecheck._citations.llamaindex_chat import is_llamaindex_chat, llamaindex_chat_parts
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
 from pytest_citecheck._citations.openai import is_openai_output_text, read_openai_output_text
 from pytest_citecheck._citations.plain import adapt_citation, not_text, plain_dict_citation
@@ -97,6 +101,11 @@ def _gemini(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
     return gemini_citations(raw, position, invalid, source), uncited_gemini_text(raw), invalid
 
 
+def _bedrock_rag(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
+    invalid: dict[str, CitationInputError] = {}
+    return (*bedrock_rag_citations(raw, position, invalid), invalid)
+
+
 def _llamaindex(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
     invalid: dict[str, CitationInputError] = {}
     return (*llamaindex_citations(raw, position, invalid), invalid)
@@ -112,27 +121,29 @@ _SHAPES: tuple[tuple[Callable[[Any], bool], _Adapter, bool], ...] = (
     (is_openai_output_text, _openai, True),
     (is_cohere_response, _cohere, True),
     (is_gemini_response, _gemini, True),
+    (is_bedrock_rag, _bedrock_rag, True),
     (is_llamaindex_response, _llamaindex, True),
     (is_haystack_answer, _haystack, True),
 )
 
 # Whole answers split into the parts above: an Anthropic Message or OpenAI Response, a LangChain
-# AIMessage (its standard content blocks), an OpenAI ChatCompletion, a Bedrock Converse response (or its
+# AIMessage (its standard content blocks), a LlamaIndex ChatResponse (``llamaindex_chat``), an OpenAI ChatCompletion, a Bedrock Converse response (or its
 # message, or one content block: ``bedrock``); a text block with Bedrock's citations (LangChain's content of
 # a Converse answer); and a standard content block
 # alone, read as the provider's block it came from.
 _ANSWERS: tuple[tuple[Callable[[Any], bool], Callable[[Any], list[Any]]], ...] = (
     (is_answer, citing_parts),
     (is_langchain_message, langchain_parts),
+    (is_llamaindex_chat, llamaindex_chat_parts),
     (is_chat_completion, chat_completion_parts),
     (is_converse_answer, converse_parts),
     (is_bedrock_text_block, lambda block: [bedrock_text_block(block)]),
     (is_standard_text_block, lambda block: [standard_part(block)]),
 )
 # The whole answers of ``_ANSWERS`` (a check may be given one without a list around it).
-_WHOLE_ANSWERS = _ANSWERS[:4]
+_WHOLE_ANSWERS = _ANSWERS[:5]
 # Answers read whole by one of ``_SHAPES`` (a check may be given one without a list around it).
-_WHOLE = (is_cohere_response, is_gemini_response, is_llamaindex_response, is_haystack_answer)
+_WHOLE = (is_cohere_response, is_gemini_response, is_bedrock_rag, is_llamaindex_response, is_haystack_answer)
 
 
 def _expanded(raw: Any) -> list[Any]:
@@ -292,10 +303,11 @@ def _parts(citations: Any) -> list[Any]:
 
 
 def _split(items: list[Any]) -> list[Any]:
-    """The parts of a list a check was given: each item's, or a Bedrock ConverseStream's events as the answer
-    they make."""
+    """The parts of a list a check was given: each item's, or a Bedrock ConverseStream's events (a Gemini
+    stream's chunks) as the answer they make."""
     if is_converse_stream(items):
         return converse_stream_parts(items)
+    items = gemini_streams_joined(items)  # a Gemini stream's chunks: the one response they make
     if any(is_standard_text_block(raw) for raw in items):  # a LangChain message's content or content_blocks
         refuse_textless_citations(items, "citations")
     parts: list[Any] = []

@@ -1,0 +1,170 @@
+"""Amazon Bedrock Knowledge Bases answers: boto3 ``bedrock-agent-runtime`` ``retrieve_and_generate()``.
+
+The response (botocore's ``RetrieveAndGenerateResponse``, model 2023-07-26) is a dict: ``output.text`` the
+answer, ``citations`` a list of ``Citation``s, each a ``generatedResponsePart.textResponsePart`` (``text``,
+and its ``span`` ``{start, end}`` in ``output.text``) and the ``retrievedReferences`` it rests on: each a
+retrieved chunk, ``content.text`` its text (``content.type`` ``TEXT``; an image, table row, audio or video
+cannot be located), ``location`` where it came from (``type`` and one of ``s3Location.uri``,
+``webLocation.url``, ``confluenceLocation.url``, ... ``customDocumentLocation.id``) and ``metadata``.
+
+Each retrieved reference of a citation is one citation (``#<position>.<citation>.<reference>``, from 1): the
+claim is the answer's text its span marks, the quote the chunk's text, looked for in the document its
+location names (the corpus key: the S3 URI, the URL). A recorded answer shows the span's ``end`` inclusive
+(``{start 0, end 222}`` for a 223-character part, the next part starting at 224): the claim is
+``output.text[start:end + 1]``, which must be the part's ``text`` when it has one (an exclusive ``end`` is
+taken too when only that reading gives the text). A citation with no retrieved reference cites nothing (its
+text is uncited, for ``require_cited_sentences``). Fails closed: a part whose span and text disagree, a
+reference without text or of another content type, is one invalid citation named by its path
+(``citations[1].retrievedReferences[0].content.type``); the others are still read. boto3 is not imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_citecheck._citations.model import MISSING, Citation, field_of
+from pytest_citecheck._citations.sentences import uncited_sentences
+from pytest_citecheck._errors import CitationInputError
+
+# Each member of ``RetrievalResultLocation`` and the field naming its document (botocore 1.44's model).
+_LOCATION_NAMES = {
+    "s3Location": "uri",
+    "webLocation": "url",
+    "confluenceLocation": "url",
+    "salesforceLocation": "url",
+    "sharePointLocation": "url",
+    "oneDriveLocation": "url",
+    "googleDriveLocation": "url",
+    "kendraDocumentLocation": "uri",
+    "customDocumentLocation": "id",
+}
+# What Knowledge Bases writes in a reference's metadata when the location names no document.
+_SOURCE_URI = "x-amz-bedrock-kb-source-uri"
+
+
+def is_bedrock_rag(raw: Any) -> bool:
+    """A ``retrieve_and_generate()`` response: ``output.text`` and its ``citations`` (or its ``sessionId``)."""
+    if not isinstance(raw, Mapping):
+        return False
+    output = raw.get("output")
+    return (
+        isinstance(output, Mapping)
+        and isinstance(output.get("text"), str)
+        and "message" not in output
+        and ("citations" in raw or "sessionId" in raw)
+    )
+
+
+def bedrock_rag_citations(
+    raw: Mapping[str, Any], position: int, invalid: dict[str, CitationInputError]
+) -> tuple[list[Citation], list[str]]:
+    """One citation per retrieved reference of each citation, and the answer's sentences no span covers."""
+    text = raw["output"]["text"]
+    cited = raw.get("citations")
+    if cited is None:
+        return [], uncited_sentences(text, [])
+    if not isinstance(cited, (list, tuple)):
+        raise CitationInputError(
+            f"must be a list of citations, got {type(cited).__name__}", citation=f"#{position}", field="citations"
+        )
+    adapted: list[Citation] = []
+    covered: list[tuple[int, int]] = []
+    for number, item in enumerate(cited, start=1):
+        path = f"citations[{number - 1}]"
+        references = field_of(item, "retrievedReferences")
+        if references is MISSING or references is None:
+            references = []
+        try:
+            if not isinstance(references, (list, tuple)):
+                raise CitationInputError(
+                    f"must be a list of retrieved references, got {type(references).__name__}",
+                    field=f"{path}.retrievedReferences",
+                )
+            claim, span = _claim(text, item, path)
+        except CitationInputError as error:
+            citation_id = f"#{position}.{number}"
+            invalid[citation_id] = CitationInputError(error.message, citation=citation_id, field=error.field)
+            adapted.append(Citation(id=citation_id, claim="", quote=None, section=None))
+            continue
+        if references:
+            covered.append(span)
+        for index, reference in enumerate(references, start=1):
+            citation_id = f"#{position}.{number}.{index}"
+            try:
+                adapted.append(_reference(reference, citation_id, claim, f"{path}.retrievedReferences[{index - 1}]"))
+            except CitationInputError as error:
+                invalid[citation_id] = CitationInputError(error.message, citation=citation_id, field=error.field)
+                adapted.append(Citation(id=citation_id, claim=claim, quote=None, section=None))
+    return adapted, uncited_sentences(text, covered)
+
+
+def _claim(text: str, item: Any, path: str) -> tuple[str, tuple[int, int]]:
+    """The answer's text a citation's span marks, and ``[start, end)`` of it, checked against the part's text."""
+    part = field_of(field_of(item, "generatedResponsePart"), "textResponsePart")
+    path = f"{path}.generatedResponsePart.textResponsePart"
+    said, span = field_of(part, "text"), field_of(part, "span")
+    if said is not MISSING and said is not None and not isinstance(said, str):
+        raise CitationInputError(f"must be a string, got {type(said).__name__}", field=f"{path}.text")
+    if span is MISSING or span is None:
+        if isinstance(said, str) and said.strip() and text.count(said) == 1:
+            start = text.index(said)
+            return said, (start, start + len(said))
+        raise CitationInputError(
+            "is missing, and the part's text is not found once in output.text: the claim it marks is unknown",
+            field=f"{path}.span",
+        )
+    return _spanned(text, span, said, path)
+
+
+def _spanned(text: str, span: Any, said: Any, path: str) -> tuple[str, tuple[int, int]]:
+    """The answer's text a ``span`` marks, its ``end`` read inclusive (else exclusive, when only that gives ``said``)."""
+    start, end = field_of(span, "start"), field_of(span, "end")
+    whole = all(isinstance(value, int) and not isinstance(value, bool) for value in (start, end))
+    if not whole or not 0 <= start <= end <= len(text):
+        raise CitationInputError(
+            f"start {start!r} and end {end!r} must be whole numbers with 0 <= start <= end <= {len(text)}, the "
+            "length of output.text",
+            field=f"{path}.span",
+        )
+    for stop in (end + 1, end):  # ``end`` is inclusive in recorded answers; exclusive only when the text says so
+        if stop <= len(text) and (not isinstance(said, str) or text[start:stop] == said) and text[start:stop].strip():
+            return text[start:stop], (start, stop)
+    raise CitationInputError(
+        f"marks {text[start : end + 1]!r} of output.text, but the part's text is {said!r}: the claim is unknown",
+        field=f"{path}.span",
+    )
+
+
+def _reference(reference: Any, citation_id: str, claim: str, path: str) -> Citation:
+    """One retrieved reference as a citation of its chunk's text, in the document its location names."""
+    if not isinstance(reference, Mapping):
+        raise CitationInputError(f"must be an object, got {type(reference).__name__}", field=path)
+    content = reference.get("content")
+    kind = field_of(content, "type")
+    if kind not in (MISSING, None, "TEXT"):
+        raise CitationInputError(
+            f"is {kind!r}: only a TEXT chunk can be located in the source", field=f"{path}.content.type"
+        )
+    quote = field_of(content, "text")
+    if not isinstance(quote, str) or not quote.strip():
+        got = "nothing" if quote is MISSING or quote is None else repr(quote)[:40]
+        raise CitationInputError(f"must be the retrieved chunk's text, got {got}", field=f"{path}.content.text")
+    return Citation(id=citation_id, claim=claim, quote=quote, section=None, document=_document(reference, path))
+
+
+def _document(reference: Mapping[str, Any], path: str) -> str | None:
+    """The document a reference's location names (the metadata's source URI when the location names none)."""
+    location = reference.get("location")
+    if location is not None and not isinstance(location, Mapping):
+        raise CitationInputError(f"must be an object, got {type(location).__name__}", field=f"{path}.location")
+    for member, name in _LOCATION_NAMES.items():
+        value = field_of(field_of(location or {}, member), name)
+        if value is MISSING or value is None:
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise CitationInputError(f"must name the document, got {value!r}", field=f"{path}.location.{member}.{name}")
+        return value
+    metadata = reference.get("metadata")
+    named = metadata.get(_SOURCE_URI) if isinstance(metadata, Mapping) else None
+    return named if isinstance(named, str) and named.strip() else None
