@@ -148,7 +148,45 @@ class JudgeError(CitecheckError):
 
 
 class CassetteMissError(JudgeError):
-    """Replay found no recorded answer for a citation's request."""
+    """Replay found no recorded answer for a citation's request.
+
+    Replaying only, the check goes on past a miss (nothing is sent), so one check may miss for several
+    citations: it then raises one ``CassetteMissError`` that names each (``together``). ``misses``
+    holds every citation's own error, in citation order (just this one for a single miss);
+    ``citation`` and ``remedy`` are the first's.
+    """
+
+    def __init__(self, citation: str, cause: str, remedy: str) -> None:
+        super().__init__(citation, cause, remedy)
+        self.misses: tuple[CassetteMissError, ...] = (self,)
+
+    @classmethod
+    def together(cls, misses: list[CassetteMissError], others: list[BaseException]) -> CassetteMissError:
+        """One error for a check whose replay missed for every citation of ``misses`` (two or more), each
+        named with its cause and remedy; ``others``: what else the check raised, named after them."""
+        from pytest_citecheck._text import plural
+
+        def indented(error: BaseException) -> str:
+            # The unprocessed message (``Exception.__str__``): this error's own ``__str__`` makes it safe once.
+            return "\n".join("  " + line for line in Exception.__str__(error).split("\n"))
+
+        cause = "\n".join(indented(miss) for miss in misses)
+        if others:
+            also = plural(len(others), "other citation")
+            cause += f"\nThe check raised for {also} too:\n" + "\n".join(indented(error) for error in others)
+        error = cls.__new__(cls)
+        error.citation, error.cause, error.remedy, error.misses = (
+            misses[0].citation,
+            cause,
+            misses[0].remedy,
+            tuple(misses),
+        )
+        header = (
+            f"{len(misses)} citations have no recorded answer in the cassette "
+            "(every other citation was judged from it):"
+        )
+        CitecheckError.__init__(error, f"{header}\n{cause}")
+        return error
 
 
 class CassetteError(JudgeError):

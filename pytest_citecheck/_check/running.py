@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pytest_citecheck._check.invalid import errored_result
 from pytest_citecheck._check.wiring import Wiring, async_client_for_call
 from pytest_citecheck._citations.model import Citation
-from pytest_citecheck._errors import CitationInputError, holding_warnings, stop_holding, warn_at_caller
+from pytest_citecheck._errors import (
+    CassetteMissError,
+    CitationInputError,
+    holding_warnings,
+    stop_holding,
+    warn_at_caller,
+)
 from pytest_citecheck._gate import judged_result
 from pytest_citecheck._gate.human import with_human_decision
 from pytest_citecheck._judge.ask import ask, ask_async
@@ -135,9 +141,8 @@ def ask_on_threads(step: Asking, client: Callable[[], Any], indices: list[int]) 
             client()
         except Exception as error:
             return {indices[0]: error}
-    counted = _not_sent() if step.plan.settings.estimate else ()
     with _serving_throughout(step.cassette if replay else None):
-        return judge_on_threads(indices, lambda index: step.judge(client(), index), workers, keep_going=counted)
+        return judge_on_threads(indices, lambda index: step.judge(client(), index), workers, goes_on=_goes_on(step))
 
 
 def _serving_throughout(cassette: TestCassette | None) -> contextlib.AbstractContextManager[Any]:
@@ -149,11 +154,28 @@ def _serving_throughout(cassette: TestCassette | None) -> contextlib.AbstractCon
     return recording.serving() if recording is not None else contextlib.nullcontext()
 
 
-def _not_sent() -> tuple[type[BaseException], ...]:
-    """In an estimate run, a request counted and not sent: the next citation is still asked (and counted)."""
-    from pytest_citecheck._estimate.recording import NotSent
+def _goes_on(step: Asking) -> Callable[[BaseException], bool]:
+    """Which errors let the check go on with the next citation, rather than stop at the first error.
 
-    return (NotSent,)
+    In an estimate run, a request counted and not sent (``NotSent``): the next is still asked (and
+    counted). Replaying only, a cassette miss: nothing is sent, so every other citation is judged from
+    the cassette and every miss is named at once (``failure``), not one per run. Recording stops at the
+    first error: a server that is down or refuses the key would otherwise be asked once per citation.
+    """
+    cassette = step.cassette
+    counted: tuple[type[BaseException], ...] = ()
+    if step.plan.settings.estimate:
+        from pytest_citecheck._estimate.recording import NotSent
+
+        counted = (NotSent,)
+
+    def goes_on(error: BaseException) -> bool:
+        if isinstance(error, counted):
+            return True
+        # A miss comes from an open cassette; ``replaying``: one that can only be replayed (``replay.Recording``).
+        return isinstance(error, CassetteMissError) and cassette is not None and cassette.replaying is not None
+
+    return goes_on
 
 
 async def ask_in_tasks(step: Asking, async_client_factory: Callable[[], Any] | None, indices: list[int]) -> Outcomes:
@@ -219,19 +241,35 @@ def finish(plan: Plan, outcomes: Outcomes, wiring: Wiring, kept: list[CitationRe
     if error is not None and wiring.on_result is not None:
         for result in reported_after(plan, outcomes, len(judged), wiring):
             wiring.on_result(result)
-    if (plan.invalid or error) is not None:
-        raise plan.invalid or error  # type: ignore[misc]
+    if plan.invalid is not None:
+        raise plan.invalid
+    if error is not None:
+        raise failure(outcomes)
     return results
+
+
+def failure(outcomes: Outcomes) -> BaseException:
+    """What a check whose requests raised fails with: the first error, in citation order; or, when
+    replay missed for several citations (it goes on past a miss), one ``CassetteMissError`` naming
+    every miss with its cause and remedy, and anything else the check raised."""
+    errors = [outcome for _, outcome in sorted(outcomes.items()) if isinstance(outcome, BaseException)]
+    misses = [error for error in errors if isinstance(error, CassetteMissError)]
+    if len(misses) < 2:
+        return errors[0]
+    return CassetteMissError.together(misses, [error for error in errors if not isinstance(error, CassetteMissError)])
 
 
 def reported_after(plan: Plan, outcomes: Outcomes, first: int, wiring: Wiring) -> list[CitationResult]:
     """What the reports list for the citations from the first that errored (index ``first``) on: an
     error is an ``errored`` result naming its cause; a result (judged on another thread or task before
     the error stopped the check, or settled by step 1) is itself; a citation never asked is ``errored``,
-    naming the citation whose error stopped the check. None is left out: a report that listed only the
-    citations before the error would read as if they were all there was, all verified."""
-    stopper = plan.citations[first].id
-    stopping = outcomes[first]
+    naming the citation whose error stopped the check (replay goes on past a cassette miss: the first
+    other error, if any). None is left out: a report that listed only the citations before the error
+    would read as if they were all there was, all verified."""
+    errors = [index for index in sorted(outcomes) if isinstance(outcomes[index], BaseException)]
+    stopped_at = next((index for index in errors if not isinstance(outcomes[index], CassetteMissError)), first)
+    stopper = plan.citations[stopped_at].id
+    stopping = outcomes[stopped_at]
     reported = []
     for index in range(first, len(plan.located)):
         item = plan.located[index]
@@ -253,11 +291,11 @@ def judge_on_threads(
     judge: Callable[[int], CitationResult],
     workers: int,
     *,
-    keep_going: tuple[type[BaseException], ...] = (),
+    goes_on: Callable[[BaseException], bool] = lambda error: False,
 ) -> Outcomes:
     """Judge ``indices`` with up to ``workers`` threads; on the first error the rest are cancelled.
 
-    ``keep_going``: errors after which one thread goes on with the next citation (an estimate's ``NotSent``).
+    ``goes_on``: whether the check goes on after an error (an estimate's ``NotSent``, a miss in replay).
     """
     outcomes: Outcomes = {}
     if workers <= 1:
@@ -266,7 +304,7 @@ def judge_on_threads(
                 outcomes[index] = judge(index)
             except Exception as error:
                 outcomes[index] = error
-                if not isinstance(error, keep_going):
+                if not goes_on(error):
                     break
         return outcomes
     held: list[tuple[int, Warning]] = []
@@ -280,10 +318,13 @@ def judge_on_threads(
 
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="citecheck") as pool:
         futures: dict[int, Future[CitationResult]] = {index: pool.submit(judged, index) for index in indices}
-        done, _ = wait(futures.values(), return_when=FIRST_EXCEPTION)
-        if any(future.exception() is not None for future in done):
-            for future in futures.values():
-                future.cancel()
+        waiting: set[Future[CitationResult]] = set(futures.values())
+        while waiting:
+            done, waiting = wait(waiting, return_when=FIRST_EXCEPTION)
+            if any((failed := future.exception()) is not None and not goes_on(failed) for future in done):
+                for future in futures.values():
+                    future.cancel()
+                break
     for index, future in futures.items():
         if not future.cancelled():
             failure = future.exception()

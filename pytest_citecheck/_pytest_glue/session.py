@@ -45,6 +45,22 @@ def _save(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
         call.excinfo = pytest.ExceptionInfo.from_exception(error)
 
 
+def _row_for_error(item: pytest.Item, error: CitecheckError) -> None:
+    """A test failed by our error that no row of its carries (raised before its check read a citation:
+    an unreadable source, an unknown answer, an option error) gets one ``errored`` row, so that no report
+    counts the run clean without it. Not for a cassette file's error (``CassettePathError``: its recording
+    not saved, or shared by accident), which is about the file, and whose citations have their rows."""
+    from pytest_citecheck._errors import CassettePathError
+    from pytest_citecheck._report.row import error_row_of_test
+
+    if isinstance(error, CassettePathError):
+        return
+    rows = item.stash.setdefault(PENDING_ROWS, [])
+    row = error_row_of_test(item.nodeid, error, rows)
+    if row is not None:
+        rows.append(row)
+
+
 class CitecheckRun:
     """The session's report: rows arrive on test reports (from this process or xdist workers)."""
 
@@ -129,6 +145,7 @@ class CitecheckRun:
             error = call.excinfo.value
             report.longrepr = f"{type(error).__name__}: {error}"
             report.citecheck_error = report.longrepr  # for the GitHub annotations
+            _row_for_error(item, error)
         rows = item.stash.get(PENDING_ROWS, None)
         failing: list[str] = []
         if call.excinfo is not None and report.failed and CHECKER in item.stash:

@@ -93,6 +93,8 @@ def where(row: ReportRow) -> str:
     """The card's Section: where the quote is (none for a fabricated one)."""
     if row.status == "missing" or row.verdict == "fabricated":
         return "not found in the source"
+    if row.status is None and row.verdict == "errored":  # ``row.error_row_of_test``: the check raised before reading it
+        return "none: the error is the test's, not a citation's"
     if row.sections:
         return f"{', '.join('§ ' + section for section in row.sections)} (judged together)"
     if row.section is None:

@@ -316,6 +316,32 @@ def as_row(row: ReportRow | Mapping[str, Any]) -> ReportRow:
     return ReportRow.from_json(row if isinstance(row, dict) else dict(row))
 
 
+# The id of the row of a test failed by an error no citation's row carries: its check raised before it
+# read any citation (a source that cannot be read, an answer of a shape no adapter knows, an option
+# error), or before any citation had its row (a damaged reviews file). Not a citation's id; without
+# this row the test would be in no report's counts.
+TEST_ERROR_ID = "(test error)"
+
+
+def error_row_of_test(test: str, error: BaseException, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The ``errored`` row of ``test`` for ``error``, which failed it, when no row of ``rows`` (the test's)
+    carries it: an error naming a citation that has a row is that row's (a request's, an invalid field's)."""
+    named = getattr(error, "citation", None)
+    if isinstance(named, str) and any(row.get("id") == named for row in rows):
+        return None
+    # The message as the error shows it: known secrets cut out, untrusted text harmless (``CitecheckError``).
+    cause = {"type": type(error).__name__, "message": str(error)}
+    return {
+        "test": test,
+        "id": TEST_ERROR_ID,
+        "status": None,
+        "verdict": "errored",
+        "confidence": None,
+        "auto": True,
+        "error": cause,
+    }
+
+
 def failed_ids(error: BaseException, rows: list[dict[str, Any]]) -> list[str]:
     """The ids of the citations that ``error`` says failed the test (``CitationsNotSupported.failing_ids``;
     none for another error), their JSON rows in ``rows`` marked. Read by name: the report's floor sits
