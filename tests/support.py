@@ -389,7 +389,7 @@ import pathlib
 import pytest
 from pytest_citecheck import Source, assert_citations_supported
 
-PAGE = Source.from_file(pathlib.Path(__file__).parent / {name!r})
+PAGE = Source.from_file(pathlib.Path(__file__).parent / {name!r}, format={format!r})
 QUOTES = {quotes!r}
 
 @pytest.mark.parametrize("kind", list(QUOTES))
@@ -400,14 +400,22 @@ def test_quote(kind):
 
 
 def quotes_of_a_page(
-    pytester: pytest.Pytester, page: str, quotes: dict[str, str], outcome: str, name: str = "refunds.html"
+    pytester: pytest.Pytester,
+    page: str | bytes,
+    quotes: dict[str, str],
+    outcome: str,
+    name: str = "refunds.html",
+    format: str = "auto",
 ) -> list[dict[str, Any]]:
     """Each of ``quotes`` (kind -> quote) cited from the document ``page`` (the file ``name``, read by
     ``Source.from_file``: HTML by default) in a test of its own, recorded against the loopback Jev (the
     caller's ``jev_server``): every test must end ``outcome``; the JSON report's rows."""
     pytester.makeini(INNER_INI + "citecheck_model = jev-1.12\n")
-    (pytester.path / name).write_text(page)
-    pytester.makepyfile(test_refunds=_PAGE_QUOTES_SUITE.format(quotes=quotes, name=name))
+    if isinstance(page, bytes):
+        (pytester.path / name).write_bytes(page)  # a PDF
+    else:
+        (pytester.path / name).write_text(page)
+    pytester.makepyfile(test_refunds=_PAGE_QUOTES_SUITE.format(quotes=quotes, name=name, format=format))
     result = pytester.runpytest("--citecheck-record-mode=once", "--citecheck-json=report.json", *NOT_A_USERS_PLUGINS)
     result.assert_outcomes(**{outcome: len(quotes)})
     rows: list[dict[str, Any]] = json.loads((pytester.path / "report.json").read_text())["results"]
@@ -415,11 +423,16 @@ def quotes_of_a_page(
 
 
 def assert_each_quote_ends(
-    pytester: pytest.Pytester, page: str, quotes: dict[str, str], outcome: str, name: str = "refunds.html"
+    pytester: pytest.Pytester,
+    page: str | bytes,
+    quotes: dict[str, str],
+    outcome: str,
+    name: str = "refunds.html",
+    format: str = "auto",
 ) -> list[dict[str, Any]]:
     """``quotes_of_a_page``, then each row as its outcome says: missing and fabricated for "failed" (a quote
     of text a reader never sees), found and verified for "passed"; the rows."""
-    rows = quotes_of_a_page(pytester, page, quotes, outcome, name=name)
+    rows = quotes_of_a_page(pytester, page, quotes, outcome, name=name, format=format)
     expected = ("missing", "fabricated") if outcome == "failed" else ("found", "verified")
     assert {row["id"]: (row["status"], row["verdict"]) for row in rows} == dict.fromkeys(quotes, expected)
     return rows

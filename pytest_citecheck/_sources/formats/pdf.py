@@ -17,6 +17,7 @@ import unicodedata
 from os import PathLike
 
 from pytest_citecheck._errors import SourceError
+from pytest_citecheck._sources.formats.exponents import with_exponents_raised
 
 # TeX draws an accented letter as the letter and an accent over it; pypdf gives the accent first, as
 # its spacing form: "Niels M¨oller" for "Niels Möller", which no quote of what the page shows matches.
@@ -49,7 +50,7 @@ def _pages(path: str) -> list[str]:
             for index in range(len(document)):
                 page = document[index]
                 text_page = page.get_textpage()
-                texts.append(text_page.get_text_range())
+                texts.append(with_exponents_raised(text_page, text_page.get_text_range()))
                 text_page.close()
                 page.close()
             return texts
