@@ -216,6 +216,15 @@ def cuts_a_number(text: str, start: int, end: int) -> bool:
     return _in_number(text, start) or _in_number(text, end)
 
 
+def number_edges(text: str, start: int, end: int) -> tuple[int, int]:
+    """``text[start:end]`` widened so that it neither starts nor ends inside a number."""
+    while _in_number(text, start):
+        start -= 1
+    while _in_number(text, end):
+        end += 1
+    return start, end
+
+
 class SectionJoins:
     """Where a section's normalised text joined a hyphenated word, and how (``marks_of``)."""
 

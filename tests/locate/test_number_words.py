@@ -99,7 +99,17 @@ def test_a_quote_that_cuts_a_number_from_its_letters_is_fabricated(pytester, jev
     expected = "fabricated" if outcome == "failed" else "verified"
     assert {row["id"]: row["verdict"] for row in rows} == dict.fromkeys(quotes, expected)
     if outcome == "failed":
-        result.stdout.fnmatch_lines(["*quote whole words*"])
+        # The closest passage shows the number whole: what the quote dropped is there to see.
+        result.stdout.fnmatch_lines(
+            [
+                '*"the diff machinery for rename detection had a hardcoded limit of 32k"',
+                '*">1 release a year, particularly coinciding with a major"',
+                '*"10-50 times slower than natively"',
+                '*"compared to the more typical support period of 18\u201324"',
+                "*starts or ends inside a word or a number and turns it*quote whole words and whole numbers",
+            ],
+            consecutive=False,
+        )
 
 
 @pytest.mark.parametrize(
