@@ -162,9 +162,11 @@ def short_pieces(quote: str, *, casefold: bool = False) -> list[str]:
 _FRACTIONS = frozenset("\u00bc\u00bd\u00be" + "".join(map(chr, range(0x2150, 0x2160))) + "\u2189")
 
 
-# What a number's word may open with, written against its digits: a sign, or a comparison or approximation
-# (">1", "<50%", "≥18", "±5", "~40%", "≈10"), which the number does not say without it.
-SIGNS = "-+<>\u2264\u2265\u2266\u2267\u2a7d\u2a7e\u226a\u226b\u00b1\u2213~\u2248\u2243\u2245\u223c"
+# What a number's word may open with, written against its digits: a sign, a comparison or approximation
+# (">1", "<50%", "≥18", "±5", "~40%", "≈10"), or a currency ("$5"), which the number does not say without it.
+SIGNS = "-+<>\u2264\u2265\u2266\u2267\u2a7d\u2a7e\u226a\u226b\u00b1\u2213~\u2248\u2243\u2245\u223c$\u20ac\u00a3\u00a5"
+# What a number's word may close with, written against its digits: "by 10%" is not "by 10".
+UNITS = "%\u2030\u2031\u00b0"
 
 
 # What joins digits into one number: a decimal or thousands separator ("3.14", "1,000"), and a range, date,
@@ -185,14 +187,20 @@ def _in_number(text: str, at: int) -> bool:
     """Whether the boundary before ``text[at]`` is inside a number: between digits (a vulgar fraction is
     one: "within 1" is not in "within 1½ days"), at a separator between digits (``JOINERS``: "3.14", and
     "10-50", "10:30", "1/2": a range, time or fraction is one number to cut), between a sign
-    (``SIGNS``: also "<", "≥", "±", "~") and its digits, or between a digit and a cased letter written
-    with it ("32" is not "32k", "0" not "0x10", "86" not "x86", "CO" not "CO₂"). A script without case
-    writes a counter right after a number ("30日"): the number's edge is a word's edge there."""
+    (``SIGNS``: also "<", "≥", "±", "~", "$") and its digits, between its digits and a unit (``UNITS``:
+    "10" is not "10%"), or between a digit and a cased letter written with it ("32" is not "32k", "0" not
+    "0x10", "86" not "x86", "CO" not "CO₂"). A script without case writes a counter right after a number
+    ("30日"): the number's edge is a word's edge there."""
     if at <= 0 or at >= len(text):
         return False
     before, after = text[at - 1], text[at]
     if before.isdigit():
-        return _digit(after) or _cased(after) or (after in JOINERS and at + 1 < len(text) and text[at + 1].isdigit())
+        return (
+            _digit(after)
+            or _cased(after)
+            or after in UNITS
+            or (after in JOINERS and at + 1 < len(text) and text[at + 1].isdigit())
+        )
     return _digit(after) and _opens_number(text, at)
 
 

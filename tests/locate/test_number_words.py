@@ -125,6 +125,8 @@ def test_a_quote_that_cuts_a_number_from_its_letters_is_fabricated(pytester, jev
         ("Bars hold \u00b15 degrees and x<5 in code.", "5 degrees and x<5 in code", None),
         ("The shop opens at 10:30 and sells 1/2 cups.", "The shop opens at 10", "opens at 10:30 and sells 1/2"),
         ("Add 1/2 cup of flour to the bowl.", "2 cup of flour to the bowl", None),
+        ("Various optimizations have reduced Python startup time by 10% on Linux.", "startup time by 10", "by 10% on"),
+        ("The plan costs $5 per month, or 40\u00b0 warmer.", "5 per month, or 40", "costs $5 per month, or 40\u00b0"),
         ("An elision: sizes of 4GB or more are refused by the server.", "sizes of 4 … refused by the", None),
     ],
 )
