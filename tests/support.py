@@ -405,7 +405,7 @@ def quotes_of_a_page(
     quotes: dict[str, str],
     outcome: str,
     name: str = "refunds.html",
-    format: str = "auto",
+    format: str | None = None,
 ) -> list[dict[str, Any]]:
     """Each of ``quotes`` (kind -> quote) cited from the document ``page`` (the file ``name``, read by
     ``Source.from_file``: HTML by default) in a test of its own, recorded against the loopback Jev (the
@@ -428,7 +428,7 @@ def assert_each_quote_ends(
     quotes: dict[str, str],
     outcome: str,
     name: str = "refunds.html",
-    format: str = "auto",
+    format: str | None = None,
 ) -> list[dict[str, Any]]:
     """``quotes_of_a_page``, then each row as its outcome says: missing and fabricated for "failed" (a quote
     of text a reader never sees), found and verified for "passed"; the rows."""

@@ -249,9 +249,10 @@ def closest_passage_lines(result: CitationResult) -> list[str]:
         f"[{closest.start}:{closest.end}] (similarity {closest.similarity:.2f}):",
         f'    "{_shorten(closest.text, 100)}"',
         # Its letters are there: the quote starts or ends inside a word and turns it ("acceptable" of
-        # "unacceptable", "must not" of "must notify"), or an elision cuts a word (docs: matching, Words).
-        "    its words are there, but it starts or ends inside a word and turns it (or an elision cuts a "
-        "word): quote whole words"
+        # "unacceptable", "must not" of "must notify") or inside a number ("32" of "32k", "1" of ">1"), or an
+        # elision cuts a word (docs: matching, Words and Numbers).
+        "    its words are there, but it starts or ends inside a word or a number and turns it (or an elision "
+        "cuts a word): quote whole words and whole numbers"
         if closest.similarity >= 0.995
         else f"    did the model misquote {where}, or invent it?",
     ]

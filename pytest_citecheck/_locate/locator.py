@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from pytest_citecheck._locate.display import Markup, layouts_of
 from pytest_citecheck._locate.normalize import quote_fragments
+from pytest_citecheck._locate.number_edges import number_edges
 from pytest_citecheck._locate.placing import Placed
 from pytest_citecheck._locate.rules import Piece, quote_pieces
 from pytest_citecheck._locate.word_index import Sections, WordIndex
@@ -237,4 +238,6 @@ def _word_edges(section: str, start: int, end: int, needle: str) -> tuple[int, i
         start += 1
     while end > start and not section[end - 1].isalnum() and section[end - 1] != needle[-1]:
         end -= 1
-    return start, end
+    # A number whole, sign and range included: the passage of "1 release a year" in ">1 release a year"
+    # shows the ">" its quote dropped (docs: matching, Numbers).
+    return number_edges(section, start, end)

@@ -1,7 +1,7 @@
 """Where in a ``WordIndex`` a quote's pieces stand, by the rule for quotes (``rules``).
 
 Each occurrence of the first piece, in the blocks the index says may hold the quote, is tried in
-turn: the piece must keep the numbers and hyphens of the section (``rules.cuts_a_number``,
+turn: the piece must keep the numbers and hyphens of the section (``number_edges.cuts_a_number``,
 ``SectionJoins.agree``); an elided quote's next pieces follow in the same section, in order, each
 within ``GAP_LIMIT`` characters and no paragraph break of the one before. A placement whose gaps
 remove no word that turns the meaning is preferred; failing one, a placement that does is returned
@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from pytest_citecheck._locate.number_edges import GROUPED, cuts_a_number, group_space
 from pytest_citecheck._locate.rules import (
     GAP_LIMIT,
-    GROUPED,
     PARAGRAPH_BREAK,
     Piece,
-    cuts_a_number,
     gap_turns,
-    group_space,
     inside_a_word,
     removed_words,
     turns_a_word,
@@ -151,7 +149,7 @@ def _fits(indexed: WordIndex, text: str, index: int, piece: Piece, at: int) -> b
 
 def _cuts_a_group(indexed: WordIndex, text: str, index: int, start: int, end: int) -> bool:
     """The piece ``[start, end)`` starts or ends at a space the section wrote to group a number's digits
-    ("59 000" with a no-break or thin space, ``rules.GROUPED``); an ordinary space there separates two numbers."""
+    ("59 000" with a no-break or thin space, ``number_edges.GROUPED``); an ordinary space there separates two numbers."""
     for at in (start, end):
         space = group_space(text, at)
         if space >= 0:

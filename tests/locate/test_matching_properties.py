@@ -25,7 +25,8 @@ from bench.corpus import build_corpus
 from pytest_citecheck import Source
 from pytest_citecheck._locate.locator import QuoteLocator
 from pytest_citecheck._locate.normalize import DASHES, normalize
-from pytest_citecheck._locate.rules import SIGNS, turns_a_word
+from pytest_citecheck._locate.number_edges import SIGNS, UNITS
+from pytest_citecheck._locate.rules import turns_a_word
 
 DATA = Path(__file__).parent.parent / "data"
 SOURCE = Source.from_text((DATA / "rfc6749.txt").read_text(), format="rfc")
@@ -150,7 +151,7 @@ def substrings(draw: st.DrawFn) -> tuple[str, str]:
     return section_id, text[start:end]
 
 
-NUMBER_CHARACTERS = set(".,+-/:\u2044" + DASHES + SIGNS)
+NUMBER_CHARACTERS = set(".,+-/:\u2044" + DASHES + SIGNS + UNITS)
 
 
 def outside_numbers(text: str, start: int, end: int) -> tuple[int, int]:

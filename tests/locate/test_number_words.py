@@ -99,7 +99,17 @@ def test_a_quote_that_cuts_a_number_from_its_letters_is_fabricated(pytester, jev
     expected = "fabricated" if outcome == "failed" else "verified"
     assert {row["id"]: row["verdict"] for row in rows} == dict.fromkeys(quotes, expected)
     if outcome == "failed":
-        result.stdout.fnmatch_lines(["*quote whole words*"])
+        # The closest passage shows the number whole: what the quote dropped is there to see.
+        result.stdout.fnmatch_lines(
+            [
+                '*"the diff machinery for rename detection had a hardcoded limit of 32k"',
+                '*">1 release a year, particularly coinciding with a major"',
+                '*"10-50 times slower than natively"',
+                '*"compared to the more typical support period of 18\u201324"',
+                "*starts or ends inside a word or a number and turns it*quote whole words and whole numbers",
+            ],
+            consecutive=False,
+        )
 
 
 @pytest.mark.parametrize(
@@ -115,6 +125,8 @@ def test_a_quote_that_cuts_a_number_from_its_letters_is_fabricated(pytester, jev
         ("Bars hold \u00b15 degrees and x<5 in code.", "5 degrees and x<5 in code", None),
         ("The shop opens at 10:30 and sells 1/2 cups.", "The shop opens at 10", "opens at 10:30 and sells 1/2"),
         ("Add 1/2 cup of flour to the bowl.", "2 cup of flour to the bowl", None),
+        ("Various optimizations have reduced Python startup time by 10% on Linux.", "startup time by 10", "by 10% on"),
+        ("The plan costs $5 per month, or 40\u00b0 warmer.", "5 per month, or 40", "costs $5 per month, or 40\u00b0"),
         ("An elision: sizes of 4GB or more are refused by the server.", "sizes of 4 … refused by the", None),
     ],
 )

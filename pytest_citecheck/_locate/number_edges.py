@@ -1,0 +1,122 @@
+"""Where a number begins and ends in a section's text: the rule for quotes that concerns numbers (``rules``).
+
+A piece of a quote never starts or ends inside a number (``cuts_a_number``): its digits, its separators
+(``JOINERS``: "3.14", "10-50", "10:30"), its sign or comparison (``SIGNS``), its unit (``UNITS``), the
+letters written with it ("32k", "x86"), and a space that groups its digits ("59 000" with a no-break or
+thin space, ``GROUPED``). ``docs/matching.md`` says why each is part of the number.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Vulgar fractions (kept as written by normalisation): a digit of the number they stand in ("1½").
+_FRACTIONS = frozenset("\u00bc\u00bd\u00be" + "".join(map(chr, range(0x2150, 0x2160))) + "\u2189")
+
+
+# What a number's word may open with, written against its digits: a sign, a comparison or approximation
+# (">1", "<50%", "≥18", "±5", "~40%", "≈10"), or a currency ("$5"), which the number does not say without it.
+SIGNS = "-+<>\u2264\u2265\u2266\u2267\u2a7d\u2a7e\u226a\u226b\u00b1\u2213~\u2248\u2243\u2245\u223c$\u20ac\u00a3\u00a5"
+# What a number's word may close with, written against its digits: "by 10%" is not "by 10".
+UNITS = "%\u2030\u2031\u00b0"
+
+
+# What joins digits into one number: a decimal or thousands separator ("3.14", "1,000"), and a range, date,
+# time, ratio or fraction written without spaces ("10-50", "18–24", "2023-01-15", "10:30", "1/2").
+JOINERS = ".,-/:\u2044"
+
+
+def digit(ch: str) -> bool:
+    """A digit of a number: a digit of any script, or a vulgar fraction (\"1½\")."""
+    return ch.isdigit() or ch in _FRACTIONS
+
+
+def _cased(ch: str) -> bool:
+    """A letter of a script with case (Latin, Greek, Cyrillic, ...), which spaces its words."""
+    return ch.isalpha() and ch.lower() != ch.upper()
+
+
+# A digit, a space that groups digits ("59 000" as French and the SI write it: a no-break, figure, thin or narrow
+# no-break space, or its entity), then exactly three digits: told from a list ("port 443 563") as written.
+GROUPED = re.compile(
+    r"\d(?:[\u00a0\u2007\u2009\u202f]|&(?:nbsp|numsp|thinsp|#160|#8199|#8201|#8239|#x0*(?:a0|2007|2009|202f));)"
+    r"\d{3}(?!\d)",
+    re.IGNORECASE,
+)
+
+
+def _in_number(text: str, at: int) -> bool:
+    """Whether the boundary before ``text[at]`` is inside a number: between digits (a vulgar fraction is
+    one: "within 1" is not in "within 1½ days"), at a separator between digits (``JOINERS``: "3.14", and
+    "10-50", "10:30", "1/2": a range, time or fraction is one number to cut), between a sign
+    (``SIGNS``: also "<", "≥", "±", "~", "$") and its digits, between its digits and a unit (``UNITS``:
+    "10" is not "10%"), or between a digit and a cased letter written with it ("32" is not "32k", "0" not
+    "0x10", "86" not "x86", "CO" not "CO₂"). A script without case writes a counter right after a number
+    ("30日"): the number's edge is a word's edge there. Or at an entity grouping digits ("1&nbsp;000"; a
+    grouping character is normalised to a space: ``group_space``)."""
+    if at <= 0 or at >= len(text):
+        return False
+    before, after = text[at - 1], text[at]
+    if after == "&" or before == ";":  # a Markdown source's "1&nbsp;000", as written
+        return _at_an_entity_group(text, at)
+    if before.isdigit():
+        return (
+            digit(after)
+            or _cased(after)
+            or after in UNITS
+            or (after in JOINERS and at + 1 < len(text) and text[at + 1].isdigit())
+        )
+    return digit(after) and _opens_number(text, at)
+
+
+def _opens_number(text: str, at: int) -> bool:
+    """Whether what stands before the digit ``text[at]`` is part of its number: a separator after a digit,
+    a cased letter written with it, or a sign that starts its word."""
+    before = text[at - 1]
+    if before in JOINERS and at >= 2 and text[at - 2].isdigit():
+        return True
+    if before in ".,":
+        return False
+    if _cased(before):
+        return True
+    # A sign starts its word: "-40", not "pre-40" nor the end of a rule of hyphens "----40". So does a
+    # comparison or an approximation written against the number: ">1 release a year" is not one.
+    return before in SIGNS and (at < 2 or not (text[at - 2].isalnum() or text[at - 2] in SIGNS))
+
+
+def _at_an_entity_group(text: str, at: int) -> bool:
+    """The boundary before ``text[at]`` is at either side of a grouping space written as an entity ("1&nbsp;000")."""
+    if text[at] == "&":
+        return text[at - 1].isdigit() and GROUPED.match(text, at - 1) is not None
+    return text[at].isdigit() and any(
+        found.end() == at + 3 for found in GROUPED.finditer(text, max(0, at - 16), at + 4)
+    )
+
+
+def cuts_a_number(text: str, start: int, end: int) -> bool:
+    """A passage ``text[start:end]`` that starts or ends inside a number is not the number."""
+    return _in_number(text, start) or _in_number(text, end)
+
+
+def group_space(text: str, at: int) -> int:
+    """Where the space is, when the boundary ``at`` is right before or after a space between a digit and a
+    group of exactly three digits ("1 000"): a grouping space if the section wrote one (``GROUPED``); else -1."""
+    if at < len(text) and text[at] == " ":
+        space = at
+    elif at >= 2 and text[at - 1] == " ":
+        space = at - 1
+    else:
+        return -1
+    group = text[space + 1 : space + 4]
+    if len(group) < 3 or not group.isdigit() or not text[space - 1].isdigit():
+        return -1
+    return -1 if space + 4 < len(text) and digit(text[space + 4]) else space
+
+
+def number_edges(text: str, start: int, end: int) -> tuple[int, int]:
+    """``text[start:end]`` widened so that it neither starts nor ends inside a number."""
+    while _in_number(text, start):
+        start -= 1
+    while _in_number(text, end):
+        end += 1
+    return start, end
