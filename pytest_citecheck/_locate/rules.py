@@ -285,6 +285,16 @@ NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "non", "dis", "a")
 MODALS = frozenset("must shall should may can could will would might required recommended optional".split())
 
 
+# A near match's words, with each number whole as the number rule reads it (``_in_number``): its sign, its
+# digits joined by separators, its letters and its unit (">1", "10-50", "18-24", "10%", "32k"), so that a
+# quote that drops any of them differs from its passage in that number.
+_ALNUM_WITH_DIGIT = r"[^\W_]*[\d\u00bc-\u00be\u2150-\u215f\u2189][^\W_]*"
+_TOKEN = re.compile(
+    rf"(?:(?<![^\W_])[{re.escape(SIGNS)}])?{_ALNUM_WITH_DIGIT}(?:[{re.escape(JOINERS)}]{_ALNUM_WITH_DIGIT})*"
+    rf"[{re.escape(UNITS)}]?|{_WORD.pattern}"
+)
+
+
 def meaning_changes(quote: str, passage: str, casefold: bool = False) -> list[str]:
     """The words in which a near match (``fuzzy``) differs from its passage that turn the meaning: a
     negation added or dropped (``turning_words``), a number changed, a negating prefix ("available"
@@ -292,8 +302,8 @@ def meaning_changes(quote: str, passage: str, casefold: bool = False) -> list[st
     words added or dropped at either end are the alignment's edges, not a difference."""
     from difflib import SequenceMatcher  # only for a near match
 
-    said = _WORD.findall(normalize(quote, casefold=casefold))
-    says = _WORD.findall(normalize(passage, casefold=casefold))
+    said = _TOKEN.findall(normalize(quote, casefold=casefold))
+    says = _TOKEN.findall(normalize(passage, casefold=casefold))
     changed: list[str] = []
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, said, says, autojunk=False).get_opcodes():
         if tag == "equal" or (tag != "replace" and (min(i1, j1) == 0 or i2 == len(said) or j2 == len(says))):
