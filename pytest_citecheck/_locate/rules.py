@@ -32,6 +32,7 @@ from pytest_citecheck._locate.normalize import (
     split_elisions,
     trim_cut_hyphens,
 )
+from pytest_citecheck._locate.number_edges import JOINERS, SIGNS, UNITS
 from pytest_citecheck._locate.number_edges import digit as _digit
 
 MIN_PIECE_WORDS = 3
@@ -285,7 +286,7 @@ NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "non", "dis", "a")
 MODALS = frozenset("must shall should may can could will would might required recommended optional".split())
 
 
-# A near match's words, with each number whole as the number rule reads it (``_in_number``): its sign, its
+# A near match's words, with each number whole as the number rule reads it (``number_edges._in_number``): its sign, its
 # digits joined by separators, its letters and its unit (">1", "10-50", "18-24", "10%", "32k"), so that a
 # quote that drops any of them differs from its passage in that number.
 _ALNUM_WITH_DIGIT = r"[^\W_]*[\d\u00bc-\u00be\u2150-\u215f\u2189][^\W_]*"
