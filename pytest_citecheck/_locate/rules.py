@@ -282,6 +282,9 @@ def _same(words: list[str], others: list[str]) -> bool:
 
 # Prefixes that negate the word they stand on ("unavailable", "non-exclusive", "illegal", "disallowed").
 NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "non", "dis", "a")
+# Suffixes that negate the word they end ("lead-free", "passwordless"): a quote that ends before one reads
+# the opposite ("The solder is lead" of "lead-free"; the hyphen is joined by normalisation).
+NEGATING_SUFFIXES = ("free", "less", "lessly", "lessness")
 # Modal verbs and RFC 2119's keywords: one for another ("may" for "must") turns an obligation.
 MODALS = frozenset("must shall should may can could will would might required recommended optional".split())
 
@@ -356,7 +359,8 @@ def _word_around(text: str, at: int) -> tuple[int, int]:
 def turns_a_word(text: str, at: int, *, start: bool) -> bool:
     """A quote's start (or end) at ``at`` cuts a word of ``text`` so that the quote reads a word that turns
     the meaning where the section's word does not, or the other way round ("must not" of "must notify",
-    "do" of "don't", "no" of "piano"), or cuts off a negating prefix ("lawful" of "unlawful")."""
+    "do" of "don't", "no" of "piano"), cuts off a negating prefix ("lawful" of "unlawful") or a negating
+    suffix ("lead" of "lead-free")."""
     if at <= 0 or at >= len(text):
         return False
     begins, ends = _word_around(text, at)
@@ -365,4 +369,6 @@ def turns_a_word(text: str, at: int, *, start: bool) -> bool:
     part = text[at:ends] if start else text[begins:at]
     if bool(turning_words(part)) != bool(turning_words(text[begins:ends])):
         return True
-    return start and text[begins:at].casefold() in NEGATING_PREFIXES
+    if start:
+        return text[begins:at].casefold() in NEGATING_PREFIXES
+    return text[at:ends].casefold() in NEGATING_SUFFIXES
