@@ -321,11 +321,13 @@ def meaning_changes(quote: str, passage: str, casefold: bool = False) -> list[st
 
 def _turned(said: str, says: str) -> bool:
     """One word for another that turns the meaning: one is the other with a negating prefix
-    ("available" for "unavailable"), or both are modals ("may" for "must")."""
+    ("available" for "unavailable") or suffix ("lead" for "lead-free"), or both are modals ("may" for "must")."""
     said, says = said.casefold(), says.casefold()
     if said in MODALS and says in MODALS:
         return True
     short, long = sorted((said, says), key=len)
+    if long.startswith(short) and long[len(short) :] in NEGATING_SUFFIXES:
+        return True
     return long.endswith(short) and long[: len(long) - len(short)] in NEGATING_PREFIXES
 
 

@@ -56,3 +56,17 @@ def test_a_quote_that_ends_before_a_negating_suffix_is_fabricated(pytester, jev_
 )
 def test_the_whole_word_is_found(quote: str) -> None:
     assert QuoteLocator(Source(sections=SECTIONS)).find(quote) is not None
+
+
+def test_a_near_match_that_drops_a_negating_suffix_is_not_accepted(pytester, jev_server):
+    """With ``fuzzy``, "the login is password" was a near match of "passwordless" at similarity 1.00."""
+    cases = [("password", "board", "the login is password"), ("typo", "board", "The solder in evrey board is lead")]
+    suite = policy_suite(pytester, SECTIONS, cases).replace(
+        "assert_citations_supported([citation], POLICY)", "assert_citations_supported([citation], POLICY, fuzzy=0.9)"
+    )
+    assert "fuzzy=0.9" in suite
+    pytester.makepyfile(test_policy=suite)
+    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
+    result.assert_outcomes(failed=len(cases))
+    rows = json.loads((pytester.path / "report.json").read_text())["results"]
+    assert {(row["status"], row["verdict"]) for row in rows} == {("missing", "fabricated")}
