@@ -119,3 +119,21 @@ def test_the_excerpt_shows_line_breaks_and_tabs() -> None:
     change = describe_change({"state": {"claim": "c", "section": "A line\n\tcontinued"}}, recorded)
     assert change is not None
     assert "recorded 'A␠line\\n␠␠␠continued'" in change and "now 'A␠line\\n\\tcontinued'" in change, change
+
+
+def test_a_changed_claim_is_named_against_its_own_recording_among_its_sections_others() -> None:
+    """Four citations of one section of R's language manual recorded, two claims edited: each miss names the
+    recorded claim it was edited from, not the section's first recording (as it did when the batch of
+    2026-12-06 replayed on past misses and listed both)."""
+    from pytest_citecheck._recording.lifecycle.stale import describe_change
+
+    section = "The exponentiation operator groups right to left. That is, 2 ^ 2 ^ 3 is 2⁸, not 4³."
+    claims = [
+        "2 ^ 2 ^ 3 evaluates to 2 to the 8th power.",
+        "Exponentiation groups right to left.",
+        "Subtraction groups left to right.",
+    ]
+    recorded = [{"state": {"claim": claim, "section": section}} for claim in claims]
+    for claim in claims[1:]:
+        change = describe_change({"state": {"claim": claim + " (changed)", "section": section}}, recorded)
+        assert change == f"the claim changed: recorded {claim!r}, now {claim + ' (changed)'!r}", change

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rapidfuzz.fuzz import ratio
+
 from pytest_citecheck._recording.matching import state_of
 
 _CLAIM_WIDTH = 70
@@ -37,8 +39,12 @@ def describe_change(failed: Any, recorded: Sequence[Any]) -> str | None:
     candidates = same_claim or same_section
     if not candidates or not state:
         return None
-    # The closest: the fewest differing fields.
-    best = min(candidates, key=lambda body: len(_changes(failed, body)))
+    # The closest: the fewest differing fields, then the claim most like this one. A section often holds
+    # several citations (each recorded): a claim edited a little is told from its neighbours' claims.
+    claim = str(state.get("claim"))
+    best = min(
+        candidates, key=lambda body: (len(_changes(failed, body)), -ratio(claim, str(state_of(body).get("claim"))))
+    )
     changes = _changes(failed, best)
     return "; ".join(changes) if changes else None
 
