@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rapidfuzz.fuzz import ratio
-
 from pytest_citecheck._recording.matching import state_of
 
 _CLAIM_WIDTH = 70
@@ -41,6 +39,8 @@ def describe_change(failed: Any, recorded: Sequence[Any]) -> str | None:
         return None
     # The closest: the fewest differing fields, then the claim most like this one. A section often holds
     # several citations (each recorded): a claim edited a little is told from its neighbours' claims.
+    from rapidfuzz.fuzz import ratio  # here: the session's bookkeeping imports this module, on every run
+
     claim = str(state.get("claim"))
     best = min(
         candidates, key=lambda body: (len(_changes(failed, body)), -ratio(claim, str(state_of(body).get("claim"))))
