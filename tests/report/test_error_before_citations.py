@@ -11,6 +11,7 @@ or a gate failure, adds none.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +96,7 @@ def test_a_check_that_raised_before_reading_citations_has_an_errored_row(
     assert all(card["w"] == "none: the error is the test's, not a citation's" for card in unread)
 
     # The report is read back whole: ``citecheck merge`` takes it as a shard.
-    merged = pytester.run("citecheck", "merge", "r.json", "-o", "merged.json")
+    merged = pytester.run(sys.executable, "-m", "pytest_citecheck", "merge", "r.json", "-o", "merged.json")
     assert merged.ret == 0, merged.stderr.str()
     assert len(_rows(pytester.path / "merged.json")) == 6
 
