@@ -37,6 +37,7 @@ from pytest_citecheck._citations.sentences import (
     uncited_sentences,
 )
 from pytest_citecheck._errors import CitationInputError
+from pytest_citecheck._sources.offsets import merged_spans
 
 DocumentMap = Mapping[str, Any] | Callable[[Any], Any] | None
 _NOT_SOURCES = frozenset({"file_path", "container_file_citation"})
@@ -263,13 +264,7 @@ def _markup_spans(text: str, annotations: list[Any]) -> list[tuple[int, int]]:
         span = _markup_span(text, annotation) if field_of(annotation, "type") == "url_citation" else None
         if span is not None:
             spans.append(span)
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return merged
+    return merged_spans(spans)
 
 
 def _markup_span(text: str, annotation: Any) -> tuple[int, int] | None:

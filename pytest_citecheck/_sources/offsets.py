@@ -100,7 +100,7 @@ def cut_then(
     """
     middle, middle_map = cut(text, first)
     second = [span for start, end in then(middle) for span in middle_map.given_spans(start, end)]
-    return cut(text, _merged([*first, *second]))
+    return cut(text, merged_spans([*first, *second]))
 
 
 def cut_twice(text: str, first: list[tuple[int, int]], pattern: re.Pattern[str]) -> tuple[str, OffsetMap]:
@@ -108,7 +108,8 @@ def cut_twice(text: str, first: list[tuple[int, int]], pattern: re.Pattern[str])
     return cut_then(text, first, lambda middle: [found.span(1) for found in pattern.finditer(middle)])
 
 
-def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def merged_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans in order, overlapping (and touching) ones joined."""
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:

@@ -151,20 +151,9 @@ def test_a_comparison_inside_a_word_is_no_sign() -> None:
     assert locator.find("5 holds and stops at ten") is not None
 
 
-FUZZY_SUITE = """
-import pytest
-from pytest_citecheck import Source, assert_citations_supported
-
-NOTES = Source(sections=SECTIONS)
-QUOTES = QUOTES_HERE
-
-
-@pytest.mark.parametrize("kind", list(QUOTES))
-def test_quote(kind):
-    section, quote = QUOTES[kind]
-    citation = {"id": kind, "claim": "The notes say what the quote says.", "quote": quote, "section": section}
-    assert_citations_supported([citation], NOTES, fuzzy=0.9)
-"""
+FUZZY_SUITE = SUITE.replace(
+    "assert_citations_supported([citation], NOTES)", "assert_citations_supported([citation], NOTES, fuzzy=0.9)"
+)
 
 
 def test_a_near_match_that_cuts_a_number_is_not_accepted(pytester, jev_server):

@@ -9,7 +9,7 @@ import re
 from pytest_citecheck._errors import SourceError
 from pytest_citecheck._sources.formats.comments import markdown_comments, markdown_struck, rst_comments
 from pytest_citecheck._sources.formats.headings import heading_ids, plain_title, sections_from_starts
-from pytest_citecheck._sources.offsets import OffsetMap, cut
+from pytest_citecheck._sources.offsets import OffsetMap, cut, merged_spans
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -30,7 +30,7 @@ def split_markdown(text: str, *, rst_markup: bool = False) -> tuple[str, dict[st
     comments = markdown_comments(text)
     hidden = sorted([*comments, *markdown_struck(text, comments)])
     if rst_markup:
-        hidden = _merged([*hidden, *rst_comments(text)])
+        hidden = merged_spans([*hidden, *rst_comments(text)])
     offsets: OffsetMap | None = None
     if hidden:
         text, offsets = cut(text, hidden)
@@ -51,17 +51,6 @@ def split_markdown(text: str, *, rst_markup: bool = False) -> tuple[str, dict[st
         )
     sections = sections_from_starts(text, [line_offsets[index] for index in starts], heading_ids(headings))
     return text, sections, offsets
-
-
-def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Spans in order, overlapping ones joined."""
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return merged
 
 
 def _hidden_lines(lines: list[str]) -> set[int]:
