@@ -60,9 +60,14 @@ RESIZED = re.compile("[" + "".join(re.escape(ch) for ch, text in REPLACEMENTS.it
 # Superscripts and subscripts (with ¹ ² ³), enclosed and circled numbers, digits with a full stop or comma,
 # and vulgar fractions: NFKC spells "½" as "1⁄2", so "1½ days" read "11⁄2 days" and a quote "within 11" was
 # a whole number of the section.
+# And the letters NFKC would turn into ones that say something else: modifier (superscript) letters, which
+# write an exponent ("2ˣ" is not "grows 2x", "2ᵏ" not "2k"), the ordinal indicators ("1º" is not "1o"), and
+# the numero sign ("№ 5" read "No 5", a negation to the elision check).
 KEPT_DIGITS = re.compile(
     "[\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u209f\u2150-\u215f\u2189\u2460-\u24ff\u2776-\u2793"
-    "\u3251-\u325f\u32b1-\u32bf\U0001f100-\U0001f10c]"
+    "\u3251-\u325f\u32b1-\u32bf\U0001f100-\U0001f10c"
+    "\u00aa\u00ba\u2116\u02b0-\u02b8\u02e0-\u02e4\u1d2c-\u1d6a\u1d78\u1d9b-\u1dbf\u2c7c\u2c7d"
+    "\ua69c\ua69d\ua770\ua7f2-\ua7f4\ua7f8\ua7f9\uab5c-\uab5f\uab69\U00010780-\U000107ba]"
 )
 
 _LETTER = r"[^\W\d_]"
@@ -116,7 +121,7 @@ def fold_rest(text: str, casefold: bool) -> str:
 
 
 def _nfkc(text: str) -> str:
-    """NFKC, except for the digits ``KEPT_DIGITS`` names: a number keeps every digit as written."""
+    """NFKC, except for the digits and letters ``KEPT_DIGITS`` names: a number keeps every digit as written."""
     if KEPT_DIGITS.search(text) is None:
         return unicodedata.normalize("NFKC", text)
     pieces = KEPT_DIGITS.split(text)
@@ -191,7 +196,8 @@ def collapsed(text: str) -> list[str]:
     words = text.split()
     while words and words[0].startswith("-"):
         first = words[0].lstrip("-")
-        if first[:1].isdigit() and len(words[0]) == len(first) + 1:  # a sign: "-40" is not "40"
+        number = first[:1].isdigit() or (first[:1] == "." and first[1:2].isdigit())  # "-40", "-.5"
+        if number and len(words[0]) == len(first) + 1:  # a sign: "-40" is not "40"
             break
         if first:
             words[0] = first

@@ -9,16 +9,22 @@ thin space, ``GROUPED``). ``docs/matching.md`` says why each is part of the numb
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # Vulgar fractions (kept as written by normalisation): a digit of the number they stand in ("1½").
 _FRACTIONS = frozenset("\u00bc\u00bd\u00be" + "".join(map(chr, range(0x2150, 0x2160))) + "\u2189")
 
 
+# Currency signs, written against a number on either side ("$5", "5€", "50¢"): the amount does not say it without them.
+CURRENCIES = "$\u20ac\u00a3\u00a5\u00a2\u20b9\u20bd\u20a9"
 # What a number's word may open with, written against its digits: a sign, a comparison or approximation
 # (">1", "<50%", "≥18", "±5", "~40%", "≈10"), or a currency ("$5"), which the number does not say without it.
-SIGNS = "-+<>\u2264\u2265\u2266\u2267\u2a7d\u2a7e\u226a\u226b\u00b1\u2213~\u2248\u2243\u2245\u223c$\u20ac\u00a3\u00a5"
-# What a number's word may close with, written against its digits: "by 10%" is not "by 10".
-UNITS = "%\u2030\u2031\u00b0"
+SIGNS = "-+<>\u2264\u2265\u2266\u2267\u2a7d\u2a7e\u226a\u226b\u00b1\u2213~\u2248\u2243\u2245\u223c" + CURRENCIES
+# What a number's word may close with, written against its digits: "by 10%" is not "by 10", nor "costs 5" "5€".
+UNITS = "%\u2030\u2031\u00b0" + CURRENCIES
+# The letters that name a currency written against its sign ("US$5", "A$5", "HK$5", "R$5": Brazilian reais),
+# then the number, with or without a digit before its decimal point: "$5" of "A$5" is another amount.
+_NAMED_CURRENCY = re.compile(rf"[^\W\d_]{{0,3}}[{CURRENCIES}]\.?\d")
 
 
 # What joins digits into one number: a decimal or thousands separator ("3.14", "1,000"), and a range, date,
@@ -34,6 +40,23 @@ def digit(ch: str) -> bool:
 def _cased(ch: str) -> bool:
     """A letter of a script with case (Latin, Greek, Cyrillic, ...), which spaces its words."""
     return ch.isalpha() and ch.lower() != ch.upper()
+
+
+def _written_with(ch: str) -> bool:
+    """A letter written against a number's digits as part of it: a cased letter ("32k"), a modifier letter
+    (an exponent "2ˣ", which normalisation keeps as written) or an ordinal indicator ("1º", "2ª")."""
+    return _cased(ch) or ch in "\u00aa\u00ba" or (ch.isalpha() and unicodedata.category(ch) == "Lm")
+
+
+def _leading_point(text: str, at: int) -> bool:
+    """``text[at]`` is the decimal point a number opens with (".5 seconds", "-.5"): a point before a digit that
+    does not end a word or a run of points ("v1.5", "wait...5")."""
+    return (
+        text[at] == "."
+        and at + 1 < len(text)
+        and text[at + 1].isdigit()
+        and (at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "."))
+    )
 
 
 # A digit, a space that groups digits ("59 000" as French and the SI write it: a no-break, figure, thin or narrow
@@ -62,11 +85,13 @@ def _in_number(text: str, at: int) -> bool:
     if before.isdigit():
         return (
             digit(after)
-            or _cased(after)
+            or _written_with(after)
             or after in UNITS
             or (after in JOINERS and at + 1 < len(text) and text[at + 1].isdigit())
         )
-    return digit(after) and _opens_number(text, at)
+    if _cased(before) and (_cased(after) or after in CURRENCIES) and _NAMED_CURRENCY.match(text, at):
+        return True  # inside "US$5": the letters and the sign are the currency's
+    return (digit(after) or _leading_point(text, at)) and _opens_number(text, at)
 
 
 def _opens_number(text: str, at: int) -> bool:
@@ -76,9 +101,11 @@ def _opens_number(text: str, at: int) -> bool:
     if before in JOINERS and at >= 2 and text[at - 2].isdigit():
         return True
     if before in ".,":
-        return False
+        return before == "." and _leading_point(text, at - 1)  # ".5 seconds" is not "5 seconds"
     if _cased(before):
         return True
+    if before in CURRENCIES and at >= 2 and _cased(text[at - 2]):
+        return True  # "US$5": the currency is named by the letters before its sign
     # A sign starts its word: "-40", not "pre-40" nor the end of a rule of hyphens "----40". So does a
     # comparison or an approximation written against the number: ">1 release a year" is not one.
     return before in SIGNS and (at < 2 or not (text[at - 2].isalnum() or text[at - 2] in SIGNS))

@@ -76,7 +76,9 @@ def _from(indexed: WordIndex, text: str, index: int, pieces: list[Piece], at: in
             return None
         base = indexed.section_start[index]
         return Placed(index, at - base, at + len(pieces[0].text) - base)
-    if _cut_inside_a_word(indexed, text, index, at + len(pieces[0].text)):
+    if _cut_inside_a_word(indexed, text, index, at + len(pieces[0].text)) or turns_a_word(
+        text, at + len(pieces[0].text), start=False
+    ):
         return None
     rest = _rest(indexed, text, index, pieces, 1, at, strict)
     if rest is None:
@@ -121,6 +123,12 @@ def _rest(
         if _fits(indexed, text, index, piece, at) and _gap_fits(indexed, text, index, (previous, cursor, at), strict):
             if _cut_inside_a_word(indexed, text, index, at) or (
                 k + 1 < len(pieces) and _cut_inside_a_word(indexed, text, index, at + len(piece.text))
+            ):
+                at = text.find(piece.text, at + 1, limit)
+                continue
+            # At a hyphen the section joined ("de-compress"), a piece must not drop a prefix or suffix that turns it.
+            if turns_a_word(text, at, start=True) or (
+                k + 1 < len(pieces) and turns_a_word(text, at + len(piece.text), start=False)
             ):
                 at = text.find(piece.text, at + 1, limit)
                 continue

@@ -32,7 +32,7 @@ from pytest_citecheck._locate.normalize import (
     split_elisions,
     trim_cut_hyphens,
 )
-from pytest_citecheck._locate.number_edges import JOINERS, SIGNS, UNITS
+from pytest_citecheck._locate.number_edges import CURRENCIES, JOINERS, SIGNS, UNITS
 from pytest_citecheck._locate.number_edges import digit as _digit
 
 MIN_PIECE_WORDS = 3
@@ -280,8 +280,9 @@ def _same(words: list[str], others: list[str]) -> bool:
     return [word.strip(",.;:").casefold() for word in words] == [word.strip(",.;:").casefold() for word in others]
 
 
-# Prefixes that negate the word they stand on ("unavailable", "non-exclusive", "illegal", "disallowed").
-NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "non", "dis", "a")
+# Prefixes that negate or reverse the word they stand on ("unavailable", "non-exclusive", "illegal", "disallowed",
+# "decompress", "misfiled", "malformed", "anti-aliasing", "counterclockwise", "dysfunction").
+NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "non", "dis", "a", "de", "mis", "mal", "anti", "counter", "dys")
 # Suffixes that negate the word they end ("lead-free", "passwordless"): a quote that ends before one reads
 # the opposite ("The solder is lead" of "lead-free"; the hyphen is joined by normalisation).
 NEGATING_SUFFIXES = ("free", "less", "lessly", "lessness")
@@ -290,12 +291,12 @@ MODALS = frozenset("must shall should may can could will would might required re
 
 
 # A near match's words, with each number whole as the number rule reads it (``number_edges._in_number``): its sign, its
-# digits joined by separators, its letters and its unit (">1", "10-50", "18-24", "10%", "32k"), so that a
+# digits joined by separators, its letters and its unit (">1", "10-50", "18-24", "10%", "32k"; ".5", "US$5"), so that a
 # quote that drops any of them differs from its passage in that number.
 _ALNUM_WITH_DIGIT = r"[^\W_]*[\d\u00bc-\u00be\u2150-\u215f\u2189][^\W_]*"
 _TOKEN = re.compile(
-    rf"(?:(?<![^\W_])[{re.escape(SIGNS)}])?{_ALNUM_WITH_DIGIT}(?:[{re.escape(JOINERS)}]{_ALNUM_WITH_DIGIT})*"
-    rf"[{re.escape(UNITS)}]?|{_WORD.pattern}"
+    rf"(?:(?<![^\W_])(?:[^\W\d_]{{1,3}}[{re.escape(CURRENCIES)}]|[{re.escape(SIGNS)}]))?(?:(?<![\w.])\.(?=\d))?"
+    rf"{_ALNUM_WITH_DIGIT}(?:[{re.escape(JOINERS)}]{_ALNUM_WITH_DIGIT})*[{re.escape(UNITS)}]?|{_WORD.pattern}"
 )
 
 

@@ -1,0 +1,95 @@
+"""A number's leading decimal point, its named currency, and the letters normalisation folded (number-edges-7).
+
+Found and left by hunt-wrong-passes-6: "5 seconds per request" was found in ".5 seconds per request" (a point
+before a word's first digit was not part of the number); "5 per month" and "$5 per month" in "US$5 per month"
+or "A$5" / "HK$5" / "R$5" (a currency sign after letters was not read as one: "$5" of "A$5" is another amount);
+"costs 5" in "costs 5€" (a currency after the digits). And NFKC folded letters into ones that say something
+else: "2ˣ" (an exponent) read "2x", so "The cost grows 2x" was found in "The cost grows 2ˣ"; "1º" read "1o";
+"№ 5" read "No 5", which the elision check then took for a negation (a false 'altered'). Each quote was found
+and the loopback Jev supported its claim: the test passed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from support import policy_suite
+
+from pytest_citecheck import Source
+from pytest_citecheck._locate.locator import QuoteLocator
+
+SECTIONS = {
+    "delay": "The delay is .5 seconds per request, and -.25 seconds per retry.",
+    "fees": "The fee is US$5 per month for members, A$7 per year in Sydney, HK$9 per day, R$3 in Brazil and 4€ in Paris.",
+    "growth": "The cost grows 2\u02e3 with each new node, the store grows 2\u1d4f per tier, and the team ranked 1\u00ba.",
+    "form": "Apply with the form \u2116 5 to receive the refund within 30 days of the purchase.",
+}
+
+CUT = [
+    ("point", "delay", "5 seconds per request"),
+    ("signed-point", "delay", "25 seconds per retry"),
+    ("us-amount", "fees", "5 per month for members"),
+    ("us-dollar", "fees", "$5 per month for members"),
+    ("aud", "fees", "$7 per year in Sydney"),
+    ("hkd", "fees", "K$9 per day, R$3"),
+    ("brl", "fees", "$3 in Brazil and"),
+    ("euro-after", "fees", "R$3 in Brazil and 4"),
+    ("exponent", "growth", "The cost grows 2x with each new node"),
+    ("exponent-k", "growth", "the store grows 2k per tier"),
+    ("exponent-cut", "growth", "The cost grows 2"),
+    ("ordinal", "growth", "and the team ranked 1o"),
+    ("numero", "form", "Apply with the form No 5 to receive the refund"),
+]
+
+
+def test_a_quote_that_drops_a_numbers_point_currency_or_exponent_is_fabricated(pytester, jev_server):
+    pytester.makepyfile(test_policy=policy_suite(pytester, SECTIONS, CUT))
+    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
+    result.assert_outcomes(failed=len(CUT))
+    assert jev_server.requests == []
+    rows = json.loads((pytester.path / "report.json").read_text())["results"]
+    assert {(row["status"], row["verdict"]) for row in rows} == {("missing", "fabricated")}
+
+
+def test_a_near_match_that_drops_them_is_not_accepted(pytester, jev_server):
+    """With ``fuzzy``, the number is compared whole: ".5" is not "5", nor "US$5" "5"."""
+    cases = [
+        ("point", "delay", "The delay is 5 seconds per request"),
+        ("us-amount", "fees", "The fee is 5 per month for members"),
+    ]
+    suite = policy_suite(pytester, SECTIONS, cases).replace(
+        "assert_citations_supported([citation], POLICY)", "assert_citations_supported([citation], POLICY, fuzzy=0.9)"
+    )
+    pytester.makepyfile(test_policy=suite)
+    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
+    result.assert_outcomes(failed=len(cases))
+    rows = json.loads((pytester.path / "report.json").read_text())["results"]
+    assert {(row["status"], row["verdict"]) for row in rows} == {("missing", "fabricated")}
+
+
+def test_an_elision_over_the_numero_sign_is_not_a_negation(pytester, jev_server):
+    """The numero sign "№ 5" stays as written: the elision check no longer reads "No" in the gap (a false 'altered' on main)."""
+    cases = [("numero", "form", "Apply with the form ... to receive the refund within 30 days")]
+    pytester.makepyfile(test_policy=policy_suite(pytester, SECTIONS, cases))
+    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
+    result.assert_outcomes(passed=1)
+    rows = json.loads((pytester.path / "report.json").read_text())["results"]
+    assert [row["status"] for row in rows] == ["found"]
+
+
+@pytest.mark.parametrize(
+    ("section", "quote"),
+    [
+        ("delay", "The delay is .5 seconds per request"),
+        ("delay", "and -.25 seconds per retry"),
+        ("fees", "The fee is US$5 per month"),
+        ("fees", "A$7 per year in Sydney"),
+        ("fees", "HK$9 per day, R$3 in Brazil and 4\u20ac in Paris"),
+        ("growth", "The cost grows 2\u02e3 with each new node"),
+        ("growth", "the team ranked 1\u00ba"),
+        ("form", "Apply with the form \u2116 5 to receive the refund"),
+    ],
+)
+def test_the_whole_number_is_found(section: str, quote: str) -> None:
+    assert QuoteLocator(Source(sections={section: SECTIONS[section]})).find(quote) is not None

@@ -1,0 +1,73 @@
+"""A quote that starts after a prefix that reverses the word ("compress" of "decompress") reads the opposite.
+
+The rule for quotes refused a quote that starts after a negating prefix ("lawful" of "unlawful", "exclusive" of
+"non-exclusive"); "de-", "mis-" and "mal-" (and "anti-", "counter-", "dys-") were not among them, so "compress the
+file before use" was found in "decompress the file before use", written whole, hyphenated ("de-compress") or
+broken at the hyphen at a line's end, and the loopback Jev supported the claim: the test passed
+(hunt-wrong-passes-6, "Found and NOT fixed"). An elision could drop the prefix too: "Run the tool to ... compress
+the file" over "de-compress" (normalisation joins the hyphen, and an elision's edge may stand at a hyphen).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from support import policy_suite
+
+from pytest_citecheck import Source
+from pytest_citecheck._locate.locator import QuoteLocator
+
+SECTIONS = {
+    "whole": "Run the tool to decompress the file before use; the clerk misfiled the report last week.",
+    "hyphen": "Run the tool to de-compress the file before use; the server maladjusted the clock each night.",
+    "break": "Run the tool to de-\ncompress the file before use, and the\nanti-aliasing filter is on by default.",
+}
+
+CUT = [
+    ("de", "whole", "compress the file before use"),
+    ("de-hyphen", "hyphen", "compress the file before use"),
+    ("de-break", "break", "compress the file before use"),
+    ("mis", "whole", "filed the report last week"),
+    ("mal", "hyphen", "adjusted the clock each night"),
+    ("anti", "break", "aliasing filter is on by default"),
+    ("elided", "hyphen", "Run the tool to ... compress the file before use"),
+]
+
+
+def test_a_quote_that_starts_after_a_reversing_prefix_is_fabricated(pytester, jev_server):
+    pytester.makepyfile(test_policy=policy_suite(pytester, SECTIONS, CUT))
+    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
+    result.assert_outcomes(failed=len(CUT))
+    assert jev_server.requests == []
+    rows = json.loads((pytester.path / "report.json").read_text())["results"]
+    assert {(row["status"], row["verdict"]) for row in rows} == {("missing", "fabricated")}
+
+
+@pytest.mark.parametrize(
+    ("section", "quote"),
+    [
+        ("whole", "to decompress the file before use"),
+        ("hyphen", "Run the tool to de-compress the file before use"),
+        ("break", "to de-compress the file before use"),
+        ("whole", "the clerk misfiled the report"),
+        ("hyphen", "the server maladjusted the clock"),
+        ("break", "the anti-aliasing filter is on"),
+        ("hyphen", "Run the tool to ... the file before use"),
+    ],
+)
+def test_the_whole_word_is_found(section: str, quote: str) -> None:
+    assert QuoteLocator(Source(sections={section: SECTIONS[section]})).find(quote) is not None
+
+
+def test_a_near_match_that_drops_a_reversing_prefix_is_not_accepted(pytester, jev_server):
+    """With ``fuzzy``, one word for its reversed form is a change of meaning, as "available" for "unavailable" is."""
+    cases = [("de", "whole", "Run the tool to compress the file before use")]
+    suite = policy_suite(pytester, SECTIONS, cases).replace(
+        "assert_citations_supported([citation], POLICY)", "assert_citations_supported([citation], POLICY, fuzzy=0.9)"
+    )
+    pytester.makepyfile(test_policy=suite)
+    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
+    result.assert_outcomes(failed=len(cases))
+    rows = json.loads((pytester.path / "report.json").read_text())["results"]
+    assert {(row["status"], row["verdict"]) for row in rows} == {("missing", "fabricated")}
