@@ -83,15 +83,22 @@ def _in_number(text: str, at: int) -> bool:
     if after == "&" or before == ";":  # a Markdown source's "1&nbsp;000", as written
         return _at_an_entity_group(text, at)
     if before.isdigit():
-        return (
-            digit(after)
-            or _written_with(after)
-            or after in UNITS
-            or (after in JOINERS and at + 1 < len(text) and text[at + 1].isdigit())
-        )
+        return _goes_on(text, at)
     if _cased(before) and (_cased(after) or after in CURRENCIES) and _NAMED_CURRENCY.match(text, at):
         return True  # inside "US$5": the letters and the sign are the currency's
     return (digit(after) or _leading_point(text, at)) and _opens_number(text, at)
+
+
+def _goes_on(text: str, at: int) -> bool:
+    """Whether what stands at ``text[at]``, right after a digit, is part of its number: a digit, a letter written
+    with it, a unit, or a separator before another digit."""
+    after = text[at]
+    return (
+        digit(after)
+        or _written_with(after)
+        or after in UNITS
+        or (after in JOINERS and at + 1 < len(text) and text[at + 1].isdigit())
+    )
 
 
 def _opens_number(text: str, at: int) -> bool:
