@@ -103,7 +103,7 @@ def _gemini(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
 
 def _bedrock_rag(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
     invalid: dict[str, CitationInputError] = {}
-    return (*bedrock_rag_citations(raw, position, invalid), invalid)
+    return (*bedrock_rag_citations(raw, position, invalid, source), invalid)
 
 
 def _llamaindex(raw: Any, position: int, source: Source | Corpus | None) -> _Read:

@@ -9,23 +9,31 @@ cannot be located), ``location`` where it came from (``type`` and one of ``s3Loc
 
 Each retrieved reference of a citation is one citation (``#<position>.<citation>.<reference>``, from 1): the
 claim is the answer's text its span marks, the quote the chunk's text, looked for in the document its
-location names (the corpus key: the S3 URI, the URL). A recorded answer shows the span's ``end`` inclusive
+location names (the corpus key: the S3 URI, the URL). A PDF's chunk names its page in the reference's metadata,
+``x-amz-bedrock-kb-document-page-number``: a page INDEX from 0 (recorded answers: ``16.0`` for a chunk ending in
+the printed page number 17), read as physical page ``index + 1`` of a paged document (``_citations/pages.py``:
+found on another page, the quote is ``found-elsewhere``). A recorded answer shows the span's ``end`` inclusive
 (``{start 0, end 222}`` for a 223-character part, the next part starting at 224): the claim is
 ``output.text[start:end + 1]``, which must be the part's ``text`` when it has one (an exclusive ``end`` is
 taken too when only that reading gives the text). A citation with no retrieved reference cites nothing (its
 text is uncited, for ``require_cited_sentences``). Fails closed: a part whose span and text disagree, a
-reference without text or of another content type, is one invalid citation named by its path
+reference without text or of another content type, a page index that is no whole number of 0 or more, is one
+invalid citation named by its path
 (``citations[1].retrievedReferences[0].content.type``); the others are still read. boto3 is not imported.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
+from pytest_citecheck._citations.pages import page_sections, paged_source
 from pytest_citecheck._citations.sentences import uncited_sentences
 from pytest_citecheck._errors import CitationInputError
+from pytest_citecheck._sources.corpus import Corpus
+from pytest_citecheck._sources.source import Source
 
 # Each member of ``RetrievalResultLocation`` and the field naming its document (botocore 1.44's model).
 _LOCATION_NAMES = {
@@ -41,6 +49,8 @@ _LOCATION_NAMES = {
 }
 # What Knowledge Bases writes in a reference's metadata when the location names no document.
 _SOURCE_URI = "x-amz-bedrock-kb-source-uri"
+# The page of a PDF's chunk, from 0 (Knowledge Bases writes it for PDFs when the chunks are not "no chunking").
+_PAGE_INDEX = "x-amz-bedrock-kb-document-page-number"
 
 
 def is_bedrock_rag(raw: Any) -> bool:
@@ -57,9 +67,13 @@ def is_bedrock_rag(raw: Any) -> bool:
 
 
 def bedrock_rag_citations(
-    raw: Mapping[str, Any], position: int, invalid: dict[str, CitationInputError]
+    raw: Mapping[str, Any],
+    position: int,
+    invalid: dict[str, CitationInputError],
+    source: Source | Corpus | None = None,
 ) -> tuple[list[Citation], list[str]]:
-    """One citation per retrieved reference of each citation, and the answer's sentences no span covers."""
+    """One citation per retrieved reference of each citation, and the answer's sentences no span covers.
+    ``source`` is what they are checked against: the page a reference names is read as its section."""
     text = raw["output"]["text"]
     cited = raw.get("citations")
     if cited is None:
@@ -92,7 +106,8 @@ def bedrock_rag_citations(
         for index, reference in enumerate(references, start=1):
             citation_id = f"#{position}.{number}.{index}"
             try:
-                adapted.append(_reference(reference, citation_id, claim, f"{path}.retrievedReferences[{index - 1}]"))
+                where = f"{path}.retrievedReferences[{index - 1}]"
+                adapted.append(_reference(reference, citation_id, claim, where, source))
             except CitationInputError as error:
                 invalid[citation_id] = CitationInputError(error.message, citation=citation_id, field=error.field)
                 adapted.append(Citation(id=citation_id, claim=claim, quote=None, section=None))
@@ -136,8 +151,8 @@ def _spanned(text: str, span: Any, said: Any, path: str) -> tuple[str, tuple[int
     )
 
 
-def _reference(reference: Any, citation_id: str, claim: str, path: str) -> Citation:
-    """One retrieved reference as a citation of its chunk's text, in the document its location names."""
+def _reference(reference: Any, citation_id: str, claim: str, path: str, source: Source | Corpus | None) -> Citation:
+    """One retrieved reference as a citation of its chunk's text, in the document (and page) it names."""
     if not isinstance(reference, Mapping):
         raise CitationInputError(f"must be an object, got {type(reference).__name__}", field=path)
     content = reference.get("content")
@@ -150,7 +165,32 @@ def _reference(reference: Any, citation_id: str, claim: str, path: str) -> Citat
     if not isinstance(quote, str) or not quote.strip():
         got = "nothing" if quote is MISSING or quote is None else repr(quote)[:40]
         raise CitationInputError(f"must be the retrieved chunk's text, got {got}", field=f"{path}.content.text")
-    return Citation(id=citation_id, claim=claim, quote=quote, section=None, document=_document(reference, path))
+    metadata = reference.get("metadata")
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise CitationInputError(f"must be an object, got {type(metadata).__name__}", field=f"{path}.metadata")
+    document = _document(reference, path)
+    page = _page(metadata or {}, path)
+    sections: tuple[str, ...] = ()
+    if page is not None:
+        field = f"{path}.metadata.{_PAGE_INDEX}"
+        sections = page_sections(page, page + 1, paged_source(source, document), citation_id, field)
+    section = sections[0] if sections else None
+    return Citation(id=citation_id, claim=claim, quote=quote, section=section, document=document)
+
+
+def _page(metadata: Mapping[str, Any], path: str) -> int | None:
+    """The physical page (from 1) a reference's page index (from 0) names, or None when it names none."""
+    index = metadata.get(_PAGE_INDEX)
+    if index is None:
+        return None
+    # A JSON number: ``16.0`` as recorded, or ``16``; a bool, text or fraction is no page.
+    whole = isinstance(index, int) or (isinstance(index, float) and math.isfinite(index) and index.is_integer())
+    if isinstance(index, bool) or not whole or index < 0:
+        raise CitationInputError(
+            f"is {index!r}: the page index Knowledge Bases writes is a whole number of 0 or more (the first page is 0)",
+            field=f"{path}.metadata.{_PAGE_INDEX}",
+        )
+    return int(index) + 1
 
 
 def _document(reference: Mapping[str, Any], path: str) -> str | None:
@@ -165,6 +205,5 @@ def _document(reference: Mapping[str, Any], path: str) -> str | None:
         if not isinstance(value, str) or not value.strip():
             raise CitationInputError(f"must name the document, got {value!r}", field=f"{path}.location.{member}.{name}")
         return value
-    metadata = reference.get("metadata")
-    named = metadata.get(_SOURCE_URI) if isinstance(metadata, Mapping) else None
+    named = (reference.get("metadata") or {}).get(_SOURCE_URI)
     return named if isinstance(named, str) and named.strip() else None

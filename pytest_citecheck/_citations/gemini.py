@@ -20,9 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_citecheck._citations.model import MISSING, Citation, field_of
-from pytest_citecheck._citations.pages import page_sections
+from pytest_citecheck._citations.pages import page_sections, paged_source
 from pytest_citecheck._citations.sentences import clean_claim, sentence_spans, uncited_sentences
-from pytest_citecheck._citations.urls import names_the_source, url_document
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
@@ -259,7 +258,7 @@ def _cited(chunks: list[Any], index: Any, claim: str, citation_id: str, source: 
     sections: tuple[str, ...] = ()
     if pages is not None:
         start, end, field = pages
-        sections = page_sections(start, end, _paged(source, document), citation_id, field)
+        sections = page_sections(start, end, paged_source(source, document), citation_id, field)
     if len(sections) > 1:  # a page span: its pages, the chunk's text looked for there first
         return Citation(
             citation_id, claim, None, None, document=document, sections=sections, quotes=(quote,) if quote else ()
@@ -294,17 +293,6 @@ def _chunk_pages(context: Any, citation_id: str) -> tuple[int, int, str] | None:
 
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _paged(source: Source | Corpus | None, document: str) -> Source | None:
-    """The document a chunk names, as the check was given it: the corpus's document by that name (or URL),
-    or the single ``Source`` when the name is its own (any other is step 1's error, not a missing page)."""
-    if isinstance(source, Corpus):
-        found = document if document in source else url_document(source, document)
-        return None if found is None else source[found]
-    if isinstance(source, Source) and source.name and names_the_source(document, source.name):
-        return source
-    return None
 
 
 def _name(chunk: Any, fields: tuple[str, ...], citation_id: str) -> str:

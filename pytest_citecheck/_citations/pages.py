@@ -2,8 +2,9 @@
 
 A PDF checked page by page is a ``Source`` whose sections are named by physical page number
 (``Corpus.from_documents`` of a loader's pages names them ``"page 3"``). Claude's ``page_location``
-(``[start_page_number, end_page_number)``), Gemini File Search's ``retrieved_context.page_number`` and
-Vertex AI RAG's ``rag_chunk.page_span`` cite pages of it: ``page_sections`` gives those sections, so the
+(``[start_page_number, end_page_number)``), Gemini File Search's ``retrieved_context.page_number``,
+Vertex AI RAG's ``rag_chunk.page_span`` and Bedrock Knowledge Bases' ``x-amz-bedrock-kb-document-page-number``
+(in a retrieved reference's metadata, a page index from 0) cite pages of it: ``page_sections`` gives those sections, so the
 quote is looked for there first (found on another page, it is ``found-elsewhere``). A document whose
 sections are not pages has none to check the numbers against (the quote is looked for in all of it); a
 paged document without the cited pages fails closed, naming the field.
@@ -11,6 +12,7 @@ paged document without the cited pages fails closed, naming the field.
 
 from __future__ import annotations
 
+from pytest_citecheck._citations.urls import names_the_source, url_document
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
@@ -45,3 +47,16 @@ def page_number(name: str) -> int | None:
     """The physical page a section named ``page N`` holds, or None (any other section, a printed label)."""
     number = name.removeprefix("page ")
     return int(number) if number != name and number.isascii() and number.isdigit() else None
+
+
+def paged_source(source: Source | Corpus | None, document: str | None) -> Source | None:
+    """The document a citation names, as the check was given it: the corpus's document by that name (or URL),
+    or the single ``Source`` when the name is its own (any other is step 1's error, not a missing page)."""
+    if document is None:
+        return None
+    if isinstance(source, Corpus):
+        found = document if document in source else url_document(source, document)
+        return None if found is None else source[found]
+    if isinstance(source, Source) and source.name and names_the_source(document, source.name):
+        return source
+    return None
