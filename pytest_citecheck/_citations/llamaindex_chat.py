@@ -17,7 +17,9 @@ When ``raw`` is one, it is read instead of the blocks: each citation on the exac
 
 Fails closed: a citation block that cannot be read (its passage an image, no text, its source no string) is
 one invalid citation named by its path (``message.blocks[3].cited_content``); one with no text block to cite
-is invalid too; a ``ChatMessage`` alone, whose order of blocks cannot say which text a citation cites, is
+is invalid too, and so is a block of a type llama-index-core does not have (a ``CitationBlock`` whose
+``block_type`` was corrupted would cite text unseen: ``ThinkingBlock``, ``ToolCallBlock``, ``ImageBlock`` and the
+other types of ``ContentBlock`` are read as citing nothing, as they are); a ``ChatMessage`` alone, whose order of blocks cannot say which text a citation cites, is
 refused whole with the remedy (pass the ``ChatResponse``). llama-index is not imported.
 """
 
@@ -33,6 +35,11 @@ from pytest_citecheck._errors import CitationInputError
 
 # ``additional_location_info``'s keys that llama-index-llms-anthropic writes, each the Claude field it holds.
 _LOCATION_KEYS = ("search_result_index", "start_block_index", "end_block_index")
+# Every ``block_type`` of llama-index-core 0.14's ``ContentBlock`` union. Only text and citation blocks bear on the
+# check; the others cite nothing. A block of any other type is not skipped: it may be a citation made unreadable.
+_BLOCK_TYPES = frozenset(
+    {"text", "citation", "image", "audio", "video", "document", "cache", "citable", "thinking", "tool_call"}
+)
 
 
 def is_llamaindex_chat(raw: Any) -> bool:
@@ -75,6 +82,7 @@ def _text_blocks(blocks: list[Any], *, streamed: bool) -> list[Any]:
     texts = [index for index, block in enumerate(blocks) if field_of(block, "block_type") == "text"]
     cites: dict[int, list[int]] = {index: [] for index in texts}
     orphans: list[int] = []
+    unknown = [index for index, block in enumerate(blocks) if not _known(field_of(block, "block_type"))]
     for index, block in enumerate(blocks):
         if field_of(block, "block_type") != "citation":
             continue
@@ -84,12 +92,28 @@ def _text_blocks(blocks: list[Any], *, streamed: bool) -> list[Any]:
         else:
             orphans.append(index)
     parts: list[Any] = []
-    for index in sorted([*texts, *orphans]):
-        if index in orphans:
+    for index in sorted([*texts, *orphans, *unknown]):
+        if index in unknown:
+            parts.append(_unknown(index, field_of(blocks[index], "block_type")))
+        elif index in orphans:
             parts.append(_orphan(index, streamed))
         else:
             parts.append(_text_block(blocks, index, cites[index]))
     return parts
+
+
+def _known(kind: Any) -> bool:
+    return isinstance(kind, str) and kind in _BLOCK_TYPES
+
+
+def _unknown(index: int, kind: Any) -> ConverseBlock:
+    shown = repr(kind) if isinstance(kind, str) else f"a {type(kind).__name__}"
+    error = CitationInputError(
+        f"is {shown[:60]}, no block type of llama-index-core ({', '.join(sorted(_BLOCK_TYPES))}): it may be a "
+        "citation, which cannot be read; pass the ChatResponse the LLM returned, unchanged",
+        field=f"message.blocks[{index}].block_type",
+    )
+    return ConverseBlock({"type": "text", "text": "", "citations": None}, {}, {}, broken=error)
 
 
 def _orphan(index: int, streamed: bool) -> ConverseBlock:
