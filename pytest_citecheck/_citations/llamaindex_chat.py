@@ -80,17 +80,8 @@ def _blocks(message: Any) -> list[Any] | None:
 def _text_blocks(blocks: list[Any], *, streamed: bool) -> list[Any]:
     """Each text block with the citation blocks that cite it (after it, or before it when ``streamed``)."""
     texts = [index for index, block in enumerate(blocks) if field_of(block, "block_type") == "text"]
-    cites: dict[int, list[int]] = {index: [] for index in texts}
-    orphans: list[int] = []
+    cites, orphans = _cited_by(blocks, texts, streamed=streamed)
     unknown = [index for index, block in enumerate(blocks) if not _known(field_of(block, "block_type"))]
-    for index, block in enumerate(blocks):
-        if field_of(block, "block_type") != "citation":
-            continue
-        near = [text for text in texts if text > index] if streamed else [text for text in texts if text < index]
-        if near:
-            cites[near[0] if streamed else near[-1]].append(index)
-        else:
-            orphans.append(index)
     parts: list[Any] = []
     for index in sorted([*texts, *orphans, *unknown]):
         if index in unknown:
@@ -100,6 +91,21 @@ def _text_blocks(blocks: list[Any], *, streamed: bool) -> list[Any]:
         else:
             parts.append(_text_block(blocks, index, cites[index]))
     return parts
+
+
+def _cited_by(blocks: list[Any], texts: list[int], *, streamed: bool) -> tuple[dict[int, list[int]], list[int]]:
+    """The citation blocks citing each text block, and those with no text block to cite."""
+    cites: dict[int, list[int]] = {index: [] for index in texts}
+    orphans: list[int] = []
+    for index, block in enumerate(blocks):
+        if field_of(block, "block_type") != "citation":
+            continue
+        near = [text for text in texts if text > index] if streamed else [text for text in texts if text < index]
+        if near:
+            cites[near[0] if streamed else near[-1]].append(index)
+        else:
+            orphans.append(index)
+    return cites, orphans
 
 
 def _known(kind: Any) -> bool:
