@@ -29,7 +29,7 @@ from pytest_citecheck._citations.bedrock import (
     is_bedrock_text_block,
     is_converse_answer,
 )
-from pytest_citecheck._citations.bedrock_rag import bedrock_rag_citations, is_bedrock_rag
+from pytest_citecheck._citations.bedrock_rag import bedrock_rag_citations, is_bedrock_rag, refuse_rag_stream
 from pytest_citecheck._citations.bedrock_stream import converse_stream_parts, is_converse_stream
 from pytest_citecheck._citations.chat_completions import chat_completion_parts, is_chat_completion
 from pytest_citecheck._citations.cohere import cohere_citations, is_cohere_response, uncited_cohere_text
@@ -277,6 +277,7 @@ def _stand_in(raw: Any, position: int, error: CitationInputError) -> Citation:
 
 def _parts(citations: Any) -> list[Any]:
     """The citations a check was given, with each whole answer (a Message, a Response) split into its parts."""
+    refuse_rag_stream(citations)
     if any(is_shape(citations) for is_shape, _ in _WHOLE_ANSWERS) or any(is_shape(citations) for is_shape in _WHOLE):
         citations = [citations]  # a whole answer, passed as it came back
     elif _is_model(citations) and any(is_shape(citations) for is_shape, *_ in _SHAPES[:2]):
@@ -305,6 +306,7 @@ def _parts(citations: Any) -> list[Any]:
 def _split(items: list[Any]) -> list[Any]:
     """The parts of a list a check was given: each item's, or a Bedrock ConverseStream's events (a Gemini
     stream's chunks) as the answer they make."""
+    refuse_rag_stream(items)
     if is_converse_stream(items):
         return converse_stream_parts(items)
     items = gemini_streams_joined(items)  # a Gemini stream's chunks: the one response they make

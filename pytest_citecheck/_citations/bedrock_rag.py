@@ -19,7 +19,10 @@ taken too when only that reading gives the text). A citation with no retrieved r
 text is uncited, for ``require_cited_sentences``). Fails closed: a part whose span and text disagree, a
 reference without text or of another content type, a page index that is no whole number of 0 or more, is one
 invalid citation named by its path
-(``citations[1].retrievedReferences[0].content.type``); the others are still read. boto3 is not imported.
+(``citations[1].retrievedReferences[0].content.type``); the others are still read. A
+``retrieve_and_generate_stream()`` response, or a list of its events, is refused whole with the remedy: its events
+(``output`` pieces, ``citation``s, ``guardrail``) end with none saying the answer is complete, so a stream cut
+short could not be told from a whole one. boto3 is not imported.
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ _LOCATION_NAMES = {
 _SOURCE_URI = "x-amz-bedrock-kb-source-uri"
 # The page of a PDF's chunk, from 0 (Knowledge Bases writes it for PDFs when the chunks are not "no chunking").
 _PAGE_INDEX = "x-amz-bedrock-kb-document-page-number"
+# The events of ``RetrieveAndGenerateStreamResponseOutput`` (botocore 1.44's model): none ends the answer.
+_STREAM_EVENTS = frozenset({"output", "citation", "guardrail"})
 
 
 def is_bedrock_rag(raw: Any) -> bool:
@@ -64,6 +69,26 @@ def is_bedrock_rag(raw: Any) -> bool:
         and "message" not in output
         and ("citations" in raw or "sessionId" in raw)
     )
+
+
+def refuse_rag_stream(raw: Any) -> None:
+    """Refuse a ``retrieve_and_generate_stream()`` response, or a list of its events, whole, with the remedy."""
+    if isinstance(raw, Mapping) and "stream" in raw and ("sessionId" in raw or "ResponseMetadata" in raw):
+        got = "a retrieve_and_generate_stream() response"
+    elif isinstance(raw, (list, tuple)) and raw and all(_stream_event(item) for item in raw):
+        got = f"{len(raw)} retrieve_and_generate_stream() events"
+    else:
+        return
+    raise CitationInputError(
+        f"got {got}, which is not read: its events end with none saying the answer is complete, so a stream cut "
+        "short cannot be told from a whole one; check the response of retrieve_and_generate() (the same request, "
+        "not streamed)",
+        field="citations",
+    )
+
+
+def _stream_event(item: Any) -> bool:
+    return isinstance(item, Mapping) and len(item) == 1 and next(iter(item)) in _STREAM_EVENTS
 
 
 def bedrock_rag_citations(
