@@ -68,6 +68,19 @@ class CitationInputError(CitecheckError, ValueError):
         prefix = ", ".join(where)
         super().__init__(f"{prefix}: {message}" if prefix else message)
 
+    def with_others(self, others: BaseException) -> CitationInputError:
+        """This error, its message followed by ``others``': what the check raised for its other citations
+        (a replay's misses, with the command that re-records them), so one failure names everything to fix.
+        The same class, citation and field; ``others`` is its ``__cause__``."""
+        detail = "\n".join("  " + line for line in Exception.__str__(others).split("\n"))
+        combined = type(self)(
+            f"{self.message}\nThe check raised for other citations too ({type(others).__name__}):\n{detail}",
+            citation=self.citation,
+            field=self.field,
+        )
+        combined.__cause__ = others
+        return combined
+
 
 class SourceError(CitationInputError):
     """A source document that cannot be split into sections."""
@@ -151,7 +164,8 @@ class CassetteMissError(JudgeError):
     """Replay found no recorded answer for a citation's request.
 
     Replaying only, the check goes on past a miss (nothing is sent), so one check may miss for several
-    citations: it then raises one ``CassetteMissError`` that names each (``together``). ``misses``
+    citations, or miss for one and raise another error for another: it then raises one
+    ``CassetteMissError`` that names each (``together``). ``misses``
     holds every citation's own error, in citation order (just this one for a single miss);
     ``citation`` and ``remedy`` are the first's.
     """
@@ -163,7 +177,8 @@ class CassetteMissError(JudgeError):
     @classmethod
     def together(cls, misses: list[CassetteMissError], others: list[BaseException]) -> CassetteMissError:
         """One error for a check whose replay missed for every citation of ``misses`` (two or more), each
-        named with its cause and remedy; ``others``: what else the check raised, named after them."""
+        named with its cause and remedy; ``others``: what else the check raised, named after them (with
+        one miss, at least one)."""
         from pytest_citecheck._text import plural
 
         def indented(error: BaseException) -> str:
@@ -181,10 +196,8 @@ class CassetteMissError(JudgeError):
             misses[0].remedy,
             tuple(misses),
         )
-        header = (
-            f"{len(misses)} citations have no recorded answer in the cassette "
-            "(every other citation was judged from it):"
-        )
+        have = "citations have" if len(misses) > 1 else "citation has"
+        header = f"{len(misses)} {have} no recorded answer in the cassette (every other citation was judged from it):"
         CitecheckError.__init__(error, f"{header}\n{cause}")
         return error
 

@@ -20,6 +20,7 @@ from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._errors import (
     CassetteMissError,
     CitationInputError,
+    CitecheckError,
     holding_warnings,
     stop_holding,
     warn_at_caller,
@@ -158,9 +159,11 @@ def _goes_on(step: Asking) -> Callable[[BaseException], bool]:
     """Which errors let the check go on with the next citation, rather than stop at the first error.
 
     In an estimate run, a request counted and not sent (``NotSent``): the next is still asked (and
-    counted). Replaying only, a cassette miss: nothing is sent, so every other citation is judged from
-    the cassette and every miss is named at once (``failure``), not one per run. Recording stops at the
-    first error: a server that is down or refuses the key would otherwise be asked once per citation.
+    counted). Replaying only, any error of ours (a miss, a model mismatch under ``strict_model``, a
+    recorded answer that is not usable, a warning made an error): nothing is sent, so every other
+    citation is judged from the cassette and every error is named at once (``failure``), not one per
+    run. Recording stops at the first error: a server that is down or refuses the key would otherwise be
+    asked once per citation. Anything else (not ours: a bug) stops the check wherever it is raised.
     """
     cassette = step.cassette
     counted: tuple[type[BaseException], ...] = ()
@@ -172,8 +175,8 @@ def _goes_on(step: Asking) -> Callable[[BaseException], bool]:
     def goes_on(error: BaseException) -> bool:
         if isinstance(error, counted):
             return True
-        # A miss comes from an open cassette; ``replaying``: one that can only be replayed (``replay.Recording``).
-        return isinstance(error, CassetteMissError) and cassette is not None and cassette.replaying is not None
+        # ``replaying``: an open cassette that can only be replayed (``replay.Recording``).
+        return isinstance(error, (CitecheckError, Warning)) and cassette is not None and cassette.replaying is not None
 
     return goes_on
 
@@ -242,7 +245,7 @@ def finish(plan: Plan, outcomes: Outcomes, wiring: Wiring, kept: list[CitationRe
         for result in reported_after(plan, outcomes, len(judged), wiring):
             wiring.on_result(result)
     if plan.invalid is not None:
-        raise plan.invalid
+        raise plan.invalid if error is None else plan.invalid.with_others(failure(outcomes))
     if error is not None:
         raise failure(outcomes)
     return results
@@ -250,11 +253,11 @@ def finish(plan: Plan, outcomes: Outcomes, wiring: Wiring, kept: list[CitationRe
 
 def failure(outcomes: Outcomes) -> BaseException:
     """What a check whose requests raised fails with: the first error, in citation order; or, when
-    replay missed for several citations (it goes on past a miss), one ``CassetteMissError`` naming
-    every miss with its cause and remedy, and anything else the check raised."""
+    replay missed for a citation and raised for another (it goes on past its errors), one
+    ``CassetteMissError`` naming every miss, then every other error, each with its cause and remedy."""
     errors = [outcome for _, outcome in sorted(outcomes.items()) if isinstance(outcome, BaseException)]
     misses = [error for error in errors if isinstance(error, CassetteMissError)]
-    if len(misses) < 2:
+    if not misses or len(errors) < 2:
         return errors[0]
     return CassetteMissError.together(misses, [error for error in errors if not isinstance(error, CassetteMissError)])
 

@@ -45,13 +45,18 @@ def _save(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
         call.excinfo = pytest.ExceptionInfo.from_exception(error)
 
 
-def _row_for_error(item: pytest.Item, error: CitecheckError) -> None:
+def _row_for_error(item: pytest.Item, report: pytest.TestReport, error: CitecheckError) -> None:
     """A test failed by our error that no row of its carries (raised before its check read a citation:
     an unreadable source, an unknown answer, an option error) gets one ``errored`` row, so that no report
     counts the run clean without it. Not for a cassette file's error (``CassettePathError``: its recording
-    not saved, or shared by accident), which is about the file, and whose citations have their rows."""
+    not saved, or shared by accident), which is about the file, and whose citations have their rows.
+
+    The row's verdict and error are JUnit properties too, as a citation's are (``citecheck.<id>.error``):
+    on the report as well as the item, since pytest copied the item's into the report before this runs.
+    """
     from pytest_citecheck._errors import CassettePathError
     from pytest_citecheck._report.row import error_row_of_test
+    from pytest_citecheck._text import xml_safe
 
     if isinstance(error, CassettePathError):
         return
@@ -59,6 +64,11 @@ def _row_for_error(item: pytest.Item, error: CitecheckError) -> None:
     row = error_row_of_test(item.nodeid, error, rows)
     if row is not None:
         rows.append(row)
+        name = f"citecheck.{row['id']}"
+        cause = xml_safe(f"{row['error']['type']}: {row['error']['message']}")
+        properties = [(f"{name}.verdict", row["verdict"]), (f"{name}.error", cause)]
+        item.user_properties.extend(properties)
+        report.user_properties.extend(properties)
 
 
 class CitecheckRun:
@@ -145,7 +155,7 @@ class CitecheckRun:
             error = call.excinfo.value
             report.longrepr = f"{type(error).__name__}: {error}"
             report.citecheck_error = report.longrepr  # for the GitHub annotations
-            _row_for_error(item, error)
+            _row_for_error(item, report, error)
         rows = item.stash.get(PENDING_ROWS, None)
         failing: list[str] = []
         if call.excinfo is not None and report.failed and CHECKER in item.stash:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -124,3 +125,36 @@ def test_the_github_step_summary_counts_it(
     assert "## pytest-citecheck: 6 citations checked in 5 tests" in text
     assert "| errored | 3 |" in text
     assert "### Not checked: 3 tests with an error" in text
+
+
+def _junit_properties(path: Path) -> dict[str, list[tuple[str, str]]]:
+    cases = ET.parse(path).getroot().iter("testcase")
+    return {
+        case.get("name", ""): [(p.get("name", ""), p.get("value", "")) for p in case.iter("property")] for case in cases
+    }
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["in-process", "xdist"])
+def test_the_junit_file_has_the_row_as_properties(
+    pytester: pytest.Pytester, jev_server: JevServer, xdist: list[str]
+) -> None:
+    # The "(test error)" row's verdict and error, as a citation's row has them (``citecheck.<id>.error``).
+    pytester.makeini(INNER_INI)
+    pytester.makepyfile(test_answers=SUITE)
+    result = pytester.runpytest_subprocess("--citecheck-record-mode=once", "--junitxml=j.xml", *xdist)
+    result.assert_outcomes(failed=4, passed=1)
+    properties = _junit_properties(pytester.path / "j.xml")
+    assert properties["test_unreadable_source"] == [
+        ("citecheck.(test error).verdict", "errored"),
+        ("citecheck.(test error).error", "SourceError: field 'source': missing.txt: no such file"),
+    ]
+    unknown = dict(properties["test_unknown_answer"])
+    assert unknown["citecheck.(test error).error"].startswith("CitationInputError: field 'citations'")
+    after = [name for name, _ in properties["test_option_error_after_a_check"]]
+    assert after[:3] == ["citecheck.first.verdict", "citecheck.first.confidence", "citecheck.first.section"]
+    assert after[3:] == ["citecheck.(test error).verdict", "citecheck.(test error).error"]
+    assert dict(properties["test_option_error_after_a_check"])["citecheck.(test error).error"].startswith(
+        "OptionError: "
+    )
+    # A gate failure is its citation's row: no "(test error)" property.
+    assert not any("(test error)" in name for name, _ in properties["test_fabricated"])
