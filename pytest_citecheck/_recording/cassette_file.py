@@ -40,7 +40,7 @@ from pytest_citecheck._recording.matching import (
     request_key,
     state_of,
 )
-from pytest_citecheck._recording.yaml_reader import YamlAliasError, safe_load, yaml_module
+from pytest_citecheck._recording.yaml_reader import ConflictMarkerError, YamlAliasError, safe_load, yaml_module
 from pytest_citecheck._text import visible
 
 # 1: the first format; 2: each interaction carries a digest. Only the current format is read.
@@ -279,8 +279,8 @@ def read_checked(text: str) -> tuple[dict[str, Any], list[Checked]]:
     if data is None:
         try:
             data = safe_load(text)
-        except YamlAliasError as error:
-            raise CassetteFormatError(str(error)) from None
+        except (YamlAliasError, ConflictMarkerError) as error:
+            raise CassetteFormatError(str(error), getattr(error, "remedy", None)) from None
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise CassetteFormatError("the file is not a vcrpy cassette (no 'interactions' list)")
     _check_format(data.get(FORMAT_KEY, _MISSING))
@@ -390,6 +390,8 @@ def read_cassette_text(path: Path) -> str | None:
         return None
     except DirectoryError:
         raise CassetteFormatError("it is a directory, not a cassette file", "remove or rename that directory") from None
+    except NotADirectoryError:
+        raise _not_a_directory(path) from None
     except UnreadableFileError as error:  # a device, a FIFO, a socket; or far too large
         raise CassetteFormatError(str(error), "replace it with a cassette file, or delete it and re-record") from None
     try:
@@ -399,6 +401,14 @@ def read_cassette_text(path: Path) -> str | None:
         raise CassetteFormatError(f"the file is not UTF-8 text (byte {error.start}, line {line})") from None
     # Blank when it holds only whitespace (``text.strip()`` would copy a whole file to say so).
     return None if not text or text.isspace() else text
+
+
+def _not_a_directory(path: Path) -> CassetteFormatError:
+    """A file where a directory of the cassette's path should be: named, for it is what to move."""
+    in_the_way = next((parent for parent in path.parents if parent.exists() and not parent.is_dir()), path.parent)
+    return CassetteFormatError(
+        f"{in_the_way} is a file, where the cassette's directory should be", "remove or rename that file"
+    )
 
 
 class CassetteChangedError(Exception):
@@ -411,6 +421,8 @@ def file_signature(path: Path) -> tuple[int, int, int] | None:
         found = os.stat(path)
     except FileNotFoundError:
         return None
+    except NotADirectoryError:
+        raise _not_a_directory(path) from None
     return (found.st_ino, found.st_size, found.st_mtime_ns)
 
 

@@ -10,7 +10,8 @@ same result or its own error. yaml is imported lazily.
 
 An alias (``*name``) is refused (``YamlAliasError``), on either path: we never write one, and each
 can stand for a whole tree, so a file of a few kilobytes (a "billion laughs") would build into
-gigabytes when the checks read it.
+gigabytes when the checks read it. So is a file git left conflicted (``ConflictMarkerError``), before
+the parser would report its markers as a syntax error at some line and column.
 """
 
 from __future__ import annotations
@@ -36,9 +37,37 @@ class YamlAliasError(ValueError):
         )
 
 
+# A line git writes around the two sides of a conflict it could not merge (and diff3's base marker).
+_CONFLICT_MARKER = r"^(?:<{7}|\|{7}|>{7})(?: .*)?$|^={7}$"
+
+
+class ConflictMarkerError(ValueError):
+    """The file holds a line git writes around a conflict it could not merge: said so, at its line,
+    rather than in the YAML parser's words (``while scanning a simple key``); ``remedy``: how to resolve it."""
+
+    remedy = (
+        "keep one side: delete the lines from '<<<<<<<' to '=======' or from '=======' to '>>>>>>>', and the "
+        "marker lines; or delete the file and re-record with --citecheck-record-mode=rewrite"
+    )
+
+    def __init__(self, line: int, marker: str) -> None:
+        from pytest_citecheck._text import visible
+
+        super().__init__(
+            f"it holds a merge-conflict marker (line {line}: {visible(marker[:60])!r}): a git merge, rebase or "
+            "stash left it unresolved"
+        )
+
+
 def safe_load(text: str) -> Any:
     """``yaml.safe_load(text)``, built from PyYAML's parser events when the file is plain data; a file
-    with an alias is refused (``YamlAliasError``)."""
+    with an alias is refused (``YamlAliasError``), and so is one git left conflicted (``ConflictMarkerError``:
+    no line of a file we write starts with a marker, and the caller's fast reader takes only those)."""
+    import re
+
+    marker = re.search(_CONFLICT_MARKER, text, re.MULTILINE)
+    if marker is not None:
+        raise ConflictMarkerError(text.count("\n", 0, marker.start()) + 1, marker.group())
     yaml = yaml_module()
     safe_loader = getattr(yaml, "CSafeLoader", None)
     if safe_loader is not None:
