@@ -3,7 +3,8 @@
 Text a reader does not see is not the page's text, so a quote taken from it is not found: the
 contents of ``<script>``, ``<style>``, ``<template>``, ``<noscript>``, ``<head>``, ``<svg>``, ``<iframe>``,
 ``<noembed>``, ``<noframes>``, ``<datalist>``, ``<rp>`` and MathML's ``<annotation>``, and
-of any element marked ``hidden``, ``aria-hidden="true"``, of a ``<dialog>`` that is not ``open``, and
+of any element marked ``hidden``, ``aria-hidden="true"``, of a ``<dialog>`` that is not ``open``, of a
+``<bdo dir="rtl">`` (drawn reversed), of a drop-down's options but the one it shows, and
 of any element that CSS hides (``css.py``: an inline style or a rule of the page's own ``<style>``
 with ``display: none``, ``visibility: hidden``, ``opacity: 0`` or ``font-size: 0``). Nor is text the page
 strikes out: ``<del>``, ``<s>``, ``<strike>`` (removed, or no longer accurate, by HTML's own definition). A ``<sup>`` right
@@ -90,6 +91,8 @@ def is_hidden(tag: str, attrs: list[tuple[str, str | None]], hiding: Hiding | No
         or found.get("aria-hidden", "").strip().lower() == "true"
         or bool(HIDING.search(found.get("style", "")))
         or (tag == "dialog" and "open" not in found)  # a dialog is shown only while open
+        # Drawn right to left character by character ("<bdo dir=rtl>03</bdo>" shows 30): not the text as written.
+        or (tag == "bdo" and found.get("dir", "").strip().lower() == "rtl")
     ):
         return True
     return hiding is not None and hiding.hides(tag, set(found.get("class", "").split()), found.get("id"))
@@ -125,6 +128,9 @@ class _HtmlText(HTMLParser):
         self.line_starts = [0] + [match.end() for match in re.finditer("\n", page)]
         self.anchors: list[tuple[int, int]] = []  # (offset in the text, offset in the page)
         self.item_at = -1  # where the open list item's text starts, while it has none (a task list's box may come)
+        # Inside a closed <select> (a drop-down): its options so far, each (selected, [(text, offset)]). It
+        # shows one option, so the one it shows is read when it ends (``_close_select``), not all of them.
+        self.options: list[tuple[bool, list[tuple[str, int]]]] | None = None
 
     def _position(self) -> int:
         line, column = self.getpos()
@@ -156,6 +162,27 @@ class _HtmlText(HTMLParser):
             self._enter_heading_link(attrs)
         if tag in ("li", "input"):
             self._task_box(tag, attrs)
+        if tag in ("select", "option"):
+            self._open_select(tag, attrs)
+
+    def _open_select(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        """A drop-down (a ``<select>`` without ``multiple`` that shows one row) starts, or one of its options."""
+        if tag == "option" and self.options is not None:
+            self.options.append((any(name == "selected" for name, _ in attrs), []))
+        elif (
+            tag == "select"
+            and self.options is None
+            and not any(name == "multiple" for name, _ in attrs)
+            and _rows(attrs) <= 1
+        ):
+            self.options = []
+
+    def _close_select(self) -> None:
+        """A drop-down ends: the option it shows is read, the last one marked ``selected``, else the first."""
+        options, self.options = self.options or [], None
+        chosen = next((texts for selected, texts in reversed(options) if selected), options[0][1] if options else [])
+        for data, at in chosen:
+            self._emit_words(data, at)
 
     def _task_box(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         """A task list's box, a checkbox that opens a list item (GitHub, GitLab, pandoc, markdown-it render
@@ -223,6 +250,8 @@ class _HtmlText(HTMLParser):
             self.in_heading = None
         if tag == "a" or self.in_heading is None:
             self._leave_heading_link(tag)
+        if tag == "select" and self.options is not None:
+            self._close_select()
         if tag in _BLOCK_TAGS:
             self._break()
 
@@ -254,6 +283,10 @@ class _HtmlText(HTMLParser):
         if self.hidden or (self.main_only and not self.main):
             return
         at = self._position()
+        if self.options is not None:  # in a drop-down: read when it ends, if its option is the one shown
+            if self.options:
+                self.options[-1][1].append((data, at))
+            return
         if self.superscripts and self.superscripts[-1] is not False:
             data = self._raised(data)
         if self.preformatted:
@@ -286,6 +319,12 @@ class _HtmlText(HTMLParser):
                 self._emit(" ", at + word.end())
 
 
+def _rows(attrs: list[tuple[str, str | None]]) -> int:
+    """How many rows a ``<select>`` shows (its ``size``; one when it has none, or one that is not a number)."""
+    size = _attribute(attrs, "size").strip()
+    return int(size) if size.isascii() and size.isdigit() else 1
+
+
 def split_html(text: str) -> tuple[str, dict[str, str], OffsetMap]:
     """HTML: visible text through ``html.parser`` (hidden elements and page chrome dropped), split at ``<h1>``..``<h6>``."""
     parser, headings = _parsed(text, chrome_dropped=True)
@@ -306,6 +345,8 @@ def _parsed(text: str, *, chrome_dropped: bool) -> tuple[_HtmlText, list[tuple[i
     parser = _HtmlText(text, chrome_dropped=chrome_dropped)
     parser.feed(text)
     parser.close()
+    if parser.options is not None:  # a drop-down the page never closes shows its option all the same
+        parser._close_select()
     if parser.main_only and not parser.saw_main:
         return _parsed(text, chrome_dropped=False) if chrome_dropped else (parser, [])
     headings = [(offset, level, " ".join("".join(title).split())) for offset, level, title in parser.headings]
