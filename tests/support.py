@@ -463,6 +463,43 @@ def policy_suite(pytester: pytest.Pytester, sections: dict[str, str], cases: lis
     )
 
 
+def run_policy_suite(
+    pytester: pytest.Pytester,
+    sections: dict[str, str],
+    cases: list[tuple[str, str, str]],
+    *,
+    failed: int = 0,
+    passed: int = 0,
+    fuzzy: float | None = None,
+) -> tuple[pytest.RunResult, list[dict[str, Any]]]:
+    """``policy_suite`` (with ``fuzzy``, if given) recorded against the loopback Jev, ending as told; its result
+    and the JSON report's rows."""
+    suite = policy_suite(pytester, sections, cases)
+    if fuzzy is not None:
+        plain = "assert_citations_supported([citation], POLICY)"
+        assert plain in suite
+        suite = suite.replace(plain, f"assert_citations_supported([citation], POLICY, fuzzy={fuzzy})")
+    pytester.makepyfile(test_policy=suite)
+    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
+    result.assert_outcomes(failed=failed, passed=passed)
+    return result, json.loads((pytester.path / "report.json").read_text())["results"]
+
+
+def assert_quotes_fabricated(
+    pytester: pytest.Pytester,
+    jev_server: Any,
+    sections: dict[str, str],
+    cases: list[tuple[str, str, str]],
+    *,
+    fuzzy: float | None = None,
+) -> None:
+    """Each case's quote is not found (``missing``, ``fabricated``): its test fails, and nothing is sent to Jev."""
+    _, rows = run_policy_suite(pytester, sections, cases, failed=len(cases), fuzzy=fuzzy)
+    assert jev_server.requests == []
+    assert {(row["status"], row["verdict"]) for row in rows} == {("missing", "fabricated")}
+    assert len(rows) == len(cases)
+
+
 def assert_elisions_altered(
     pytester: pytest.Pytester, jev_server: Any, sections: dict[str, str], cases: list[tuple[str, str, str, str]]
 ) -> None:

@@ -11,10 +11,8 @@ loopback Jev supported each claim: passed). A quote that ends where "free" or "l
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from support import policy_suite
+from support import assert_quotes_fabricated
 
 from pytest_citecheck import Source
 from pytest_citecheck._locate.locator import QuoteLocator
@@ -37,12 +35,7 @@ CUT = [
 
 
 def test_a_quote_that_ends_before_a_negating_suffix_is_fabricated(pytester, jev_server):
-    pytester.makepyfile(test_policy=policy_suite(pytester, SECTIONS, CUT))
-    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
-    result.assert_outcomes(failed=len(CUT))
-    assert jev_server.requests == []
-    rows = json.loads((pytester.path / "report.json").read_text())["results"]
-    assert {(row["status"], row["verdict"]) for row in rows} == {("missing", "fabricated")}
+    assert_quotes_fabricated(pytester, jev_server, SECTIONS, CUT)
 
 
 @pytest.mark.parametrize(
@@ -61,12 +54,4 @@ def test_the_whole_word_is_found(quote: str) -> None:
 def test_a_near_match_that_drops_a_negating_suffix_is_not_accepted(pytester, jev_server):
     """With ``fuzzy``, "the login is password" was a near match of "passwordless" at similarity 1.00."""
     cases = [("password", "board", "the login is password"), ("typo", "board", "The solder in evrey board is lead")]
-    suite = policy_suite(pytester, SECTIONS, cases).replace(
-        "assert_citations_supported([citation], POLICY)", "assert_citations_supported([citation], POLICY, fuzzy=0.9)"
-    )
-    assert "fuzzy=0.9" in suite
-    pytester.makepyfile(test_policy=suite)
-    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
-    result.assert_outcomes(failed=len(cases))
-    rows = json.loads((pytester.path / "report.json").read_text())["results"]
-    assert {(row["status"], row["verdict"]) for row in rows} == {("missing", "fabricated")}
+    assert_quotes_fabricated(pytester, jev_server, SECTIONS, cases, fuzzy=0.9)

@@ -11,10 +11,8 @@ and the loopback Jev supported its claim: the test passed.
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from support import policy_suite
+from support import assert_quotes_fabricated, run_policy_suite
 
 from pytest_citecheck import Source
 from pytest_citecheck._locate.locator import QuoteLocator
@@ -44,12 +42,7 @@ CUT = [
 
 
 def test_a_quote_that_drops_a_numbers_point_currency_or_exponent_is_fabricated(pytester, jev_server):
-    pytester.makepyfile(test_policy=policy_suite(pytester, SECTIONS, CUT))
-    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
-    result.assert_outcomes(failed=len(CUT))
-    assert jev_server.requests == []
-    rows = json.loads((pytester.path / "report.json").read_text())["results"]
-    assert {(row["status"], row["verdict"]) for row in rows} == {("missing", "fabricated")}
+    assert_quotes_fabricated(pytester, jev_server, SECTIONS, CUT)
 
 
 def test_a_near_match_that_drops_them_is_not_accepted(pytester, jev_server):
@@ -58,23 +51,13 @@ def test_a_near_match_that_drops_them_is_not_accepted(pytester, jev_server):
         ("point", "delay", "The delay is 5 seconds per request"),
         ("us-amount", "fees", "The fee is 5 per month for members"),
     ]
-    suite = policy_suite(pytester, SECTIONS, cases).replace(
-        "assert_citations_supported([citation], POLICY)", "assert_citations_supported([citation], POLICY, fuzzy=0.9)"
-    )
-    pytester.makepyfile(test_policy=suite)
-    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
-    result.assert_outcomes(failed=len(cases))
-    rows = json.loads((pytester.path / "report.json").read_text())["results"]
-    assert {(row["status"], row["verdict"]) for row in rows} == {("missing", "fabricated")}
+    assert_quotes_fabricated(pytester, jev_server, SECTIONS, cases, fuzzy=0.9)
 
 
 def test_an_elision_over_the_numero_sign_is_not_a_negation(pytester, jev_server):
     """The numero sign "№ 5" stays as written: the elision check no longer reads "No" in the gap (a false 'altered' on main)."""
     cases = [("numero", "form", "Apply with the form ... to receive the refund within 30 days")]
-    pytester.makepyfile(test_policy=policy_suite(pytester, SECTIONS, cases))
-    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
-    result.assert_outcomes(passed=1)
-    rows = json.loads((pytester.path / "report.json").read_text())["results"]
+    _, rows = run_policy_suite(pytester, SECTIONS, cases, passed=1)
     assert [row["status"] for row in rows] == ["found"]
 
 

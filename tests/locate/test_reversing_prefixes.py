@@ -10,10 +10,8 @@ the file" over "de-compress" (normalisation joins the hyphen, and an elision's e
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from support import policy_suite
+from support import assert_quotes_fabricated
 
 from pytest_citecheck import Source
 from pytest_citecheck._locate.locator import QuoteLocator
@@ -36,12 +34,7 @@ CUT = [
 
 
 def test_a_quote_that_starts_after_a_reversing_prefix_is_fabricated(pytester, jev_server):
-    pytester.makepyfile(test_policy=policy_suite(pytester, SECTIONS, CUT))
-    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
-    result.assert_outcomes(failed=len(CUT))
-    assert jev_server.requests == []
-    rows = json.loads((pytester.path / "report.json").read_text())["results"]
-    assert {(row["status"], row["verdict"]) for row in rows} == {("missing", "fabricated")}
+    assert_quotes_fabricated(pytester, jev_server, SECTIONS, CUT)
 
 
 @pytest.mark.parametrize(
@@ -63,11 +56,4 @@ def test_the_whole_word_is_found(section: str, quote: str) -> None:
 def test_a_near_match_that_drops_a_reversing_prefix_is_not_accepted(pytester, jev_server):
     """With ``fuzzy``, one word for its reversed form is a change of meaning, as "available" for "unavailable" is."""
     cases = [("de", "whole", "Run the tool to compress the file before use")]
-    suite = policy_suite(pytester, SECTIONS, cases).replace(
-        "assert_citations_supported([citation], POLICY)", "assert_citations_supported([citation], POLICY, fuzzy=0.9)"
-    )
-    pytester.makepyfile(test_policy=suite)
-    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
-    result.assert_outcomes(failed=len(cases))
-    rows = json.loads((pytester.path / "report.json").read_text())["results"]
-    assert {(row["status"], row["verdict"]) for row in rows} == {("missing", "fabricated")}
+    assert_quotes_fabricated(pytester, jev_server, SECTIONS, cases, fuzzy=0.9)
