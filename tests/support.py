@@ -567,6 +567,23 @@ def refused_check(direct_checker: Any, answer: Any, source: Any, message: str) -
     return checker.results, [request.body["state"]["claim"] for request in server.systemone_requests]
 
 
+def checked_or_refused(direct_checker: Any, answer: Any, source: Any) -> tuple[list[Any], Any]:
+    """Check ``answer`` against a loopback Jev: the checker's results, and the ``CitationInputError`` the check
+    raised (None when it raised none)."""
+    from pytest_citecheck import CitationInputError
+    from pytest_citecheck.testing import JevServer
+
+    server = JevServer().start()
+    checker = direct_checker(server)
+    try:
+        checker.check(answer, source)
+    except CitationInputError as error:
+        return checker.results, error
+    finally:
+        server.stop()
+    return checker.results, None
+
+
 def refused_with_one_invalid(direct_checker: Any, answer: Any, source: Any, message: str) -> list[str]:
     """``refused_check``, its citation '#2' invalid and the citation '#1.1' before it still located on page 1;
     the claims Jev was asked about."""

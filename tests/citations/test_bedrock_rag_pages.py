@@ -17,11 +17,10 @@ import math
 from typing import Any
 
 import pytest
-from support import pdf_pages
+from support import checked_or_refused, pdf_pages
 
-from pytest_citecheck import CitationInputError, Corpus, Source, Status
+from pytest_citecheck import Corpus, Source, Status
 from pytest_citecheck._citations.adapt import adapt_answer
-from pytest_citecheck.testing import JevServer
 
 URI = "s3://kb-bucket/legal/apache-2.0.pdf"
 DOCUMENTS = pdf_pages(URI)
@@ -70,27 +69,15 @@ def named_pages() -> Source:
     return Source(sections={f"page {n + 1}": d.page_content for n, d in enumerate(DOCUMENTS)}, name=URI)
 
 
-def checked(direct_checker: Any, response: Any, source: Any) -> tuple[list[Any], CitationInputError | None]:
-    server = JevServer().start()
-    checker = direct_checker(server)
-    try:
-        checker.check(response, source)
-    except CitationInputError as error:
-        return checker.results, error
-    finally:
-        server.stop()
-    return checker.results, None
-
-
 @pytest.mark.parametrize("source", [corpus, named_pages], ids=["corpus", "named-source"])
 def test_a_chunk_from_another_page_than_its_page_index_is_found_elsewhere(direct_checker: Any, source: Any) -> None:
     # Index 1.0 is page 2; the chunk is on page 3. Before: found, as if the reference named no page.
-    results, error = checked(direct_checker, answer(1.0), source())
+    results, error = checked_or_refused(direct_checker, answer(1.0), source())
     assert error is None
     assert [(r.status, r.cited_section, r.section) for r in results] == [(Status.FOUND_ELSEWHERE, "page 2", "page 3")]
     # Index 2.0 (the float Knowledge Bases writes) and 2 are page 3, where the chunk is: found there.
     for index in (2.0, 2):
-        results, error = checked(direct_checker, answer(index), source())
+        results, error = checked_or_refused(direct_checker, answer(index), source())
         assert error is None and [(r.status, r.section) for r in results] == [(Status.FOUND, "page 3")]
 
 
@@ -100,7 +87,7 @@ def test_the_first_page_is_index_zero() -> None:
 
 
 def test_a_page_the_document_does_not_have_is_invalid_naming_the_metadata_field(direct_checker: Any) -> None:
-    results, error = checked(direct_checker, answer(6.0), corpus())
+    results, error = checked_or_refused(direct_checker, answer(6.0), corpus())
     assert [(r.id, r.status) for r in results] == [("#0.1.1", Status.INVALID)]
     assert error is not None and (error.citation, error.field) == ("#0.1.1", FIELD)
     assert "cites page 7, which the document checked does not have (its pages: page 1, page 2, page 3, page 4)" in str(

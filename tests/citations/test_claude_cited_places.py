@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 from anthropic.types import Message
+from support import checked_or_refused
 
-from pytest_citecheck import CitationInputError, Corpus, Source, Status
+from pytest_citecheck import Corpus, Source, Status
 from pytest_citecheck._citations.adapt import adapt_answer
-from pytest_citecheck.testing import JevServer
 
 PAYLOADS = Path(__file__).resolve().parent.parent / "data" / "payloads"
 ANSWER_42 = "The Answer to the Ultimate Question of Life, the Universe, and Everything is 42."
@@ -44,30 +44,18 @@ def pdf_answer(start: int, end: int) -> Message:
     return Message.model_validate(answer)
 
 
-def checked(direct_checker: Any, answer: Any, source: Any) -> tuple[list[Any], CitationInputError | None]:
-    server = JevServer().start()
-    checker = direct_checker(server)
-    try:
-        checker.check(answer, source)
-    except CitationInputError as error:
-        return checker.results, error
-    finally:
-        server.stop()
-    return checker.results, None
-
-
 PAGES = {"page 1": ANSWER_42, "page 2": "Deep Thought took 7.5 million years.", "page 3": "So long."}
 
 
 @pytest.mark.parametrize("source", [Source(sections=PAGES), Corpus({"guide.pdf": Source(sections=PAGES)})])
 def test_a_page_the_document_does_not_have_is_invalid_not_read_without_its_page(direct_checker, source) -> None:
-    results, error = checked(direct_checker, pdf_answer(5, 6), source)
+    results, error = checked_or_refused(direct_checker, pdf_answer(5, 6), source)
     # Before: '#1.1' was found on page 1, as if it cited no page.
     assert [(r.id, r.status) for r in results] == [("#1.1", Status.INVALID)]
     assert error is not None and (error.citation, error.field) == ("#1.1", "start_page_number")
     assert "cites page 5, which the document checked does not have (its pages: page 1, page 2, page 3)" in str(error)
     # A page it has is read as before: the quote is on page 1, not the page cited.
-    results, error = checked(direct_checker, pdf_answer(2, 3), source)
+    results, error = checked_or_refused(direct_checker, pdf_answer(2, 3), source)
     assert error is None and [(r.status, r.cited_section, r.section) for r in results] == [
         (Status.FOUND_ELSEWHERE, "page 2", "page 1")
     ]
@@ -75,14 +63,14 @@ def test_a_page_the_document_does_not_have_is_invalid_not_read_without_its_page(
 
 def test_pages_named_by_printed_labels_cannot_be_cited_by_number(direct_checker: Any) -> None:
     labelled = Source(sections={"page i": ANSWER_42, "page ii": "Deep Thought took 7.5 million years."})
-    results, error = checked(direct_checker, pdf_answer(1, 3), labelled)
+    results, error = checked_or_refused(direct_checker, pdf_answer(1, 3), labelled)
     assert [r.status for r in results] == [Status.INVALID]
     assert error is not None and error.field == "start_page_number"
     assert "cites pages 1 to 2, which the document checked does not have (its pages: page i, page ii)" in str(error)
 
 
 def test_pages_past_the_last_are_read_as_the_pages_there_are(direct_checker: Any) -> None:
-    results, error = checked(direct_checker, pdf_answer(1, 10**12), Source(sections=PAGES))
+    results, error = checked_or_refused(direct_checker, pdf_answer(1, 10**12), Source(sections=PAGES))
     assert error is None and [(r.status, r.section) for r in results] == [(Status.FOUND, "page 1 + page 2 + page 3")]
 
 
@@ -101,7 +89,7 @@ def test_a_web_search_citation_of_another_page_is_not_read_in_a_single_source(di
     assert f"names {CONDITIONS!r}, but the check was given a single Source named {HOURLY!r}" in str(
         adapted.invalid["#9.1"]
     )
-    results, error = checked(direct_checker, weather(), hourly)
+    results, error = checked_or_refused(direct_checker, weather(), hourly)
     assert error is not None
     assert [(r.id, r.status) for r in results if r.status is not Status.INVALID] == [("#13.1", Status.FOUND)]
     # Unnamed, the source names no page: every citation says so.
@@ -117,7 +105,7 @@ def test_a_web_search_url_the_corpus_lacks_is_not_read_as_the_document_its_title
     corpus = Corpus(
         {title: "# Hourly\n\nSome clouds in the morning will give way to mainly sunny skies for the afternoon."}
     )
-    results, error = checked(direct_checker, Message.model_validate(answer), corpus)
+    results, error = checked_or_refused(direct_checker, Message.model_validate(answer), corpus)
     hourly = [r for r in results if r.id == "#13.1"]
     # Before: found in the document named by the title.
     assert [(r.status, r.document) for r in hourly] == [(Status.INVALID, None)]
@@ -157,10 +145,10 @@ def test_an_openai_url_citation_of_another_page_with_the_same_last_segment_does_
     )
     page = "Mount Columbia is the highest point in Alberta, at 3,747 m (12,294 ft)."
     other = Source(sections={"page": page}, name="https://www.mountain-forecast.com/peaks/Mount-Columbia")
-    results, error = checked(direct_checker, response, other)
+    results, error = checked_or_refused(direct_checker, response, other)
     # Before: judged against the other site's page, as if the answer cited it.
     assert error is not None and error.field == "document"
     assert [r.status for r in results] == [Status.INVALID]
     own = Source(sections={"page": page}, name=url + "/")
-    results, error = checked(direct_checker, response, own)
+    results, error = checked_or_refused(direct_checker, response, own)
     assert error is None and [r.status for r in results] == [Status.DOCUMENT_ONLY]

@@ -18,11 +18,10 @@ from typing import Any
 
 import pytest
 from google.genai import types
-from support import pdf_pages
+from support import checked_or_refused, pdf_pages
 
-from pytest_citecheck import CitationInputError, Corpus, Source, Status
+from pytest_citecheck import Corpus, Source, Status
 from pytest_citecheck._citations.adapt import adapt_answer
-from pytest_citecheck.testing import JevServer
 
 DOCUMENTS = pdf_pages("apache-2.0.pdf")
 # The first lines of page 3: "5. Submission of Contributions. ...", on no other page.
@@ -62,18 +61,6 @@ def sdk(context: dict[str, Any]) -> types.GenerateContentResponse:
     return types.GenerateContentResponse.model_validate(answer(context))
 
 
-def checked(direct_checker: Any, response: Any, source: Any) -> tuple[list[Any], CitationInputError | None]:
-    server = JevServer().start()
-    checker = direct_checker(server)
-    try:
-        checker.check(response, source)
-    except CitationInputError as error:
-        return checker.results, error
-    finally:
-        server.stop()
-    return checker.results, None
-
-
 def corpus() -> Corpus:
     return Corpus.from_documents(DOCUMENTS)
 
@@ -85,23 +72,23 @@ def named_pages() -> Source:
 
 @pytest.mark.parametrize("source", [corpus, named_pages], ids=["corpus", "named-source"])
 def test_a_chunk_from_another_page_than_its_page_number_is_found_elsewhere(direct_checker: Any, source: Any) -> None:
-    results, error = checked(direct_checker, sdk({"page_number": 2}), source())
+    results, error = checked_or_refused(direct_checker, sdk({"page_number": 2}), source())
     # Before: found on page 3, as if the chunk named no page.
     assert error is None
     assert [(r.status, r.cited_section, r.section) for r in results] == [(Status.FOUND_ELSEWHERE, "page 2", "page 3")]
     # The page it is on: found there.
-    results, error = checked(direct_checker, sdk({"page_number": 3}), source())
+    results, error = checked_or_refused(direct_checker, sdk({"page_number": 3}), source())
     assert error is None and [(r.status, r.section) for r in results] == [(Status.FOUND, "page 3")]
 
 
 def test_the_rest_api_spelling_page_number_is_read_alike(direct_checker: Any) -> None:
-    results, error = checked(direct_checker, answer({"pageNumber": 1}, camel=True), corpus())
+    results, error = checked_or_refused(direct_checker, answer({"pageNumber": 1}, camel=True), corpus())
     assert error is None
     assert [(r.status, r.cited_section, r.section) for r in results] == [(Status.FOUND_ELSEWHERE, "page 1", "page 3")]
 
 
 def test_a_page_the_document_does_not_have_is_invalid_naming_page_number(direct_checker: Any) -> None:
-    results, error = checked(direct_checker, sdk({"page_number": 7}), corpus())
+    results, error = checked_or_refused(direct_checker, sdk({"page_number": 7}), corpus())
     assert [(r.id, r.status) for r in results] == [("#0.1.0", Status.INVALID)]
     assert error is not None and (error.citation, error.field) == ("#0.1.0", "page_number")
     assert "cites page 7, which the document checked does not have (its pages: page 1, page 2, page 3, page 4)" in str(
@@ -132,7 +119,7 @@ def test_a_page_number_against_a_document_whose_sections_are_not_pages_looks_in_
     ],
 )
 def test_a_vertex_rag_chunk_page_span_names_its_pages(direct_checker: Any, span: Any, expected: Any) -> None:
-    results, error = checked(direct_checker, sdk({"rag_chunk": {"page_span": span}}), corpus())
+    results, error = checked_or_refused(direct_checker, sdk({"rag_chunk": {"page_span": span}}), corpus())
     assert error is None
     assert [(r.status, r.cited_section, r.section) for r in results] == expected
 
