@@ -175,7 +175,23 @@ def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     Set after pytester's own set-up, which clears ``PYTEST_ADDOPTS`` to isolate its runs. Each run
     also gets ``INNER_RUN_OPTIONS``, so an inner suite needs no ini file to run at the lowest versions."""
     monkeypatch.setenv("PYTEST_ADDOPTS", " ".join(NOT_A_USERS_PLUGINS + INNER_RUN_OPTIONS))
+    _one_gc_pass_per_inner_run(monkeypatch)
     return pytester
+
+
+def _one_gc_pass_per_inner_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest 8.4.0 (the lowest version CI runs) ends every session with five full ``gc.collect()``
+    passes (``_pytest.unraisableexception.gc_collect_harder``); an in-process inner run in a process
+    holding the whole suite pays some 0.5 s for them, which made the lowest-versions run take ~22
+    minutes against ~8. pytest 8.4.1 stopped it for pytester's runs (pytest-dev/pytest#13525) and
+    pytest 9 makes one pass on CPython (#14441): an inner run here gets that one pass on 8.4.0 too."""
+    import gc
+    import inspect
+
+    from _pytest import unraisableexception
+
+    if not inspect.signature(unraisableexception.gc_collect_harder).parameters:  # 8.4.0's, with no knob
+        monkeypatch.setattr(unraisableexception, "gc_collect_harder", gc.collect)
 
 
 @pytest.fixture
