@@ -2,8 +2,8 @@
 
 A piece of a quote never starts or ends inside a number (``cuts_a_number``): its digits, its separators
 (``JOINERS``: "3.14", "10-50", "10:30"), its sign or comparison (``SIGNS``), its unit (``UNITS``), the
-letters written with it ("32k", "x86"), and a space that groups its digits ("59 000" with a no-break or
-thin space, ``GROUPED``). ``docs/matching.md`` says why each is part of the number.
+letters written with it ("32k", "x86"), a space that groups its digits ("59 000" with a no-break or
+thin space, ``GROUPED``), and a currency a space apart ("US$ 5", "5 €"). ``docs/matching.md`` says why each is part of the number.
 """
 
 from __future__ import annotations
@@ -22,9 +22,17 @@ CURRENCIES = "$\u20ac\u00a3\u00a5\u00a2\u20b9\u20bd\u20a9"
 SIGNS = "-+<>\u2264\u2265\u2266\u2267\u2a7d\u2a7e\u226a\u226b\u00b1\u2213~\u2248\u2243\u2245\u223c" + CURRENCIES
 # What a number's word may close with, written against its digits: "by 10%" is not "by 10", nor "costs 5" "5€".
 UNITS = "%\u2030\u2031\u00b0" + CURRENCIES
+# An amount written apart from its currency by one space ("$ 5", "US$ 5", "5 €" as French and German write it): plain
+# digits, so that a shell prompt's "$ 2to3" is no amount; after the amount, a sign that stands alone, and not "$",
+# which after a number and a space is a shell prompt ("size=0 $ for i in ...") or a regular expression's anchor far
+# more often than an amount in dollars. The amount does not say it without its currency, spaced or not.
+_SPACED_AMOUNT = r" \.?\d[\d.,]*(?![^\W_])"
+_SPACED_BEFORE = re.compile(rf"[{CURRENCIES}]{_SPACED_AMOUNT}")
+_SPACED_AFTER = re.compile(rf"\d [{CURRENCIES.replace('$', '')}](?=$|[\s.,;:!)\]}}\"'/])")
 # The letters that name a currency written against its sign ("US$5", "A$5", "HK$5", "R$5": Brazilian reais),
-# then the number, with or without a digit before its decimal point: "$5" of "A$5" is another amount.
-_NAMED_CURRENCY = re.compile(rf"[^\W\d_]{{0,3}}[{CURRENCIES}]\.?\d")
+# then the number, with or without a digit before its decimal point, or after a space ("US$ 5"): "$5" of "A$5" is
+# another amount.
+_NAMED_CURRENCY = re.compile(rf"[^\W\d_]{{0,3}}[{CURRENCIES}](?:\.?\d|{_SPACED_AMOUNT})")
 
 
 # What joins digits into one number: a decimal or thousands separator ("3.14", "1,000"), and a range, date,
@@ -59,6 +67,13 @@ def _leading_point(text: str, at: int) -> bool:
     )
 
 
+def _leading_comma(text: str, at: int) -> bool:
+    """``text[at]`` is the decimal comma a number opens with, as a German or French text may write it (",5 Sekunden"):
+    a comma before a digit that starts a word (at the start or after a space). A comma written against what stands
+    before it is code or a list, not a number's ("{,1,2}", "f(x),0"; "1,5,7" is one number to cut, ``JOINERS``)."""
+    return text[at] == "," and at + 1 < len(text) and text[at + 1].isdigit() and (at == 0 or text[at - 1].isspace())
+
+
 # A digit, a space that groups digits ("59 000" as French and the SI write it: a no-break, figure, thin or narrow
 # no-break space, or its entity), then exactly three digits: told from a list ("port 443 563") as written.
 GROUPED = re.compile(
@@ -76,12 +91,15 @@ def _in_number(text: str, at: int) -> bool:
     "10" is not "10%"), or between a digit and a cased letter written with it ("32" is not "32k", "0" not
     "0x10", "86" not "x86", "CO" not "CO₂"). A script without case writes a counter right after a number
     ("30日"): the number's edge is a word's edge there. Or at an entity grouping digits ("1&nbsp;000"; a
-    grouping character is normalised to a space: ``group_space``)."""
+    grouping character is normalised to a space: ``group_space``), or at the space between an amount and its
+    currency ("US$ 5", "5 €")."""
     if at <= 0 or at >= len(text):
         return False
     before, after = text[at - 1], text[at]
     if after == "&" or before == ";":  # a Markdown source's "1&nbsp;000", as written
         return _at_an_entity_group(text, at)
+    if (before == " " or after == " ") and _at_a_spaced_currency(text, at):
+        return True
     if before.isdigit():
         return _goes_on(text, at)
     if _cased(before) and (_cased(after) or after in CURRENCIES) and _NAMED_CURRENCY.match(text, at):
@@ -108,7 +126,8 @@ def _opens_number(text: str, at: int) -> bool:
     if before in JOINERS and at >= 2 and text[at - 2].isdigit():
         return True
     if before in ".,":
-        return before == "." and _leading_point(text, at - 1)  # ".5 seconds" is not "5 seconds"
+        # ".5 seconds" is not "5 seconds", nor ",5 Sekunden" "5 Sekunden"
+        return _leading_point(text, at - 1) if before == "." else _leading_comma(text, at - 1)
     if _cased(before):
         return True
     if before in CURRENCIES and at >= 2 and _cased(text[at - 2]):
@@ -116,6 +135,17 @@ def _opens_number(text: str, at: int) -> bool:
     # A sign starts its word: "-40", not "pre-40" nor the end of a rule of hyphens "----40". So does a
     # comparison or an approximation written against the number: ">1 release a year" is not one.
     return before in SIGNS and (at < 2 or not (text[at - 2].isalnum() or text[at - 2] in SIGNS))
+
+
+def _at_a_spaced_currency(text: str, at: int) -> bool:
+    """The boundary before ``text[at]`` is at either side of the space between a currency and its amount: "$ 5"
+    (the sign opens the number: not after a digit), "US$ 5", "5 €"."""
+    space = at - 1 if text[at - 1] == " " else at
+    if space < 1:
+        return False
+    if _SPACED_BEFORE.match(text, space - 1):
+        return space < 2 or not text[space - 2].isdigit()
+    return _SPACED_AFTER.match(text, space - 1) is not None
 
 
 def _at_an_entity_group(text: str, at: int) -> bool:

@@ -281,8 +281,14 @@ def _same(words: list[str], others: list[str]) -> bool:
 
 
 # Prefixes that negate or reverse the word they stand on ("unavailable", "non-exclusive", "illegal", "disallowed",
-# "decompress", "misfiled", "malformed", "anti-aliasing", "counterclockwise", "dysfunction").
-NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "non", "dis", "a", "de", "mis", "mal", "anti", "counter", "dys")
+# "decompress", "misfiled", "malformed", "anti-aliasing", "counterclockwise", "dysfunction"), in the languages the
+# contract covers: French "dé-compresse", "désactiver", "mécontent", "mésentente", "contre-indiqué"; Spanish and
+# Portuguese "descomprimir", "desligar", "contraindicado"; Italian "controindicato"; German "entsperren",
+# "missverstehen", "nichtöffentlich"; Dutch "niet-leden".
+NEGATING_PREFIXES = (
+    *("un", "in", "im", "il", "ir", "non", "dis", "a", "de", "mis", "mal", "anti", "counter", "dys"),
+    *("dé", "dés", "des", "mé", "més", "contre", "contra", "contro", "ent", "miss", "nicht", "niet"),
+)
 # Suffixes that negate the word they end ("lead-free", "passwordless"): a quote that ends before one reads
 # the opposite ("The solder is lead" of "lead-free"; the hyphen is joined by normalisation).
 NEGATING_SUFFIXES = ("free", "less", "lessly", "lessness")
@@ -291,12 +297,15 @@ MODALS = frozenset("must shall should may can could will would might required re
 
 
 # A near match's words, with each number whole as the number rule reads it (``number_edges._in_number``): its sign, its
-# digits joined by separators, its letters and its unit (">1", "10-50", "18-24", "10%", "32k"; ".5", "US$5"), so that a
-# quote that drops any of them differs from its passage in that number.
+# digits joined by separators, its letters and its unit (">1", "10-50", "18-24", "10%", "32k"; ".5", "US$5"), and a
+# currency a space apart ("US$ 5", "$ 5", "5 €"), so that a quote that drops any of them differs from its passage in
+# that number.
 _ALNUM_WITH_DIGIT = r"[^\W_]*[\d\u00bc-\u00be\u2150-\u215f\u2189][^\W_]*"
+_CURRENCY = f"[{re.escape(CURRENCIES)}]"
 _TOKEN = re.compile(
-    rf"(?:(?<![^\W_])(?:[^\W\d_]{{1,3}}[{re.escape(CURRENCIES)}]|[{re.escape(SIGNS)}]))?(?:(?<![\w.])\.(?=\d))?"
-    rf"{_ALNUM_WITH_DIGIT}(?:[{re.escape(JOINERS)}]{_ALNUM_WITH_DIGIT})*[{re.escape(UNITS)}]?|{_WORD.pattern}"
+    rf"(?:(?<![^\W_])(?:[^\W\d_]{{1,3}}{_CURRENCY} ?|{_CURRENCY} (?=\.?\d)|[{re.escape(SIGNS)}]))?"
+    rf"(?:(?<![\w.])\.(?=\d)|(?<!\S),(?=\d))?{_ALNUM_WITH_DIGIT}(?:[{re.escape(JOINERS)}]{_ALNUM_WITH_DIGIT})*"
+    rf"(?: [{re.escape(CURRENCIES.replace('$', ''))}](?![^\W_])|[{re.escape(UNITS)}])?|{_WORD.pattern}"
 )
 
 

@@ -76,3 +76,59 @@ def test_an_elision_over_the_numero_sign_is_not_a_negation(pytester, jev_server)
 )
 def test_the_whole_number_is_found(section: str, quote: str) -> None:
     assert QuoteLocator(Source(sections={section: SECTIONS[section]})).find(quote) is not None
+
+
+# step1-edges-8: a currency a space apart from its amount ("US$ 5", "$ 5", "5 €": French writes the sign after the
+# amount, with a space), and a decimal comma a number opens with (",5 Sekunden"). On main each quote below was found
+# and the loopback Jev supported its claim. The price (docs/matching.md): a shell prompt or an RCS keyword's "$" after
+# a number is not a currency ("size=0 $ for", "$Revision: 9082 $"), nor is a comma written against a brace or a
+# bracket a number's ("d{,1,2,4,8}").
+SPACED = {
+    "spaced": "The fee is US$ 5 per month for members, A$ 7 per year in Sydney, HK$ 9 per day, 4 € in Paris and $ 3 in Ohio as well.",
+    "comma": "Warten Sie ,5 Sekunden zwischen den Versuchen; SuS d{,1,2,4,8} sind erlaubt.",
+    "prompt": "Try this: size=0 $ for i in $(seq 3); done. Then $ 2to3 -w example.py converts it. $Revision: 9082 $",
+}
+
+SPACED_CUT = [
+    ("spaced-us-dollar", "spaced", "$ 5 per month for members"),
+    ("spaced-us-amount", "spaced", "5 per month for members"),
+    ("spaced-aud", "spaced", "$ 7 per year in Sydney"),
+    ("spaced-hkd", "spaced", "K$ 9 per day"),
+    ("spaced-euro-after", "spaced", "HK$ 9 per day, 4"),
+    ("spaced-euro-alone", "spaced", "\u20ac in Paris and"),
+    ("spaced-dollar", "spaced", "3 in Ohio as well"),
+]
+
+
+def test_a_quote_that_drops_a_currency_a_space_apart_is_fabricated(pytester, jev_server):
+    assert_quotes_fabricated(pytester, jev_server, SPACED, SPACED_CUT)
+
+
+def test_a_quote_that_drops_a_leading_decimal_comma_is_fabricated(pytester, jev_server):
+    assert_quotes_fabricated(pytester, jev_server, SPACED, [("comma", "comma", "5 Sekunden zwischen den Versuchen")])
+
+
+def test_a_near_match_that_drops_a_spaced_currency_or_leading_comma_is_not_accepted(pytester, jev_server):
+    cases = [
+        ("spaced-us-amount", "spaced", "The fee is 5 per month for members"),
+        ("spaced-euro-after", "spaced", "HK$ 9 per day, 4 in Paris and"),
+        ("comma", "comma", "Warten Sie 5 Sekunden zwischen den Versuchen"),
+    ]
+    assert_quotes_fabricated(pytester, jev_server, SPACED, cases, fuzzy=0.9)
+
+
+@pytest.mark.parametrize(
+    ("section", "quote"),
+    [
+        ("spaced", "The fee is US$ 5 per month for members"),
+        ("spaced", "A$ 7 per year in Sydney, HK$ 9 per day"),
+        ("spaced", "4 \u20ac in Paris and $ 3 in Ohio"),
+        ("comma", "Warten Sie ,5 Sekunden zwischen den Versuchen"),
+        ("comma", "1,2,4,8} sind erlaubt"),
+        ("prompt", "Try this: size=0"),
+        ("prompt", "2to3 -w example.py converts it"),
+        ("prompt", "$Revision: 9082"),
+    ],
+)
+def test_the_spaced_amount_is_found_and_a_prompt_is_no_currency(section: str, quote: str) -> None:
+    assert QuoteLocator(Source(sections={section: SPACED[section]})).find(quote) is not None

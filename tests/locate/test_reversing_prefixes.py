@@ -57,3 +57,47 @@ def test_a_near_match_that_drops_a_reversing_prefix_is_not_accepted(pytester, je
     """With ``fuzzy``, one word for its reversed form is a change of meaning, as "available" for "unavailable" is."""
     cases = [("de", "whole", "Run the tool to compress the file before use")]
     assert_quotes_fabricated(pytester, jev_server, SECTIONS, cases, fuzzy=0.9)
+
+
+# step1-edges-8: the prefixes above in the other languages the contract covers, and accented. On main "compresser le
+# fichier" was found in "dé-compresser le fichier" (while after "de-" it was refused), and each quote below likewise.
+EUROPEAN = {
+    "fr": "Lancez l'outil pour dé-compresser le fichier avant usage, puis désactivez le service ; un avis contre-indiqué pour les enfants.",
+    "es": "Luego descomprime el fichero antes de usarlo; el fármaco está contraindicado en niños pequeños.",
+    "de": "Entsperren Sie den Bildschirm vor dem Start; der Bereich ist nichtöffentlich für alle Besucher.",
+}
+
+EUROPEAN_CUT = [
+    ("de-accent", "fr", "compresser le fichier avant usage"),
+    ("des-accent", "fr", "activez le service"),
+    ("contre", "fr", "indiqué pour les enfants"),
+    ("des", "es", "comprime el fichero antes de usarlo"),
+    ("contra", "es", "indicado en niños pequeños"),
+    ("ent", "de", "sperren Sie den Bildschirm vor dem Start"),
+    ("nicht", "de", "öffentlich für alle Besucher"),
+    ("elided", "fr", "Lancez l'outil pour ... compresser le fichier avant usage"),
+]
+
+
+def test_a_quote_that_starts_after_an_accented_or_european_reversing_prefix_is_fabricated(pytester, jev_server):
+    assert_quotes_fabricated(pytester, jev_server, EUROPEAN, EUROPEAN_CUT)
+
+
+def test_a_near_match_that_drops_an_accented_reversing_prefix_is_not_accepted(pytester, jev_server):
+    cases = [("de-accent", "fr", "Lancez l'outil pour compresser le fichier avant usage")]
+    assert_quotes_fabricated(pytester, jev_server, EUROPEAN, cases, fuzzy=0.9)
+
+
+@pytest.mark.parametrize(
+    ("section", "quote"),
+    [
+        ("fr", "pour dé-compresser le fichier avant usage"),
+        ("fr", "puis désactivez le service ; un avis contre-indiqué"),
+        ("es", "Luego descomprime el fichero"),
+        ("es", "está contraindicado en niños"),
+        ("de", "Entsperren Sie den Bildschirm"),
+        ("de", "der Bereich ist nichtöffentlich"),
+    ],
+)
+def test_the_whole_european_word_is_found(section: str, quote: str) -> None:
+    assert QuoteLocator(Source(sections={section: EUROPEAN[section]})).find(quote) is not None
