@@ -157,6 +157,8 @@ class JudgeError(CitecheckError):
         self.citation = citation
         self.cause = redact_known(cause)
         self.remedy = redact_known(remedy)
+        # Every citation's own error, in citation order: just this one, or those ``errors_together`` names.
+        self.errors: tuple[BaseException, ...] = (self,)
         super().__init__(f"citation {_named(citation)}: {self.cause}\n  -> {self.remedy}")
 
 
@@ -181,14 +183,10 @@ class CassetteMissError(JudgeError):
         one miss, at least one)."""
         from pytest_citecheck._text import plural
 
-        def indented(error: BaseException) -> str:
-            # The unprocessed message (``Exception.__str__``): this error's own ``__str__`` makes it safe once.
-            return "\n".join("  " + line for line in Exception.__str__(error).split("\n"))
-
-        cause = "\n".join(indented(miss) for miss in misses)
+        cause = "\n".join(_indented(miss) for miss in misses)
         if others:
             also = plural(len(others), "other citation")
-            cause += f"\nThe check raised for {also} too:\n" + "\n".join(indented(error) for error in others)
+            cause += f"\nThe check raised for {also} too:\n" + "\n".join(_indented(error) for error in others)
         error = cls.__new__(cls)
         error.citation, error.cause, error.remedy, error.misses = (
             misses[0].citation,
@@ -196,10 +194,37 @@ class CassetteMissError(JudgeError):
             misses[0].remedy,
             tuple(misses),
         )
+        error.errors = (*misses, *others)
         have = "citations have" if len(misses) > 1 else "citation has"
         header = f"{len(misses)} {have} no recorded answer in the cassette (every other citation was judged from it):"
         CitecheckError.__init__(error, f"{header}\n{cause}")
         return error
+
+
+def _indented(error: BaseException) -> str:
+    """An error's unprocessed message (``Exception.__str__``), indented under a combined error's header:
+    the combined error's own ``__str__`` makes it safe, once."""
+    return "\n".join("  " + line for line in Exception.__str__(error).split("\n"))
+
+
+def errors_together(errors: list[BaseException]) -> JudgeError:
+    """One error for a check that raised for several citations and missed for none (a replay goes on past
+    its errors: ``_check.running.failure``), naming each citation with its cause and remedy, in citation order.
+
+    Of the class all of them share (two ``ModelMismatchError``: a ``ModelMismatchError``), else a
+    ``JudgeError``; ``citation`` and ``remedy`` are the first's, ``errors`` each citation's own error.
+    """
+    shared = next(kind for kind in type(errors[0]).__mro__ if all(isinstance(error, kind) for error in errors))
+    kind = shared if isinstance(shared, type) and issubclass(shared, JudgeError) else JudgeError
+    first = errors[0]
+    combined = kind.__new__(kind)
+    combined.citation = first.citation if isinstance(first, JudgeError) else str(getattr(first, "citation", ""))
+    combined.cause = "\n".join(_indented(error) for error in errors)
+    combined.remedy = first.remedy if isinstance(first, JudgeError) else "see each citation's remedy above"
+    combined.errors = tuple(errors)
+    header = f"{len(errors)} citations could not be judged (each is named below, with its cause and remedy):"
+    CitecheckError.__init__(combined, f"{header}\n{combined.cause}")
+    return combined
 
 
 class CassetteError(JudgeError):

@@ -21,6 +21,7 @@ from pytest_citecheck._errors import (
     CassetteMissError,
     CitationInputError,
     CitecheckError,
+    errors_together,
     holding_warnings,
     stop_holding,
     warn_at_caller,
@@ -252,13 +253,18 @@ def finish(plan: Plan, outcomes: Outcomes, wiring: Wiring, kept: list[CitationRe
 
 
 def failure(outcomes: Outcomes) -> BaseException:
-    """What a check whose requests raised fails with: the first error, in citation order; or, when
-    replay missed for a citation and raised for another (it goes on past its errors), one
-    ``CassetteMissError`` naming every miss, then every other error, each with its cause and remedy."""
+    """What a check whose requests raised fails with: its one error; or, when replay raised for several
+    citations (it goes on past its errors), one error naming each, in citation order, with its cause and
+    remedy: a ``CassetteMissError`` naming every miss, then every other error; with no miss and every error
+    ours, of the class the errors share (``errors_together``)."""
     errors = [outcome for _, outcome in sorted(outcomes.items()) if isinstance(outcome, BaseException)]
-    misses = [error for error in errors if isinstance(error, CassetteMissError)]
-    if not misses or len(errors) < 2:
+    if len(errors) < 2:
         return errors[0]
+    misses = [error for error in errors if isinstance(error, CassetteMissError)]
+    if not misses:
+        # Only ours: anything else (a bug) stops the check, and is raised as it is.
+        ours = all(isinstance(error, (CitecheckError, Warning)) for error in errors)
+        return errors_together(errors) if ours else errors[0]
     return CassetteMissError.together(misses, [error for error in errors if not isinstance(error, CassetteMissError)])
 
 

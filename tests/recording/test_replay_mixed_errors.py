@@ -46,8 +46,15 @@ CITATIONS = [
      "quote": "Support answers within two working days", "section": "4"},
 ]
 
-def test_mixed():
-    assert_citations_supported(CITATIONS, SOURCE)
+if os.environ.get("ASYNC"):  # the same citations through the async client (acheck), replaying the same cassette
+    import pytest
+
+    @pytest.mark.asyncio
+    async def test_mixed(citecheck):
+        await citecheck.aassert_supported(CITATIONS, SOURCE)
+else:
+    def test_mixed():
+        assert_citations_supported(CITATIONS, SOURCE)
 """
 
 CHANGED = " (changed after recording)"
@@ -71,9 +78,12 @@ def recorded(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
     return suite
 
 
-def _replay(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, *args: str) -> pytest.RunResult:
-    """Offline, 'late' and 'help' changed after recording: two misses around 'odd'."""
-    monkeypatch.setenv("EXTRA", CHANGED)
+def _replay(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, *args: str, misses: bool = True
+) -> pytest.RunResult:
+    """Offline; with ``misses``, 'late' and 'help' changed after recording: two misses around 'odd'."""
+    if misses:
+        monkeypatch.setenv("EXTRA", CHANGED)
     Offline(monkeypatch)()
     result = suite.runpytest("--citecheck-record-mode=none", MODEL, "--citecheck-json=r.json", *args)
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
@@ -115,25 +125,71 @@ def test_a_model_mismatch_between_two_misses_is_named_with_them(
     assert rows["odd"]["verdict"] == "errored" and rows["odd"]["error"]["type"] == "ModelMismatchError"
 
 
-def test_a_malformed_recorded_answer_between_two_misses_is_named_with_them(
-    recorded: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # 'odd''s answer edited to a label Jev never gives, its digest made again (as a tool that re-saves would).
-    cassette = recorded.path / CASSETTE
+def _malform(cassette: Path, *words: str) -> None:
+    """The recorded answers to the requests that name one of ``words`` edited to a label Jev never gives,
+    their digests made again (as a tool that re-saves would)."""
     interactions = read_interactions(cassette)
     for interaction in interactions:
-        if "receipt" in interaction["request"]["body"]:
+        if any(word in interaction["request"]["body"] for word in words):
             body = json.loads(interaction["response"]["body"]["string"])
             body["answers"]["relation"]["choice"] = "maybe"
             interaction["response"]["body"]["string"] = json.dumps(body)
             interaction["digest"] = interaction_digest(interaction)
     write_interactions(cassette, interactions)
+
+
+@pytest.mark.parametrize("path", ["sync", "async"])
+def test_a_malformed_recorded_answer_between_two_misses_is_named_with_them(
+    recorded: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    # The async path (acheck: tasks, not threads) shares failure() with the sync one: tested on its own.
+    if path == "async":
+        monkeypatch.setenv("ASYNC", "1")
+    _malform(recorded.path / CASSETTE, "receipt")
     result = _replay(recorded, monkeypatch)
     failure = failures_section(result.stdout.str())
     rows = _rows(recorded)
     _assert_misses(failure, rows)
     assert "citation 'odd':" in failure and "maybe" in failure
     assert rows["odd"]["verdict"] == "errored" and rows["odd"]["error"]["type"] == "JudgeError"
+
+
+def _assert_named(failure: str, rows: dict[str, dict[str, Any]], names: tuple[str, ...], kind: str) -> None:
+    """No miss: the failure names each of ``names`` (every one, not the first alone), whose rows are errored
+    ``kind``; the others were judged from the cassette."""
+    assert f"{kind}: {len(names)} citations could not be judged" in failure
+    for name in names:
+        assert f"citation '{name}':" in failure
+        assert rows[name]["verdict"] == "errored" and rows[name]["error"]["type"] == kind
+    judged = [row for name, row in rows.items() if name not in names]
+    assert judged and all(row["verdict"] == "verified" for row in judged)
+    assert "not checked" not in failure
+
+
+@pytest.mark.parametrize("path", ["sync", "async"])
+def test_two_malformed_recorded_answers_and_no_miss_are_both_named(
+    recorded: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    if path == "async":
+        monkeypatch.setenv("ASYNC", "1")
+    _malform(recorded.path / CASSETTE, "receipt", "Gift cards")
+    failure = failures_section(_replay(recorded, monkeypatch, misses=False).stdout.str())
+    _assert_named(failure, _rows(recorded), ("odd", "gift"), "JudgeError")
+    assert failure.count("'maybe'") >= 2
+
+
+def test_two_model_mismatches_and_no_miss_are_both_named(
+    recorded: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 'odd' and 'gift' re-recorded from a server answering as another model.
+    cassette = recorded.path / CASSETTE
+    kept = [i for i in read_interactions(cassette) if not any(w in i["request"]["body"] for w in ("receipt", "Gift"))]
+    write_interactions(cassette, kept)
+    _record(recorded, monkeypatch, "jev-1.13.0", "--citecheck-record-mode=new_episodes")
+    result = _replay(recorded, monkeypatch, "--citecheck-strict-model", misses=False)
+    failure = failures_section(result.stdout.str())
+    _assert_named(failure, _rows(recorded), ("odd", "gift"), "ModelMismatchError")
+    assert failure.count("the answer came from model 'jev-1.13.0', but the test asks for 'jev-1.12'") == 2
 
 
 def test_an_invalid_citation_and_misses_fail_once_naming_the_field_and_every_miss(
