@@ -35,7 +35,8 @@ from pytest_citecheck._errors import CitationInputError
 
 # ``additional_location_info``'s keys that llama-index-llms-anthropic writes, each the Claude field it holds.
 _LOCATION_KEYS = ("search_result_index", "start_block_index", "end_block_index")
-# Every ``block_type`` of llama-index-core 0.14's ``ContentBlock`` union. Only text and citation blocks bear on the
+# Every ``block_type`` of llama-index-core 0.14's ``ContentBlock`` union (tests/citations/test_llamaindex_chat_blocks.py
+# compares them with the installed version's). Only text and citation blocks bear on the
 # check; the others cite nothing. A block of any other type is not skipped: it may be a citation made unreadable.
 _BLOCK_TYPES = frozenset(
     {"text", "citation", "image", "audio", "video", "document", "cache", "citable", "thinking", "tool_call"}

@@ -84,3 +84,30 @@ def test_a_block_object_of_an_unknown_type_is_invalid() -> None:
     assert [citation.id for citation in adapted.citations] == ["#1.1", "#3.1", "#4"]
     assert list(adapted.invalid) == ["#4"]
     assert "'search_result_citation', no block type" in str(adapted.invalid["#4"])
+
+
+def _installed_block_types() -> set[str]:
+    """Every ``block_type`` of the installed llama-index-core: the ``Literal`` of each pydantic model in
+    ``llama_index.core.base.llms.types`` that has the field (the ``ContentBlock`` union's members, and any
+    block a later version defines outside it)."""
+    import inspect
+    import typing
+
+    from llama_index.core.base.llms import types
+
+    found: set[str] = set()
+    for model in vars(types).values():
+        if inspect.isclass(model) and issubclass(model, BaseModel) and "block_type" in model.model_fields:
+            annotation = model.model_fields["block_type"].annotation
+            assert typing.get_origin(annotation) is typing.Literal, (model, annotation)
+            found.update(typing.get_args(annotation))
+    return found
+
+
+def test_the_block_types_read_are_those_of_the_installed_llama_index_core() -> None:
+    # A block type upstream adds fails here: decide whether it can carry a citation (read it) or not (add it).
+    from pytest_citecheck._citations.llamaindex_chat import _BLOCK_TYPES
+
+    installed = _installed_block_types()
+    assert {"text", "citation"} <= installed
+    assert set(_BLOCK_TYPES) == installed
