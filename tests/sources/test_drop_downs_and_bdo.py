@@ -71,3 +71,24 @@ def test_a_quote_of_text_the_page_does_not_show_is_fabricated(
     pytester: pytest.Pytester, jev_server: JevServer, quotes: dict[str, str], outcome: str
 ) -> None:
     assert_each_quote_ends(pytester, PAGE, quotes, outcome)
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "<h1>T</h1><p>a <select multiple><option>Alpha one</option><option>Beta two</option></select> b</p>",
+        "<h1>T</h1><p>a <select size=3><option>Alpha one<option>Beta two</select> b</p>",
+        "<h1>T</h1><p>a <select size=2><optgroup label=G><option>Alpha one<option>Beta two</optgroup></select> b</p>",
+    ],
+    ids=["multiple", "size-closed-by-select", "optgroup"],
+)
+def test_a_list_box_reads_each_option_as_its_own_line(page: str) -> None:
+    # On main its options ran together ("Alpha oneBeta two b"): a row of a box, each.
+    assert [line.strip() for line in Source.from_text(page, format="html").text.split("\n")] == [
+        "T",
+        "a",
+        "Alpha one",
+        "Beta two",
+        "b",
+        "",
+    ]

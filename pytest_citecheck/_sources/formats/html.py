@@ -149,7 +149,7 @@ class _HtmlText(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if self._outside_at_start(tag, attrs):
             return
-        if tag in _BLOCK_TAGS:
+        if tag in _BLOCK_TAGS or (tag == "option" and self.options is None):  # a list box's option: a row
             self._break()
         if tag == "pre":
             self.preformatted += 1
@@ -252,7 +252,7 @@ class _HtmlText(HTMLParser):
             self._leave_heading_link(tag)
         if tag == "select" and self.options is not None:
             self._close_select()
-        if tag in _BLOCK_TAGS:
+        elif tag in _BLOCK_TAGS or (tag in ("option", "select") and self.options is None):  # a list box's row ends
             self._break()
 
     def _outside_at_end(self, tag: str) -> bool:
