@@ -245,25 +245,28 @@ def finish(plan: Plan, outcomes: Outcomes, wiring: Wiring, kept: list[CitationRe
     if error is not None and wiring.on_result is not None:
         for result in reported_after(plan, outcomes, len(judged), wiring):
             wiring.on_result(result)
+    replaying = wiring.cassette is not None and wiring.cassette.replaying is not None
     if plan.invalid is not None:
-        raise plan.invalid if error is None else plan.invalid.with_others(failure(outcomes))
+        raise plan.invalid if error is None else plan.invalid.with_others(failure(outcomes, replaying=replaying))
     if error is not None:
-        raise failure(outcomes)
+        raise failure(outcomes, replaying=replaying)
     return results
 
 
-def failure(outcomes: Outcomes) -> BaseException:
-    """What a check whose requests raised fails with: its one error; or, when replay raised for several
-    citations (it goes on past its errors), one error naming each, in citation order, with its cause and
-    remedy: a ``CassetteMissError`` naming every miss, then every other error; with no miss and every error
-    ours, of the class the errors share (``errors_together``)."""
+def failure(outcomes: Outcomes, *, replaying: bool) -> BaseException:
+    """What a check whose requests raised fails with: its first error, in citation order; or, when replay
+    raised for several citations (``replaying``: it goes on past its errors), one error naming each, in
+    citation order, with its cause and remedy: a ``CassetteMissError`` naming every miss, then every other
+    error; with no miss and every error ours, of the class the errors share (``errors_together``).
+    Recording, the first error stands for the rest (requests already in flight when the server refused
+    the key fail alike: each is in its row)."""
     errors = [outcome for _, outcome in sorted(outcomes.items()) if isinstance(outcome, BaseException)]
     if len(errors) < 2:
         return errors[0]
     misses = [error for error in errors if isinstance(error, CassetteMissError)]
     if not misses:
-        # Only ours: anything else (a bug) stops the check, and is raised as it is.
-        ours = all(isinstance(error, (CitecheckError, Warning)) for error in errors)
+        # Only ours, and only replaying: anything else (a bug) stops the check, and is raised as it is.
+        ours = replaying and all(isinstance(error, (CitecheckError, Warning)) for error in errors)
         return errors_together(errors) if ours else errors[0]
     return CassetteMissError.together(misses, [error for error in errors if not isinstance(error, CassetteMissError)])
 
