@@ -270,6 +270,45 @@ def read_regular_file(path: Path, limit: int, *, head_only: bool = False) -> byt
     return data[:limit]
 
 
+def broken_link(path: Path) -> tuple[Path, bool, str] | None:
+    """A symbolic link on ``path`` that cannot be followed, whether it loops, and what is wrong with it; or
+    None (there is none).
+
+    For a path that reads as missing (``FileNotFoundError``) or loops (``ELOOP``): the first link on
+    it, from the root down, that points to nothing (a dangling link, named with its target) or is in
+    a loop (named with its chain). Looked for only on an error's path.
+    """
+    for link in (*reversed(path.parents), path):
+        if not link.is_symlink():
+            continue
+        try:
+            os.stat(link)
+        except FileNotFoundError:
+            return (
+                link,
+                False,
+                f"{link} is a symbolic link to {os.readlink(link)}, which does not exist (a dangling link)",
+            )
+        except OSError as error:
+            if error.errno != errno.ELOOP:
+                raise
+            chain = " -> ".join(_chain(link))
+            return link, True, f"{link} is a symbolic link in a loop ({chain}), which never reaches a file"
+    return None
+
+
+def _chain(link: Path) -> list[str]:
+    """The targets a looping link passes through, as written, until one repeats (at most ``_MOST_LINKS``)."""
+    seen: list[Path] = [link]
+    for _ in range(_MOST_LINKS):
+        pointed = Path(os.readlink(seen[-1]))
+        following = pointed if pointed.is_absolute() else seen[-1].parent / pointed
+        if following in seen or not following.is_symlink():
+            return [str(seen[0]), *(os.readlink(step) for step in seen)]
+        seen.append(following)
+    return [str(seen[0]), *(os.readlink(step) for step in seen), "..."]
+
+
 # What one read asks for beyond a file's size (it grew since): allocated per read, so not the whole limit.
 _CHUNK = 1 << 20
 

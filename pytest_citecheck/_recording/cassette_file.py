@@ -29,6 +29,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from pytest_citecheck._files import DirectoryError, UnreadableFileError, atomic_write_text, read_regular_file
+from pytest_citecheck._recording.damage import (
+    CassetteDigestError,
+    CassetteFormatError,
+    cut_short,
+    not_a_directory,
+    refuse_broken_link,
+)
 from pytest_citecheck._recording.layout import read_layout, write_layout
 from pytest_citecheck._recording.matching import (
     canonical_json,
@@ -59,21 +66,6 @@ _RECORDED_HEADERS = {"content-type"}
 # The most of a cassette file that is read: far above any real one (5,000 interactions are about
 # 15 MB), and a bound on what a file that is not one (a symlink to /dev/zero) can cost.
 MAX_CASSETTE_BYTES = 128 * 1024 * 1024
-
-
-class CassetteFormatError(ValueError):
-    """A cassette written by a newer pytest-citecheck, or not a cassette at all, or a damaged one.
-
-    ``remedy`` is what to do about it, when that is not the usual "restore it or re-record it".
-    """
-
-    def __init__(self, message: str, remedy: str | None = None) -> None:
-        super().__init__(message)
-        self.remedy = remedy
-
-
-class CassetteDigestError(CassetteFormatError):
-    """An interaction that no longer matches its digest (edited after it was recorded), or a file that has none."""
 
 
 def is_citecheck_cassette(path: Path) -> bool:
@@ -275,16 +267,22 @@ def read_checked(text: str) -> tuple[dict[str, Any], list[Checked]]:
     A file in the layout this plugin writes is read without a YAML parser (``layout.read_layout``);
     any other goes through the safe YAML reader. Either way every check below is made.
     """
-    data = read_layout(text)
-    if data is None:
-        try:
-            data = safe_load(text)
-        except (YamlAliasError, ConflictMarkerError) as error:
-            raise CassetteFormatError(str(error), getattr(error, "remedy", None)) from None
-    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
-        raise CassetteFormatError("the file is not a vcrpy cassette (no 'interactions' list)")
-    _check_format(data.get(FORMAT_KEY, _MISSING))
-    checked = [check_interaction(number, interaction) for number, interaction in enumerate(data["interactions"], 1)]
+    try:
+        data = read_layout(text)
+        if data is None:
+            try:
+                data = safe_load(text)
+            except (YamlAliasError, ConflictMarkerError) as error:
+                raise CassetteFormatError(str(error), getattr(error, "remedy", None)) from None
+        if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+            raise CassetteFormatError("the file is not a vcrpy cassette (no 'interactions' list)")
+        _check_format(data.get(FORMAT_KEY, _MISSING))
+        checked = [check_interaction(number, interaction) for number, interaction in enumerate(data["interactions"], 1)]
+    except Exception as error:  # a check failed, or YAML's parser: said as the file ending early, if it does
+        short = cut_short(text)
+        if short is None:
+            raise
+        raise short from error
     _refuse_repeated_requests(checked)
     return data, checked
 
@@ -387,13 +385,17 @@ def read_cassette_text(path: Path) -> str | None:
     try:
         raw = read_regular_file(path, MAX_CASSETTE_BYTES)
     except FileNotFoundError:
+        refuse_broken_link(path)  # a dangling link is not a cassette never recorded: recording would replace it
         return None
     except DirectoryError:
         raise CassetteFormatError("it is a directory, not a cassette file", "remove or rename that directory") from None
     except NotADirectoryError:
-        raise _not_a_directory(path) from None
+        raise not_a_directory(path) from None
     except UnreadableFileError as error:  # a device, a FIFO, a socket; or far too large
         raise CassetteFormatError(str(error), "replace it with a cassette file, or delete it and re-record") from None
+    except OSError:  # a link loop (ELOOP)
+        refuse_broken_link(path)
+        raise
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -401,14 +403,6 @@ def read_cassette_text(path: Path) -> str | None:
         raise CassetteFormatError(f"the file is not UTF-8 text (byte {error.start}, line {line})") from None
     # Blank when it holds only whitespace (``text.strip()`` would copy a whole file to say so).
     return None if not text or text.isspace() else text
-
-
-def _not_a_directory(path: Path) -> CassetteFormatError:
-    """A file where a directory of the cassette's path should be: named, for it is what to move."""
-    in_the_way = next((parent for parent in path.parents if parent.exists() and not parent.is_dir()), path.parent)
-    return CassetteFormatError(
-        f"{in_the_way} is a file, where the cassette's directory should be", "remove or rename that file"
-    )
 
 
 class CassetteChangedError(Exception):
@@ -422,7 +416,10 @@ def file_signature(path: Path) -> tuple[int, int, int] | None:
     except FileNotFoundError:
         return None
     except NotADirectoryError:
-        raise _not_a_directory(path) from None
+        raise not_a_directory(path) from None
+    except OSError:  # a link loop (ELOOP)
+        refuse_broken_link(path)
+        raise
     return (found.st_ino, found.st_size, found.st_mtime_ns)
 
 

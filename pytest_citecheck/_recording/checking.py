@@ -16,10 +16,10 @@ from pytest_citecheck._errors import CassetteError, CitecheckError, warn_at_call
 from pytest_citecheck._judge.judgement import Judgement
 from pytest_citecheck._judge.outgoing import script_sends
 from pytest_citecheck._recording.cassette import TestCassette
-from pytest_citecheck._recording.cassette_file import CassetteDigestError
+from pytest_citecheck._recording.damage import CassetteCutShortError, CassetteDigestError
 from pytest_citecheck._recording.plays import PlayCount, counting_plays
 from pytest_citecheck._secrets import redact_known
-from pytest_citecheck._text import quoted_id, visible_lines
+from pytest_citecheck._text import quoted_id, shell_quote, visible_lines
 
 
 def open_cassette(cassette: TestCassette | None, citation_id: str, record_hint: str) -> None:
@@ -46,6 +46,13 @@ def open_cassette(cassette: TestCassette | None, citation_id: str, record_hint: 
             citation_id,
             f"cassette {cassette.path}: {error}",
             f"re-record with {record_hint} (or restore the file from version control)",
+        ) from None
+    except CassetteCutShortError as error:  # an interrupted copy or checkout
+        raise CassetteError(
+            citation_id,
+            f"cannot read cassette {cassette.path}: {error}",
+            f"restore it from version control (git checkout -- {shell_quote(cassette.path)}), "
+            f"or re-record with {record_hint}",
         ) from None
     except Exception as error:  # corrupt YAML, a newer format, a damaged or unreadable file
         raise CassetteError(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from pytest_citecheck._recording.cassette_file import CassetteFormatError
+from pytest_citecheck._recording.damage import CassetteFormatError
 
 
 class Recorded:

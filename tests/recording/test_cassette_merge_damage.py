@@ -96,3 +96,99 @@ def test_a_file_where_the_cassette_directory_should_be_is_named(
         ]
     )
     assert "Errno" not in result.stdout.str()
+
+
+def _run(suite: pytest.Pytester, mode: str) -> pytest.RunResult:
+    result = suite.runpytest(f"--citecheck-record-mode={mode}", "--citecheck-json=r.json")
+    result.assert_outcomes(failed=1)
+    assert "Errno" not in result.stdout.str() and "INTERNALERROR" not in result.stdout.str()
+    return result
+
+
+@pytest.mark.parametrize("mode", ["none", "once"])
+def test_a_dangling_cassette_link_is_named_and_not_recorded_over(
+    suite: pytest.Pytester, jev_server: Any, offline: Offline, mode: str
+) -> None:
+    # On main it read as a cassette never recorded ("does not exist", record it), and a record run
+    # replaced the link with a new file without a word.
+    cassette = record(suite, jev_server)
+    cassette.unlink()
+    cassette.symlink_to("../../shared/test_claims.yaml")
+    offline()
+    _run(suite, mode).stdout.fnmatch_lines(
+        [
+            "*CassetteError: citation 'aud': cannot read cassette *test_claims.yaml: *test_claims.yaml is a "
+            "symbolic link to ../../shared/test_claims.yaml, which does not exist (a dangling link)*",
+            "*-> restore the file it points to (in another checkout? a Git LFS or git-annex object not fetched?), "
+            "or remove the link (rm '*test_claims.yaml') and record the test again*",
+        ]
+    )
+    assert cassette.is_symlink() and not (suite.path / "shared").exists()
+
+
+@pytest.mark.parametrize("mode", ["none", "once"])
+def test_a_cassette_link_in_a_loop_is_named_and_removing_it_as_told_records_again(
+    suite: pytest.Pytester, jev_server: Any, mode: str
+) -> None:
+    # On main: "cannot read cassette …: [Errno 40] Too many levels of symbolic links: …".
+    cassette = record(suite, jev_server)
+    cassette.unlink()
+    cassette.symlink_to(cassette.name)
+    _run(suite, mode).stdout.fnmatch_lines(
+        [
+            f"*cannot read cassette *test_claims.yaml: *test_claims.yaml is a symbolic link in a loop "
+            f"(*test_claims.yaml -> {cassette.name}), which never reaches a file*",
+            "*-> point it at a file, or remove the link (rm '*test_claims.yaml') and record the test again*",
+        ]
+    )
+    assert cassette.is_symlink()
+    cassette.unlink()
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
+
+
+def test_a_dangling_link_where_the_cassette_directory_should_be_is_named(
+    suite: pytest.Pytester, jev_server: Any, offline: Offline
+) -> None:
+    cassette = record(suite, jev_server)
+    shutil.rmtree(cassette.parent)
+    cassette.parent.symlink_to("/nonexistent/ci-cache/test_app")
+    offline()
+    _run(suite, "none").stdout.fnmatch_lines(
+        [
+            "*cannot read cassette *test_claims.yaml: *test_app is a symbolic link to "
+            "/nonexistent/ci-cache/test_app, which does not exist (a dangling link)*",
+            "*-> restore the directory it points to, or remove the link (rm '*test_app') and record the test again*",
+        ]
+    )
+
+
+def _line_end_inside_last_interaction(text: str) -> str:
+    return text[: text.rindex("\n  digest: ") + 1]
+
+
+@pytest.mark.parametrize(
+    "cut",
+    [lambda text: text[: len(text) // 2], _line_end_inside_last_interaction, lambda text: text[:21]],
+    ids=["mid-line", "line-end-before-digest", "in-the-head"],
+)
+def test_a_cassette_cut_short_says_it_ends_early_with_the_remedy(
+    suite: pytest.Pytester, jev_server: Any, offline: Offline, cut: Any
+) -> None:
+    # On main: "does not match its digest: edited by hand?", "its response body is not JSON", or YAML's
+    # "while scanning a simple key in "<unicode string>"", by where the file was cut.
+    cassette = record(suite, jev_server)
+    whole = cassette.read_text(encoding="utf-8")
+    cassette.write_text(cut(whole), encoding="utf-8")
+    offline()
+    result = _run(suite, "none")
+    result.stdout.fnmatch_lines(
+        [
+            "*CassetteError: citation 'aud': cannot read cassette *test_claims.yaml: the file ends early, * bytes): "
+            "it is incomplete, as an interrupted copy or download, or a partial checkout, leaves a file",
+            "*-> restore it from version control (git checkout -- '*test_claims.yaml'), or re-record with "
+            "TYPESAFE_API_KEY=... pytest 'test_app.py::test_claims' --citecheck-record-mode=rewrite",
+        ]
+    )
+    assert "by hand" not in result.stdout.str() and "<unicode string>" not in result.stdout.str()
+    cassette.write_text(whole, encoding="utf-8")  # restored, as told
+    suite.runpytest("--citecheck-record-mode=none").assert_outcomes(passed=1)

@@ -7,12 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_citecheck._recording.cassette_file import (
-    CassetteFormatError,
-    is_citecheck_cassette,
-    read_interactions,
-    write_interactions,
-)
+from pytest_citecheck._recording.cassette_file import is_citecheck_cassette, read_interactions, write_interactions
+from pytest_citecheck._recording.damage import CassetteFormatError
 from pytest_citecheck._recording.lifecycle.stale import shorten
 from pytest_citecheck._recording.matching import request_key, state_of
 from pytest_citecheck._recording.paths import REPEAT_FIXTURE
