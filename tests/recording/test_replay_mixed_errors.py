@@ -138,13 +138,19 @@ def _malform(cassette: Path, *words: str) -> None:
     write_interactions(cassette, interactions)
 
 
-@pytest.mark.parametrize("path", ["sync", "async"])
-def test_a_malformed_recorded_answer_between_two_misses_is_named_with_them(
-    recorded: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, path: str
-) -> None:
-    # The async path (acheck: tasks, not threads) shares failure() with the sync one: tested on its own.
-    if path == "async":
+@pytest.fixture(params=["sync", "async"])
+def through(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The suite's test checks through assert_citations_supported, or through the async client (acheck: tasks,
+    not threads), which shares failure() with it and is tested on its own."""
+    if request.param == "async":
         monkeypatch.setenv("ASYNC", "1")
+    return str(request.param)
+
+
+@pytest.mark.usefixtures("through")
+def test_a_malformed_recorded_answer_between_two_misses_is_named_with_them(
+    recorded: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _malform(recorded.path / CASSETTE, "receipt")
     result = _replay(recorded, monkeypatch)
     failure = failures_section(result.stdout.str())
@@ -166,12 +172,10 @@ def _assert_named(failure: str, rows: dict[str, dict[str, Any]], names: tuple[st
     assert "not checked" not in failure
 
 
-@pytest.mark.parametrize("path", ["sync", "async"])
+@pytest.mark.usefixtures("through")
 def test_two_malformed_recorded_answers_and_no_miss_are_both_named(
-    recorded: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, path: str
+    recorded: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if path == "async":
-        monkeypatch.setenv("ASYNC", "1")
     _malform(recorded.path / CASSETTE, "receipt", "Gift cards")
     failure = failures_section(_replay(recorded, monkeypatch, misses=False).stdout.str())
     _assert_named(failure, _rows(recorded), ("odd", "gift"), "JudgeError")
