@@ -279,7 +279,7 @@ def read_checked(text: str) -> tuple[dict[str, Any], list[Checked]]:
         _check_format(data.get(FORMAT_KEY, _MISSING))
         checked = [check_interaction(number, interaction) for number, interaction in enumerate(data["interactions"], 1)]
     except Exception as error:  # a check failed, or YAML's parser: said as the file ending early, if it does
-        short = cut_short(text)
+        short = cut_short(text, error)
         if short is None:
             raise
         raise short from error

@@ -39,26 +39,31 @@ class CassetteCutShortError(CassetteFormatError):
     """A cassette file that ends early: the rest of it was never written (an interrupted copy or checkout)."""
 
 
-def cut_short(text: str) -> CassetteCutShortError | None:
-    """For a file of ours that failed its checks: the error saying it ends early, if it does; else None.
+def cut_short(text: str, error: BaseException) -> CassetteCutShortError | None:
+    """For a file of ours that failed its checks with ``error``: the error saying it ends early, if it
+    does; else None.
 
     Every file this plugin writes ends with a line break, after its last interaction's digest. One cut
-    at any byte ends in the middle of a line, or (cut at a line's end) inside its last interaction, or
-    before its first; its last interaction's text then fails a check (a digest cut, a body that is not
-    JSON, a key missing) that would otherwise be named as a hand edit. A file cut just after an
-    interaction's digest is a whole cassette of fewer interactions: what it lacks reads as misses.
+    at any byte ends in the middle of a line, or (cut at a line's end) before its first interaction, or
+    inside its last: that interaction then fails a check (a key missing, a body that is not JSON) that
+    would otherwise be named as damage or a hand edit. An interaction whole but for its digest is a file
+    cut just before its digest line only when every interaction before it has its own; with none (the
+    digests deleted) it is said to have no digest. A file cut just after an interaction's digest is a
+    whole cassette of fewer interactions: what it lacks reads as misses.
     """
-    if not text.startswith(_FORMAT_LINE):
+    if not (text.startswith(_FORMAT_LINE) or _FORMAT_LINE.startswith(text)):
         return None
     interactions = text.count(_INTERACTION)
     if not text.endswith("\n"):
         where = f"in the middle of line {text.count(chr(10)) + 1}"
     elif not interactions:
         where = "before its first interaction"
-    elif _DIGEST not in text[text.rindex(_INTERACTION) :]:
-        where = f"inside interaction {interactions}, before its digest"
-    else:
+    elif _DIGEST in text[text.rindex(_INTERACTION) :]:
         return None
+    elif isinstance(error, CassetteDigestError) and (interactions == 1 or text.count(_DIGEST) != interactions - 1):
+        return None
+    else:
+        where = f"inside interaction {interactions}, before its digest"
     return CassetteCutShortError(
         f"the file ends early, {where} ({len(text.encode()):,} bytes): it is incomplete, as an interrupted "
         "copy or download, or a partial checkout, leaves a file"

@@ -163,13 +163,14 @@ def test_a_dangling_link_where_the_cassette_directory_should_be_is_named(
 
 
 def _line_end_inside_last_interaction(text: str) -> str:
-    return text[: text.rindex("\n  digest: ") + 1]
+    """Cut at the end of a line of the last answer's body (its JSON unfinished)."""
+    return text[: text.rindex('"choice"')].rstrip(" ")
 
 
 @pytest.mark.parametrize(
     "cut",
     [lambda text: text[: len(text) // 2], _line_end_inside_last_interaction, lambda text: text[:21]],
-    ids=["mid-line", "line-end-before-digest", "in-the-head"],
+    ids=["mid-line", "line-end-in-the-answer", "in-the-head"],
 )
 def test_a_cassette_cut_short_says_it_ends_early_with_the_remedy(
     suite: pytest.Pytester, jev_server: Any, offline: Offline, cut: Any
@@ -192,3 +193,26 @@ def test_a_cassette_cut_short_says_it_ends_early_with_the_remedy(
     assert "by hand" not in result.stdout.str() and "<unicode string>" not in result.stdout.str()
     cassette.write_text(whole, encoding="utf-8")  # restored, as told
     suite.runpytest("--citecheck-record-mode=none").assert_outcomes(passed=1)
+
+
+def test_a_cassette_cut_at_any_byte_says_it_ends_early(suite: pytest.Pytester, jev_server: Any) -> None:
+    """Every cut of a real recording that fails is said to end early, but one: a cassette of one interaction
+    cut at the line end before its digest, whole but for it (as a file whose digests were deleted), which has
+    no digest. Cut just after the digest, or before the line break that ends the file, it is whole."""
+    from pytest_citecheck._recording.cassette_file import read_checked
+    from pytest_citecheck._recording.damage import CassetteCutShortError
+
+    whole = record(suite, jev_server).read_text(encoding="utf-8")
+    said: dict[int, str] = {}
+    for end in range(1, len(whole)):
+        try:
+            read_checked(whole[:end])
+        except CassetteCutShortError:
+            continue
+        except Exception as error:
+            said[end] = str(error)
+        else:
+            said[end] = "read"
+    before_digest = whole.rindex("\n  digest: ") + 1
+    assert said == {before_digest: said[before_digest], len(whole) - 1: "read"}
+    assert said[before_digest].endswith("has no digest: edited by hand?")
