@@ -390,7 +390,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault(
         "cassette-cut-at-a-line",
         "replay from a cassette cut short at a line boundary (inside a body)",
-        "its response body is not JSON",
+        "the file ends early, inside interaction 1",
         "restore it from version control",
         side="cassette",
         damage=_cut_at_a_line,
@@ -398,7 +398,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault(
         "cassette-cut-mid-structure",
         "replay from a cassette cut short inside a request (YAML still parses)",
-        "its request has no 'headers'",
+        "the file ends early",
         "restore it from version control",
         side="cassette",
         damage=_cut_mid_structure,
