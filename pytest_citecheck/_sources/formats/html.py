@@ -149,7 +149,7 @@ class _HtmlText(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if self._outside_at_start(tag, attrs):
             return
-        if tag in _BLOCK_TAGS or (tag == "option" and self.options is None):  # a list box's option: a row
+        if tag in _BLOCK_TAGS:
             self._break()
         if tag == "pre":
             self.preformatted += 1
@@ -166,9 +166,12 @@ class _HtmlText(HTMLParser):
             self._open_select(tag, attrs)
 
     def _open_select(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        """A drop-down (a ``<select>`` without ``multiple`` that shows one row) starts, or one of its options."""
+        """A drop-down (a ``<select>`` without ``multiple`` that shows one row) starts, or one of its options;
+        or an option of a list box, a row of its own."""
         if tag == "option" and self.options is not None:
             self.options.append((any(name == "selected" for name, _ in attrs), []))
+        elif tag == "option":
+            self._break()
         elif (
             tag == "select"
             and self.options is None
