@@ -3,7 +3,7 @@
 A piece of a quote never starts or ends inside a number (``cuts_a_number``): its digits, its separators
 (``JOINERS``: "3.14", "10-50", "10:30"), its sign or comparison (``SIGNS``), its unit (``UNITS``), the
 letters written with it ("32k", "x86"), a space that groups its digits ("59 000" with a no-break or
-thin space, ``GROUPED``), and a currency a space apart ("US$ 5", "5 €"). ``docs/matching.md`` says why each is part of the number.
+thin space, ``GROUPED``), and a currency or percent sign a space apart ("US$ 5", "5 €", "10 %"). ``docs/matching.md`` says why each is part of the number.
 """
 
 from __future__ import annotations
@@ -28,7 +28,10 @@ UNITS = "%\u2030\u2031\u00b0" + CURRENCIES
 # more often than an amount in dollars. The amount does not say it without its currency, spaced or not.
 _SPACED_AMOUNT = r" \.?\d[\d.,]*(?![^\W_])"
 _SPACED_BEFORE = re.compile(rf"[{CURRENCIES}]{_SPACED_AMOUNT}")
-_SPACED_AFTER = re.compile(rf"\d [{CURRENCIES.replace('$', '')}](?=$|[\s.,;:!)\]}}\"'/])")
+# A sign written a space after its amount: a currency but "$" (above), or a percent or per mille sign, which French and
+# German typography and the SI space from the number ("à 99 %", "80 % davon"): "by 10" of "by 10 %" is another amount.
+SPACED_SIGNS = CURRENCIES.replace("$", "") + "%\u2030\u2031"
+_SPACED_AFTER = re.compile(rf"\d [{SPACED_SIGNS}](?=$|[\s.,;:!)\]}}\"'/])")
 # The letters that name a currency written against its sign ("US$5", "A$5", "HK$5", "R$5": Brazilian reais),
 # then the number, with or without a digit before its decimal point, or after a space ("US$ 5"): "$5" of "A$5" is
 # another amount.

@@ -32,7 +32,7 @@ from pytest_citecheck._locate.normalize import (
     split_elisions,
     trim_cut_hyphens,
 )
-from pytest_citecheck._locate.number_edges import CURRENCIES, JOINERS, SIGNS, UNITS
+from pytest_citecheck._locate.number_edges import CURRENCIES, JOINERS, SIGNS, SPACED_SIGNS, UNITS
 from pytest_citecheck._locate.number_edges import digit as _digit
 
 MIN_PIECE_WORDS = 3
@@ -298,14 +298,14 @@ MODALS = frozenset("must shall should may can could will would might required re
 
 # A near match's words, with each number whole as the number rule reads it (``number_edges._in_number``): its sign, its
 # digits joined by separators, its letters and its unit (">1", "10-50", "18-24", "10%", "32k"; ".5", "US$5"), and a
-# currency a space apart ("US$ 5", "$ 5", "5 €"), so that a quote that drops any of them differs from its passage in
+# currency or percent sign a space apart ("US$ 5", "$ 5", "5 €", "10 %"), so that a quote that drops any of them differs from its passage in
 # that number.
 _ALNUM_WITH_DIGIT = r"[^\W_]*[\d\u00bc-\u00be\u2150-\u215f\u2189][^\W_]*"
 _CURRENCY = f"[{re.escape(CURRENCIES)}]"
 _TOKEN = re.compile(
     rf"(?:(?<![^\W_])(?:[^\W\d_]{{1,3}}{_CURRENCY} ?|{_CURRENCY} (?=\.?\d)|[{re.escape(SIGNS)}]))?"
     rf"(?:(?<![\w.])\.(?=\d)|(?<!\S),(?=\d))?{_ALNUM_WITH_DIGIT}(?:[{re.escape(JOINERS)}]{_ALNUM_WITH_DIGIT})*"
-    rf"(?: [{re.escape(CURRENCIES.replace('$', ''))}](?![^\W_])|[{re.escape(UNITS)}])?|{_WORD.pattern}"
+    rf"(?: [{re.escape(SPACED_SIGNS)}](?![^\W_])|[{re.escape(UNITS)}])?|{_WORD.pattern}"
 )
 
 

@@ -87,6 +87,9 @@ SPACED = {
     "spaced": "The fee is US$ 5 per month for members, A$ 7 per year in Sydney, HK$ 9 per day, 4 € in Paris and $ 3 in Ohio as well.",
     "comma": "Warten Sie ,5 Sekunden zwischen den Versuchen; SuS d{,1,2,4,8} sind erlaubt.",
     "prompt": "Try this: size=0 $ for i in $(seq 3); done. Then $ 2to3 -w example.py converts it. $Revision: 9082 $",
+    # percent-space: French and German typography and the SI write a space before "%" (Debian's French and German
+    # manuals: "sécurisé à 99 %", "80 % davon"); on main "startup time fell by 10" was found here and judged.
+    "percent": "Startup time fell by 10 % on Linux, by 3 \u2030 on macOS and by 7\u00a0% on Windows; 16 %: dh $@ runs.",
 }
 
 SPACED_CUT = [
@@ -97,6 +100,10 @@ SPACED_CUT = [
     ("spaced-euro-after", "spaced", "HK$ 9 per day, 4"),
     ("spaced-euro-alone", "spaced", "\u20ac in Paris and"),
     ("spaced-dollar", "spaced", "3 in Ohio as well"),
+    ("percent", "percent", "Startup time fell by 10"),
+    ("per-mille", "percent", "on Linux, by 3"),
+    ("percent-no-break", "percent", "on macOS and by 7"),
+    ("percent-alone", "percent", "% on Linux, by 3"),
 ]
 
 
@@ -113,6 +120,7 @@ def test_a_near_match_that_drops_a_spaced_currency_or_leading_comma_is_not_accep
         ("spaced-us-amount", "spaced", "The fee is 5 per month for members"),
         ("spaced-euro-after", "spaced", "HK$ 9 per day, 4 in Paris and"),
         ("comma", "comma", "Warten Sie 5 Sekunden zwischen den Versuchen"),
+        ("percent", "percent", "Startup time fell by 10 on Linux, by 3"),
     ]
     assert_quotes_fabricated(pytester, jev_server, SPACED, cases, fuzzy=0.9)
 
@@ -128,6 +136,9 @@ def test_a_near_match_that_drops_a_spaced_currency_or_leading_comma_is_not_accep
         ("prompt", "Try this: size=0"),
         ("prompt", "2to3 -w example.py converts it"),
         ("prompt", "$Revision: 9082"),
+        ("percent", "Startup time fell by 10 % on Linux"),
+        ("percent", "by 7 % on Windows"),
+        ("percent", "on Linux, by 3 \u2030 on macOS"),
     ],
 )
 def test_the_spaced_amount_is_found_and_a_prompt_is_no_currency(section: str, quote: str) -> None:
