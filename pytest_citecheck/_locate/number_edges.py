@@ -95,13 +95,13 @@ def _in_number(text: str, at: int) -> bool:
     "0x10", "86" not "x86", "CO" not "CO₂"). A script without case writes a counter right after a number
     ("30日"): the number's edge is a word's edge there. Or at an entity grouping digits ("1&nbsp;000"; a
     grouping character is normalised to a space: ``group_space``), or at the space between an amount and its
-    currency ("US$ 5", "5 €")."""
+    currency or percent sign ("US$ 5", "5 €", "10 %")."""
     if at <= 0 or at >= len(text):
         return False
     before, after = text[at - 1], text[at]
     if after == "&" or before == ";":  # a Markdown source's "1&nbsp;000", as written
         return _at_an_entity_group(text, at)
-    if (before == " " or after == " ") and _at_a_spaced_currency(text, at):
+    if (before == " " or after == " ") and _at_a_spaced_sign(text, at):
         return True
     if before.isdigit():
         return _goes_on(text, at)
@@ -140,9 +140,10 @@ def _opens_number(text: str, at: int) -> bool:
     return before in SIGNS and (at < 2 or not (text[at - 2].isalnum() or text[at - 2] in SIGNS))
 
 
-def _at_a_spaced_currency(text: str, at: int) -> bool:
-    """The boundary before ``text[at]`` is at either side of the space between a currency and its amount: "$ 5"
-    (the sign opens the number: not after a digit), "US$ 5", "5 €"."""
+def _at_a_spaced_sign(text: str, at: int) -> bool:
+    """The boundary before ``text[at]`` is at either side of the space between an amount and its sign: a currency
+    before it, "$ 5" (the sign opens the number: not after a digit), "US$ 5"; or ``SPACED_SIGNS`` after it, "5 €",
+    "10 %"."""
     space = at - 1 if text[at - 1] == " " else at
     if space < 1:
         return False

@@ -104,15 +104,12 @@ SPACED_CUT = [
     ("per-mille", "percent", "on Linux, by 3"),
     ("percent-no-break", "percent", "on macOS and by 7"),
     ("percent-alone", "percent", "% on Linux, by 3"),
+    ("comma", "comma", "5 Sekunden zwischen den Versuchen"),
 ]
 
 
-def test_a_quote_that_drops_a_currency_a_space_apart_is_fabricated(pytester, jev_server):
+def test_a_quote_that_drops_a_sign_a_space_apart_or_a_leading_decimal_comma_is_fabricated(pytester, jev_server):
     assert_quotes_fabricated(pytester, jev_server, SPACED, SPACED_CUT)
-
-
-def test_a_quote_that_drops_a_leading_decimal_comma_is_fabricated(pytester, jev_server):
-    assert_quotes_fabricated(pytester, jev_server, SPACED, [("comma", "comma", "5 Sekunden zwischen den Versuchen")])
 
 
 def test_a_near_match_that_drops_a_spaced_currency_or_leading_comma_is_not_accepted(pytester, jev_server):
