@@ -6,6 +6,11 @@ sees them reversed ("within <bdo dir=rtl>03</bdo> days" shows "within 30 days").
 page does not show, or of the written order of reversed digits, was found, the loopback Jev supported
 its claim, and the test passed. Each is ``fabricated`` now; the option a drop-down shows, every option of
 a list box (``multiple``, or ``size`` above one) and a ``<bdo dir="ltr">`` are still read.
+
+An option with a ``label`` that is not empty shows its label, not its text, in a drop-down and in a list
+box alike (``<option label="Invoices are sent monthly.">Invoices are sent yearly.</option>`` shows
+"monthly"): on main its text was read, so a quote of what the page shows was not found, and a quote of
+what it does not show was.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ PAGE = """<!doctype html>
 <p>Choices: <select multiple><option>Exchanges are free of charge.</option></select></p>
 <p>Rows: <select size="2"><option>Gift wrapping is refunded too.</option></select></p>
 <p><bdo dir="ltr">Receipts are kept for a year.</bdo></p>
+<p>Billing: <select><option label="Invoices are sent monthly.">Invoices are sent yearly.</option></select></p>
+<p>Channels: <select multiple><option label="Complaints go to the ombudsman.">Complaints go to the manager.</option>
+<option label="">Reminders are sent by post.</option></select></p>
 </body></html>
 """
 
@@ -33,6 +41,8 @@ NOT_SHOWN = {
     "unselected": "Refunds are granted within 365 days.",
     "second": "Store credit is issued never.",
     "reversed": "Returns are accepted within 03 days",
+    "labelled-drop-down": "Invoices are sent yearly.",
+    "labelled-list-box": "Complaints go to the manager.",
 }
 SHOWN = {
     "selected": "Refunds are granted within 14 days.",
@@ -40,6 +50,9 @@ SHOWN = {
     "multiple": "Exchanges are free of charge.",
     "rows": "Gift wrapping is refunded too.",
     "ltr": "Receipts are kept for a year.",
+    "label-drop-down": "Invoices are sent monthly.",
+    "label-list-box": "Complaints go to the ombudsman.",
+    "empty-label": "Reminders are sent by post.",
 }
 
 
@@ -59,8 +72,26 @@ def test_a_drop_down_is_read_as_the_option_it_shows() -> None:
         ("<h1>T</h1><p>a <select size=x><option>one<option>two</select> b</p>", "T\na one b\n"),
         ("<h1>T</h1><p>a <select size=²><option>one<option>two</select> b</p>", "T\na one b\n"),
         ("<h1>T</h1><p>a <select><option>one<option>two", "T\na one"),
+        ("<h1>T</h1><p>a <select><option label='one'>x<option selected label=two>y</select> b</p>", "T\na two b\n"),
+        ("<h1>T</h1><p>a <select><option LABEL='one &amp; two'>x</option></select> b</p>", "T\na one & two b\n"),
+        ("<h1>T</h1><p>a <select><option label>one<option>two</select> b</p>", "T\na one b\n"),
+        (
+            "<h1>T</h1><p>a <select size=2><option label=one>x<optgroup label=G><option>two</select>",
+            "T\na \none\ntwo\n",
+        ),
     ],
-    ids=["selected", "last-selected", "empty", "size-not-a-number", "size-not-ascii", "never-closed"],
+    ids=[
+        "selected",
+        "last-selected",
+        "empty",
+        "size-not-a-number",
+        "size-not-ascii",
+        "never-closed",
+        "labels",
+        "label-with-a-reference",
+        "label-with-no-value",
+        "list-box-label-then-group",
+    ],
 )
 def test_which_option_a_drop_down_shows(page: str, expected: str) -> None:
     assert Source.from_text(page, format="html").text == expected

@@ -4,7 +4,8 @@ Text a reader does not see is not the page's text, so a quote taken from it is n
 contents of ``<script>``, ``<style>``, ``<template>``, ``<noscript>``, ``<head>``, ``<svg>``, ``<iframe>``,
 ``<noembed>``, ``<noframes>``, ``<datalist>``, ``<rp>`` and MathML's ``<annotation>``, and
 of any element marked ``hidden``, ``aria-hidden="true"``, of a ``<dialog>`` that is not ``open``, of a
-``<bdo dir="rtl">`` (drawn reversed), of a drop-down's options but the one it shows, and
+``<bdo dir="rtl">`` (drawn reversed), of a drop-down's options but the one it shows, of an option's text
+where its ``label`` is shown instead, and
 of any element that CSS hides (``css.py``: an inline style or a rule of the page's own ``<style>``
 with ``display: none``, ``visibility: hidden``, ``opacity: 0`` or ``font-size: 0``). Nor is text the page
 strikes out: ``<del>``, ``<s>``, ``<strike>`` (removed, or no longer accurate, by HTML's own definition). A ``<sup>`` right
@@ -131,6 +132,8 @@ class _HtmlText(HTMLParser):
         # Inside a closed <select> (a drop-down): its options so far, each (selected, [(text, offset)]). It
         # shows one option, so the one it shows is read when it ends (``_close_select``), not all of them.
         self.options: list[tuple[bool, list[tuple[str, int]]]] | None = None
+        # Inside an option with a label (``<option label="Monthly">``): a browser shows the label, not its text.
+        self.labelled = False
 
     def _position(self) -> int:
         line, column = self.getpos()
@@ -164,14 +167,23 @@ class _HtmlText(HTMLParser):
             self._task_box(tag, attrs)
         if tag in ("select", "option"):
             self._open_select(tag, attrs)
+        elif tag in ("optgroup", "hr"):
+            self.labelled = False  # they end an option
 
     def _open_select(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         """A drop-down (a ``<select>`` without ``multiple`` that shows one row) starts, or one of its options;
-        or an option of a list box, a row of its own."""
+        or an option of a list box, a row of its own. An option's ``label``, when it has one that is not
+        empty, is what a browser shows of it, in either: its text is then not read."""
+        self.labelled = False
+        label = _label(attrs, self.get_starttag_text() or "", self._position()) if tag == "option" else None
         if tag == "option" and self.options is not None:
-            self.options.append((any(name == "selected" for name, _ in attrs), []))
+            self.options.append((any(name == "selected" for name, _ in attrs), [label] if label else []))
+            self.labelled = label is not None
         elif tag == "option":
             self._break()
+            if label is not None:
+                self._emit_words(*label)
+                self.labelled = True
         elif (
             tag == "select"
             and self.options is None
@@ -253,6 +265,8 @@ class _HtmlText(HTMLParser):
             self.in_heading = None
         if tag == "a" or self.in_heading is None:
             self._leave_heading_link(tag)
+        if tag in ("option", "optgroup", "select"):
+            self.labelled = False
         if tag == "select" and self.options is not None:
             self._close_select()
         elif tag in _BLOCK_TAGS or (tag in ("option", "select") and self.options is None):  # a list box's row ends
@@ -285,6 +299,8 @@ class _HtmlText(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.hidden or (self.main_only and not self.main):
             return
+        if self.labelled:
+            return  # an option's text where its label is shown
         at = self._position()
         if self.options is not None:  # in a drop-down: read when it ends, if its option is the one shown
             if self.options:
@@ -320,6 +336,20 @@ class _HtmlText(HTMLParser):
             self._emit(word.group(), at + word.start())
             if number + 1 < len(words) or data[-1:].isspace():
                 self._emit(" ", at + word.end())
+
+
+# Where an option's ``label`` attribute's value starts in its start tag.
+_LABEL_VALUE = re.compile(r"""\slabel\s*=\s*["']?""", re.IGNORECASE)
+
+
+def _label(attrs: list[tuple[str, str | None]], tag_text: str, at: int) -> tuple[str, int] | None:
+    """An option's label (the first ``label`` attribute, as written, when not empty) and where its value starts
+    in the page (the tag's start, if the value cannot be found in it); None when it has none."""
+    value = next((value for key, value in attrs if key == "label"), None)
+    if not value:
+        return None
+    found = _LABEL_VALUE.search(tag_text)
+    return value, at + (found.end() if found else 0)
 
 
 def _rows(attrs: list[tuple[str, str | None]]) -> int:
