@@ -19,12 +19,13 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
+from pytest_citecheck._locate.display.edits import applied
 from pytest_citecheck._locate.display.markdown import label_key, markdown_edits
-from pytest_citecheck._locate.display.rst import rst_edits
+from pytest_citecheck._locate.display.rst import rst_edits, rst_shown
+from pytest_citecheck._locate.display.rst_substitutions import substitutions
 from pytest_citecheck._locate.offsets import OffsetMap
-
-Edit = tuple[int, int, str]
 
 # A link reference definition, ``[label]: destination`` (CommonMark 4.7): a reference link is a link
 # only when its label is defined somewhere in the document.
@@ -39,11 +40,17 @@ _CALL = re.compile(r"(?<=\w)\(\)")
 
 @dataclass(frozen=True)
 class Markup:
-    """How a document marks text up: its layout (``markdown`` or ``rst``) and, for Markdown, the
-    labels its link reference definitions define."""
+    """How a document marks text up: its layout (``markdown`` or ``rst``); for Markdown, the labels its
+    link reference definitions define; for reStructuredText, the text its ``replace`` substitutions show
+    (``rst.substitutions``: name -> text, as pairs)."""
 
     layout: str
     labels: frozenset[str] = frozenset()
+    substitutions: tuple[tuple[str, str], ...] = ()
+
+    @cached_property
+    def _substitutions(self) -> dict[str, str]:
+        return dict(self.substitutions)
 
     def displayed(self, text: str) -> tuple[str, OffsetMap] | None:
         """``text`` as a reader sees it, and the map back to ``text``; None when it has no markup to take out."""
@@ -52,9 +59,9 @@ class Markup:
                 return None
             edits = markdown_edits(text, self.labels)
         else:
-            if _RST_CHARACTERS.search(text) is None:
+            if _RST_CHARACTERS.search(text) is None and not (self.substitutions and "|" in text):
                 return None
-            edits = rst_edits(text)
+            edits = rst_edits(text, self._substitutions)
         return applied(text, edits) if edits else None
 
     def quoted(self, quote: str) -> str | None:
@@ -66,28 +73,6 @@ class Markup:
         if self.layout == "rst" and "()" in text:
             text = _CALL.sub("", text)
         return text if text != quote else None
-
-
-def applied(text: str, edits: list[Edit]) -> tuple[str, OffsetMap]:
-    """``text`` with ``edits`` made, and the map from the result back to ``text``.
-
-    Edits that touch are made as one (one anchor); an edit overlapping the one before it is not made:
-    text is only ever kept, never lost, when two scanners' edits disagree.
-    """
-    merged: list[Edit] = []
-    for edit in sorted(edits):
-        if merged and edit[0] < merged[-1][1]:
-            continue
-        if merged and edit[0] == merged[-1][1]:
-            merged[-1] = (merged[-1][0], edit[1], merged[-1][2] + edit[2])
-        else:
-            merged.append(edit)
-    step = OffsetMap()
-    step.anchors([edit[0] for edit in merged], [edit[1] for edit in merged], [len(edit[2]) for edit in merged])
-    kept = [text[end:start] for (_, end, _), (start, _, _) in zip([(0, 0, ""), *merged], merged)]
-    pieces = [piece for pair in zip(kept, [edit[2] for edit in merged]) for piece in pair]
-    pieces.append(text[merged[-1][1] :] if merged else text)
-    return "".join(pieces), step
 
 
 def widened(step: OffsetMap, original: str, start: int, end: int) -> tuple[int, int]:
@@ -116,7 +101,8 @@ def markup_of(source: object) -> Markup | None:
         labels = frozenset(label_key(found.group(1)) for found in _DEFINITION.finditer(text)) if "]:" in text else ()
         return Markup("markdown", frozenset(labels))
     if layout == "rst":
-        return Markup("rst")
+        text = getattr(source, "text", "") or ""
+        return Markup("rst", substitutions=tuple(substitutions(text, rst_shown).items()))
     return None
 
 

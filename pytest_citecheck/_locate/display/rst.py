@@ -15,17 +15,26 @@ the last part of a dotted name, ``!`` and leading dots go; ``:pep:`8``` shows ``
 ``:abbr:`LIFO (last-in, first-out)``` shows ``LIFO``), hyperlink references (```text <url>`_``
 shows ``text``, ``name_`` shows ``name``) and inline targets. Sphinx's ``()`` after a function
 role's name is not added.
+
+Read as docutils renders them: a substitution reference (``|name|``, ``|name|_``) of a substitution the
+document defines with ``replace`` shows its text (``substitutions``; other substitution directives,
+``date``, ``unicode``, ``image``, and names the document does not define stay as written); a grid table is
+read row by row, each cell's lines joined as its paragraph, one edit per row (its cells are interleaved
+line by line as written, so a passage in a row maps back to the whole row). A table with a cell spanning
+rows, or that is not a clean grid, is read as a paragraph, as before.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from typing import Any
 
+from pytest_citecheck._locate.display.edits import Edit, applied
+from pytest_citecheck._locate.display.rst_blocks import Blocks
+from pytest_citecheck._locate.display.rst_substitutions import substituted
 from pytest_citecheck._sources.formats.html import RAISED, SUPERSCRIPTS
-
-Edit = tuple[int, int, str]
 
 # A superscript role's content of digits and signs, right after a digit (an escaped space between them):
 # read raised, as the HTML reader reads a <sup> there.
@@ -33,6 +42,10 @@ _RAISED_CONTENT = re.compile(r"[-+\u2212=()0-9]+")
 _AFTER_A_DIGIT = re.compile(r"\d(?:\\[ \t]?)?:(?:sup|superscript):`$")
 
 _SPECIAL = re.compile(r"[\\`*:_]|-{2,}")
+# With substitutions defined, a substitution reference's bar too.
+_SPECIAL_OR_BAR = re.compile(r"[\\`*:_|]|-{2,}")
+# A substitution's name is short: its closing bar is looked for this far at most.
+_LONGEST_SUBSTITUTION = 200
 # Sphinx's smart quotes show ``--`` as an en dash and ``---`` as an em dash (a longer run stays).
 _DASHES = {2: "\u2013", 3: "\u2014"}
 _START_BEFORE = frozenset("-:/'\"<([{")
@@ -69,9 +82,12 @@ def _closing(ch: str) -> bool:
 class Inline:
     """The inline markup of one scope of a reStructuredText text (a paragraph, a list item), as edits."""
 
-    def __init__(self, text: str, edits: list[Edit]) -> None:
+    def __init__(self, text: str, edits: list[Edit], substitutions: Mapping[str, str] | None = None) -> None:
         self.text = text
         self.edits = edits
+        # The document's substitutions, name -> the text shown (``substitutions``), names in lower case too.
+        self.substitutions = substitutions or {}
+        self._special = _SPECIAL_OR_BAR if self.substitutions else _SPECIAL
         self.start = 0
         self.end = 0
         # Per end-string: (where a search started, the first valid end found from there, or None). Whether
@@ -86,6 +102,7 @@ class Inline:
             ":": self._role,
             "_": self._underscore,
             "-": self._dash,
+            "|": self._substitution,
         }
 
     def scan(self, start: int, end: int) -> None:
@@ -93,7 +110,7 @@ class Inline:
         self._first_end = {}
         position = start
         while True:
-            found = _SPECIAL.search(self.text, position, end)
+            found = self._special.search(self.text, position, end)
             if found is None:
                 return
             position = self._handlers[found.group()[0]](found.start())
@@ -223,6 +240,24 @@ class Inline:
         self.edits.append((close, close + 1 + len(suffix), ""))
         return close + 1 + len(suffix)
 
+    def _substitution(self, at: int) -> int:
+        """A substitution reference, ``|name|`` (``|name|_``, ``|name|__`` a link as well), of a substitution the
+        document defines with ``replace``: it shows that text. Any other is left as written."""
+        text = self.text
+        if not self._starts(at, 1):
+            return at + 1
+        close = text.find("|", at + 1, min(self.end, at + 2 + _LONGEST_SUBSTITUTION))
+        if close < 0 or text[close - 1].isspace():
+            return at + 1
+        suffix = 2 if text.startswith("__", close + 1) else 1 if text.startswith("_", close + 1) else 0
+        if not self._follows(close + 1 + suffix):
+            return at + 1
+        shown = substituted(self.substitutions, text[at + 1 : close])
+        if shown is None:
+            return close + 1
+        self.edits.append((at, close + 1 + suffix, shown))
+        return close + 1 + suffix
+
     def _role(self, at: int) -> int:
         role = _ROLE.match(self.text, at, self.end)
         if role is None or not self._starts(at, len(role.group())):
@@ -318,93 +353,18 @@ class Inline:
         return position
 
 
-# --- blocks: which lines are scopes of inline markup, and which are literal ------------------------
-
-# An explicit markup block (a directive, comment, target, footnote, substitution) and a directive's name.
-_EXPLICIT = re.compile(r"[ \t]*\.\.(?:[ \t]|$)")
-_DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+([A-Za-z0-9][\w.+-]*(?::[\w.+-]+)*)::")
-_FOOTNOTE = re.compile(r"[ \t]*\.\.[ \t]+\[(#[\w.-]*|\*|\d+|[A-Za-z][\w.-]*)\](?=[ \t]|$)")
-# Directives whose body is prose (``note``, ``function`` ...) are read; these bodies are code or data.
-_LITERAL_DIRECTIVES = frozenset(
-    "code-block code sourcecode literalinclude highlight math productionlist doctest testcode testoutput "
-    "testsetup testcleanup raw graphviz digraph graph ipython jupyter-execute mermaid plantuml".split()
-)
-_ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1{2,}[ \t]*")
-_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022\u2023\u2043]|\(?(?:\d+|#|[A-Za-z]|[ivxlcdmIVXLCDM]+)[.)])[ \t]")
-_DOCTEST = re.compile(r"[ \t]*>>>")
+def rst_shown(text: str, substitutions: Mapping[str, str] | None = None, depth: int = 0) -> str:
+    """``text`` (a table's cell, a substitution's text) as a reader sees it, its inline markup taken out;
+    ``depth``: how many tables' cells it is in."""
+    edits = rst_edits(text, substitutions, depth)
+    return applied(text, edits)[0] if edits else text
 
 
-class _Blocks:
-    """The lines of a reStructuredText text, read one by one: each scope of inline markup goes to ``Inline``."""
-
-    def __init__(self, inline: Inline, edits: list[Edit]) -> None:
-        self.inline = inline
-        self.edits = edits
-        self.literal: int | None = None  # in a literal block: the indentation its lines go deeper than
-        self.pending: int | None = None  # a literal block may follow, deeper than this indentation
-        self.doctest = False
-        self.scope: list[int] | None = None  # [start, end, indentation] of the scope being read
-
-    def line(self, start: int, line: str) -> None:
-        if not line.strip():
-            self.close()
-            self.doctest = False
-            return
-        indent = len(line) - len(line.lstrip())
-        if self.literal is not None:
-            if indent > self.literal:
-                return
-            self.literal = None
-        pending, self.pending = self.pending, None
-        if pending is not None and indent > pending:
-            self.literal = pending
-            return
-        if self.doctest:
-            return
-        if _EXPLICIT.match(line) or _DOCTEST.match(line) or _ADORNMENT.fullmatch(line.strip()):
-            self.close()
-            self._not_prose(start, line, indent)
-            return
-        if _ITEM.match(line):
-            self.close()
-        if self.scope is None:
-            self.scope = [start, start + len(line), indent]
-        else:
-            self.scope[1] = start + len(line)
-
-    def _not_prose(self, start: int, line: str, indent: int) -> None:
-        """An explicit markup line, a doctest line or an adornment: what may follow it that is not prose.
-
-        The text after a prose directive (``.. note:: Text``) or a footnote's label (``.. [#] Text``) on
-        its line is prose: a scope starts there."""
-        if _DOCTEST.match(line):
-            self.doctest = True
-        elif _EXPLICIT.match(line):
-            directive = _DIRECTIVE.match(line) or _FOOTNOTE.match(line)
-            if directive is None or directive.group(1).rpartition(":")[2].lower() in _LITERAL_DIRECTIVES:
-                self.pending = indent
-            elif line[directive.end() :].strip():
-                self.scope = [start + directive.end(), start + len(line), indent + 3]
-
-    def close(self) -> None:
-        if self.scope is None:
-            return
-        start, end, indent = self.scope
-        self.scope = None
-        self.inline.scan(start, end)
-        text = self.inline.text
-        last = len(text[start:end].rstrip()) + start
-        if text.startswith("::", last - 2) and last - 2 >= start:
-            # "Example::" shows "Example:", "Example ::" shows "Example"; a literal block follows.
-            kept = len(text[start : last - 2].rstrip()) + start
-            self.edits.append((kept if kept == start or kept < last - 2 else last - 1, last, ""))
-            self.pending = indent
-
-
-def rst_edits(text: str) -> list[Edit]:
-    """The edits that take a reStructuredText text's inline markup out."""
+def rst_edits(text: str, substitutions: Mapping[str, str] | None = None, depth: int = 0) -> list[Edit]:
+    """The edits that take a reStructuredText text's inline markup out; a reference to one of the document's
+    ``substitutions`` (``substitutions()``) shows its text. ``depth``: how many tables' cells ``text`` is in."""
     edits: list[Edit] = []
-    blocks = _Blocks(Inline(text, edits), edits)
+    blocks = Blocks(Inline(text, edits, substitutions), edits, rst_shown, depth)
     position = 0
     for line in text.split("\n"):
         blocks.line(position, line)

@@ -165,16 +165,14 @@ class _HtmlText(HTMLParser):
             self._enter_heading_link(attrs)
         if tag in ("li", "input"):
             self._task_box(tag, attrs)
-        if tag in ("select", "option"):
+        if tag in ("select", "option", "optgroup", "hr"):
             self._open_select(tag, attrs)
-        elif tag in ("optgroup", "hr"):
-            self.labelled = False  # they end an option
 
     def _open_select(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         """A drop-down (a ``<select>`` without ``multiple`` that shows one row) starts, or one of its options;
         or an option of a list box, a row of its own. An option's ``label``, when it has one that is not
         empty, is what a browser shows of it, in either: its text is then not read."""
-        self.labelled = False
+        self.labelled = False  # an <optgroup> or <hr> ends an option too
         label = _label(attrs, self.get_starttag_text() or "", self._position()) if tag == "option" else None
         if tag == "option" and self.options is not None:
             self.options.append((any(name == "selected" for name, _ in attrs), [label] if label else []))
@@ -265,6 +263,10 @@ class _HtmlText(HTMLParser):
             self.in_heading = None
         if tag == "a" or self.in_heading is None:
             self._leave_heading_link(tag)
+        self._end_block(tag)
+
+    def _end_block(self, tag: str) -> None:
+        """A block, an option or a ``<select>`` ends: a line break, or the option a drop-down shows read."""
         if tag in ("option", "optgroup", "select"):
             self.labelled = False
         if tag == "select" and self.options is not None:

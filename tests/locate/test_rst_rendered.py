@@ -1,0 +1,187 @@
+"""reStructuredText read as rendered: ``replace`` substitutions and grid tables whose cells wrap (docs/matching.md, *Markup*).
+
+On main a section of reStructuredText was searched as written and with its inline markup taken out, but a
+substitution reference stayed ``|tzdata|`` (CPython's whatsnew/3.9.rst: "the |tzdata|_ module was released",
+which Sphinx shows as "the tzdata module was released") and a grid table was read line by line across its
+cells (CPython's stdtypes.rst: "if *x* is false, then *y*, else" beside "``x or y``", then "*x*" on the next
+line), so a quote of what a reader sees was not found: the test failed on a true quote. Now a reference to
+a substitution the document defines with ``replace`` shows its text, and a grid table is read row by row,
+each cell's lines joined as its paragraph. Both documents are as Debian ships them (tests/data/README.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import assert_each_quote_ends
+
+from pytest_citecheck import Source
+from pytest_citecheck._locate.display import Markup, markup_of
+from pytest_citecheck._locate.locator import QuoteLocator
+from pytest_citecheck.testing import JevServer
+
+DATA = Path(__file__).parent.parent / "data"
+ZONEINFO = Source.from_file(DATA / "python-whatsnew-3.9-zoneinfo-excerpt.rst")
+BOOLEANS = Source.from_file(DATA / "python-stdtypes-boolean-excerpt.rst")
+
+
+def found(source: Source, quote: str) -> str | None:
+    """The passage as written that ``quote`` is found at, or None."""
+    match = QuoteLocator(source).find(quote)
+    return None if match is None else source.sections[match.section][match.start : match.end]
+
+
+def shown(text: str) -> str:
+    """``text``, a whole reStructuredText document, as a reader sees it."""
+    markup = markup_of(Source.from_text("Title\n=====\n\n" + text, format="rst"))
+    assert markup is not None
+    displayed = markup.displayed(text)
+    return text if displayed is None else displayed[0]
+
+
+# --- the defect, on the documents it was found on ---------------------------------------------------
+
+
+ROW_1 = "| ``x or y``  | if *x* is false, then *y*, else | \\(1)  |\n|             | *x*                             |       |"
+ROW_3 = "| ``not x``   | if *x* is false, then ``True``, | \\(3)  |\n|             | else ``False``                  |       |"
+
+
+@pytest.mark.parametrize(
+    ("source", "quote", "written"),
+    [
+        (
+            ZONEINFO,
+            "the tzdata module was released as a first-party package",
+            "the |tzdata|_ module was released as a first-party package",
+        ),
+        # A row's cells are interleaved line by line as written: the passage is the whole row.
+        (BOOLEANS, "if x is false, then y, else x", ROW_1),
+        (BOOLEANS, "if x is false, then True, else False", ROW_3),
+    ],
+    ids=["substitution-and-reference", "wrapped-cell", "wrapped-cell-with-literals"],
+)
+def test_a_quote_of_the_rendered_text_is_found_where_it_is_written(source: Source, quote: str, written: str) -> None:
+    assert found(source, quote) == written
+
+
+def test_a_row_is_read_cell_by_cell_and_a_quote_across_two_rows_is_not_found() -> None:
+    assert found(BOOLEANS, "x or y if x is false, then y, else x (1)") is not None  # one row, as a reader reads it
+    assert found(BOOLEANS, "else x x and y") is None  # the end of a row and the start of the next: no sentence
+    assert found(BOOLEANS, "if x is false, then y, else y") is None
+
+
+# --- what is read, and what is left as written ------------------------------------------------------
+
+DEFINITIONS = """
+.. |tool| replace:: pytest-citecheck
+.. |the tool| replace:: pytest-citecheck
+.. |Docs| replace:: the **full**
+   documentation
+.. |both| replace:: |tool| and |Docs|
+.. |date| date::
+.. |copy| unicode:: U+000A9
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "displayed"),
+    [
+        ("Run |tool| on it.", "Run pytest-citecheck on it."),
+        ("See |Docs|_ and |docs|__.", "See the full documentation and the full documentation."),
+        ("Both: |both|.", "Both: pytest-citecheck and the full documentation."),
+        ("Made |date|, |copy| 2026, |nothing|.", "Made |date|, |copy| 2026, |nothing|."),
+        ("A \\|tool| and a | b |tool|x and ``|tool|``.", "A |tool| and a | b |tool|x and |tool|."),
+        ("Run |the\n tool| across a line.", "Run pytest-citecheck across a line."),
+    ],
+    ids=["replace", "reference", "nested", "not-replace", "not-a-reference", "name-across-lines"],
+)
+def test_what_a_substitution_reference_shows(text: str, displayed: str) -> None:
+    assert shown(text + "\n" + DEFINITIONS).removesuffix("\n" + DEFINITIONS) == displayed
+
+
+def test_the_last_definition_of_a_name_stands_and_an_undefined_document_has_none() -> None:
+    assert shown("|a| here\n\n.. |a| replace:: one\n.. |a| replace:: two\n").startswith("two here")
+    assert Markup("rst").displayed("Run |tool| on it.") is None
+
+
+GRID = """\
++------------+------------------+
+| Term       | Meaning          |
++============+==================+
+| **refund** | money returned   |
+| window     | within 14 days   |
+|            | of |tool| use    |
++------------+------------------+
+| spans two columns             |
+| of the table                  |
++------------+------------------+
+
+.. |tool| replace:: pytest-citecheck
+"""
+
+
+def test_a_grid_table_is_read_row_by_row_each_cell_as_its_paragraph() -> None:
+    rows = [line for line in shown(GRID).split(".. |tool|")[0].split("\n") if line]
+    assert rows == [
+        "Term",
+        "Meaning",
+        "refund",
+        "window",
+        "money returned",
+        "within 14 days",
+        "of pytest-citecheck use",
+        "spans two columns",
+        "of the table",
+    ]
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        # A cell spanning two rows (docutils' own demo): read as before, line by line.
+        "+-----+-----+\n| a   | b   |\n+-----+ c   |\n| d   | e   |\n+-----+-----+\n",
+        # A ragged right edge: not a grid docutils reads.
+        "+-----+-----+\n| a   | b |\n+-----+-----+\n",
+        # No border under its last row.
+        "+-----+-----+\n| a   | b   |\n",
+    ],
+    ids=["row-span", "ragged", "unclosed"],
+)
+def test_a_table_that_is_not_a_plain_grid_is_read_as_written(table: str) -> None:
+    assert shown(table) == table
+
+
+def test_grid_tables_nested_deep_in_cells_end_in_a_paragraph() -> None:
+    table = "x y"
+    for _ in range(12):
+        width = len(table.split("\n")[0]) + 2
+        border = "+" + "-" * width + "+"
+        table = "\n".join([border, *(f"| {line.ljust(width - 2)} |" for line in table.split("\n")), border])
+    assert "x y" in shown(table + "\n")
+
+
+# --- through a test run ---------------------------------------------------------------------------
+
+PAGE = (DATA / "python-whatsnew-3.9-zoneinfo-excerpt.rst").read_text() + "\n" + GRID
+
+
+@pytest.mark.parametrize(
+    ("quotes", "outcome"),
+    [
+        (
+            {
+                "substitution": "the tzdata module was released as a first-party package",
+                "wrapped-cell": "refund window",
+                "cell-with-substitution": "within 14 days of pytest-citecheck use",
+            },
+            "passed",
+        ),
+        ({"other-package": "the pytz module was released as a first-party package"}, "failed"),
+    ],
+    ids=["rendered", "not-said"],
+)
+def test_a_quote_of_the_rendered_document_passes(
+    pytester: pytest.Pytester, jev_server: JevServer, quotes: dict[str, str], outcome: str
+) -> None:
+    assert_each_quote_ends(pytester, PAGE, quotes, outcome, name="whatsnew.rst", format="rst")
