@@ -113,9 +113,9 @@ class Blocks:
             start, end = lines[first][0], lines[last][0] + len(lines[last][1])
             shown = [self.shown(cell, self.inline.substitutions, self.depth + 1) for cell in cells]
             self.edits.append((start, end, "\n".join(cell for cell in shown if cell)))
-        for number, (start, line) in enumerate(lines):
-            if not any(first <= number <= last for first, last, _ in rows):
-                self.edits.append((start, start + len(line), ""))  # a border
+        for number in (0, *(last + 1 for _, last, _ in rows)):  # the borders: above each row, and the last
+            start, line = lines[number]
+            self.edits.append((start, start + len(line), ""))
 
     def close(self) -> None:
         if self.table is not None:
