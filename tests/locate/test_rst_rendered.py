@@ -139,17 +139,35 @@ def test_a_grid_table_is_read_row_by_row_each_cell_as_its_paragraph() -> None:
 @pytest.mark.parametrize(
     "table",
     [
-        # A cell spanning two rows (docutils' own demo): read as before, line by line.
-        "+-----+-----+\n| a   | b   |\n+-----+ c   |\n| d   | e   |\n+-----+-----+\n",
         # A ragged right edge: not a grid docutils reads.
         "+-----+-----+\n| a   | b |\n+-----+-----+\n",
         # No border under its last row.
         "+-----+-----+\n| a   | b   |\n",
     ],
-    ids=["row-span", "ragged", "unclosed"],
+    ids=["ragged", "unclosed"],
 )
 def test_a_table_that_is_not_a_plain_grid_is_read_as_written(table: str) -> None:
     assert shown(table) == table
+
+
+def test_a_cell_spanning_rows_is_read_in_the_first_of_them_as_docutils_reads_it() -> None:
+    """docutils' own demo (docs/user/rst/demo.txt): "body row 3", then the cells spanning rows 3 and 4, then
+    "body row 4"; the rows a cell spans are one block, whose cells are read top to bottom, left to right."""
+    table = (
+        "+------------+------------+-----------+\n"
+        "| body row 3 | Cells may  | - Table   |\n"
+        "+------------+ span rows. | - cells   |\n"
+        "| body row 4 |            |           |\n"
+        "+------------+------------+-----------+\n"
+    )
+    assert shown(table).strip("\n").split("\n") == [
+        "body row 3",
+        "Cells may",
+        "span rows.",
+        "- Table",
+        "- cells",
+        "body row 4",
+    ]
 
 
 def test_grid_tables_nested_deep_in_cells_end_in_a_paragraph() -> None:

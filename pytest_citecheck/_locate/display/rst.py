@@ -20,8 +20,8 @@ Read as docutils renders them: a substitution reference (``|name|``, ``|name|_``
 document defines with ``replace`` shows its text (``substitutions``; other substitution directives,
 ``date``, ``unicode``, ``image``, and names the document does not define stay as written); a grid table is
 read row by row, each cell's lines joined as its paragraph, one edit per row (its cells are interleaved
-line by line as written, so a passage in a row maps back to the whole row). A table with a cell spanning
-rows, or that is not a clean grid, is read as a paragraph, as before.
+line by line as written, so a passage in a row maps back to the whole row; rows a cell spans are one).
+A table whose cells do not tile it is read as a paragraph, as before (``rst_grid``).
 """
 
 from __future__ import annotations

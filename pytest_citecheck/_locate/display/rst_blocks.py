@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pytest_citecheck._locate.display.edits import Edit
-from pytest_citecheck._locate.display.rst_grid import DEEPEST_TABLE, GRID_TOP, grid_rows
+from pytest_citecheck._locate.display.rst_grid import DEEPEST_TABLE, GRID_TOP, grid_cells
 
 if TYPE_CHECKING:
     from pytest_citecheck._locate.display.rst import Inline
@@ -100,11 +100,12 @@ class Blocks:
 
     def _table_ends(self) -> None:
         """A grid table ends: each row is read as its cells, one after the other, each cell's lines joined as
-        its paragraph; a table whose cells span rows (or that is not a grid) is read as before, as a paragraph."""
+        its paragraph (rows joined by a cell spanning them, as one); a table that is not a grid is read as
+        before, as a paragraph."""
         lines, self.table = self.table or [], None
         rows = None
         if self.depth < DEEPEST_TABLE:
-            rows = grid_rows([line[self.table_indent :].rstrip() for _, line in lines])
+            rows = grid_cells([line[self.table_indent :].rstrip() for _, line in lines])
         if rows is None:
             self.scope = [lines[0][0], lines[-1][0] + len(lines[-1][1]), self.table_indent]
             self.close()

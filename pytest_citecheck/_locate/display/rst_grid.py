@@ -1,58 +1,118 @@
 """reStructuredText's grid tables: the cells of each row, for ``rst`` to read row by row.
 
 A grid table is drawn with ``+---+---+`` borders (``=`` under the header rows) and ``|`` between cells.
-Only a clean grid is read: every row bounded by whole borders, every line as long as the top border
-(so a cell spanning rows, a ragged edge, tabs or East Asian wide characters leave the table as written).
-A cell spanning columns has no ``|`` between them: it is one cell.
+Its cells are found as docutils' ``GridTableParser`` finds them: from each cell's top left corner, right
+along its top edge, down its right edge, left along its bottom and up its left edge, so a cell may span
+columns and rows. The rows are read as blocks: a block is the run of lines between two whole borders that
+no cell crosses (a plain row; rows joined by a cell spanning them), and its cells are read in order, top
+to bottom, left to right. A table whose lines are not all as wide as its top border (a ragged edge, tabs,
+East Asian wide characters), or whose cells do not tile it, is not a grid: it is left as written.
 """
 
 from __future__ import annotations
 
+import heapq
 import re
 
 # A grid table's top border, and a border between its rows (``=`` under the header rows).
 GRID_TOP = re.compile(r"[ \t]*\+(?:-+\+)+[ \t]*")
-_GRID_BORDER = re.compile(r"\+(?:[-=]+\+)+")
 # A grid table nested this deep in others' cells is read as a paragraph (no recursion without end).
 DEEPEST_TABLE = 8
+# The work a table's cells may take to find, per character of the table: a hostile drawing of corners
+# everywhere is left as written rather than scanned for long.
+_WORK_PER_CHARACTER = 8
+
+Cell = tuple[int, int, int, int]  # top, left, bottom, right: the lines and columns of its corners
 
 
-def grid_rows(lines: list[str]) -> list[tuple[int, int, list[str]]] | None:
-    """A grid table's rows: (first line, last line, each cell's text, its lines dedented), or None when the
-    lines are not a grid whose every row is bounded by whole borders (a cell spanning rows, a ragged edge)."""
-    columns = [at for at, ch in enumerate(lines[0]) if ch == "+"]
-    if len(lines) < 3 or not _GRID_BORDER.fullmatch(lines[-1]) or not all(_drawn(line, columns) for line in lines):
+class _Grid:
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.budget = _WORK_PER_CHARACTER * len(lines) * len(lines[0])
+
+    def _spend(self, steps: int) -> bool:
+        self.budget -= steps
+        return self.budget >= 0
+
+    def cell(self, top: int, left: int) -> Cell | None:
+        """The cell whose top left corner is at ``(top, left)``: right along its top edge to a corner that a
+        right edge goes down from, and so on round it."""
+        line = self.lines[top]
+        for right in range(left + 1, len(line)):
+            if line[right] == "+":
+                bottom = self._down(top, left, right)
+                if bottom is not None:
+                    return top, left, bottom, right
+            elif line[right] not in "-=" or not self._spend(1):
+                return None
         return None
-    rows: list[tuple[int, int, list[str]]] = []
-    first = 1
-    for number in range(1, len(lines)):
-        if lines[number][0] == "|":
+
+    def _down(self, top: int, left: int, right: int) -> int | None:
+        for bottom in range(top + 1, len(self.lines)):
+            ch = self.lines[bottom][right]
+            if ch == "+":
+                if self._closed(top, left, bottom, right):
+                    return bottom
+            elif ch != "|" or not self._spend(1):
+                return None
+        return None
+
+    def _closed(self, top: int, left: int, bottom: int, right: int) -> bool:
+        """Whether the bottom edge runs left to a corner under ``left`` and the left edge up to ``top``."""
+        if not self._spend(right - left + bottom - top):
+            return False
+        line = self.lines[bottom]
+        if line[left] != "+" or any(ch not in "-=+" for ch in line[left + 1 : right]):
+            return False
+        return all(self.lines[row][left] in "|+" for row in range(top + 1, bottom))
+
+
+def grid_cells(lines: list[str]) -> list[tuple[int, int, list[str]]] | None:
+    """A grid table's blocks of rows: (first line, last line, each cell's text, its lines dedented, in
+    order), or None when the lines are not a grid whose cells tile it."""
+    width = len(lines[0])
+    if len(lines) < 3 or any(len(line) != width or line[0] not in "+|" or line[-1] not in "+|" for line in lines):
+        return None
+    grid = _Grid(lines)
+    cells = _tiling(grid, len(lines) - 1, width - 1)
+    if cells is None:
+        return None
+    blocks: list[tuple[int, int, list[str]]] = []
+    for top, left, bottom, right in sorted(cells):
+        text = _dedented([line[left + 1 : right] for line in lines[top + 1 : bottom]])
+        if blocks and top < blocks[-1][1] + 1:  # a cell that starts inside the block: the block goes on
+            first, last, texts = blocks[-1]
+            blocks[-1] = (first, max(last, bottom - 1), texts)
+            texts.append(text)
+        else:
+            blocks.append((top + 1, bottom - 1, [text]))
+    return blocks
+
+
+def _tiling(grid: _Grid, bottom: int, right: int) -> list[Cell] | None:
+    """The cells of the grid, from its top left corner on (docutils' ``parse_table``), or None when they do
+    not tile it to its bottom right corner."""
+    done = [-1] * right  # per column: the last line inside its last cell found
+    cells: list[Cell] = []
+    corners = [(0, 0)]
+    seen = {(0, 0)}
+    while corners:
+        top, left = heapq.heappop(corners)
+        if top == bottom or left == right or top <= done[left]:
             continue
-        cells = _cells(lines[first:number], columns) if number > first else None
-        if cells is None:
-            return None  # two borders with no row between them, or a column line drawn on some lines only
-        rows.append((first, number - 1, cells))
-        first = number + 1
-    return rows
-
-
-def _drawn(line: str, columns: list[int]) -> bool:
-    """Whether a line of a grid is as wide as its top border and is a border at its columns, or a row's line."""
-    if len(line) != columns[-1] + 1:
-        return False
-    if _GRID_BORDER.fullmatch(line):
-        return [at for at, ch in enumerate(line) if ch == "+"] == columns
-    return line[0] == "|" and line[-1] == "|"
-
-
-def _cells(band: list[str], columns: list[int]) -> list[str] | None:
-    """A row's cells (its lines between two borders), or None when a column line is drawn on some lines only."""
-    # The cells' edges: the column lines every line of the row draws (a cell spanning columns draws none).
-    edges = [at for at in columns if all(row[at] == "|" for row in band)]
-    inner = set(columns).difference(edges)
-    if any(row[at] == "|" for row in band for at in inner):
-        return None
-    return [_dedented([row[left + 1 : right] for row in band]) for left, right in zip(edges, edges[1:])]
+        cell = grid.cell(top, left)
+        if cell is None:
+            if grid.budget < 0:
+                return None
+            continue
+        cells.append(cell)
+        for column in range(left, cell[3]):
+            done[column] = cell[2] - 1
+        for corner in ((top, cell[3]), (cell[2], left)):
+            if corner not in seen:
+                seen.add(corner)
+                heapq.heappush(corners, corner)
+    return cells if all(line == bottom - 1 for line in done) else None
 
 
 def _dedented(lines: list[str]) -> str:
