@@ -3,11 +3,14 @@
 A piece of a quote never starts or ends inside a number (``cuts_a_number``): its digits, its separators
 (``JOINERS``: "3.14", "10-50", "10:30"), its sign or comparison (``SIGNS``), its unit (``UNITS``), the
 letters written with it ("32k", "x86"), a space that groups its digits ("59 000" with a no-break or
-thin space, ``GROUPED``), and a currency or percent sign a space apart ("US$ 5", "5 €", "10 %"). ``docs/matching.md`` says why each is part of the number.
+thin space, ``GROUPED``), a currency, percent or degree sign a space apart ("US$ 5", "5 €", "5 $" written as an
+amount, "10 %", "20 °C"), and a temperature's scale ("20°C"). ``docs/matching.md`` says why each is part of the number.
 """
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 import unicodedata
 
@@ -23,15 +26,30 @@ SIGNS = "-+<>\u2264\u2265\u2266\u2267\u2a7d\u2a7e\u226a\u226b\u00b1\u2213~\u2248
 # What a number's word may close with, written against its digits: "by 10%" is not "by 10", nor "costs 5" "5€".
 UNITS = "%\u2030\u2031\u00b0" + CURRENCIES
 # An amount written apart from its currency by one space ("$ 5", "US$ 5", "5 €" as French and German write it): plain
-# digits, so that a shell prompt's "$ 2to3" is no amount; after the amount, a sign that stands alone, and not "$",
-# which after a number and a space is a shell prompt ("size=0 $ for i in ...") or a regular expression's anchor far
-# more often than an amount in dollars. The amount does not say it without its currency, spaced or not.
-_SPACED_AMOUNT = r" \.?\d[\d.,]*(?![^\W_])"
+# digits, and a multiplier ("$ 5M", "$ 2k", "$ 3bn"), so that a shell prompt's "$ 2to3" is no amount; after the amount,
+# a sign that stands alone. The amount does not say it without its currency, spaced or not.
+_SPACED_AMOUNT = r" \.?\d[\d.,]*(?:[kKmMbBT]|bn|mn)?(?![^\W_])"
 _SPACED_BEFORE = re.compile(rf"[{CURRENCIES}]{_SPACED_AMOUNT}")
-# A sign written a space after its amount: a currency but "$" (above), or a percent or per mille sign, which French and
-# German typography and the SI space from the number ("à 99 %", "80 % davon"): "by 10" of "by 10 %" is another amount.
-SPACED_SIGNS = CURRENCIES.replace("$", "") + "%\u2030\u2031"
-_SPACED_AFTER = re.compile(rf"\d [{SPACED_SIGNS}](?=$|[\s.,;:!)\]}}\"'/])")
+# What may follow a sign written a space after its amount: the end of a word.
+_SIGN_ENDS = r"(?=$|[\s.,;:!)\]}\"'/])"
+# A sign written a space after its amount: a currency but "$" (below), a percent or per mille sign, which French and
+# German typography and the SI space from the number ("à 99 %", "80 % davon"), or a degree sign, which the SI spaces
+# too, with its temperature's scale ("20 °C", "-4 °F", "45 °"): "by 10" of "by 10 %" is another amount, "at 20" of
+# "at 20 °C" another temperature.
+SPACED_SIGNS = CURRENCIES.replace("$", "") + "%\u2030\u2031\u00b0"
+_SPACED_AFTER = re.compile(rf"\d [{SPACED_SIGNS}](?:(?<=\u00b0)[CFK])?{_SIGN_ENDS}")
+# The scale of a temperature, written against its degree sign ("20°C", "20 °C"): "100°" of "100°C" drops it.
+_SCALE = re.compile(r"(?<=\d)\u00b0|(?<=\d )\u00b0")
+# "$" after an amount and a space, as Canadian French writes it ("5 $", "19,95 $", "1 250 $"): after a word written as
+# such an amount (up to four digits, or groups of three, and a decimal comma), in a text whose every "$" standing alone
+# is so written. After a number and a space, "$" is in practice a shell prompt ("size=0 $ for i in ...", or a prompt on
+# the line after a command's output, "bozo's ID is 1000⏎$ IFS=...", which normalisation makes one space), an RCS
+# keyword's end ("$Revision: 9082 $") or a regular expression's anchor (glib's "640489 $ and ^"); a text that holds one
+# holds other prompts or keywords, a "$" alone after something else than an amount.
+_DOLLAR_AFTER = re.compile(rf"\d \${_SIGN_ENDS}")
+_ALONE_DOLLAR = re.compile(rf"(?<!\S)\${_SIGN_ENDS}")
+_FRENCH_AMOUNT = re.compile(r"(?:^|(?<=[\s(]))(?:\d{1,3}(?: \d{3})+|\d{1,4})(?:,\d+)?$")
+_RCS_KEYWORD = re.compile(r"\$[A-Za-z]+: $")
 # The letters that name a currency written against its sign ("US$5", "A$5", "HK$5", "R$5": Brazilian reais),
 # then the number, with or without a digit before its decimal point, or after a space ("US$ 5"): "$5" of "A$5" is
 # another amount.
@@ -91,20 +109,28 @@ def _in_number(text: str, at: int) -> bool:
     one: "within 1" is not in "within 1½ days"), at a separator between digits (``JOINERS``: "3.14", and
     "10-50", "10:30", "1/2": a range, time or fraction is one number to cut), between a sign
     (``SIGNS``: also "<", "≥", "±", "~", "$") and its digits, between its digits and a unit (``UNITS``:
-    "10" is not "10%"), or between a digit and a cased letter written with it ("32" is not "32k", "0" not
-    "0x10", "86" not "x86", "CO" not "CO₂"). A script without case writes a counter right after a number
-    ("30日"): the number's edge is a word's edge there. Or at an entity grouping digits ("1&nbsp;000"; a
-    grouping character is normalised to a space: ``group_space``), or at the space between an amount and its
-    currency or percent sign ("US$ 5", "5 €", "10 %")."""
+    "10" is not "10%"), between a degree sign and its scale ("20°C"), or between a digit and a cased letter
+    written with it ("32" is not "32k", "0" not "0x10", "86" not "x86", "CO" not "CO₂"). A script without case
+    writes a counter right after a number ("30日"): the number's edge is a word's edge there. Or at an entity
+    grouping digits ("1&nbsp;000"; a grouping character is normalised to a space: ``group_space``), or at the
+    space between an amount and its currency, percent or degree sign ("US$ 5", "5 €", "10 %", "20 °C")."""
     if at <= 0 or at >= len(text):
         return False
     before, after = text[at - 1], text[at]
     if after == "&" or before == ";":  # a Markdown source's "1&nbsp;000", as written
         return _at_an_entity_group(text, at)
-    if (before == " " or after == " ") and _at_a_spaced_sign(text, at):
-        return True
-    if before.isdigit():
-        return _goes_on(text, at)
+    if before == " " or after == " ":
+        return _at_a_spaced_sign(text, at)
+    return _goes_on(text, at) if before.isdigit() else _before_a_digit(text, at)
+
+
+def _before_a_digit(text: str, at: int) -> bool:
+    """Whether the boundary before ``text[at]``, not after a digit nor at a space, is inside a number: before its
+    digits (after a sign, a separator or a letter written with it), inside a named currency ("US$5"), or between a
+    degree sign and its scale ("20°C")."""
+    before, after = text[at - 1], text[at]
+    if before == "\u00b0":
+        return _at_a_scale(text, at)
     if _cased(before) and (_cased(after) or after in CURRENCIES) and _NAMED_CURRENCY.match(text, at):
         return True  # inside "US$5": the letters and the sign are the currency's
     return (digit(after) or _leading_point(text, at)) and _opens_number(text, at)
@@ -143,13 +169,55 @@ def _opens_number(text: str, at: int) -> bool:
 def _at_a_spaced_sign(text: str, at: int) -> bool:
     """The boundary before ``text[at]`` is at either side of the space between an amount and its sign: a currency
     before it, "$ 5" (the sign opens the number: not after a digit), "US$ 5"; or ``SPACED_SIGNS`` after it, "5 €",
-    "10 %"."""
+    "10 %", "20 °C"; or "$" after an amount written as Canadian French writes it ("5 $", ``_DOLLAR_AFTER``)."""
     space = at - 1 if text[at - 1] == " " else at
     if space < 1:
         return False
     if _SPACED_BEFORE.match(text, space - 1):
         return space < 2 or not text[space - 2].isdigit()
-    return _SPACED_AFTER.match(text, space - 1) is not None
+    if _SPACED_AFTER.match(text, space - 1):
+        return True
+    return (
+        _DOLLAR_AFTER.match(text, space - 1) is not None and _dollar_amount(text, space) and _dollars_after(text, space)
+    )
+
+
+def _dollar_amount(text: str, space: int) -> bool:
+    """The word before ``text[space]`` is an amount as Canadian French writes it before "$" ("5", "19,95", "1 250"),
+    and not an RCS keyword's value ("$Revision: 9082 $")."""
+    amount = _FRENCH_AMOUNT.search(text, max(0, space - 24), space)
+    return amount is not None and _RCS_KEYWORD.search(text, max(0, amount.start() - 40), amount.start()) is None
+
+
+def _dollars_after(text: str, at: int) -> bool:
+    """Every "$" standing alone in the section of ``text`` around ``at`` (its line: the locator's text holds one
+    normalised section a line) stands a space after an amount (``_dollar_amount``): the section writes "$" after its
+    amounts, and no shell prompt, RCS keyword or anchor so."""
+    breaks, amounts = _dollar_lines(text)
+    return amounts[bisect.bisect_left(breaks, at)] == 1
+
+
+@functools.lru_cache(maxsize=8)
+def _dollar_lines(text: str) -> tuple[list[int], bytearray]:
+    """Where ``text``'s lines end, and for each line whether every "$" standing alone in it is an amount's. Read once
+    per text, not once per boundary (a boundary's section may be long)."""
+    breaks = [found.start() for found in re.finditer("\n", text)]
+    amounts = bytearray([1]) * (len(breaks) + 1)
+    for found in _ALONE_DOLLAR.finditer(text):
+        dollar = found.start()
+        if not (dollar >= 2 and text[dollar - 1] == " " and _dollar_amount(text, dollar - 1)):
+            amounts[bisect.bisect_left(breaks, dollar)] = 0
+    return breaks, amounts
+
+
+def _at_a_scale(text: str, at: int) -> bool:
+    """The boundary before ``text[at]``, right after a degree sign, is between a temperature's degree sign and its
+    scale: "C", "F" or "K" ending the word, after a degree sign written against or a space after a digit ("20°C")."""
+    return (
+        text[at] in "CFK"
+        and (at + 1 == len(text) or not text[at + 1].isalpha())
+        and _SCALE.search(text, at - 1, at) is not None
+    )
 
 
 def _at_an_entity_group(text: str, at: int) -> bool:

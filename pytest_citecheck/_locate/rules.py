@@ -298,14 +298,15 @@ MODALS = frozenset("must shall should may can could will would might required re
 
 # A near match's words, with each number whole as the number rule reads it (``number_edges._in_number``): its sign, its
 # digits joined by separators, its letters and its unit (">1", "10-50", "18-24", "10%", "32k"; ".5", "US$5"), and a
-# currency or percent sign a space apart ("US$ 5", "$ 5", "5 €", "10 %"), so that a quote that drops any of them differs from its passage in
-# that number.
+# currency, percent or degree sign a space apart ("US$ 5", "$ 5", "5 €", "5 $", "10 %", "20 °C") and a temperature's
+# scale ("20°C"), so that a quote that drops any of them differs from its passage in that number.
 _ALNUM_WITH_DIGIT = r"[^\W_]*[\d\u00bc-\u00be\u2150-\u215f\u2189][^\W_]*"
 _CURRENCY = f"[{re.escape(CURRENCIES)}]"
 _TOKEN = re.compile(
     rf"(?:(?<![^\W_])(?:[^\W\d_]{{1,3}}{_CURRENCY} ?|{_CURRENCY} (?=\.?\d)|[{re.escape(SIGNS)}]))?"
     rf"(?:(?<![\w.])\.(?=\d)|(?<!\S),(?=\d))?{_ALNUM_WITH_DIGIT}(?:[{re.escape(JOINERS)}]{_ALNUM_WITH_DIGIT})*"
-    rf"(?: [{re.escape(SPACED_SIGNS)}](?![^\W_])|[{re.escape(UNITS)}])?|{_WORD.pattern}"
+    rf"(?: ?\u00b0[CFK](?![^\W_])| [{re.escape(SPACED_SIGNS)}](?![^\W_])| \$(?=$|[\s.,;:!)\]}}\"'/])|[{re.escape(UNITS)}])?"
+    rf"|{_WORD.pattern}"
 )
 
 
@@ -324,21 +325,25 @@ def meaning_changes(quote: str, passage: str, casefold: bool = False) -> list[st
             continue
         words = said[i1:i2] + says[j1:j2]
         changed += [word for word in words if turning_words(word) or any(_digit(c) for c in word)]
-        if tag == "replace" and i2 - i1 == j2 - j1:
-            changed += [b for a, b in zip(said[i1:i2], says[j1:j2]) if _turned(a, b)]
+        if tag == "replace":  # each word against each: an alignment may drop a word next to the one turned
+            changed += [b for b in says[j1:j2] if any(_turned(a, b) for a in said[i1:i2])]
     return changed
 
 
 def _turned(said: str, says: str) -> bool:
     """One word for another that turns the meaning: one is the other with a negating prefix
     ("available" for "unavailable") or suffix ("lead" for "lead-free"), or both are modals ("may" for "must")."""
-    said, says = said.casefold(), says.casefold()
-    if said in MODALS and says in MODALS:
+    if said.casefold() in MODALS and says.casefold() in MODALS:
         return True
-    short, long = sorted((said, says), key=len)
+    written_short, written_long = sorted((said, says), key=lambda word: len(word.casefold()))
+    short, long = written_short.casefold(), written_long.casefold()
     if long.startswith(short) and long[len(short) :] in NEGATING_SUFFIXES:
         return True
-    return long.endswith(short) and long[: len(long) - len(short)] in NEGATING_PREFIXES
+    # The prefix as written, to tell an acronym ("DES" of "DESbased") from a prefix ("desbloquear"), where folding
+    # the case kept the word's length.
+    cut = len(long) - len(short)
+    written = written_long if len(written_long) == len(long) else long
+    return long.endswith(short) and _reversing_prefix(written[:cut], written[cut])
 
 
 def inside_a_word(text: str, at: int) -> bool:
@@ -382,5 +387,14 @@ def turns_a_word(text: str, at: int, *, start: bool) -> bool:
     if bool(turning_words(part)) != bool(turning_words(text[begins:ends])):
         return True
     if start:
-        return text[begins:at].casefold() in NEGATING_PREFIXES
+        return _reversing_prefix(text[begins:at], text[at])
     return text[at:ends].casefold() in NEGATING_SUFFIXES
+
+
+def _reversing_prefix(prefix: str, rest: str) -> bool:
+    """``prefix`` is a prefix that negates or reverses the word it stands on, whose rest starts with ``rest``; not an
+    acronym in capitals against a word in small letters (Node.js's "DES-based ciphers", SQLite's "IN-operator",
+    "IN-ep": normalisation joins the hyphen), which names a thing and does not turn the word ("UN-approved")."""
+    if len(prefix) > 1 and prefix.isupper() and rest.islower():
+        return False
+    return prefix.casefold() in NEGATING_PREFIXES

@@ -140,3 +140,70 @@ def test_a_near_match_that_drops_a_spaced_currency_or_leading_comma_is_not_accep
 )
 def test_the_spaced_amount_is_found_and_a_prompt_is_no_currency(section: str, quote: str) -> None:
     assert QuoteLocator(Source(sections={section: SPACED[section]})).find(quote) is not None
+
+
+# step1-edges-9: what step1-edges-8 left. Canadian French writes "$" after the amount, a space apart ("5 $", "19,95 $",
+# "1 250 $"); an amount a space after "$" may carry a multiplier ("$ 5M"); a temperature or an angle is written with
+# its degree sign a space apart ("20 °C", "45 °"), and the scale letter is the temperature's ("100°C" is not "100°").
+# On main each quote below was found and the loopback Jev supported its claim. A "$" after a number that is not written
+# as an amount (a bug number "640489 $ and ^", a prompt "size=0 $", an RCS keyword "$Revision: 9082 $") is no currency.
+EDGES_9 = {
+    "cad": "Le forfait coûte 5 $ par mois, ou 19,95 $ pour un an; le serveur dédié revient à 1 250 $. Voilà.",
+    "multiplier": "The plan costs $ 5M per month and US$ 2k per day of support.",
+    "degree": "Keep the room at 20 °C overnight, the freezer at -4 °F, turn the knob 45 ° clockwise; it boils at 100°C.",
+    "anchors": "Fixed 640489 $ and ^ do not match lines; size=0 $ for i in; $Revision: 9082 $ done.",
+    # Debian Reference's shell session: a prompt on the line after an output that ends in a number.
+    "session": 'done < /etc/passwd\nbozo\'s ID is 1000\n$ IFS="$oldIFS"   # restore old value\n$ ls',
+}
+
+EDGES_9_CUT = [
+    ("cad-amount", "cad", "Le forfait coûte 5"),
+    ("cad-sign", "cad", "$ par mois, ou 19,95"),
+    ("cad-decimal", "cad", "par mois, ou 19,95"),
+    ("cad-grouped", "cad", "le serveur dédié revient à 1 250"),
+    ("multiplier", "multiplier", "5M per month and"),
+    ("named-multiplier", "multiplier", "2k per day of support"),
+    ("celsius", "degree", "Keep the room at 20"),
+    ("fahrenheit", "degree", "the freezer at -4"),
+    ("angle", "degree", "turn the knob 45"),
+    ("degree-alone", "degree", "°C overnight, the freezer"),
+    ("scale-alone", "degree", "C overnight, the freezer"),
+    ("scale-dropped", "degree", "clockwise; it boils at 100°"),
+]
+
+
+def test_a_quote_that_drops_a_trailing_dollar_a_multiplier_or_a_spaced_degree_is_fabricated(pytester, jev_server):
+    assert_quotes_fabricated(pytester, jev_server, EDGES_9, EDGES_9_CUT)
+
+
+def test_a_near_match_that_drops_a_trailing_dollar_or_a_spaced_degree_is_not_accepted(pytester, jev_server):
+    cases = [
+        ("cad-amount", "cad", "Le forfait coûte 5 par mois, ou 19,95 $"),
+        ("celsius", "degree", "Keep the room at 20 overnight, the freezer"),
+        ("fahrenheit", "degree", "Keep the room at 20 °F overnight, the freezer"),
+    ]
+    assert_quotes_fabricated(pytester, jev_server, EDGES_9, cases, fuzzy=0.9)
+
+
+@pytest.mark.parametrize(
+    ("section", "quote"),
+    [
+        ("cad", "Le forfait coûte 5 $ par mois"),
+        ("cad", "ou 19,95 $ pour un an"),
+        ("cad", "le serveur dédié revient à 1 250 $."),
+        ("multiplier", "The plan costs $ 5M per month"),
+        ("multiplier", "and US$ 2k per day"),
+        ("degree", "Keep the room at 20 °C overnight"),
+        ("degree", "turn the knob 45 ° clockwise"),
+        ("degree", "it boils at 100°C."),
+        ("anchors", "Fixed 640489 $ and ^ do not match"),
+        ("anchors", "Fixed 640489"),
+        ("anchors", "$ and ^ do not match lines"),
+        ("anchors", "lines; size=0"),
+        ("anchors", "$ for i in; $Revision: 9082"),
+        ("session", "bozo's ID is 1000"),
+        ("session", '$ IFS="$oldIFS" # restore old value'),
+    ],
+)
+def test_the_whole_amount_or_temperature_is_found_and_an_anchor_is_no_currency(section: str, quote: str) -> None:
+    assert QuoteLocator(Source(sections={section: EDGES_9[section]})).find(quote) is not None

@@ -11,7 +11,7 @@ the file" over "de-compress" (normalisation joins the hyphen, and an elision's e
 from __future__ import annotations
 
 import pytest
-from support import assert_quotes_fabricated
+from support import assert_quotes_fabricated, run_policy_suite
 
 from pytest_citecheck import Source
 from pytest_citecheck._locate.locator import QuoteLocator
@@ -101,3 +101,46 @@ def test_a_near_match_that_drops_an_accented_reversing_prefix_is_not_accepted(py
 )
 def test_the_whole_european_word_is_found(section: str, quote: str) -> None:
     assert QuoteLocator(Source(sections={section: EUROPEAN[section]})).find(quote) is not None
+
+
+# step1-edges-9: an acronym in capitals before a hyphen is a name, not a prefix that reverses the word: on main
+# "based ciphers" was not found in Node.js's "DES-based ciphers" (DES read as the Spanish prefix "des"), nor
+# "operator optimization" in SQLite's changelog's "IN-operator optimization" (a false 'fabricated'). A prefix in
+# capitals before a word in capitals ("NON-INFRINGEMENT", a licence's heading) or in small letters ("de-compress")
+# still reverses it.
+ACRONYMS = {
+    "node": "Clients that rely on insecure RC4 or DES-based ciphers (like Internet Explorer 6) cannot connect.",
+    "sqlite": "Fix a bug in the IN-operator optimization of version 3.34.0; the UN-approved list is unchanged.",
+    "licence": "FITNESS FOR A PARTICULAR PURPOSE AND NON-INFRINGEMENT. Run the tool to De-compress the file.",
+}
+
+
+@pytest.mark.parametrize(
+    ("section", "quote"),
+    [
+        ("node", "based ciphers (like Internet Explorer 6)"),
+        ("sqlite", "operator optimization of version 3.34.0"),
+        ("sqlite", "approved list is unchanged"),
+    ],
+)
+def test_a_quote_after_an_acronym_and_a_hyphen_is_found(section: str, quote: str) -> None:
+    assert QuoteLocator(Source(sections={section: ACRONYMS[section]})).find(quote) is not None
+
+
+def test_a_near_match_after_an_acronym_is_accepted(pytester, jev_server):
+    """With ``fuzzy``, "based" for "DES-based" is a near match, judged like any other (on main: refused as reversed)."""
+    case = ("acronym", "node", "Clients that rely on insecure RC4 or based ciphers")
+    _, rows = run_policy_suite(pytester, ACRONYMS, [case], passed=1, fuzzy=0.9)
+    assert [row["status"] for row in rows] == ["found-approx"]
+    assert len(jev_server.requests) == 1
+
+
+def test_a_prefix_in_capitals_still_reverses_the_word(pytester, jev_server):
+    """ "INFRINGEMENT" of "NON-INFRINGEMENT" and "compress" of "De-compress" are refused, exactly and as near matches."""
+    cases = [("capitals", "licence", "INFRINGEMENT. Run the tool to"), ("title-case", "licence", "compress the file")]
+    assert_quotes_fabricated(pytester, jev_server, ACRONYMS, cases)
+
+
+def test_a_near_match_that_drops_a_prefix_in_capitals_is_not_accepted(pytester, jev_server):
+    cases = [("capitals", "licence", "FITNESS FOR A PARTICULAR PURPOSE AND INFRINGEMENT. Run")]
+    assert_quotes_fabricated(pytester, jev_server, ACRONYMS, cases, fuzzy=0.9)
