@@ -69,7 +69,9 @@ def _search(indexed: WordIndex, pieces: list[Piece], within: int | None, strict:
 
 def _from(indexed: WordIndex, text: str, index: int, pieces: list[Piece], at: int, strict: bool) -> Placed | None:
     """The placement whose first piece is at ``at`` (in section ``index`` of the block ``text``), or None."""
-    if not _fits(indexed, text, index, pieces[0], at) or turns_a_word(text, at, start=True):
+    if not _fits(indexed, text, index, pieces[0], at) or turns_a_word(
+        text, at, start=True, hyphen=_acronym_hyphen(indexed, text, index, at)
+    ):
         return None
     if len(pieces) == 1:  # a quote that elides nothing: no gap, nothing removed
         if turns_a_word(text, at + len(pieces[0].text), start=False):
@@ -103,6 +105,18 @@ def _removed(indexed: WordIndex, text: str, index: int, start: int, end: int) ->
     return removed_words(text, start, end, indexed.joins(index).inline, base)
 
 
+def _acronym_hyphen(indexed: WordIndex, text: str, index: int, at: int) -> bool:
+    """The section had a hyphen at ``at`` between capitals and small letters ("DES-based"), which normalisation
+    joined: a quote may start after an acronym there (``rules.turns_a_word``)."""
+    return (
+        0 < at < len(text)
+        and text[at - 1].isupper()
+        and text[at].islower()
+        and bool(indexed.hyphenated[index])
+        and at - indexed.section_start[index] in indexed.joins(index).joins
+    )
+
+
 def _cut_inside_a_word(indexed: WordIndex, text: str, index: int, at: int) -> bool:
     """An elision's edge at ``at`` cuts a word of the section in two ("must not …" in "must notify");
     a hyphen or dash the section had there (joined by normalisation) is a word's edge."""
@@ -127,7 +141,7 @@ def _rest(
                 at = text.find(piece.text, at + 1, limit)
                 continue
             # At a hyphen the section joined ("de-compress"), a piece must not drop a prefix or suffix that turns it.
-            if turns_a_word(text, at, start=True) or (
+            if turns_a_word(text, at, start=True, hyphen=_acronym_hyphen(indexed, text, index, at)) or (
                 k + 1 < len(pieces) and turns_a_word(text, at + len(piece.text), start=False)
             ):
                 at = text.find(piece.text, at + 1, limit)

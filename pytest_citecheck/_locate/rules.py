@@ -310,6 +310,17 @@ _TOKEN = re.compile(
 )
 
 
+# An acronym, a hyphen (a line break may follow it) and a word in small letters: "DES-based", "IN-operator".
+_ACRONYM_JOIN = re.compile(r"(?<![^\W_])([^\W\d_]{2,})[-\u2010\u2011]\s*([^\W\d_]+)")
+
+
+def _acronym_words(passage: str) -> frozenset[str]:
+    """The words of ``passage`` an acronym and a word in small letters make, joined at a hyphen ("DESbased")."""
+    return frozenset(
+        found[1] + found[2] for found in _ACRONYM_JOIN.finditer(passage) if found[1].isupper() and found[2][0].islower()
+    )
+
+
 def meaning_changes(quote: str, passage: str, casefold: bool = False) -> list[str]:
     """The words in which a near match (``fuzzy``) differs from its passage that turn the meaning: a
     negation added or dropped (``turning_words``), a number changed, a negating prefix ("available"
@@ -319,6 +330,7 @@ def meaning_changes(quote: str, passage: str, casefold: bool = False) -> list[st
 
     said = _TOKEN.findall(normalize(quote, casefold=casefold))
     says = _TOKEN.findall(normalize(passage, casefold=casefold))
+    acronyms = _acronym_words(passage)
     changed: list[str] = []
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, said, says, autojunk=False).get_opcodes():
         if tag == "equal" or (tag != "replace" and (min(i1, j1) == 0 or i2 == len(said) or j2 == len(says))):
@@ -326,13 +338,14 @@ def meaning_changes(quote: str, passage: str, casefold: bool = False) -> list[st
         words = said[i1:i2] + says[j1:j2]
         changed += [word for word in words if turning_words(word) or any(_digit(c) for c in word)]
         if tag == "replace":  # each word against each: an alignment may drop a word next to the one turned
-            changed += [b for b in says[j1:j2] if any(_turned(a, b) for a in said[i1:i2])]
+            changed += [b for b in says[j1:j2] if any(_turned(a, b, acronyms) for a in said[i1:i2])]
     return changed
 
 
-def _turned(said: str, says: str) -> bool:
+def _turned(said: str, says: str, acronyms: frozenset[str] = frozenset()) -> bool:
     """One word for another that turns the meaning: one is the other with a negating prefix
-    ("available" for "unavailable") or suffix ("lead" for "lead-free"), or both are modals ("may" for "must")."""
+    ("available" for "unavailable") or suffix ("lead" for "lead-free"), or both are modals ("may" for "must").
+    ``acronyms``: the passage's words joined at a hyphen after an acronym ("DESbased"), which none turns."""
     if said.casefold() in MODALS and says.casefold() in MODALS:
         return True
     written_short, written_long = sorted((said, says), key=lambda word: len(word.casefold()))
@@ -343,7 +356,7 @@ def _turned(said: str, says: str) -> bool:
     # the case kept the word's length.
     cut = len(long) - len(short)
     written = written_long if len(written_long) == len(long) else long
-    return long.endswith(short) and _reversing_prefix(written[:cut], written[cut])
+    return long.endswith(short) and _reversing_prefix(written[:cut], written[cut], written_long in acronyms)
 
 
 def inside_a_word(text: str, at: int) -> bool:
@@ -373,11 +386,11 @@ def _word_around(text: str, at: int) -> tuple[int, int]:
     return start, end
 
 
-def turns_a_word(text: str, at: int, *, start: bool) -> bool:
+def turns_a_word(text: str, at: int, *, start: bool, hyphen: bool = False) -> bool:
     """A quote's start (or end) at ``at`` cuts a word of ``text`` so that the quote reads a word that turns
     the meaning where the section's word does not, or the other way round ("must not" of "must notify",
     "do" of "don't", "no" of "piano"), cuts off a negating prefix ("lawful" of "unlawful") or a negating
-    suffix ("lead" of "lead-free")."""
+    suffix ("lead" of "lead-free"). ``hyphen``: the section had a hyphen at ``at``, which normalisation joined."""
     if at <= 0 or at >= len(text):
         return False
     begins, ends = _word_around(text, at)
@@ -387,14 +400,15 @@ def turns_a_word(text: str, at: int, *, start: bool) -> bool:
     if bool(turning_words(part)) != bool(turning_words(text[begins:ends])):
         return True
     if start:
-        return _reversing_prefix(text[begins:at], text[at])
+        return _reversing_prefix(text[begins:at], text[at], hyphen)
     return text[at:ends].casefold() in NEGATING_SUFFIXES
 
 
-def _reversing_prefix(prefix: str, rest: str) -> bool:
+def _reversing_prefix(prefix: str, rest: str, hyphen: bool = False) -> bool:
     """``prefix`` is a prefix that negates or reverses the word it stands on, whose rest starts with ``rest``; not an
-    acronym in capitals against a word in small letters (Node.js's "DES-based ciphers", SQLite's "IN-operator",
-    "IN-ep": normalisation joins the hyphen), which names a thing and does not turn the word ("UN-approved")."""
-    if len(prefix) > 1 and prefix.isupper() and rest.islower():
+    acronym in capitals before a hyphen and a word in small letters (Node.js's "DES-based ciphers", SQLite's
+    "IN-operator", "IN-ep": normalisation joins the hyphen), which names a thing and does not turn the word. Written
+    against the word, capitals are a prefix stressed ("no longer DEcode entities", HTML-Tree's changelog)."""
+    if hyphen and len(prefix) > 1 and prefix.isupper() and rest.islower():
         return False
     return prefix.casefold() in NEGATING_PREFIXES

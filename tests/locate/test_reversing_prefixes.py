@@ -106,12 +106,13 @@ def test_the_whole_european_word_is_found(section: str, quote: str) -> None:
 # step1-edges-9: an acronym in capitals before a hyphen is a name, not a prefix that reverses the word: on main
 # "based ciphers" was not found in Node.js's "DES-based ciphers" (DES read as the Spanish prefix "des"), nor
 # "operator optimization" in SQLite's changelog's "IN-operator optimization" (a false 'fabricated'). A prefix in
-# capitals before a word in capitals ("NON-INFRINGEMENT", a licence's heading) or in small letters ("de-compress")
-# still reverses it.
+# capitals before a word in capitals ("NON-INFRINGEMENT", a licence's heading), in title case ("De-compress") or
+# stressed against its word (HTML-Tree's changelog: "no longer DEcode entities") still reverses it.
 ACRONYMS = {
     "node": "Clients that rely on insecure RC4 or DES-based ciphers (like Internet Explorer 6) cannot connect.",
     "sqlite": "Fix a bug in the IN-operator optimization of version 3.34.0; the UN-approved list is unchanged.",
     "licence": "FITNESS FOR A PARTICULAR PURPOSE AND NON-INFRINGEMENT. Run the tool to De-compress the file.",
+    "stressed": "Changed as_text to no longer DEcode entities, as it formerly did, and was documented to.",
 }
 
 
@@ -136,11 +137,18 @@ def test_a_near_match_after_an_acronym_is_accepted(pytester, jev_server):
 
 
 def test_a_prefix_in_capitals_still_reverses_the_word(pytester, jev_server):
-    """ "INFRINGEMENT" of "NON-INFRINGEMENT" and "compress" of "De-compress" are refused, exactly and as near matches."""
-    cases = [("capitals", "licence", "INFRINGEMENT. Run the tool to"), ("title-case", "licence", "compress the file")]
+    """ "INFRINGEMENT" of "NON-INFRINGEMENT", "compress" of "De-compress" and "code" of "DEcode" are refused."""
+    cases = [
+        ("capitals", "licence", "INFRINGEMENT. Run the tool to"),
+        ("title-case", "licence", "compress the file"),
+        ("stressed", "stressed", "code entities, as it formerly did"),
+    ]
     assert_quotes_fabricated(pytester, jev_server, ACRONYMS, cases)
 
 
 def test_a_near_match_that_drops_a_prefix_in_capitals_is_not_accepted(pytester, jev_server):
-    cases = [("capitals", "licence", "FITNESS FOR A PARTICULAR PURPOSE AND INFRINGEMENT. Run")]
+    cases = [
+        ("capitals", "licence", "FITNESS FOR A PARTICULAR PURPOSE AND INFRINGEMENT. Run"),
+        ("stressed", "stressed", "Changed as_text to no longer code entities, as it formerly did"),
+    ]
     assert_quotes_fabricated(pytester, jev_server, ACRONYMS, cases, fuzzy=0.9)
