@@ -8,8 +8,12 @@ What this module guarantees about a cassette file:
   concurrently (threads or asyncio) writes the same file whatever order the answers came in.
 - **Atomic writes.** A cassette is written to a temporary file and renamed over the old one
   (``_files.atomic_write_text``).
-- **Versioned.** The file says which cassette format wrote it; only the current one is read (an
-  older one has no digests, a newer one asks for an upgrade).
+- **Versioned.** The file says which cassette format wrote it. The current one (3) and the one before
+  it (2, pytest-citecheck 0.1: the same interactions, without the end line) are read; format 1 has no
+  digests, and a newer one asks for an upgrade.
+- **Its end marked.** A file of format 3 ends with one line (``layout.END``, a YAML comment): a copy
+  cut short anywhere, at an interaction's end too, lacks it, and is said to end early
+  (``damage.cut_short``) rather than read as a whole cassette of fewer interactions.
 - **One answer per request.** Two recordings of one request (a union merge of two branches) are
   refused, naming both; a test that asks the same question twice records it once.
 - **Checked when read.** Each interaction carries a digest of its canonical request and response
@@ -36,7 +40,7 @@ from pytest_citecheck._recording.damage import (
     not_a_directory,
     refuse_broken_link,
 )
-from pytest_citecheck._recording.layout import read_layout, write_layout
+from pytest_citecheck._recording.layout import END, read_layout, write_layout
 from pytest_citecheck._recording.matching import (
     canonical_json,
     compact_json,
@@ -50,8 +54,10 @@ from pytest_citecheck._recording.matching import (
 from pytest_citecheck._recording.yaml_reader import ConflictMarkerError, YamlAliasError, safe_load, yaml_module
 from pytest_citecheck._text import visible
 
-# 1: the first format; 2: each interaction carries a digest. Only the current format is read.
-CASSETTE_FORMAT = 2
+# 1: the first format; 2: each interaction carries a digest; 3: the file ends with ``layout.END``.
+# Formats 2 and 3 are read (2 without the check of its end); 3 is written.
+CASSETTE_FORMAT = 3
+_OLDEST_READ = 2
 FORMAT_KEY = "citecheck_format"
 DIGEST_KEY = "digest"
 # vcrpy's own format number (``vcr.serialize.CASSETTE_FORMAT_VERSION``), written beside ours.
@@ -254,7 +260,7 @@ class CassetteSerializer:
         text = write_layout(data)  # the layout PyYAML writes, without its emitter; anything else, PyYAML
         if text is None:
             text = yaml_module().dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=120)
-        return text
+        return text + END
 
     @staticmethod
     def deserialize(cassette_string: str) -> dict[str, Any]:
@@ -283,6 +289,10 @@ def read_checked(text: str) -> tuple[dict[str, Any], list[Checked]]:
         if short is None:
             raise
         raise short from error
+    if data[FORMAT_KEY] != _OLDEST_READ and not text.endswith(END):  # whole but for its end: cut at a line's end
+        short = cut_short(text, None)
+        if short is not None:
+            raise short
     _refuse_repeated_requests(checked)
     return data, checked
 
@@ -292,7 +302,7 @@ _MISSING = object()
 
 def _check_format(found: Any) -> None:
     """Only the current format is read: an older one carries no digests, so nothing in it could be checked."""
-    if type(found) is int and found == CASSETTE_FORMAT:
+    if type(found) is int and _OLDEST_READ <= found <= CASSETTE_FORMAT:
         return
     if type(found) is int and found > CASSETTE_FORMAT:
         raise CassetteFormatError(
@@ -301,8 +311,8 @@ def _check_format(found: Any) -> None:
         )
     said = f"has no {FORMAT_KEY!r} line" if found is _MISSING else f"says {FORMAT_KEY}: {found!r}"
     raise CassetteDigestError(
-        f"the file {said}; pytest-citecheck reads only format {CASSETTE_FORMAT}, whose interactions carry "
-        "the digests that show they were not edited"
+        f"the file {said}; pytest-citecheck reads only formats {_OLDEST_READ} and {CASSETTE_FORMAT}, whose "
+        "interactions carry the digests that show they were not edited"
     )
 
 

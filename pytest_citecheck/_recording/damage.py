@@ -13,11 +13,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_citecheck._files import broken_link
+from pytest_citecheck._recording.layout import END
 
 # How a file this plugin writes marks its parts (PyYAML's layout, ``layout.py``'s too).
 _FORMAT_LINE = "citecheck_format:"
 _INTERACTION = "\n- request:"
 _DIGEST = "\n  digest: "
+# Format 3's first line (a file of it ends with ``END``), and format 2's.
+_MARKED = "citecheck_format: 3\n"
+_FORMAT_2 = "citecheck_format: 2\n"
 
 
 class CassetteFormatError(ValueError):
@@ -39,29 +43,53 @@ class CassetteCutShortError(CassetteFormatError):
     """A cassette file that ends early: the rest of it was never written (an interrupted copy or checkout)."""
 
 
-def cut_short(text: str, error: BaseException) -> CassetteCutShortError | None:
-    """For a file of ours that failed its checks with ``error``: the error saying it ends early, if it
-    does; else None.
+def cut_short(text: str, error: BaseException | None) -> CassetteCutShortError | None:
+    """For a file of ours that failed its checks with ``error`` (None: it passed them, but lacks its end
+    line): the error saying it ends early, if it does; else None.
 
-    Every file this plugin writes ends with a line break, after its last interaction's digest. One cut
-    at any byte ends in the middle of a line, or (cut at a line's end) before its first interaction, or
-    inside its last: that interaction then fails a check (a key missing, a body that is not JSON) that
-    would otherwise be named as damage or a hand edit. An interaction whole but for its digest is a file
-    cut just before its digest line only when every interaction before it has its own; with none (the
-    digests deleted) it is said to have no digest. A file cut just after an interaction's digest is a
-    whole cassette of fewer interactions: what it lacks reads as misses.
+    Every file this plugin writes ends with a line break. One of format 3 ends with its end line
+    (``layout.END``), so one that lacks it was cut short wherever it ends: in the middle of a line,
+    before its first interaction, inside an interaction (before its digest, say), or just after an
+    interaction's digest, where the rest would otherwise read as misses. A file whose end line a merge
+    moved inside it, not at its end, was not cut: it is read as it is.
+
+    A file of format 2 (pytest-citecheck 0.1) has no end line, so its cuts are told from the text alone:
+    one that ends in the middle of a line, before its first interaction, or inside its last interaction
+    (a key missing, a body that is not JSON: what would otherwise be named as damage or a hand edit).
+    Its last interaction whole but for its digest is cut just before its digest line when every
+    interaction before it has its own, and with no interaction before it, the message says it may
+    instead be a digest line deleted; with none of several having a digest (the digests deleted) it is
+    said to have no digest. A format-2 file cut just after an interaction's digest cannot be told from
+    a whole cassette of fewer interactions.
     """
     if not (text.startswith(_FORMAT_LINE) or _FORMAT_LINE.startswith(text)):
         return None
+    marked = text.startswith(_MARKED)
+    if marked and (text.endswith(END) or "\n" + END in text):
+        return None  # whole: what failed is not its end
     interactions = text.count(_INTERACTION)
+    digest_last = bool(interactions) and _DIGEST in text[text.rindex(_INTERACTION) :]
     if not text.endswith("\n"):
         where = f"in the middle of line {text.count(chr(10)) + 1}"
     elif not interactions:
-        where = "before its first interaction"
-    elif _DIGEST in text[text.rindex(_INTERACTION) :]:
-        return None
-    elif isinstance(error, CassetteDigestError) and (interactions == 1 or text.count(_DIGEST) != interactions - 1):
-        return None
+        where = (
+            "where its end line should be"
+            if marked and "interactions: []\n" in text
+            else "before its first interaction"
+        )
+    elif digest_last:
+        if not marked:
+            return None
+        where = f"after interaction {interactions}, where its end line should be"
+    elif isinstance(error, CassetteDigestError) and not marked and text.count(_DIGEST) != interactions - 1:
+        return None  # the digests of several interactions deleted, not one file cut
+    elif isinstance(error, CassetteDigestError) and not marked and interactions == 1:
+        if not text.startswith(_FORMAT_2):
+            return None  # an older format's own error (format 1 has no digests) says more
+        where = (
+            "inside interaction 1, before its digest (or its digest line was deleted: a cassette of format 2 "
+            "has no end line to tell)"
+        )
     else:
         where = f"inside interaction {interactions}, before its digest"
     return CassetteCutShortError(

@@ -27,7 +27,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-HEAD = "citecheck_format: 2\nversion: 1\ninteractions:\n"
+HEAD = "citecheck_format: 3\nversion: 1\ninteractions:\n"
+# Format 2's head (written by pytest-citecheck 0.1): the same interactions, and no end line.
+HEAD_2 = "citecheck_format: 2\nversion: 1\ninteractions:\n"
+# The last line of every file of format 3: a YAML comment (no reader's data changes), so a file that
+# lacks it was cut short, even at an interaction's end (``damage.cut_short``).
+END = "# end of cassette: a copy of this file without this line was cut short\n"
 
 
 def _block(indent: int) -> str:
@@ -77,13 +82,22 @@ def _dedent(block: str, indent: int) -> str:
 
 
 def read_layout(text: str) -> dict[str, Any] | None:
-    """What ``yaml.safe_load(text)`` gives, when ``text`` is in the layout this plugin writes; else None."""
-    if not text.startswith(HEAD) or len(text) == len(HEAD):
+    """What ``yaml.safe_load(text)`` gives, when ``text`` is in the layout this plugin writes; else None.
+
+    Format 3 or 2 (``HEAD``, ``HEAD_2``); format 3's ``END`` line, a comment, is read past (whether the
+    file has it is ``cassette_file.read_checked``'s to say, so a file without it is read as well).
+    """
+    if text.startswith(HEAD):
+        version = 3
+    elif text.startswith(HEAD_2):
+        version = 2
+    else:
         return None
-    if not _plain_text(text):
+    end = len(text) - len(END) if version == 3 and text.endswith(END) else len(text)
+    if end == len(HEAD) or not _plain_text(text):
         return None
     interactions, match = [], _INTERACTION.match
-    position, end = len(HEAD), len(text)
+    position = len(HEAD)
     while position < end:
         found = match(text, position)
         if found is None:
@@ -106,7 +120,7 @@ def read_layout(text: str) -> dict[str, Any] | None:
             }
         )
         position = found.end()
-    return {"citecheck_format": 2, "version": 1, "interactions": interactions}
+    return {"citecheck_format": version, "version": 1, "interactions": interactions}
 
 
 # --- writing --------------------------------------------------------------------------------------
@@ -123,7 +137,7 @@ def write_layout(data: dict[str, Any]) -> str | None:
     """
     if tuple(data) != _TOP_KEYS or type(data["citecheck_format"]) is not int or type(data["version"]) is not int:
         return None
-    if (data["citecheck_format"], data["version"]) != (2, 1) or type(data["interactions"]) is not list:
+    if (data["citecheck_format"], data["version"]) != (3, 1) or type(data["interactions"]) is not list:
         return None
     parts = [HEAD]
     for interaction in data["interactions"]:

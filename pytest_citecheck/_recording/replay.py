@@ -38,7 +38,13 @@ from pathlib import Path
 from typing import Any
 
 from pytest_citecheck._in_flight import WhileInFlight
-from pytest_citecheck._recording.cassette_file import Checked, read_cassette_text, read_checked
+from pytest_citecheck._recording.cassette_file import (
+    CASSETTE_FORMAT,
+    FORMAT_KEY,
+    Checked,
+    read_cassette_text,
+    read_checked,
+)
 from pytest_citecheck._recording.lifecycle.stale import stale_message
 from pytest_citecheck._recording.matching import (
     TYPESAFE_PATH,
@@ -87,12 +93,15 @@ def replays_only(record_mode: str, path: Path, *, shared: bool = False) -> bool:
 class ReplayMiss(Exception):
     """A request that no recording of this cassette answers (what vcrpy calls a cassette miss)."""
 
-    def __init__(self, path: Path, failed: Any, recorded: list[Any], *, empty_file: bool = False) -> None:
+    def __init__(
+        self, path: Path, failed: Any, recorded: list[Any], *, empty_file: bool = False, unmarked: bool = False
+    ) -> None:
         super().__init__(f"cassette {path} holds no recording of this request")
         self.path = path
         self.failed = failed  # the request's parsed JSON body
         self.recorded = recorded  # every recorded request's parsed JSON body, in file order
         self.empty_file = empty_file  # the file exists and is empty (or only blank space)
+        self.unmarked = unmarked  # the file has no end line (format 2): a cut at an interaction's end is not seen
 
     def stale_cause(self) -> str | None:
         """What changed, when the cassette holds this citation with another request (see ``lifecycle.stale``)."""
@@ -117,10 +126,11 @@ class Recording(WhileInFlight):
     request as often as it is asked: a test that checks one citation twice asks the same question.
     """
 
-    def __init__(self, path: Path, checked: list[Checked], *, empty_file: bool = False) -> None:
+    def __init__(self, path: Path, checked: list[Checked], *, empty_file: bool = False, unmarked: bool = False) -> None:
         super().__init__()
         self.path = path
         self._empty_file = empty_file
+        self._unmarked = unmarked
         self._recorded = [Recorded(index, entry.interaction) for index, entry in enumerate(checked)]
         # Each recorded request and response body, parsed (reading the file parsed them to check them).
         self._requests = [entry.request for entry in checked]
@@ -144,7 +154,8 @@ class Recording(WhileInFlight):
         text = read_cassette_text(path)
         if text is None:
             return cls(path, [], empty_file=path.exists())
-        return cls(path, read_checked(text)[1])
+        data, checked = read_checked(text)
+        return cls(path, checked, unmarked=data[FORMAT_KEY] < CASSETTE_FORMAT)
 
     def __len__(self) -> int:
         return len(self._recorded)
@@ -162,7 +173,13 @@ class Recording(WhileInFlight):
         with self._lock:
             index = self._by_key.get(key)
             if index is None:
-                raise ReplayMiss(self.path, parsed_body(body), list(self._requests), empty_file=self._empty_file)
+                raise ReplayMiss(
+                    self.path,
+                    parsed_body(body),
+                    list(self._requests),
+                    empty_file=self._empty_file,
+                    unmarked=self._unmarked,
+                )
             self._plays[index] += 1
         count_play()
         return self._recorded[index]
