@@ -11,9 +11,9 @@ What this module guarantees about a cassette file:
 - **Versioned.** The file says which cassette format wrote it. The current one (3) and the one before
   it (2, pytest-citecheck 0.1: the same interactions, without the end line) are read; format 1 has no
   digests, and a newer one asks for an upgrade.
-- **Its end marked.** A file of format 3 ends with one line (``layout.END``, a YAML comment): a copy
-  cut short anywhere, at an interaction's end too, lacks it, and is said to end early
-  (``damage.cut_short``) rather than read as a whole cassette of fewer interactions.
+- **Its end marked.** A file of format 3 ends with one key (``layout.END``: ``written_in_full``), which
+  vcrpy ignores: a copy cut short anywhere, at an interaction's end too, lacks it, and is said to end
+  early (``damage.cut_short``) rather than read as a whole cassette of fewer interactions.
 - **One answer per request.** Two recordings of one request (a union merge of two branches) are
   refused, naming both; a test that asks the same question twice records it once.
 - **Checked when read.** Each interaction carries a digest of its canonical request and response
@@ -40,7 +40,7 @@ from pytest_citecheck._recording.damage import (
     not_a_directory,
     refuse_broken_link,
 )
-from pytest_citecheck._recording.layout import END, read_layout, write_layout
+from pytest_citecheck._recording.layout import END_KEY, END_VALUE, read_layout, write_layout
 from pytest_citecheck._recording.matching import (
     canonical_json,
     compact_json,
@@ -54,7 +54,7 @@ from pytest_citecheck._recording.matching import (
 from pytest_citecheck._recording.yaml_reader import ConflictMarkerError, YamlAliasError, safe_load, yaml_module
 from pytest_citecheck._text import visible
 
-# 1: the first format; 2: each interaction carries a digest; 3: the file ends with ``layout.END``.
+# 1: the first format; 2: each interaction carries a digest; 3: the file ends with ``layout.END``, its last key.
 # Formats 2 and 3 are read (2 without the check of its end); 3 is written.
 CASSETTE_FORMAT = 3
 _OLDEST_READ = 2
@@ -256,11 +256,11 @@ class CassetteSerializer:
         for interaction in interactions:
             _prettify(interaction)
             interaction[DIGEST_KEY] = interaction_digest(interaction)
-        data = {FORMAT_KEY: CASSETTE_FORMAT, **cassette_dict, "interactions": interactions}
+        data = {FORMAT_KEY: CASSETTE_FORMAT, **cassette_dict, "interactions": interactions, END_KEY: END_VALUE}
         text = write_layout(data)  # the layout PyYAML writes, without its emitter; anything else, PyYAML
         if text is None:
             text = yaml_module().dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=120)
-        return text + END
+        return text
 
     @staticmethod
     def deserialize(cassette_string: str) -> dict[str, Any]:
@@ -289,7 +289,8 @@ def read_checked(text: str) -> tuple[dict[str, Any], list[Checked]]:
         if short is None:
             raise
         raise short from error
-    if data[FORMAT_KEY] != _OLDEST_READ and not text.endswith(END):  # whole but for its end: cut at a line's end
+    if data[FORMAT_KEY] != _OLDEST_READ and not (data.get(END_KEY) == END_VALUE and text.endswith("\n")):
+        # Whole but for its end: cut at an interaction's end, or in its end line.
         short = cut_short(text, None)
         if short is not None:
             raise short

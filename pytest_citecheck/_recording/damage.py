@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_citecheck._files import broken_link
-from pytest_citecheck._recording.layout import END
+from pytest_citecheck._recording.layout import ends_whole
 
 # How a file this plugin writes marks its parts (PyYAML's layout, ``layout.py``'s too).
 _FORMAT_LINE = "citecheck_format:"
@@ -21,6 +21,7 @@ _INTERACTION = "\n- request:"
 _DIGEST = "\n  digest: "
 # Format 3's first line (a file of it ends with ``END``), and format 2's.
 _MARKED = "citecheck_format: 3\n"
+_MARKED_CRLF = "citecheck_format: 3\r\n"
 _FORMAT_2 = "citecheck_format: 2\n"
 
 
@@ -48,10 +49,10 @@ def cut_short(text: str, error: BaseException | None) -> CassetteCutShortError |
     line): the error saying it ends early, if it does; else None.
 
     Every file this plugin writes ends with a line break. One of format 3 ends with its end line
-    (``layout.END``), so one that lacks it was cut short wherever it ends: in the middle of a line,
-    before its first interaction, inside an interaction (before its digest, say), or just after an
-    interaction's digest, where the rest would otherwise read as misses. A file whose end line a merge
-    moved inside it, not at its end, was not cut: it is read as it is.
+    (``layout.END``, its last key), so one that lacks it was cut short wherever it ends: in the middle of
+    a line, before its first interaction, inside an interaction (before its digest, say), or just after
+    an interaction's digest, where the rest would otherwise read as misses. A file whose end key a merge
+    or a YAML tool moved inside it, not on its last line, was not cut: it is read as it is.
 
     A file of format 2 (pytest-citecheck 0.1) has no end line, so its cuts are told from the text alone:
     one that ends in the middle of a line, before its first interaction, or inside its last interaction
@@ -64,19 +65,16 @@ def cut_short(text: str, error: BaseException | None) -> CassetteCutShortError |
     """
     if not (text.startswith(_FORMAT_LINE) or _FORMAT_LINE.startswith(text)):
         return None
-    marked = text.startswith(_MARKED)
-    if marked and (text.endswith(END) or "\n" + END in text):
+    marked = text.startswith(_MARKED) or text.startswith(_MARKED_CRLF)
+    if marked and ends_whole(text):
         return None  # whole: what failed is not its end
     interactions = text.count(_INTERACTION)
     digest_last = bool(interactions) and _DIGEST in text[text.rindex(_INTERACTION) :]
     if not text.endswith("\n"):
         where = f"in the middle of line {text.count(chr(10)) + 1}"
-    elif not interactions:
-        where = (
-            "where its end line should be"
-            if marked and "interactions: []\n" in text
-            else "before its first interaction"
-        )
+    elif not interactions:  # none in this plugin's layout: none at all, or items another YAML writer laid out
+        items = "\n- " in text or "interactions: []\n" in text
+        where = "where its end line should be" if marked and items else "before its first interaction"
     elif digest_last:
         if not marked:
             return None

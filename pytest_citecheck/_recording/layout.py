@@ -5,7 +5,9 @@ Replay reads every cassette a run uses, and even PyYAML's C parser, its events t
 is always the same text around a few values: each interaction is one template (method, TypeSafe
 URI, the JSON request body as a literal block, ``content-type``, status 2xx ``OK``, the JSON answer
 as a literal block, the digest). ``read_layout`` matches that template, interaction by interaction,
-with one regular expression, and builds exactly what ``yaml.safe_load`` builds from it.
+with one regular expression, and builds exactly what ``yaml.safe_load`` builds from it. A file of
+format 3 ends with ``END``, its last key (``written_in_full``), read as YAML reads it; that a file has it
+is ``cassette_file``'s to check, and ``damage.cut_short``'s to explain.
 
 It reads only what it is sure of, and says None for anything else: any other key, style, value or
 order; an empty line, a tab, a carriage return or any character YAML treats specially (a non-printable
@@ -30,9 +32,19 @@ from typing import Any
 HEAD = "citecheck_format: 3\nversion: 1\ninteractions:\n"
 # Format 2's head (written by pytest-citecheck 0.1): the same interactions, and no end line.
 HEAD_2 = "citecheck_format: 2\nversion: 1\ninteractions:\n"
-# The last line of every file of format 3: a YAML comment (no reader's data changes), so a file that
-# lacks it was cut short, even at an interaction's end (``damage.cut_short``).
-END = "# end of cassette: a copy of this file without this line was cut short\n"
+# The last key of every file of format 3, on its last line: a file without it was cut short, even at an
+# interaction's end (``damage.cut_short``). A key, not a comment, so that a YAML tool that writes the file
+# again keeps it; named to sort last, where a tool that sorts the keys puts it too.
+END_KEY = "written_in_full"
+END_VALUE = "a copy of this file without this line was cut short"
+END = f"{END_KEY}: {END_VALUE}\n"
+
+
+def ends_whole(text: str) -> bool:
+    """The end key is in the file, its value whole, and the file ends with a line end: it was not cut, whatever
+    else is wrong with it. The key is looked for anywhere (a merge, or a tool that wrote the YAML again, may
+    have moved it), its line end LF or CRLF (a checkout with autocrlf)."""
+    return text.endswith("\n") and f"\n{END_KEY}:" in text and END_VALUE in text
 
 
 def _block(indent: int) -> str:
@@ -84,8 +96,8 @@ def _dedent(block: str, indent: int) -> str:
 def read_layout(text: str) -> dict[str, Any] | None:
     """What ``yaml.safe_load(text)`` gives, when ``text`` is in the layout this plugin writes; else None.
 
-    Format 3 or 2 (``HEAD``, ``HEAD_2``); format 3's ``END`` line, a comment, is read past (whether the
-    file has it is ``cassette_file.read_checked``'s to say, so a file without it is read as well).
+    Format 3 or 2 (``HEAD``, ``HEAD_2``); format 3's ``END`` line is read as its last key when it is there
+    (whether the file must have it is ``cassette_file.read_checked``'s to say, so one without it is read too).
     """
     if text.startswith(HEAD):
         version = 3
@@ -93,7 +105,8 @@ def read_layout(text: str) -> dict[str, Any] | None:
         version = 2
     else:
         return None
-    end = len(text) - len(END) if version == 3 and text.endswith(END) else len(text)
+    ended = version == 3 and text.endswith(END)
+    end = len(text) - len(END) if ended else len(text)
     if end == len(HEAD) or not _plain_text(text):
         return None
     interactions, match = [], _INTERACTION.match
@@ -120,12 +133,15 @@ def read_layout(text: str) -> dict[str, Any] | None:
             }
         )
         position = found.end()
-    return {"citecheck_format": version, "version": 1, "interactions": interactions}
+    data = {"citecheck_format": version, "version": 1, "interactions": interactions}
+    if ended:
+        data[END_KEY] = END_VALUE
+    return data
 
 
 # --- writing --------------------------------------------------------------------------------------
 
-_TOP_KEYS = ("citecheck_format", "version", "interactions")
+_TOP_KEYS = ("citecheck_format", "version", "interactions", END_KEY)
 
 
 def write_layout(data: dict[str, Any]) -> str | None:
@@ -139,12 +155,15 @@ def write_layout(data: dict[str, Any]) -> str | None:
         return None
     if (data["citecheck_format"], data["version"]) != (3, 1) or type(data["interactions"]) is not list:
         return None
+    if data[END_KEY] != END_VALUE:
+        return None
     parts = [HEAD]
     for interaction in data["interactions"]:
         text = _interaction_text(interaction)
         if text is None:
             return None
         parts.append(text)
+    parts.append(END)
     text = "".join(parts)
     return text if read_layout(text) == data else None
 

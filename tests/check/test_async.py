@@ -105,7 +105,7 @@ def test_acheck_records_concurrently_in_order_and_sync_replays_the_same_cassette
     assert in_flight.most == 3  # bounded by --citecheck-concurrency
     cassette = suite.path / "cassettes" / "test_async_check" / "test_all.yaml"
     recorded = cassette.read_bytes()
-    assert recorded.startswith(b"citecheck_format: 2\n") and recorded.count(b"- request:") == 7
+    assert recorded.startswith(b"citecheck_format: 3\n") and recorded.count(b"- request:") == 7
     assert not files_containing(suite.path, canary_key)
 
     offline()

@@ -181,6 +181,16 @@ def _cut_mid_structure(path: Path) -> None:
     path.write_text(text[: text.index("\n    headers:") + 1], encoding="utf-8")  # the request's headers and all after
 
 
+def _cut_before_digest(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text[: text.rindex("\n  digest: ") + 1], encoding="utf-8")  # the digest line and all after
+
+
+def _cut_after_interaction(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text[: text.index("\n", text.rindex("\n  digest: ") + 1) + 1], encoding="utf-8")  # its end line
+
+
 def _not_utf8(path: Path) -> None:
     data = path.read_bytes()
     assert data.count(b"audience list") == 1
@@ -402,6 +412,22 @@ FAULTS: tuple[Fault, ...] = (
         "restore it from version control",
         side="cassette",
         damage=_cut_mid_structure,
+    ),
+    Fault(
+        "cassette-cut-before-its-digest",
+        "replay from a cassette of one interaction cut short just before its digest line",
+        "the file ends early, inside interaction 1, before its digest",
+        "restore it from version control (git checkout --",
+        side="cassette",
+        damage=_cut_before_digest,
+    ),
+    Fault(
+        "cassette-cut-after-an-interaction",
+        "replay from a cassette cut short just after its interaction's digest line (its end line lost)",
+        "the file ends early, after interaction 1, where its end line should be",
+        "restore it from version control (git checkout --",
+        side="cassette",
+        damage=_cut_after_interaction,
     ),
     Fault(
         "cassette-not-utf8",

@@ -17,7 +17,7 @@ from support import Offline, failures_section
 
 from pytest_citecheck._recording.cassette_file import read_checked
 from pytest_citecheck._recording.damage import CassetteCutShortError, CassetteDigestError
-from pytest_citecheck._recording.layout import END
+from pytest_citecheck._recording.layout import END, END_KEY
 
 POLICY = """
 from cookbook import SOURCE, pick
@@ -80,7 +80,9 @@ def test_a_cassette_cut_at_every_line_end_fails_its_replay_as_cut_short(
     digest_lines = [n for n, line in enumerate(lines, 1) if line.startswith("  digest: ")]
     assert len(digest_lines) == 3
     for n in digest_lines[:2]:  # cut just after an interaction, where the rest would read as misses
-        assert f"ends early, after interaction {digest_lines.index(n) + 1}, where its end line should be" in said[str(n)]
+        assert (
+            f"ends early, after interaction {digest_lines.index(n) + 1}, where its end line should be" in said[str(n)]
+        )
     assert "ends early, inside interaction 1, before its digest" in said[str(digest_lines[0] - 1)]
 
 
@@ -161,3 +163,41 @@ def test_a_digest_line_deleted_from_a_whole_cassette_is_still_a_hand_edit(record
         edited = recorded[:start] + recorded[recorded.index("\n", start + 1) :]
         with pytest.raises(CassetteDigestError, match=r"has no digest: edited by hand\?$"):
             read_checked(edited)
+
+
+def test_a_checkout_with_crlf_line_ends_reads_whole_and_its_cuts_are_cut_short(recorded: str) -> None:
+    """git's autocrlf turns every line end into CRLF: the end line is still the end line."""
+    crlf = recorded.replace("\n", "\r\n")
+    assert len(read_checked(crlf)[1]) == 3
+    for end in (crlf.rindex(END_KEY), crlf.rindex("- request:")):
+        with pytest.raises(CassetteCutShortError, match=r"^the file ends early, after interaction [23], where"):
+            read_checked(crlf[:end])
+
+
+@pytest.mark.parametrize("sort_keys", [False, True])
+def test_a_cassette_a_yaml_tool_wrote_again_is_not_a_cut(recorded: str, sort_keys: bool) -> None:
+    """The end is a key, so a tool that loads and dumps the YAML keeps it (sorted, it stays last)."""
+    import yaml
+
+    again = yaml.safe_dump(yaml.safe_load(recorded), sort_keys=sort_keys, width=80)
+    assert again.endswith(END) and len(read_checked(again)[1]) == 3
+    # Where it ends is told in the layout this plugin writes; sorted, each interaction starts "- digest:".
+    where = "where its end line should be" if sort_keys else "after interaction 3, where its end line should be"
+    with pytest.raises(CassetteCutShortError, match=f"^the file ends early, {where} "):
+        read_checked(again[: again.rindex(END_KEY)])
+
+
+@pytest.mark.parametrize("mode", ["once", "new_episodes", "all"])
+def test_a_record_run_refuses_a_cut_cassette_rather_than_pay_for_what_it_lost(
+    suite: pytest.Pytester, recorded: str, jev_server: Any, mode: str
+) -> None:
+    cassette = suite.path / CASSETTE
+    cut = recorded[: recorded.rindex("- request:")]  # just after interaction 2's digest line
+    cassette.write_text(cut, encoding="utf-8")
+    asked = len(jev_server.systemone_requests)
+    result = suite.runpytest("test_app.py", f"--citecheck-record-mode={mode}")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*cannot read cassette *test_policy.yaml: the file ends early, after interaction 2, where its end line*"]
+    )
+    assert len(jev_server.systemone_requests) == asked and cassette.read_text(encoding="utf-8") == cut

@@ -83,8 +83,8 @@ def test_a_flipped_answer_with_its_format_changed_and_digests_deleted_fails_the_
 ) -> None:
     cassette = record(suite, jev_server, path)
     text = cassette.read_text(encoding="utf-8")
-    assert text.startswith("citecheck_format: 2\n")
-    cassette.write_text(line + without_digests(flip_to_supports(text))[len("citecheck_format: 2\n") :])
+    assert text.startswith("citecheck_format: 3\n")
+    cassette.write_text(line + without_digests(flip_to_supports(text))[len("citecheck_format: 3\n") :])
     offline()
     result = suite.runpytest()
     result.assert_outcomes(failed=1)
@@ -95,7 +95,7 @@ def test_a_flipped_answer_with_its_format_changed_and_digests_deleted_fails_the_
     result.stdout.fnmatch_lines(
         [
             f"*CassetteError: citation 'aud0': cassette *test_claims.yaml: the file {said}; pytest-citecheck reads "
-            "only format 2, whose interactions carry the digests that show they were not edited*",
+            "only formats 2 and 3, whose interactions carry the digests that show they were not edited*",
             REMEDY,
         ]
     )

@@ -16,7 +16,7 @@ from support import recorded_interaction
 
 from pytest_citecheck._recording import cassette_file
 from pytest_citecheck._recording.cassette_file import CassetteSerializer, read_cassette_text, read_checked
-from pytest_citecheck._recording.layout import write_layout
+from pytest_citecheck._recording.layout import END_KEY, END_VALUE, write_layout
 
 
 def _by_pyyaml(cassette: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> str:
@@ -131,7 +131,10 @@ def test_anything_else_is_left_to_pyyaml(edit: str, fast: bool, monkeypatch: pyt
     [
         lambda data: data.update(version=True),
         lambda data: data.update(version=2),
-        lambda data: data.update(citecheck_format=3),
+        lambda data: data.update(citecheck_format=2),
+        lambda data: data.update(citecheck_format=4),
+        lambda data: data.pop(END_KEY),
+        lambda data: data.update({END_KEY: END_VALUE[:-1]}),
         lambda data: data.update(extra="x"),
         lambda data: data["interactions"][0].update(recorded_at="2020-01-01"),
         lambda data: data["interactions"][0]["request"].pop("headers"),

@@ -47,7 +47,7 @@ def test_rerecording_unchanged_answers_concurrently_produces_no_diff(recording, 
 def test_bodies_are_readable_json_and_headers_do_not_churn(recording):
     recording.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
     text = (recording.path / "cassettes" / "test_quiet" / "test_all.yaml").read_text()
-    assert text.startswith("citecheck_format: 2\n")
+    assert text.startswith("citecheck_format: 3\n")
     assert '    body: |\n      {\n        "model": "jev-1.12",\n        "questions": {' in text
     assert '      string: |\n        {\n          "answers": {' in text
     data = yaml.safe_load(text)

@@ -70,7 +70,7 @@ def test_a_rewrite_replaces_a_cassette_symlinked_to_dev_zero_without_reading_it(
     cassette.unlink()
     cassette.symlink_to("/dev/zero")
     suite.runpytest("--citecheck-record-mode=rewrite").assert_outcomes(passed=1)
-    assert not cassette.is_symlink() and cassette.read_text(encoding="utf-8").startswith("citecheck_format: 2\n")
+    assert not cassette.is_symlink() and cassette.read_text(encoding="utf-8").startswith("citecheck_format: 3\n")
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs mkfifo")
@@ -125,7 +125,7 @@ def test_a_billion_laughs_cassette_is_refused_before_it_is_built(
 ) -> None:
     cassette = record(suite, jev_server, "sync")
     text = cassette.read_text(encoding="utf-8")
-    text = text.replace("citecheck_format: 2\n", "citecheck_format: 2\n" + _billion_laughs(), 1)
+    text = text.replace("citecheck_format: 3\n", "citecheck_format: 3\n" + _billion_laughs(), 1)
     if where == "response header":
         text = text.replace(
             "    headers:\n      content-type:\n      - application/json\n    body:",
@@ -281,7 +281,7 @@ def test_an_empty_cassette_is_recorded_again_by_a_rewrite(suite: pytest.Pytester
     cassette = record(suite, jev_server, "sync")
     cassette.write_bytes(b"")
     suite.runpytest("--citecheck-record-mode=rewrite").assert_outcomes(passed=1)
-    assert cassette.read_text(encoding="utf-8").startswith("citecheck_format: 2\n")
+    assert cassette.read_text(encoding="utf-8").startswith("citecheck_format: 3\n")
 
 
 @pytest.mark.parametrize(

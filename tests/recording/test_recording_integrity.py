@@ -170,7 +170,7 @@ def test_the_committed_example_cassettes_carry_digests() -> None:
     files = sorted((EXAMPLE / "cassettes" / "test_rfc7519").glob("*.yaml"))
     assert len(files) == 7
     for path in files:
-        assert path.read_text(encoding="utf-8").startswith("citecheck_format: 2\n"), path
+        assert path.read_text(encoding="utf-8").startswith("citecheck_format: 3\n"), path
         [interaction] = read_interactions(path)  # verifies the digest
         assert interaction["digest"].startswith("sha256:")
 
