@@ -144,25 +144,13 @@ def _cassette_miss(citation_id: str, error: BaseException, record_hint: str) -> 
     # The file it looked for, when there is none: one recorded elsewhere (another cassette directory, or a
     # shared one under another rootdir, whose folders mirror the test's path from it) misses alike.
     cause = "(the cassette is missing, or the claim, section, question or model changed since it was recorded)"
-    remedy = f"record it with a TypeSafe API key: {record_hint}"
     if isinstance(error, ReplayMiss) and not error.recorded and not error.path.exists():
         cause = f": its cassette {error.path} does not exist (never recorded, or recorded under another path)"
-    elif isinstance(error, ReplayMiss) and error.unmarked:  # format 2: a copy cut after an interaction reads whole
-        from pytest_citecheck._text import shell_quote
-
-        cause += (
-            f"; the cassette {error.path} is of format 2 (pytest-citecheck 0.1), which does not mark its end, so a "
-            "copy of it cut short after an interaction cannot be told from a whole one"
-        )
-        remedy = (
-            f"if the file may have been cut short, restore it (git checkout -- {shell_quote(error.path)}); "
-            f"else {remedy} (a recording writes the current format, which marks its end)"
-        )
-    return CassetteMissError(
-        citation_id,
-        f"no recorded answer matches this citation's request{'' if cause.startswith(':') else ' '}{cause}",
-        remedy,
-    )
+    remedy = f"record it with a TypeSafe API key: {record_hint}"
+    if isinstance(error, ReplayMiss) and error.unmarked:  # format 2: a copy cut after an interaction reads whole
+        cause, remedy = error.unmarked_cause(cause, remedy)
+    message = f"no recorded answer matches this citation's request{'' if cause.startswith(':') else ' '}{cause}"
+    return CassetteMissError(citation_id, message, remedy)
 
 
 # What to do about a field Jev rejected (HTTP 422), by the field's path in the request: the first

@@ -69,30 +69,45 @@ def cut_short(text: str, error: BaseException | None) -> CassetteCutShortError |
     if marked and ends_whole(text):
         return None  # whole: what failed is not its end
     interactions = text.count(_INTERACTION)
-    digest_last = bool(interactions) and _DIGEST in text[text.rindex(_INTERACTION) :]
     if not text.endswith("\n"):
-        where = f"in the middle of line {text.count(chr(10)) + 1}"
+        where: str | None = f"in the middle of line {text.count(chr(10)) + 1}"
     elif not interactions:  # none in this plugin's layout: none at all, or items another YAML writer laid out
         items = "\n- " in text or "interactions: []\n" in text
         where = "where its end line should be" if marked and items else "before its first interaction"
-    elif digest_last:
-        if not marked:
-            return None
-        where = f"after interaction {interactions}, where its end line should be"
-    elif isinstance(error, CassetteDigestError) and not marked and text.count(_DIGEST) != interactions - 1:
-        return None  # the digests of several interactions deleted, not one file cut
-    elif isinstance(error, CassetteDigestError) and not marked and interactions == 1:
-        if not text.startswith(_FORMAT_2):
-            return None  # an older format's own error (format 1 has no digests) says more
-        where = (
-            "inside interaction 1, before its digest (or its digest line was deleted: a cassette of format 2 "
-            "has no end line to tell)"
-        )
+    elif marked:
+        where = _where_in_format_3(text, interactions)
     else:
-        where = f"inside interaction {interactions}, before its digest"
+        where = _where_in_format_2(text, error, interactions)
+    if where is None:
+        return None
     return CassetteCutShortError(
         f"the file ends early, {where} ({len(text.encode()):,} bytes): it is incomplete, as an interrupted "
         "copy or download, or a partial checkout, leaves a file"
+    )
+
+
+def _where_in_format_3(text: str, interactions: int) -> str:
+    """Where a file of format 3 that ends with a line end, but not with its end line, was cut."""
+    if _DIGEST in text[text.rindex(_INTERACTION) :]:
+        return f"after interaction {interactions}, where its end line should be"
+    return f"inside interaction {interactions}, before its digest"
+
+
+def _where_in_format_2(text: str, error: BaseException | None, interactions: int) -> str | None:
+    """Where a file of format 2 that ends with a line end was cut, when its text shows it; else None."""
+    if _DIGEST in text[text.rindex(_INTERACTION) :]:
+        return None  # a whole file of fewer interactions, to the reader
+    if not isinstance(error, CassetteDigestError):
+        return f"inside interaction {interactions}, before its digest"
+    if text.count(_DIGEST) != interactions - 1:
+        return None  # the digests of several interactions deleted, not one file cut
+    if interactions > 1:
+        return f"inside interaction {interactions}, before its digest"
+    if not text.startswith(_FORMAT_2):
+        return None  # an older format's own error (format 1 has no digests) says more
+    return (
+        "inside interaction 1, before its digest (or its digest line was deleted: a cassette of format 2 "
+        "has no end line to tell)"
     )
 
 

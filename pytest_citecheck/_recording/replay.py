@@ -118,6 +118,20 @@ class ReplayMiss(Exception):
             "recording it again (record mode rewrite) fills it"
         )
 
+    def unmarked_cause(self, cause: str, remedy: str) -> tuple[str, str]:
+        """A miss's cause and remedy, for a file of format 2: it does not mark its end, so a copy cut short
+        just after an interaction reads as whole, and what it lost as misses; restoring it comes first."""
+        from pytest_citecheck._text import shell_quote
+
+        cause += (
+            f"; the cassette {self.path} is of format 2 (pytest-citecheck 0.1), which does not mark its end, so a "
+            "copy of it cut short after an interaction cannot be told from a whole one"
+        )
+        return cause, (
+            f"if the file may have been cut short, restore it (git checkout -- {shell_quote(self.path)}); "
+            f"else {remedy} (a recording writes the current format, which marks its end)"
+        )
+
 
 class Recording(WhileInFlight):
     """A cassette file's interactions for replay, indexed by request.
