@@ -201,3 +201,12 @@ def test_a_record_run_refuses_a_cut_cassette_rather_than_pay_for_what_it_lost(
         ["*cannot read cassette *test_policy.yaml: the file ends early, after interaction 2, where its end line*"]
     )
     assert len(jev_server.systemone_requests) == asked and cassette.read_text(encoding="utf-8") == cut
+
+
+def test_re_recording_a_cut_cassette_as_its_error_says_writes_it_whole(
+    suite: pytest.Pytester, recorded: str, jev_server: Any
+) -> None:
+    cassette = suite.path / CASSETTE
+    cassette.write_text(recorded[: recorded.rindex("- request:")], encoding="utf-8")
+    suite.runpytest("test_app.py", "--citecheck-record-mode=rewrite").assert_outcomes(passed=1)
+    assert cassette.read_text(encoding="utf-8") == recorded
