@@ -106,8 +106,8 @@ def _where_in_format_2(text: str, error: BaseException | None, interactions: int
     if not text.startswith(_FORMAT_2):
         return None  # an older format's own error (format 1 has no digests) says more
     return (
-        "inside interaction 1, before its digest (or its digest line was deleted: a cassette of format 2 "
-        "has no end line to tell)"
+        "inside interaction 1, before its digest, or its digest line was deleted, which a cassette of format 2 "
+        "cannot tell apart: it has no end line"
     )
 
 

@@ -151,8 +151,8 @@ def test_a_format_2_cassette_of_one_interaction_without_its_digest_may_be_cut(re
     with pytest.raises(CassetteCutShortError) as raised:
         read_checked(cut)
     assert str(raised.value).startswith(
-        "the file ends early, inside interaction 1, before its digest (or its digest line was deleted: a "
-        "cassette of format 2 has no end line to tell) ("
+        "the file ends early, inside interaction 1, before its digest, or its digest line was deleted, which a "
+        "cassette of format 2 cannot tell apart: it has no end line ("
     )
 
 
