@@ -105,6 +105,30 @@ def test_the_last_definition_of_a_name_stands_and_an_undefined_document_has_none
     assert Markup("rst").displayed("Run |tool| on it.") is None
 
 
+# The definition at the end of the page, in another section than its reference: Jev is sent the referring section as
+# written, "is |safety| for your data", so a quote of what it shows ("is not safe") would be judged against a section
+# that does not say it. On the first version of the rendering, the quote below was found there.
+def _page_defining(safety_in_usage: bool) -> Source:
+    definition = ".. |safety| replace:: not safe\n\n"
+    return Source.from_text(
+        "Guide\n=====\n\nUsage\n-----\n\nRunning the cleaner on a mounted volume is |safety| for your data.\n\n"
+        + (definition if safety_in_usage else "")
+        + "Notes\n-----\n\nOther text here.\n\n"
+        + ("" if safety_in_usage else definition),
+        format="rst",
+    )
+
+
+def test_a_substitution_shows_its_text_only_in_the_section_that_defines_it() -> None:
+    quote = "Running the cleaner on a mounted volume is not safe for your data"
+    assert found(_page_defining(safety_in_usage=True), quote) == (
+        "Running the cleaner on a mounted volume is |safety| for your data"
+    )
+    assert found(_page_defining(safety_in_usage=False), quote) is None
+    # The section as written is still quoted as written.
+    assert found(_page_defining(safety_in_usage=False), "mounted volume is |safety| for your data") is not None
+
+
 GRID = """\
 +------------+------------------+
 | Term       | Meaning          |

@@ -19,7 +19,6 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
 
 from pytest_citecheck._locate.display.edits import applied
 from pytest_citecheck._locate.display.markdown import label_key, markdown_edits
@@ -42,26 +41,29 @@ _CALL = re.compile(r"(?<=\w)\(\)")
 class Markup:
     """How a document marks text up: its layout (``markdown`` or ``rst``); for Markdown, the labels its
     link reference definitions define; for reStructuredText, the text its ``replace`` substitutions show
-    (``rst.substitutions``: name -> text, as pairs)."""
+    (``rst.substitutions``: name -> text, as pairs), over the whole document: a section without a definition
+    of its own is not read for them (``displayed``)."""
 
     layout: str
     labels: frozenset[str] = frozenset()
     substitutions: tuple[tuple[str, str], ...] = ()
 
-    @cached_property
-    def _substitutions(self) -> dict[str, str]:
-        return dict(self.substitutions)
-
     def displayed(self, text: str) -> tuple[str, OffsetMap] | None:
-        """``text`` as a reader sees it, and the map back to ``text``; None when it has no markup to take out."""
+        """``text`` as a reader sees it, and the map back to ``text``; None when it has no markup to take out.
+
+        A reStructuredText substitution reference shows its text only where ``text`` (a section) holds its
+        definition too: Jev is sent the section as written, so a quote of a text defined in another section
+        would be judged against a bare ``|name|`` (``.. |safety| replace:: not safe`` at the end of the page
+        makes "is |safety| for your data" read "is not safe", which Jev would never see)."""
         if self.layout == "markdown":
             if _MARKDOWN_CHARACTERS.search(text) is None:
                 return None
             edits = markdown_edits(text, self.labels)
         else:
-            if _RST_CHARACTERS.search(text) is None and not (self.substitutions and "|" in text):
+            defined_here = substitutions(text, rst_shown) if self.substitutions else {}
+            if _RST_CHARACTERS.search(text) is None and not (defined_here and "|" in text):
                 return None
-            edits = rst_edits(text, self._substitutions)
+            edits = rst_edits(text, defined_here)
         return applied(text, edits) if edits else None
 
     def quoted(self, quote: str) -> str | None:
