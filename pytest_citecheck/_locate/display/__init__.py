@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pytest_citecheck._locate.display.edits import applied
 from pytest_citecheck._locate.display.markdown import label_key, markdown_edits
 from pytest_citecheck._locate.display.rst import rst_edits, rst_shown
-from pytest_citecheck._locate.display.rst_substitutions import substitutions
+from pytest_citecheck._locate.display.rst_substitutions import defines_any, substitutions
 from pytest_citecheck._locate.offsets import OffsetMap
 
 # A link reference definition, ``[label]: destination`` (CommonMark 4.7): a reference link is a link
@@ -40,13 +40,12 @@ _CALL = re.compile(r"(?<=\w)\(\)")
 @dataclass(frozen=True)
 class Markup:
     """How a document marks text up: its layout (``markdown`` or ``rst``); for Markdown, the labels its
-    link reference definitions define; for reStructuredText, the text its ``replace`` substitutions show
-    (``rst.substitutions``: name -> text, as pairs), over the whole document: a section without a definition
-    of its own is not read for them (``displayed``)."""
+    link reference definitions define; for reStructuredText, whether it defines any ``replace`` substitution
+    (each section is read for the ones it defines itself: ``displayed``)."""
 
     layout: str
     labels: frozenset[str] = frozenset()
-    substitutions: tuple[tuple[str, str], ...] = ()
+    defines_substitutions: bool = False
 
     def displayed(self, text: str) -> tuple[str, OffsetMap] | None:
         """``text`` as a reader sees it, and the map back to ``text``; None when it has no markup to take out.
@@ -60,7 +59,7 @@ class Markup:
                 return None
             edits = markdown_edits(text, self.labels)
         else:
-            defined_here = substitutions(text, rst_shown) if self.substitutions else {}
+            defined_here = substitutions(text, rst_shown) if self.defines_substitutions else {}
             if _RST_CHARACTERS.search(text) is None and not (defined_here and "|" in text):
                 return None
             edits = rst_edits(text, defined_here)
@@ -104,7 +103,7 @@ def markup_of(source: object) -> Markup | None:
         return Markup("markdown", frozenset(labels))
     if layout == "rst":
         text = getattr(source, "text", "") or ""
-        return Markup("rst", substitutions=tuple(substitutions(text, rst_shown).items()))
+        return Markup("rst", defines_substitutions=defines_any(text))
     return None
 
 

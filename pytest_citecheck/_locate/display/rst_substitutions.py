@@ -47,6 +47,12 @@ def substitutions(text: str, shown: Callable[..., str]) -> dict[str, str]:
     return {name: shown(value, plain) for name, value in written.items()}
 
 
+def defines_any(text: str) -> bool:
+    """Whether a reStructuredText document defines a ``replace`` substitution anywhere (what ``substitutions``
+    would find in it, without reading what each shows)."""
+    return "replace::" in text and _REPLACE.search(text) is not None
+
+
 def substituted(defined: Mapping[str, str], name: str) -> str | None:
     """What a reference to ``name`` (as written between its bars) shows, from ``substitutions``; None if nothing."""
     name = " ".join(name.split())
