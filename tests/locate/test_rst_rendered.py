@@ -90,14 +90,54 @@ DEFINITIONS = """
         ("Run |tool| on it.", "Run pytest-citecheck on it."),
         ("See |Docs|_ and |docs|__.", "See the full documentation and the full documentation."),
         ("Both: |both|.", "Both: pytest-citecheck and the full documentation."),
-        ("Made |date|, |copy| 2026, |nothing|.", "Made |date|, |copy| 2026, |nothing|."),
+        ("Made |date|, |copy| 2026, |nothing|.", "Made |date|, \u00a9 2026, |nothing|."),
         ("A \\|tool| and a | b |tool|x and ``|tool|``.", "A |tool| and a | b |tool|x and |tool|."),
         ("Run |the\n tool| across a line.", "Run pytest-citecheck across a line."),
     ],
-    ids=["replace", "reference", "nested", "not-replace", "not-a-reference", "name-across-lines"],
+    ids=["replace", "reference", "nested", "date-and-undefined", "not-a-reference", "name-across-lines"],
 )
 def test_what_a_substitution_reference_shows(text: str, displayed: str) -> None:
     assert shown(text + "\n" + DEFINITIONS).removesuffix("\n" + DEFINITIONS) == displayed
+
+
+# Each displayed text is what docutils 0.23 renders of the same paragraph (publish_doctree(...).astext()).
+UNICODE = """
+.. |copy| unicode:: 0xA9 .. copyright sign
+.. |TM| unicode:: U+2122
+   :ltrim:
+.. |---| unicode:: U+2014 .. em dash
+   :trim:
+.. |bullet| unicode:: \\u2022
+.. |deci| unicode:: 169
+.. |codes| unicode:: 0x41 and &#x42; x43
+.. |see| replace:: see |copy| here
+.. |huge| unicode:: 0x110000
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "displayed"),
+    [
+        ("Copyright |copy| 2026 Example |TM| here.", "Copyright \u00a9 2026 Example\u2122 here."),
+        ("and |---| dashes\n|---| here", "and\u2014dashes\u2014here"),
+        ("a |bullet| b, |deci| and |codes|", "a \u2022 b, \u00a9 and AandBC"),
+        ("then |see| now", "then see \u00a9 here now"),
+        ("no |huge| character", "no |huge| character"),
+    ],
+    ids=["codes-and-ltrim", "trim-across-a-line", "escapes-decimal-and-words", "in-a-replace", "not-a-character"],
+)
+def test_what_a_unicode_substitution_shows(text: str, displayed: str) -> None:
+    assert shown(text + "\n" + UNICODE).removesuffix("\n" + UNICODE) == displayed
+
+
+DASHES = Source.from_file(DATA / "docutils-faq-dashes-excerpt.rst")
+
+
+def test_the_faq_dashes_it_defines_read_as_docutils_renders_them() -> None:
+    """docutils' FAQ defines ``|--|`` and ``|---|`` (``:trim:``) and writes "rendered as "foo |--| bar; foo |---|
+    bar"", which its page shows as "rendered as "foo – bar; foo—bar"": on main the quote was not found."""
+    assert found(DASHES, 'rendered as "foo \u2013 bar; foo\u2014bar"') == 'rendered as "foo |--| bar; foo |---| bar"'
+    assert found(DASHES, 'rendered as "foo \u2013 bar; foo\u2014baz"') is None
 
 
 def test_the_last_definition_of_a_name_stands_and_an_undefined_document_has_none() -> None:

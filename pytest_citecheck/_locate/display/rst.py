@@ -17,8 +17,8 @@ shows ``text``, ``name_`` shows ``name``) and inline targets. Sphinx's ``()`` af
 role's name is not added.
 
 Read as docutils renders them: a substitution reference (``|name|``, ``|name|_``) of a substitution the
-document defines with ``replace`` shows its text (``substitutions``; other substitution directives,
-``date``, ``unicode``, ``image``, and names the document does not define stay as written); a grid table is
+document defines with ``replace`` or ``unicode`` shows its text (``substitutions``; other substitution
+directives, ``date``, ``image``, and names the document does not define stay as written); a grid table is
 read row by row, each cell's lines joined as its paragraph, one edit per row (its cells are interleaved
 line by line as written, so a passage in a row maps back to the whole row; rows a cell spans are one).
 A table whose cells do not tile it is read as a paragraph, as before (``rst_grid``).
@@ -33,7 +33,7 @@ from typing import Any
 
 from pytest_citecheck._locate.display.edits import Edit, applied
 from pytest_citecheck._locate.display.rst_blocks import Blocks
-from pytest_citecheck._locate.display.rst_substitutions import substituted
+from pytest_citecheck._locate.display.rst_substitutions import substituted, trimmed
 from pytest_citecheck._sources.formats.html import RAISED, SUPERSCRIPTS
 
 # A superscript role's content of digits and signs, right after a digit (an escaped space between them):
@@ -255,8 +255,17 @@ class Inline:
         shown = substituted(self.substitutions, text[at + 1 : close])
         if shown is None:
             return close + 1
-        self.edits.append((at, close + 1 + suffix, shown))
-        return close + 1 + suffix
+        start, end = at, close + 1 + suffix
+        trim = trimmed(self.substitutions, text[at + 1 : close])
+        if "l" in trim:  # the white space before it goes (not into the edit before it)
+            floor = max(self.start, self.edits[-1][1] if self.edits else 0)
+            while start > floor and text[start - 1].isspace():
+                start -= 1
+        if "r" in trim:
+            while end < self.end and text[end].isspace():
+                end += 1
+        self.edits.append((start, end, shown))
+        return end
 
     def _role(self, at: int) -> int:
         role = _ROLE.match(self.text, at, self.end)
