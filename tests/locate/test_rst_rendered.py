@@ -243,6 +243,82 @@ def test_grid_tables_nested_deep_in_cells_end_in_a_paragraph() -> None:
     assert "x y" in shown(table + "\n")
 
 
+IO_CLASSES = Source.from_file(DATA / "python-io-class-hierarchy-excerpt.rst")
+IO_ROWS = (DATA / "python-io-class-hierarchy-excerpt.rst").read_text().split("\n")
+
+
+@pytest.mark.parametrize(
+    ("quote", "row"),
+    [
+        ("fileno, seek, and truncate", 49),
+        ("close, closed, __enter__, __exit__, flush, isatty, __iter__, __next__, readable, readline", 49),
+        ("Inherited IOBase methods, readinto, and readinto1", 56),
+        ("detach, read, readline, and write", 58),
+    ],
+    ids=["second-line-of-a-middle-cell", "last-cell-over-five-lines", "last-cell", "middle-cell-over-three-lines"],
+)
+def test_a_simple_tables_wrapped_cell_is_read_as_its_paragraph(quote: str, row: int) -> None:
+    """CPython's io.rst: a simple table whose cells wrap onto lines whose first column is blank. On main it was read
+    line by line across the cells ("fileno, seek, close, closed"), and none of these quotes was found."""
+    passage = found(IO_CLASSES, quote)
+    assert passage is not None and passage.startswith(IO_ROWS[row - 1])  # the whole row, from its first line
+    assert found(IO_CLASSES, "fileno, seek, and write") is None
+
+
+def test_a_simple_table_is_read_as_docutils_parses_it() -> None:
+    """docutils' own example (``SimpleTableParser``'s docstring): its rows and cells as docutils parses them, a
+    span line ending the row above it, text past the border in the last column."""
+    table = (
+        "=====  =====\n"
+        "col 1  col 2\n"
+        "=====  =====\n"
+        "1      Second column of row 1.\n"
+        "2      Second column of row 2.\n"
+        "       Second line of paragraph.\n"
+        "3      - Second column of row 3.\n"
+        "\n"
+        "       - Second item in bullet\n"
+        "         list (row 3, column 2).\n"
+        "4 is a span\n"
+        "------------\n"
+        "5      runs past the border\n"
+        "=====  =====\n"
+        "\n"
+        "After it.\n"
+    )
+    assert [line for line in shown(table).split("\n") if line] == [
+        "col 1",
+        "col 2",
+        "1",
+        "Second column of row 1.",
+        "2",
+        "Second column of row 2.",
+        "Second line of paragraph.",
+        "3",
+        "- Second column of row 3.",
+        "- Second item in bullet",
+        "  list (row 3, column 2).",
+        "4 is a span",
+        "5",
+        "runs past the border",
+        "After it.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "=====  =====\na     b\n  xx  c\n=====  =====\n",  # text between the columns
+        "=====  =====\na      b\n",  # no bottom border
+        "=====  =====\na      b\n=====  ======\n",  # a bottom border longer than the top one
+        "=====  =====\na      b\n----  ------\n=====  =====\n",  # a span line off the columns
+    ],
+    ids=["text-in-a-margin", "unclosed", "bottom-not-as-long", "span-off-the-columns"],
+)
+def test_a_simple_table_docutils_refuses_is_read_as_written(table: str) -> None:
+    assert shown(table) == table
+
+
 # --- through a test run ---------------------------------------------------------------------------
 
 PAGE = (DATA / "python-whatsnew-3.9-zoneinfo-excerpt.rst").read_text() + "\n" + GRID

@@ -79,7 +79,7 @@ def grid_cells(lines: list[str]) -> list[tuple[int, int, list[str]]] | None:
         return None
     blocks: list[tuple[int, int, list[str]]] = []
     for top, left, bottom, right in sorted(cells):
-        text = _dedented([line[left + 1 : right] for line in lines[top + 1 : bottom]])
+        text = dedented([line[left + 1 : right] for line in lines[top + 1 : bottom]])
         if blocks and top < blocks[-1][1] + 1:  # a cell that starts inside the block: the block goes on
             first, last, texts = blocks[-1]
             blocks[-1] = (first, max(last, bottom - 1), texts)
@@ -115,7 +115,7 @@ def _tiling(grid: _Grid, bottom: int, right: int) -> list[Cell] | None:
     return cells if all(line == bottom - 1 for line in done) else None
 
 
-def _dedented(lines: list[str]) -> str:
+def dedented(lines: list[str]) -> str:
     """A cell's lines, their common indentation taken off, trailing spaces and blank lines at its edges too."""
     lines = [line.rstrip() for line in lines]
     indent = min((len(line) - len(line.lstrip()) for line in lines if line), default=0)
