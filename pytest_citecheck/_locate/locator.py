@@ -121,8 +121,7 @@ class QuoteLocator:
         if not self._markups or literal or not attempts:
             return attempts
         for markup in self._markups:
-            shown = markup.quoted(quote)
-            if shown is not None:
+            for shown in markup.quoted(quote):
                 attempts += [pieces for pieces in quote_pieces(shown, casefold=casefold) if pieces not in attempts]
         return attempts
 

@@ -319,6 +319,55 @@ def test_a_simple_table_docutils_refuses_is_read_as_written(table: str) -> None:
     assert shown(table) == table
 
 
+# --- what the rst layout read wrong, found when Sphinx's sources were read as rst (sources-rst) -------------
+# Each text is a few lines of a page python3.11-doc or docutils-doc ships; each quote is the paragraph docutils renders.
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        # functions.rst.txt: a literal block after a list item's "::" ends where the item's text goes on (it was read
+        # to the item's end, as if deeper than the bullet only).
+        (
+            "   * It is the same as regular :func:`zip`::\n\n        >>> list(zip('ab', (1, 2)))\n\n"
+            "     Without the ``strict=True`` argument, any bug will be silenced.\n",
+            "Without the strict=True argument, any bug will be silenced.",
+        ),
+        # c-api/arg.rst.txt: a definition's "::" under its term (no blank line between them).
+        (
+            "``O&`` (object) [*converter*, *anything*]\n   The *converter* function is called as follows::\n\n"
+            "      status = converter(object, address);\n\n   If the *converter* returns ``Py_CLEANUP_SUPPORTED``, it "
+            "may get called a\n   second time.\n",
+            "If the converter returns Py_CLEANUP_SUPPORTED, it may get called a second time.",
+        ),
+        # docutils' PEP 287: a backslash in an inline literal is text, and the literal ends after it.
+        (
+            "No markup interpretation (including backslash-escape\n[``\\``] interpretation) is done.\n",
+            "No markup interpretation (including backslash-escape [\\] interpretation) is done.",
+        ),
+        # json.rst.txt: "0--31" as docutils renders it (no smart dashes), beside a literal backslash.
+        (
+            "Control characters are those with character codes in the 0--31 range, including ``'\\t'`` (tab).\n",
+            "Control characters are those with character codes in the 0--31 range, including '\\t' (tab).",
+        ),
+        # docutils' HISTORY.txt: "--" and a literal's "()" in one quote.
+        (
+            '- Added "--embed-stylesheet" options;\n  factored out ``HTMLTranslator.get_stylesheet_reference()``.\n',
+            'Added "--embed-stylesheet" options; factored out HTMLTranslator.get_stylesheet_reference().',
+        ),
+    ],
+    ids=[
+        "literal-after-a-list-item",
+        "literal-in-a-definition",
+        "backslash-in-a-literal",
+        "dashes-unrendered",
+        "dashes-and-call",
+    ],
+)
+def test_a_paragraph_docutils_renders_is_found(text: str, quote: str) -> None:
+    assert found(Source.from_text("Title\n=====\n\n" + text, format="rst"), quote) is not None
+
+
 # --- through a test run ---------------------------------------------------------------------------
 
 PAGE = (DATA / "python-whatsnew-3.9-zoneinfo-excerpt.rst").read_text() + "\n" + GRID

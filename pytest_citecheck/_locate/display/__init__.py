@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from pytest_citecheck._locate.display.edits import applied
 from pytest_citecheck._locate.display.markdown import label_key, markdown_edits
-from pytest_citecheck._locate.display.rst import rst_edits, rst_shown
+from pytest_citecheck._locate.display.rst import dashed, rst_edits, rst_shown
 from pytest_citecheck._locate.display.rst_substitutions import defines_any, substitutions
 from pytest_citecheck._locate.offsets import OffsetMap
 
@@ -65,15 +65,20 @@ class Markup:
             edits = rst_edits(text, defined_here)
         return applied(text, edits) if edits else None
 
-    def quoted(self, quote: str) -> str | None:
-        """The words a quote of this markup's displayed text may stand for, when they differ from the quote:
-        the quote's own markup taken out, and for reStructuredText the ``()`` Sphinx shows after a function
-        role's name (``:func:`partial``` shows as ``partial()``, and its displayed text here is ``partial``)."""
+    def quoted(self, quote: str) -> tuple[str, ...]:
+        """The words a quote of this markup's displayed text may stand for, where they differ from the quote: the
+        quote's own markup taken out, and for reStructuredText that again without the ``()`` Sphinx shows after a
+        function role's name (``:func:`partial``` shows as ``partial()``, and its displayed text here is
+        ``partial``; a literal's ``()``, ````get()````, stays in the displayed text, so the first form is kept), and the
+        quote with only its ``--`` read as dashes (``dashed``: a quote of a page docutils rendered)."""
         shown = self.displayed(quote)
         text = shown[0] if shown is not None else quote
+        forms = [text]
         if self.layout == "rst" and "()" in text:
-            text = _CALL.sub("", text)
-        return text if text != quote else None
+            forms.append(_CALL.sub("", text))
+        if self.layout == "rst" and "--" in quote:
+            forms.append(dashed(quote))
+        return tuple(form for form in dict.fromkeys(forms) if form != quote)
 
 
 def widened(step: OffsetMap, original: str, start: int, end: int) -> tuple[int, int]:

@@ -48,6 +48,7 @@ _SPECIAL_OR_BAR = re.compile(r"[\\`*:_|]|-{2,}")
 _LONGEST_SUBSTITUTION = 200
 # Sphinx's smart quotes show ``--`` as an en dash and ``---`` as an em dash (a longer run stays).
 _DASHES = {2: "\u2013", 3: "\u2014"}
+_DASH_RUN = re.compile(r"-{2,}")
 _START_BEFORE = frozenset("-:/'\"<([{")
 _END_AFTER = frozenset("-.,:;!?\\/'\")]}>")
 _PAIRS = {"'": "'", '"': '"', "<": ">", "(": ")", "[": "]", "{": "}"}
@@ -162,7 +163,9 @@ class Inline:
             found = text.find(marker, position, self.end)
             if found < 0:
                 return None
-            if not text[found - 1].isspace() and text[found - 1] != "\\" and self._follows(found + len(marker)):
+            # In an inline literal a backslash is text: ``\`` ends after it.
+            escaped = text[found - 1] == "\\" and marker != "``"
+            if not text[found - 1].isspace() and not escaped and self._follows(found + len(marker)):
                 return found
             position = found + 1
 
@@ -360,6 +363,12 @@ class Inline:
             if at - position > _LONGEST_NAME:
                 return None
         return position
+
+
+def dashed(text: str) -> str:
+    """``text`` with only its ``--`` and ``---`` as Sphinx shows them (a longer run stays): a quote of a page that
+    docutils rendered without Sphinx's smart quotes ("0--31", "'\\t'") is looked for so too."""
+    return _DASH_RUN.sub(lambda run: _DASHES.get(len(run.group()), run.group()), text)
 
 
 def rst_shown(text: str, substitutions: Mapping[str, str] | None = None, depth: int = 0) -> str:

@@ -44,7 +44,7 @@ class Blocks:
         self.literal: int | None = None  # in a literal block: the indentation its lines go deeper than
         self.pending: int | None = None  # a literal block may follow, deeper than this indentation
         self.doctest = False
-        self.scope: list[int] | None = None  # [start, end, indentation] of the scope being read
+        self.scope: list[int] | None = None  # [start, end, indentation of its last line] of the scope being read
 
     def line(self, start: int, line: str) -> None:
         if self.simple is not None and self._in_simple(start, line):
@@ -60,12 +60,15 @@ class Blocks:
             self.close()
             self._not_prose(start, line, indent)
             return
-        if _ITEM.match(line):
+        item = _ITEM.match(line)
+        if item is not None:
             self.close()
+            # A literal block after the item's "::" is indented deeper than the item's text, not its bullet.
+            indent = len(line) - len(line[item.end() :].lstrip())
         if self.scope is None:
             self.scope = [start, start + len(line), indent]
-        else:
-            self.scope[1] = start + len(line)
+        else:  # a literal block after "::" goes deeper than the line that says it (a definition's, not its term's)
+            self.scope[1:] = [start + len(line), indent]
 
     def _literal(self, indent: int) -> bool:
         """Whether a line so indented is in a literal block (or opens one after ``::``) or a doctest block."""
