@@ -254,11 +254,11 @@ class Source:
     ) -> Source:
         """Read a document and split it like ``from_text``.
 
-        With no ``format``, the extension decides: ``.md``/``.markdown`` markdown, ``.rst`` rst, ``.html``/``.htm``
-        html, ``.pdf`` its extracted text (through pypdf, the ``pdf`` extra) detected like ``auto``,
-        anything else ``auto``.
+        With no ``format``, the extension decides: ``.md``/``.markdown`` markdown, ``.rst`` and Sphinx's ``.rst.txt``
+        rst, ``.html``/``.htm`` html, ``.pdf`` its extracted text (through pypdf, the ``pdf`` extra) detected like
+        ``auto``, anything else ``auto``.
         """
-        from pytest_citecheck._sources.formats import EXTENSIONS, read_pdf
+        from pytest_citecheck._sources.formats import format_of_name, read_pdf
 
         path = Path(path)
         if path.is_dir():
@@ -285,7 +285,7 @@ class Source:
                     field="source",
                 ) from None
             raise SourceError(_undecodable(path, encoding, error), field="source") from None
-        chosen = format or EXTENSIONS.get(path.suffix.lower(), "auto")
+        chosen = format or format_of_name(path.name)
         return cls.from_text(text, format=chosen, name=path.name, hooks=hooks)
 
     def section_at(self, offset: int) -> str | None:

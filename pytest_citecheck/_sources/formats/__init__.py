@@ -33,7 +33,7 @@ from pytest_citecheck._sources.formats.markdown import RST_MARKUP, split_markdow
 from pytest_citecheck._sources.formats.numbered import split_numbered
 from pytest_citecheck._sources.formats.pdf import read_pdf
 from pytest_citecheck._sources.formats.rfc import split_rfc
-from pytest_citecheck._sources.formats.rst import split_rst
+from pytest_citecheck._sources.formats.rst import split_rst, written_in_rst
 from pytest_citecheck._sources.offsets import OffsetMap
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "Detected",
     "Split",
     "detect_format",
+    "format_of_name",
     "heading_ids",
     "read_pdf",
     "split",
@@ -92,6 +93,20 @@ MARKS: dict[str, Callable[[str], bool]] = {
 MARKED_ONLY = ("html", "rfc", "info")
 
 EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".rfc": "rfc", ".rst": "rst"}
+# Names that say the format before a last ``.txt``: Sphinx ships each page's source as ``_sources/<page>.rst.txt``.
+SOURCE_SUFFIXES = {".rst.txt": "rst"}
+# Layouts ``auto`` may score as well as ``rst`` on a reStructuredText document, which its own markup then overrules.
+READ_AS_RST = ("markdown", "numbered")
+
+
+def format_of_name(name: str) -> str:
+    """The format a file's name says (its extension; Sphinx's ``.rst.txt``), else ``auto``."""
+    lower = name.lower()
+    for suffix, format in SOURCE_SUFFIXES.items():
+        if lower.endswith(suffix):
+            return format
+    dot = lower.rfind(".")
+    return EXTENSIONS.get(lower[dot:], "auto") if dot > 0 else "auto"
 
 
 def _as_split(result: tuple[object, ...], text: str) -> Split:
@@ -173,6 +188,10 @@ def detect(text: str) -> Detected:
     if not fits:
         raise SourceError("no layout found sections", field="format")
     best = ranked(fits)
+    if best[0].format in READ_AS_RST and "rst" in splits and written_in_rst(text):
+        # reStructuredText whose underlined titles Markdown reads as well, or whose lists looked numbered: its
+        # directives, targets and roles say what it is, and it is read as rendered (sections, comments, markup).
+        best = sorted(best, key=lambda one: one.format != "rst")
     chosen = splits[best[0].format]
     if best[0].format == "markdown" and RST_MARKUP.search(text) is not None:
         # reStructuredText that Markdown reads as well (its titles): its comments are no more its text.

@@ -12,6 +12,7 @@ with offsets kept.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from pytest_citecheck._errors import SourceError
 from pytest_citecheck._sources.formats.comments import rst_comments
@@ -19,6 +20,18 @@ from pytest_citecheck._sources.formats.outline import Heading, split_outline, ti
 from pytest_citecheck._sources.offsets import OffsetMap, cut
 
 _ADORNMENT = re.compile(r"^([=\-~^*#\"'+:.;`_])\1{2,}[ \t]*$")
+# reStructuredText's own markup, which no Markdown document writes outside code: an explicit markup line that is
+# a directive or a hyperlink target at a line's start (".. note::", ".. _label:"), or interpreted text with a role
+# (":func:`partial`", not after a backquote: "``:func:`x```" is Markdown's code). A role's name is bounded (a long
+# "a:a:a:..." is not matched from every colon).
+_WRITTEN_IN_RST = re.compile(
+    r"^\.\. (?:[A-Za-z][\w.+:-]*::(?:[ \t]|$)|_[^\s:][^:\n]*:(?:[ \t]|$))"
+    r"|(?<![\w`:]):[A-Za-z][\w.+-]{0,63}(?::[\w.+-]{1,64}){0,8}:`[^`\n]+`(?!`)",
+    re.MULTILINE,
+)
+# A Markdown code fence of backquotes (MyST writes ``.. name::`` inside ```{eval-rst}); a fence of tildes is not
+# counted: reStructuredText underlines titles with "~~~".
+_BACKQUOTE_FENCE = re.compile(r"^ {0,3}```", re.MULTILINE)
 
 
 def _adornment(line: str) -> str | None:
@@ -68,6 +81,16 @@ def _at(lines: list[str], index: int) -> tuple[tuple[str, bool], int, int] | Non
     if under is not None and _title_fits(line, lines[index + 1]):
         return (under, False), index, 2
     return None
+
+
+def written_in_rst(text: str) -> bool:
+    """Whether ``text`` holds reStructuredText's own markup (``_WRITTEN_IN_RST``) outside Markdown's code fences of
+    backquotes: a document ``auto`` then reads as ``rst`` even where ``markdown`` or ``numbered`` scores as well."""
+    fences = [found.start() for found in _BACKQUOTE_FENCE.finditer(text)] if "```" in text else []
+    for found in _WRITTEN_IN_RST.finditer(text):
+        if bisect_right(fences, found.start()) % 2 == 0:
+            return True
+    return False
 
 
 def split_rst(text: str) -> tuple[str, dict[str, str], OffsetMap | None]:
