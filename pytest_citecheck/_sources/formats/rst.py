@@ -6,7 +6,8 @@ which adornment styles first appear (a style is the character, and whether it al
 reStructuredText defines them. A title's id is its number ("4.1.3. Title" is ``4.1.3``) when it has
 one, else its path of titles. Comments (``.. `` and text that is no directive, target, footnote,
 citation or substitution definition) are not the document's text: they are cut (``comments.py``),
-with offsets kept.
+with offsets kept. ``written_in_rst`` says whether a text holds markup only reStructuredText writes (``auto``
+then reads it as ``rst`` where Markdown's or numbered text's split scores as well).
 """
 
 from __future__ import annotations
