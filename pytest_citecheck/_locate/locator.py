@@ -15,7 +15,7 @@ from typing import NamedTuple
 from pytest_citecheck._locate.display import Markup, layouts_of
 from pytest_citecheck._locate.normalize import quote_fragments
 from pytest_citecheck._locate.number_edges import number_edges
-from pytest_citecheck._locate.placing import Placed
+from pytest_citecheck._locate.placing import Placed, written_edges
 from pytest_citecheck._locate.rules import Piece, quote_pieces
 from pytest_citecheck._locate.word_index import Sections, WordIndex
 
@@ -147,6 +147,7 @@ class QuoteLocator:
             return None
         score, index, start, end = best
         start, end = _word_edges(indexed.section_text(index), start, end, needle)
+        start, end = written_edges(indexed, index, start, end)
         return Closest(round(score / 100, 4), casefold, index, start, end)
 
     def match_at(self, place: Closest) -> Match:

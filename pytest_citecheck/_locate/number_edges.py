@@ -10,7 +10,6 @@ amount, "10 %", "20 °C"), and a temperature's scale ("20°C"). ``docs/matching.
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 import unicodedata
 
@@ -40,15 +39,14 @@ SPACED_SIGNS = CURRENCIES.replace("$", "") + "%\u2030\u2031\u00b0"
 _SPACED_AFTER = re.compile(rf"\d [{SPACED_SIGNS}](?:(?<=\u00b0)[CFK])?{_SIGN_ENDS}")
 # The scale of a temperature, written against its degree sign ("20°C", "20 °C"): "100°" of "100°C" drops it.
 _SCALE = re.compile(r"(?<=\d)\u00b0|(?<=\d )\u00b0")
-# "$" after an amount and a space, as Canadian French writes it ("5 $", "19,95 $", "1 250 $"): after a word written as
-# such an amount (up to four digits, or groups of three, and a decimal comma), in a text whose every "$" standing alone
-# is so written. After a number and a space, "$" is in practice a shell prompt ("size=0 $ for i in ...", or a prompt on
-# the line after a command's output, "bozo's ID is 1000⏎$ IFS=...", which normalisation makes one space), an RCS
-# keyword's end ("$Revision: 9082 $") or a regular expression's anchor (glib's "640489 $ and ^"); a text that holds one
-# holds other prompts or keywords, a "$" alone after something else than an amount.
+# "$" after an amount and a space, as Canadian French writes it ("5 $", "19,95 $", "1 250 $", "12000 $"): after a word
+# written as such an amount (``_dollar_amount``), not an RCS keyword's value ("$Revision: 9082 $"), and not where the
+# "$" opens its line in the section as written (a shell prompt on the line after a command's output that ends in a
+# number, "bozo's ID is 1000⏎$ IFS=...", which normalisation makes one space: ``placing``). An amount of five digits or
+# more is read so only in a section that writes a shorter one so ("5 $ ... 12000 $"): glib's "640489 $ and ^" is a
+# regular expression's anchor after a bug number, in a section with no price.
 _DOLLAR_AFTER = re.compile(rf"\d \${_SIGN_ENDS}")
-_ALONE_DOLLAR = re.compile(rf"(?<!\S)\${_SIGN_ENDS}")
-_FRENCH_AMOUNT = re.compile(r"(?:^|(?<=[\s(]))(?:\d{1,3}(?: \d{3})+|\d{1,4})(?:,\d+)?$")
+_FRENCH_AMOUNT = re.compile(r"(?:^|(?<=[\s(]))(?:\d{1,3}(?: \d{3})+|\d{1,4}|(\d{5,}))(?:,\d+)?$")
 _RCS_KEYWORD = re.compile(r"\$[A-Za-z]+: $")
 # The letters that name a currency written against its sign ("US$5", "A$5", "HK$5", "R$5": Brazilian reais),
 # then the number, with or without a digit before its decimal point, or after a space ("US$ 5"): "$5" of "A$5" is
@@ -169,45 +167,115 @@ def _opens_number(text: str, at: int) -> bool:
 def _at_a_spaced_sign(text: str, at: int) -> bool:
     """The boundary before ``text[at]`` is at either side of the space between an amount and its sign: a currency
     before it, "$ 5" (the sign opens the number: not after a digit), "US$ 5"; or ``SPACED_SIGNS`` after it, "5 €",
-    "10 %", "20 °C"; or "$" after an amount written as Canadian French writes it ("5 $", ``_DOLLAR_AFTER``)."""
+    "10 %", "20 °C". ("$" after an amount, "5 $", is ``dollar_space``'s: whether it is read needs the section as written.)"""
     space = at - 1 if text[at - 1] == " " else at
     if space < 1:
         return False
     if _SPACED_BEFORE.match(text, space - 1):
         return space < 2 or not text[space - 2].isdigit()
-    if _SPACED_AFTER.match(text, space - 1):
-        return True
-    return (
-        _DOLLAR_AFTER.match(text, space - 1) is not None and _dollar_amount(text, space) and _dollars_after(text, space)
-    )
+    return _SPACED_AFTER.match(text, space - 1) is not None
 
 
-def _dollar_amount(text: str, space: int) -> bool:
-    """The word before ``text[space]`` is an amount as Canadian French writes it before "$" ("5", "19,95", "1 250"),
-    and not an RCS keyword's value ("$Revision: 9082 $")."""
+def _dollar_amount(text: str, space: int) -> int:
+    """The word before ``text[space]`` as an amount Canadian French writes before "$": ``_SHORT`` ("5", "19,95",
+    "1 250"), ``_LONG`` (five digits or more, no group space: "12000", or glib's bug number "640489 $ and ^"), or 0:
+    none, or an RCS keyword's value ("$Revision: 9082 $")."""
     amount = _FRENCH_AMOUNT.search(text, max(0, space - 24), space)
-    return amount is not None and _RCS_KEYWORD.search(text, max(0, amount.start() - 40), amount.start()) is None
+    if amount is None or _RCS_KEYWORD.search(text, max(0, amount.start() - 40), amount.start()) is not None:
+        return 0
+    return _LONG if amount.group(1) else _SHORT
 
 
-def _dollars_after(text: str, at: int) -> bool:
-    """Every "$" standing alone in the section of ``text`` around ``at`` (its line: the locator's text holds one
-    normalised section a line) stands a space after an amount (``_dollar_amount``): the section writes "$" after its
-    amounts, and no shell prompt, RCS keyword or anchor so."""
-    breaks, amounts = _dollar_lines(text)
-    return amounts[bisect.bisect_left(breaks, at)] == 1
+_SHORT, _LONG = 1, 2
 
 
-@functools.lru_cache(maxsize=8)
-def _dollar_lines(text: str) -> tuple[list[int], bytearray]:
-    """Where ``text``'s lines end, and for each line whether every "$" standing alone in it is an amount's. Read once
+def dollar_space(text: str, at: int) -> int:
+    """Where the "$" is, when the boundary ``at`` is at either side of the space between an amount and the "$" Canadian
+    French writes after it ("5| $", "5 |$": ``_dollar_amount``; an amount of five digits or more in a section that
+    writes a shorter one so); else -1. Whether the "$" opens its line in the section as written is the caller's to read."""
+    if 2 <= at < len(text) and text[at - 1] == " " and text[at] == "$":
+        space = at - 1
+    elif 1 <= at < len(text) - 1 and text[at] == " " and text[at + 1] == "$":
+        space = at
+    else:
+        return -1
+    if _DOLLAR_AFTER.match(text, space - 1) is None:
+        return -1
+    kind = _dollar_amount(text, space)
+    if kind == _LONG:
+        breaks, shorts = _short_dollars(text)
+        kind = shorts[bisect.bisect_left(breaks, space)]
+    return space + 1 if kind else -1
+
+
+# ``_short_dollars``' results, for the last few texts, keyed by the text's identity, length and hash: not by the text,
+# which a cache would keep alive (a block of the index may be megabytes) after its index is dropped.
+_SHORT_CACHE: dict[tuple[int, int, int], tuple[list[int], bytearray]] = {}
+
+
+def _short_dollars(text: str) -> tuple[list[int], bytearray]:
+    """Where ``text``'s lines end, and for each line (a section: the locator's text holds one normalised section a
+    line) whether it writes "$" after an amount of up to four digits, groups or a decimal comma (``_SHORT``). Read once
     per text, not once per boundary (a boundary's section may be long)."""
-    breaks = [found.start() for found in re.finditer("\n", text)]
-    amounts = bytearray([1]) * (len(breaks) + 1)
-    for found in _ALONE_DOLLAR.finditer(text):
-        dollar = found.start()
-        if not (dollar >= 2 and text[dollar - 1] == " " and _dollar_amount(text, dollar - 1)):
-            amounts[bisect.bisect_left(breaks, dollar)] = 0
-    return breaks, amounts
+    key = (id(text), len(text), hash(text))
+    found = _SHORT_CACHE.get(key)
+    if found is None:
+        breaks = [found.start() for found in re.finditer("\n", text)]
+        shorts = bytearray(len(breaks) + 1)
+        for dollar in _DOLLAR_AFTER.finditer(text):
+            if _dollar_amount(text, dollar.start() + 1) == _SHORT:
+                shorts[bisect.bisect_left(breaks, dollar.start())] = 1
+        if len(_SHORT_CACHE) >= 8:
+            del _SHORT_CACHE[next(iter(_SHORT_CACHE))]
+        found = _SHORT_CACHE[key] = (breaks, shorts)
+    return found
+
+
+# A minus a space apart from its number, as French typography and typesetting write it ("ne dépassant pas - 18 °C",
+# "(− 18 °C)", "solde : – 50 €"; normalisation makes each dash "-"): "18 °C" of "- 18 °C" is another temperature. Read
+# as a sign only where nothing else can be meant: the number carries a unit whose sign matters (a degree, percent or per
+# mille sign, a currency: written against it or a space apart, ``_at_a_spaced_sign``), and the word before the dash is
+# no operand (no digit, unit or closing bracket in it: "10 - 18 °C" and "0.7% - 2.2%" are ranges, "calc(100% - 1rem)"
+# a subtraction). A bare number after a spaced dash is in practice a subtraction ("len - 1", "65,535 − 8 bytes") or a
+# separator ("Paperback - 829 pages", "Release 2004e - 2004-10-11"), and stays apart. A list's bullet ("- 5 % off" at
+# a line's start) and an em dash are no sign: that is read in the section as written (``placing``, ``locator``).
+_MINUS_NUMBER = re.compile(r"- (?:\d{1,3}(?: \d{3})+(?!\d)|\d+(?:[.,]\d+)*)")
+_CLOSING = ")]}"
+
+
+def spaced_minus(text: str, dash: int) -> bool:
+    """``text[dash]`` is a "-" standing alone, a space before a number it is the sign of (``_MINUS_NUMBER``)."""
+    if dash > 0 and text[dash - 1] not in " \n":
+        return False
+    found = _MINUS_NUMBER.match(text, dash)
+    if found is None or found.end() >= len(text):
+        return False
+    end = found.end()
+    if not (
+        text[end] in UNITS or (text[end] == " " and (_at_a_spaced_sign(text, end) or dollar_space(text, end) >= 0))
+    ):
+        return False
+    return dash < 2 or text[dash - 1] == "\n" or not _operand(text, dash - 2)
+
+
+def _operand(text: str, last: int) -> bool:
+    """The word ending at ``text[last]`` can be the left side of a range or a subtraction: a digit or a unit in it
+    (its last 64 characters), or a closing bracket at its end."""
+    start = max(text.rfind(" ", max(0, last - 64), last), text.rfind("\n", max(0, last - 64), last)) + 1
+    word = text[max(start, last - 63) : last + 1]
+    return text[last] in _CLOSING or any(digit(ch) or ch in UNITS for ch in word)
+
+
+def sign_space(text: str, at: int) -> int:
+    """Where the dash is, when the boundary ``at`` is at either side of the space between a minus and its number
+    (``spaced_minus``: "- |18 °C", "-| 18 °C"); else -1. Whether the section wrote it as a sign is the caller's to read."""
+    if 2 <= at < len(text) and text[at - 1] == " " and text[at - 2] == "-":
+        dash = at - 2
+    elif 1 <= at < len(text) - 1 and text[at - 1] == "-" and text[at] == " ":
+        dash = at - 1
+    else:
+        return -1
+    return dash if spaced_minus(text, dash) else -1
 
 
 def _at_a_scale(text: str, at: int) -> bool:

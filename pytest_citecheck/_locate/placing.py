@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from pytest_citecheck._locate.number_edges import GROUPED, cuts_a_number, group_space
+from pytest_citecheck._locate.number_edges import (
+    GROUPED,
+    cuts_a_number,
+    dollar_space,
+    group_space,
+    sign_space,
+    spaced_minus,
+)
 from pytest_citecheck._locate.rules import (
     GAP_LIMIT,
     PARAGRAPH_BREAK,
@@ -163,6 +170,11 @@ def _fits(indexed: WordIndex, text: str, index: int, piece: Piece, at: int) -> b
     # A number at either end may stop at a space that groups its digits (most pieces start and end with a letter).
     if (text[at].isdigit() or text[end - 1].isdigit()) and _cuts_a_group(indexed, text, index, at, end):
         return False
+    if _cuts_a_sign(indexed, text, index, at, end):
+        return False
+    # A quote's minus a space apart (``rules.quote_pieces``): the section's sign.
+    if piece.text.startswith("- ") and not (spaced_minus(text, at) and written_as_a_sign(indexed, text, index, at)):
+        return False
     hyphens = indexed.hyphenated[index]
     if hyphens == 2 or (hyphens and piece.inline):
         return indexed.joins(index).agree(at - indexed.section_start[index], piece)
@@ -180,6 +192,70 @@ def _cuts_a_group(indexed: WordIndex, text: str, index: int, start: int, end: in
             if GROUPED.search(indexed.source.sections[indexed.ids[index]], first, last):
                 return True
     return False
+
+
+def _cuts_a_sign(indexed: WordIndex, text: str, index: int, start: int, end: int) -> bool:
+    """The piece ``[start, end)`` starts or ends at the space between a number and a sign the section wrote a space
+    apart, where reading it needs the section as written: a minus before the number ("- 18 °C", ``sign_space``,
+    ``written_as_a_sign``), or "$" after an amount ("5 $", ``dollar_space``, ``written_after_an_amount``)."""
+    for at in (start, end):
+        dash = sign_space(text, at)
+        if dash >= 0 and written_as_a_sign(indexed, text, index, dash):
+            return True
+        dollar = dollar_space(text, at)
+        if dollar >= 0 and written_after_an_amount(indexed, index, dollar - indexed.section_start[index]):
+            return True
+    return False
+
+
+# The dashes a minus is written with, a space before its number: a hyphen-minus, a hyphen, a figure or en dash, the
+# minus sign. An em dash, a horizontal bar and a hyphen bullet stand between words, never for a sign.
+_MINUS_DASHES = "-\u2010\u2011\u2012\u2013\u2212\ufe63\uff0d"
+
+
+def written_as_a_sign(indexed: WordIndex, text: str, index: int, dash: int) -> bool:
+    """The "-" at ``dash`` in ``text``, the block of section ``index``, was written as a minus: a minus sign (U+2212)
+    anywhere, or a hyphen or en dash that does not open its line (there it is a list's bullet: "- 5 % off"). The dash
+    is placed in the section as written with its number ("- 18"): a dash alone may be placed on another one, where
+    normalisation dropped a dash that opened the section."""
+    base, section_end = indexed.section_start[index], indexed.section_end[index]
+    number = text.find(" ", dash + 2, section_end)
+    first, last = indexed.original_span(index, dash - base, (number if number > 0 else section_end) - base)
+    original = indexed.source.sections[indexed.ids[index]]
+    written = original[first : first + 1]
+    if written == "\u2212":
+        return True
+    return written in _MINUS_DASHES and first < last and not _opens_a_line(original, first)
+
+
+def written_after_an_amount(indexed: WordIndex, index: int, dollar: int) -> bool:
+    """The "$" at ``dollar`` in section ``index``'s normalised text does not open its line as the section wrote it
+    (there it is a shell prompt after a command's output: "bozo's ID is 1000⏎$ IFS=..."); placed with the digit
+    before it."""
+    first, last = indexed.original_span(index, dollar - 2, dollar + 1)
+    original = indexed.source.sections[indexed.ids[index]]
+    return last > first and original[last - 1] == "$" and not _opens_a_line(original, last - 1)
+
+
+def _opens_a_line(original: str, at: int) -> bool:
+    """Only spaces stand before ``original[at]`` on its line (read back over those spaces only)."""
+    while at > 0 and original[at - 1] in " \t\u00a0\u2007\u2009\u202f\u3000":
+        at -= 1
+    return at == 0 or original[at - 1] in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def written_edges(indexed: WordIndex, index: int, start: int, end: int) -> tuple[int, int]:
+    """A passage ``[start, end)`` in section ``index``'s normalised text, widened to a minus a space before its number
+    and to a "$" a space after its amount where the section wrote them so (``_cuts_a_sign``): the passage shows the sign
+    its quote may have dropped."""
+    text, base = indexed.blocks[indexed.section_block[index]], indexed.section_start[index]
+    dash = sign_space(text, base + start)
+    if dash >= 0 and written_as_a_sign(indexed, text, index, dash):
+        start = dash - base
+    dollar = dollar_space(text, base + end)
+    if dollar >= 0 and written_after_an_amount(indexed, index, dollar - base):
+        end = dollar + 1 - base
+    return start, end
 
 
 def _gap_fits(indexed: WordIndex, text: str, index: int, places: tuple[int, int, int], strict: bool) -> bool:

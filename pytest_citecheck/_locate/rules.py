@@ -32,7 +32,7 @@ from pytest_citecheck._locate.normalize import (
     split_elisions,
     trim_cut_hyphens,
 )
-from pytest_citecheck._locate.number_edges import CURRENCIES, JOINERS, SIGNS, SPACED_SIGNS, UNITS
+from pytest_citecheck._locate.number_edges import CURRENCIES, JOINERS, SIGNS, SPACED_SIGNS, UNITS, spaced_minus
 from pytest_citecheck._locate.number_edges import digit as _digit
 
 MIN_PIECE_WORDS = 3
@@ -130,9 +130,27 @@ def marks_of(marked: str) -> tuple[dict[int, str], list[int]]:
     return joins, list(joins)
 
 
+# A quote that opens with a minus a space before its number ("− 18 °C est bonne"): normalisation drops a dash at a text's
+# ends, so the quote is searched for with the sign first (where the section writes it as a sign, ``placing``), then
+# as normalised.
+_LEADING_MINUS = re.compile(r"\s*[-\u2010\u2011\u2012\u2013\u2212\ufe63\uff0d]\s+\d")
+
+
 def quote_pieces(quote: str, *, casefold: bool = False, literal: bool = False) -> list[list[Piece]]:
     """The ways to search for a quote, in order: whole (a literal "..." in the source matches as is),
-    then, when it elides text and every piece is long enough, its pieces. Empty for a quote of nothing."""
+    then, when it elides text and every piece is long enough, its pieces. Empty for a quote of nothing.
+    A quote that opens with a minus a space apart from its number is searched for with it first."""
+    attempts = _quote_pieces(quote, casefold, literal)
+    if not attempts or not attempts[0][0].text[:1].isdigit() or _LEADING_MINUS.match(quote) is None:
+        return attempts
+    signed = [
+        [Piece("- " + first.text, {at + 2: join for at, join in first.joins.items()}), *rest]
+        for first, *rest in attempts
+    ]
+    return signed + attempts
+
+
+def _quote_pieces(quote: str, casefold: bool, literal: bool) -> list[list[Piece]]:
     marked = normalize_marked(quote, casefold=casefold, quote=True)
     if "..." not in marked:
         # Most quotes elide nothing: their one piece is the whole, already without hyphens at its ends
@@ -310,6 +328,23 @@ _TOKEN = re.compile(
 )
 
 
+# A list's bullet at a line's start ("\n- 5 % off"): no sign (a minus sign, U+2212, is one wherever it stands).
+_BULLET = re.compile(r"\n[ \t]*[-\u2010-\u2015\u2043\ufe63\uff0d](?=[ \t])")
+_LONE_MINUS = re.compile(r"(?<![^ \n])- (?=\d)")
+
+
+def _number_tokens(text: str, casefold: bool) -> list[str]:
+    """``_TOKEN``'s words of ``text`` normalised, with a minus a space before its number (``number_edges.spaced_minus``:
+    "pas - 18 °C") joined to it, at the start too (normalisation drops a dash there; a passage starts with one only
+    where the section wrote it as a sign: ``placing.signed_start``); a list's bullet is no sign."""
+    normal = normalize("\x00 " + _BULLET.sub("\n", text), casefold=casefold)[2:]
+    if "- " in normal:
+        dashes = [found.start() for found in _LONE_MINUS.finditer(normal) if spaced_minus(normal, found.start())]
+        for dash in reversed(dashes):
+            normal = normal[: dash + 1] + normal[dash + 2 :]
+    return _TOKEN.findall(normal)
+
+
 # An acronym, a hyphen (a line break may follow it) and a word in small letters: "DES-based", "IN-operator".
 _ACRONYM_JOIN = re.compile(r"(?<![^\W_])([^\W\d_]{2,})[-\u2010\u2011]\s*([^\W\d_]+)")
 
@@ -328,8 +363,8 @@ def meaning_changes(quote: str, passage: str, casefold: bool = False) -> list[st
     words added or dropped at either end are the alignment's edges, not a difference."""
     from difflib import SequenceMatcher  # only for a near match
 
-    said = _TOKEN.findall(normalize(quote, casefold=casefold))
-    says = _TOKEN.findall(normalize(passage, casefold=casefold))
+    said = _number_tokens(quote, casefold)
+    says = _number_tokens(passage, casefold)
     acronyms = _acronym_words(passage)
     changed: list[str] = []
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, said, says, autojunk=False).get_opcodes():

@@ -71,8 +71,16 @@ def test_a_passage_placed_by_words_is_where_the_walk_places_it(text: str, data: 
         fast = offsets.original_span(start, end)
         words = offsets._starts
         offsets._starts = ()  # the walk
-        assert fast == offsets.original_span(start, end), (normalized, start, end, words)
+        walk = offsets.original_span(start, end)
         offsets._starts = words
+        if fast != walk:
+            # The walk counts the passage's earlier occurrences in the normalised text, where the hyphens trimmed at
+            # its start are not: it may place a passage of hyphens on them. Without them, the walk agrees.
+            first = offsets.original_span(0, 1)[0]
+            rest, without = normalize_with_map(text[first:])
+            without._starts = ()
+            assert rest == normalized and words, (normalized, start, end, words, fast, walk)
+            assert fast == tuple(at + first for at in without.original_span(start, end)), (normalized, start, end)
 
 
 def test_whitespace_runs_are_what_split_splits_at() -> None:
@@ -90,11 +98,16 @@ def test_the_word_map_is_held_compactly() -> None:
     assert normalized.itemsize == spaced.itemsize == 4
 
 
-def test_the_word_map_is_used_for_plain_text_and_not_when_hyphens_were_trimmed() -> None:
+def test_the_word_map_is_used_for_plain_text_and_where_hyphens_were_trimmed() -> None:
     _, plain = normalize_with_map("The token\n   MUST be  rejected.")
     assert plain.original_span(4, 9) == (4, 9) and plain._word_starts()
-    _, trimmed = normalize_with_map("- The token")  # the leading hyphen goes: the walk places passages
-    assert trimmed.original_span(0, 3) == (2, 5) and trimmed._word_starts() == ()
+    _, trimmed = normalize_with_map("- The token -")  # the hyphens at the ends go: the words start 2 later
+    assert trimmed.original_span(0, 3) == (2, 5) and trimmed._word_starts()
+    assert normalize_with_map("--user -40 rate-")[1].original_span(0, 4) == (2, 6)
+    # A list's first bullet goes too; the dash of "- 5 %" is the second one, where the walk placed it on the first,
+    # and each lookup was a walk through the text (quadratic over a section's candidates: step1-edges-10).
+    _, bullet = normalize_with_map("- a - 5 %")
+    assert bullet.original_span(2, 5) == (4, 7) and bullet._word_starts()
 
 
 QUOTES = st.lists(
