@@ -83,7 +83,19 @@ class CitationInputError(CitecheckError, ValueError):
 
 
 class SourceError(CitationInputError):
-    """A source document that cannot be split into sections."""
+    """A source document that cannot be split into sections.
+
+    ``found`` and ``layout`` are set when a layout (a built-in format) found none of its sections:
+    what it looked for, and its name (``_sources.formats.no_sections``).
+    """
+
+    found: str | None = None
+    layout: str | None = None
+
+
+class NoSectionsError(SourceError):
+    """Raised by a built-in layout that found none of its sections: ``_sources.formats.split`` turns it into
+    the ``SourceError`` the user sees, which says what to do (``no_sections``)."""
 
 
 # While citations are judged on worker threads or in tasks (``_check.running``), a warning is held

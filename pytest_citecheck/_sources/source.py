@@ -258,7 +258,7 @@ class Source:
         rst, ``.html``/``.htm`` html, ``.pdf`` its extracted text (through pypdf, the ``pdf`` extra) detected like
         ``auto``, anything else ``auto``.
         """
-        from pytest_citecheck._sources.formats import format_of_name, read_pdf
+        from pytest_citecheck._sources.formats import format_of_name, no_sections, read_pdf
 
         path = Path(path)
         if path.is_dir():
@@ -286,7 +286,13 @@ class Source:
                 ) from None
             raise SourceError(_undecodable(path, encoding, error), field="source") from None
         chosen = format or format_of_name(path.name)
-        return cls.from_text(text, format=chosen, name=path.name, hooks=hooks)
+        try:
+            return cls.from_text(text, format=chosen, name=path.name, hooks=hooks)
+        except SourceError as error:
+            if format is not None or error.found is None or error.layout is None:
+                raise
+            # The file's name chose the layout: the error says so, since the user named none.
+            raise no_sections(error.found, error.layout, path.name, by_name=True) from None
 
     def section_at(self, offset: int) -> str | None:
         """The id of the section whose text covers ``offset`` in ``text`` (None between or outside sections)."""
@@ -378,11 +384,13 @@ def _split_named(text: str, format: str, hooks: Any, name: str | None) -> Any:
 
     The splitters see only text, so the file (``from_file`` passes its name) is added to their message here.
     """
-    from pytest_citecheck._sources.formats import split
+    from pytest_citecheck._sources.formats import no_sections, split
 
     try:
         return split(text, format, hooks)
     except SourceError as error:
+        if name is not None and error.found is not None and error.layout is not None:
+            raise no_sections(error.found, error.layout, name) from None
         if name is None or error.message.startswith(f"{name}: "):
             raise
         raise SourceError(f"{name}: {error.message}", citation=error.citation, field=error.field) from None

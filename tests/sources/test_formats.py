@@ -853,3 +853,38 @@ def test_a_format_the_user_named_that_finds_no_sections_names_the_file(format: s
 def test_a_format_the_user_named_names_the_document_given_to_from_text() -> None:
     with pytest.raises(SourceError, match=r"^field 'source': LICENSE: no Markdown headings"):
         Source.from_text((DATA / "apache-2.0.txt").read_text(), format="markdown", name="LICENSE")
+
+
+def test_a_layout_the_file_name_chose_that_finds_no_sections_says_why_and_what_to_do(tmp_path: Path) -> None:
+    # Found reading Sphinx's _sources (a .rst.txt with no titles is read as rst by its name) and a licence kept as
+    # LICENSE.md without a heading: the error said what the layout did not find, but neither that the file's name
+    # chose it nor what to do.
+    licence = tmp_path / "LICENSE.md"
+    licence.write_text((DATA / "apache-2.0.txt").read_text())
+    with pytest.raises(SourceError) as caught:
+        Source.from_file(licence)
+    error = caught.value
+    assert type(error) is SourceError  # the layouts' own marker class never reaches the user
+    message = str(error)
+    assert message.startswith("field 'source': LICENSE.md: no Markdown headings ("), message
+    assert "were found (read as 'markdown' because of the file's name); " in message
+    assert (
+        "pass format='auto' (it tries every layout) or the layout it is in (docbook, html, info, man, numbered"
+        in message
+    )
+    assert "Source(sections={'<id>': text})" in message and "pytest_citecheck_split_sections hook" in message
+    assert error.layout == "markdown" and error.found is not None and error.found.startswith("no Markdown headings")
+    # The first way out it names works: the licence's numbered sections.
+    assert len(Source.from_file(licence, format="auto").order) > 5
+
+
+@pytest.mark.parametrize("format", ["markdown", "rst", "rfc", "man", "html", "docbook", "info", "numbered"])
+def test_a_layout_the_user_named_that_finds_no_sections_says_what_to_do(format: str) -> None:
+    with pytest.raises(SourceError) as caught:
+        Source.from_text("A note of two lines,\nwith no sections.\n", format=format)
+    message = str(caught.value)
+    assert message.startswith("field 'source': no "), message
+    assert "because of the file's name" not in message  # the user named the layout
+    others = message.split("or the layout it is in (", 1)[1].split(")", 1)[0].split(", ")
+    assert format not in others and "auto" not in others and len(others) == 7
+    assert caught.value.layout == format

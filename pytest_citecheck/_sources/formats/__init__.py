@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from pytest_citecheck import _hooks
-from pytest_citecheck._errors import SourceError, docs_url
+from pytest_citecheck._errors import NoSectionsError, SourceError, docs_url
 from pytest_citecheck._sources.formats.auto import Fit, fit, ranked
 from pytest_citecheck._sources.formats.docbook import split_docbook
 from pytest_citecheck._sources.formats.headings import PREAMBLE, heading_ids
@@ -252,13 +252,37 @@ def split_detected(text: str, name: str | None = None) -> Detected:
         ) from None
 
 
+def no_sections(found: str, format: str, name: str | None = None, *, by_name: bool = False) -> SourceError:
+    """The error of a layout that found none of its sections (``found``), with the ways out.
+
+    ``name``: the document's, put first as ``auto``'s error does; ``by_name``: ``Source.from_file`` chose the
+    layout by the file's extension (the user named none).
+    """
+    document = f"{name}: " if name else ""
+    chosen = f" (read as {format!r} because of the file's name)" if by_name else ""
+    others = ", ".join(sorted(set(FORMATS) - {"auto", format}))
+    error = SourceError(
+        f"{document}{found}{chosen}; if the document is laid out otherwise, pass format='auto' (it tries every "
+        f"layout) or the layout it is in ({others}); a document with no sections at all can be one: "
+        "Source(sections={'<id>': text}); or split it yourself with the pytest_citecheck_split_sections hook (see "
+        + docs_url("hooks")
+        + ")",
+        field="source",
+    )
+    error.found, error.layout = found, format
+    return error
+
+
 def split(text: str, format: str, hooks: Any = None) -> Split:
     """Split ``text`` as ``format``: a built-in splitter, else the split hook (``hooks`` or the session's)."""
     if format == "auto":
         return split_detected(text).split
     splitter = FORMATS.get(format)
     if splitter is not None:
-        return _as_split(splitter(text), text)
+        try:
+            return _as_split(splitter(text), text)
+        except NoSectionsError as error:
+            raise no_sections(error.message, format) from None
     caller = hooks.pytest_citecheck_split_sections if hooks is not None else _hooks.split_sections
     if caller is not None:
         sections = caller(text=text, format=format)

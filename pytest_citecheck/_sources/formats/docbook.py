@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from pytest_citecheck._errors import SourceError
+from pytest_citecheck._errors import NoSectionsError
 from pytest_citecheck._sources.formats.outline import Heading, split_outline
 
 _SPACE = r"[ \t\u00a0]"
@@ -53,7 +53,7 @@ def split_docbook(text: str) -> tuple[str, dict[str, str]]:
     headings = docbook_headings(text)
     sections = split_outline(text, headings) if headings else {}
     if not [key for key in sections if key != "preamble"]:
-        raise SourceError(
+        raise NoSectionsError(
             "no chapters or numbered sections of a rendered manual ('Chapter 1. Title', 'Appendix A. Title', "
             "'1.2. Title' on a line of its own) were found",
             field="source",

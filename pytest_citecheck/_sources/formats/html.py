@@ -22,7 +22,7 @@ import re
 from collections import Counter
 from html.parser import HTMLParser
 
-from pytest_citecheck._errors import SourceError
+from pytest_citecheck._errors import NoSectionsError
 from pytest_citecheck._sources.formats.css import HIDING, Hiding, hiding_rules
 from pytest_citecheck._sources.formats.headings import heading_ids, sections_from_starts
 from pytest_citecheck._sources.offsets import OffsetMap
@@ -367,7 +367,7 @@ def split_html(text: str) -> tuple[str, dict[str, str], OffsetMap]:
         # Nothing but chrome had headings (or a "main" in a script marked nothing): the page is read whole.
         parser, headings = _parsed(text, chrome_dropped=False)
     if not headings:
-        raise SourceError("no HTML headings (<h1> to <h6>) with text were found", field="source")
+        raise NoSectionsError("no HTML headings (<h1> to <h6>) with text were found", field="source")
     clean = "".join(parser.pieces)
     ids = heading_ids([(level, title) for _, level, title in headings])
     anchors = parser.anchors or [(0, 0)]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from pytest_citecheck._errors import SourceError
+from pytest_citecheck._errors import NoSectionsError
 from pytest_citecheck._sources.formats.headings import PREAMBLE, UniqueIds
 
 # The separator line that starts every node and table.
@@ -52,7 +52,7 @@ def split_info(text: str) -> tuple[str, dict[str, str]]:
         if body:  # a node with no text has nothing to quote
             sections[unique(name)] = body
     if len(sections) == (1 if PREAMBLE in sections else 0):
-        raise SourceError(_no_nodes(text, nodes), field="source")
+        raise NoSectionsError(_no_nodes(text, nodes), field="source")
     return text, sections
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from pytest_citecheck._errors import SourceError
+from pytest_citecheck._errors import NoSectionsError
 from pytest_citecheck._sources.formats.outline import Heading, split_outline
 from pytest_citecheck._sources.offsets import OffsetMap, cut
 
@@ -83,7 +83,7 @@ def split_man(text: str) -> tuple[str, dict[str, str], OffsetMap | None]:
         hint = (
             " (this is roff source: render it first, e.g. man -P cat ./page.1 > page.txt)" if ROFF.search(text) else ""
         )
-        raise SourceError(
+        raise NoSectionsError(
             "no rendered man page (a header line such as 'LS(1)  User Commands  LS(1)', then NAME, SYNOPSIS ... "
             "at the left margin) was found" + hint,
             field="source",

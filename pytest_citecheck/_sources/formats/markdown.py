@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from pytest_citecheck._errors import SourceError
+from pytest_citecheck._errors import NoSectionsError
 from pytest_citecheck._sources.formats.comments import markdown_comments, markdown_struck, rst_comments
 from pytest_citecheck._sources.formats.headings import heading_ids, plain_title, sections_from_starts
 from pytest_citecheck._sources.offsets import OffsetMap, cut, merged_spans
@@ -46,7 +46,7 @@ def split_markdown(text: str, *, rst_markup: bool = False) -> tuple[str, dict[st
         headings.append((level, title))
         starts.append(index)
     if not headings:
-        raise SourceError(
+        raise NoSectionsError(
             "no Markdown headings ('# Title', or a title underlined with === or ---) were found", field="source"
         )
     sections = sections_from_starts(text, [line_offsets[index] for index in starts], heading_ids(headings))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from pytest_citecheck._errors import SourceError
+from pytest_citecheck._errors import NoSectionsError
 from pytest_citecheck._sources.formats.chapters import chapter_openings
 from pytest_citecheck._sources.formats.headings import PREAMBLE, UniqueIds
 from pytest_citecheck._sources.formats.outline import contents_blocks
@@ -106,7 +106,7 @@ def split_numbered(text: str) -> tuple[str, dict[str, str], OffsetMap]:
     clean, offsets = clean_numbered(text)
     starts, ids = _numbered_starts(clean)
     if not starts:
-        raise SourceError(
+        raise NoSectionsError(
             "no numbered sections ('1.', '1.1', 'Section 4.', '§ 4' at the start of a line) were found", field="source"
         )
     # Only a document with numbered sections (not one "1." list item) has trailing material to split;

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from pytest_citecheck._errors import SourceError
+from pytest_citecheck._errors import NoSectionsError
 from pytest_citecheck._sources.formats.numbered import follows
 from pytest_citecheck._sources.offsets import OffsetMap, cut_twice
 
@@ -56,7 +56,7 @@ def split_rfc(text: str) -> tuple[str, dict[str, str], OffsetMap]:
         # the body's own header always comes first in RFC Editor output.
         sections.setdefault(number, clean[here.start() : end].strip())
     if not sections:
-        raise SourceError(
+        raise NoSectionsError(
             "no numbered section headers (like '4.1.  Title' at the start of a line) were found", field="source"
         )
     return clean, sections, offsets

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from pytest_citecheck._errors import SourceError
+from pytest_citecheck._errors import NoSectionsError
 from pytest_citecheck._sources.formats.comments import rst_comments
 from pytest_citecheck._sources.formats.outline import Heading, split_outline, title_number
 from pytest_citecheck._sources.offsets import OffsetMap, cut
@@ -102,7 +102,7 @@ def split_rst(text: str) -> tuple[str, dict[str, str], OffsetMap | None]:
         text, offsets = cut(text, comments)
     headings = rst_headings(text)
     if not headings:
-        raise SourceError(
+        raise NoSectionsError(
             "no reStructuredText titles (a line underlined, or over- and underlined, with = - ~ ^ * # and the "
             "like, at least as long as the title) were found",
             field="source",
