@@ -336,7 +336,7 @@ _LONE_MINUS = re.compile(r"(?<![^ \n])- (?=\d)")
 def _number_tokens(text: str, casefold: bool) -> list[str]:
     """``_TOKEN``'s words of ``text`` normalised, with a minus a space before its number (``number_edges.spaced_minus``:
     "pas - 18 °C") joined to it, at the start too (normalisation drops a dash there; a passage starts with one only
-    where the section wrote it as a sign: ``placing.signed_start``); a list's bullet is no sign."""
+    where the section wrote it as a sign: ``placing.written_edges``); a list's bullet is no sign."""
     normal = normalize("\x00 " + _BULLET.sub("\n", text), casefold=casefold)[2:]
     if "- " in normal:
         dashes = [found.start() for found in _LONE_MINUS.finditer(normal) if spaced_minus(normal, found.start())]
