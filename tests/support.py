@@ -471,16 +471,20 @@ def run_policy_suite(
     failed: int = 0,
     passed: int = 0,
     fuzzy: float | None = None,
+    casefold: bool = False,
 ) -> tuple[pytest.RunResult, list[dict[str, Any]]]:
-    """``policy_suite`` (with ``fuzzy``, if given) recorded against the loopback Jev, ending as told; its result
-    and the JSON report's rows."""
+    """``policy_suite`` (with ``fuzzy``, if given, and ``--citecheck-casefold``) recorded against the loopback Jev,
+    ending as told; its result and the JSON report's rows."""
     suite = policy_suite(pytester, sections, cases)
     if fuzzy is not None:
         plain = "assert_citations_supported([citation], POLICY)"
         assert plain in suite
         suite = suite.replace(plain, f"assert_citations_supported([citation], POLICY, fuzzy={fuzzy})")
     pytester.makepyfile(test_policy=suite)
-    result = pytester.runpytest("-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json")
+    options = ["--citecheck-casefold"] if casefold else []
+    result = pytester.runpytest(
+        "-p", "no:randomly", "--citecheck-record-mode=once", "--citecheck-json=report.json", *options
+    )
     result.assert_outcomes(failed=failed, passed=passed)
     return result, json.loads((pytester.path / "report.json").read_text())["results"]
 
@@ -492,9 +496,10 @@ def assert_quotes_fabricated(
     cases: list[tuple[str, str, str]],
     *,
     fuzzy: float | None = None,
+    casefold: bool = False,
 ) -> None:
     """Each case's quote is not found (``missing``, ``fabricated``): its test fails, and nothing is sent to Jev."""
-    _, rows = run_policy_suite(pytester, sections, cases, failed=len(cases), fuzzy=fuzzy)
+    _, rows = run_policy_suite(pytester, sections, cases, failed=len(cases), fuzzy=fuzzy, casefold=casefold)
     assert jev_server.requests == []
     assert {(row["status"], row["verdict"]) for row in rows} == {("missing", "fabricated")}
     assert len(rows) == len(cases)

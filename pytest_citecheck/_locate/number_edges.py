@@ -36,7 +36,9 @@ _SIGN_ENDS = r"(?=$|[\s.,;:!)\]}\"'/])"
 # too, with its temperature's scale ("20 °C", "-4 °F", "45 °"): "by 10" of "by 10 %" is another amount, "at 20" of
 # "at 20 °C" another temperature.
 SPACED_SIGNS = CURRENCIES.replace("$", "") + "%\u2030\u2031\u00b0"
-_SPACED_AFTER = re.compile(rf"\d [{SPACED_SIGNS}](?:(?<=\u00b0)[CFK])?{_SIGN_ENDS}")
+# A temperature's scale after its degree sign, as written or read small (``casefold``: "20 °c").
+SCALES = "CFKcfk"
+_SPACED_AFTER = re.compile(rf"\d [{SPACED_SIGNS}](?:(?<=\u00b0)[{SCALES}])?{_SIGN_ENDS}")
 # The scale of a temperature, written against its degree sign ("20°C", "20 °C"): "100°" of "100°C" drops it.
 _SCALE = re.compile(r"(?<=\d)\u00b0|(?<=\d )\u00b0")
 # "$" after an amount and a space, as Canadian French writes it ("5 $", "19,95 $", "1 250 $", "12000 $"): after a word
@@ -258,6 +260,36 @@ def spaced_minus(text: str, dash: int) -> bool:
     return dash < 2 or text[dash - 1] == "\n" or not _operand(text, dash - 2)
 
 
+# A spaced dash between a word and an amount written the way English writes it, its percent, per mille or currency sign
+# against its digits ("call - 7% speedup", "Capital - 2.000€"), is a separator: that typography writes a minus against
+# its number too ("-7%"); French typography spaces both ("baisse de - 5 %"), so there a spaced dash is the sign. Unless
+# the word before it is one a number follows as its object or comparison ("en croissance de + 3,6%", "baisse de - 5%",
+# "fell to - 7%"): there the dash is the number's sign, however the unit is written. A degree is never told so: a
+# temperature below zero is common, and written "– 18°C" as often as "- 18 °C" (``docs/matching.md``).
+_SEPARATED_UNITS = "%\u2030\u2031" + CURRENCIES
+_TAKES_A_NUMBER = frozenset(
+    "à a au aux de des du pas par sur sous entre et ou vers jusqu'à jusqu’à environ soit est sont était atteint "
+    "atteignant dépassant excède excédant moins plus que qu'à qu’à "
+    "of at to by from and or between about around approximately is are was were be been reach reached reaches "
+    "reaching below under above over than as down up near"
+    .split()
+)
+
+
+def separator_dash(text: str, dash: int) -> bool:
+    """The spaced dash at ``text[dash]`` before a number with a unit (``spaced_minus``) separates a word from an amount
+    written with its percent or currency sign against its digits ("call - 7% speedup"): it is no sign
+    (``_SEPARATED_UNITS``, ``_TAKES_A_NUMBER``). The word is read in small letters."""
+    if dash < 2 or text[dash - 1] != " " or not text[dash - 2].isalpha():
+        return False
+    found = _MINUS_NUMBER.match(text, dash)
+    if found is None or found.end() >= len(text) or text[found.end()] not in _SEPARATED_UNITS:
+        return False
+    low = max(0, dash - 66)
+    start = max(text.rfind(" ", low, dash - 1), text.rfind("\n", low, dash - 1)) + 1
+    return text[start : dash - 1].lower() not in _TAKES_A_NUMBER
+
+
 def _operand(text: str, last: int) -> bool:
     """The word ending at ``text[last]`` can be the left side of a range or a subtraction: a digit or a unit in it
     (its last 64 characters), or a closing bracket at its end."""
@@ -282,7 +314,7 @@ def _at_a_scale(text: str, at: int) -> bool:
     """The boundary before ``text[at]``, right after a degree sign, is between a temperature's degree sign and its
     scale: "C", "F" or "K" ending the word, after a degree sign written against or a space after a digit ("20°C")."""
     return (
-        text[at] in "CFK"
+        text[at] in SCALES
         and (at + 1 == len(text) or not text[at + 1].isalpha())
         and _SCALE.search(text, at - 1, at) is not None
     )

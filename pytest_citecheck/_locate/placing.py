@@ -17,6 +17,7 @@ from pytest_citecheck._locate.number_edges import (
     cuts_a_number,
     dollar_space,
     group_space,
+    separator_dash,
     sign_space,
     spaced_minus,
 )
@@ -215,9 +216,11 @@ _MINUS_DASHES = "-\u2010\u2011\u2012\u2013\u2212\ufe63\uff0d"
 
 def written_as_a_sign(indexed: WordIndex, text: str, index: int, dash: int) -> bool:
     """The "-" at ``dash`` in ``text``, the block of section ``index``, was written as a minus: a minus sign (U+2212)
-    anywhere, or a hyphen or en dash that does not open its line (there it is a list's bullet: "- 5 % off"). The dash
-    is placed in the section as written with its number ("- 18"): a dash alone may be placed on another one, where
-    normalisation dropped a dash that opened the section."""
+    anywhere, or a hyphen or en dash that is no separator between a word and an amount written English-style ("call -
+    7% speedup", ``number_edges.separator_dash``) and does not open its line, unless that line is a table's cell ("- 18°
+    C |"): elsewhere a dash that opens its line is a list's bullet ("- 5 % off"). The dash is placed in the section as
+    written with its number ("- 18"): a dash alone may be placed on another one, where normalisation dropped a dash that
+    opened the section."""
     base, section_end = indexed.section_start[index], indexed.section_end[index]
     number = text.find(" ", dash + 2, section_end)
     first, last = indexed.original_span(index, dash - base, (number if number > 0 else section_end) - base)
@@ -225,7 +228,20 @@ def written_as_a_sign(indexed: WordIndex, text: str, index: int, dash: int) -> b
     written = original[first : first + 1]
     if written == "\u2212":
         return True
-    return written in _MINUS_DASHES and first < last and not _opens_a_line(original, first)
+    if written not in _MINUS_DASHES or first >= last or separator_dash(text, dash):
+        return False
+    return not _opens_a_line(original, first) or _a_table_cell(original, first)
+
+
+def _a_table_cell(original: str, at: int) -> bool:
+    """The line ``original[at]`` stands on ends with a table's cell border ("- 18° C |", a cell on a line of its own
+    as a web page's table is copied as text)."""
+    end = len(original)
+    for stop in "\n\r":
+        found = original.find(stop, at)
+        if found >= 0:
+            end = min(end, found)
+    return original[at:end].rstrip(" \t").endswith("|")
 
 
 def written_after_an_amount(indexed: WordIndex, index: int, dollar: int) -> bool:

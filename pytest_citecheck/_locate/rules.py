@@ -32,7 +32,16 @@ from pytest_citecheck._locate.normalize import (
     split_elisions,
     trim_cut_hyphens,
 )
-from pytest_citecheck._locate.number_edges import CURRENCIES, JOINERS, SIGNS, SPACED_SIGNS, UNITS, spaced_minus
+from pytest_citecheck._locate.number_edges import (
+    CURRENCIES,
+    JOINERS,
+    SCALES,
+    SIGNS,
+    SPACED_SIGNS,
+    UNITS,
+    separator_dash,
+    spaced_minus,
+)
 from pytest_citecheck._locate.number_edges import digit as _digit
 
 MIN_PIECE_WORDS = 3
@@ -323,13 +332,15 @@ _CURRENCY = f"[{re.escape(CURRENCIES)}]"
 _TOKEN = re.compile(
     rf"(?:(?<![^\W_])(?:[^\W\d_]{{1,3}}{_CURRENCY} ?|{_CURRENCY} (?=\.?\d)|[{re.escape(SIGNS)}]))?"
     rf"(?:(?<![\w.])\.(?=\d)|(?<!\S),(?=\d))?{_ALNUM_WITH_DIGIT}(?:[{re.escape(JOINERS)}]{_ALNUM_WITH_DIGIT})*"
-    rf"(?: ?\u00b0[CFK](?![^\W_])| [{re.escape(SPACED_SIGNS)}](?![^\W_])| \$(?=$|[\s.,;:!)\]}}\"'/])|[{re.escape(UNITS)}])?"
+    rf"(?: ?\u00b0[{SCALES}](?![^\W_])| [{re.escape(SPACED_SIGNS)}](?![^\W_])| \$(?=$|[\s.,;:!)\]}}\"'/])|[{re.escape(UNITS)}])?"
     rf"|{_WORD.pattern}"
 )
 
 
 # A list's bullet at a line's start ("\n- 5 % off"): no sign (a minus sign, U+2212, is one wherever it stands).
-_BULLET = re.compile(r"\n[ \t]*[-\u2010-\u2015\u2043\ufe63\uff0d](?=[ \t])")
+_BULLET = re.compile(r"\n[ \t]*[-\u2010-\u2015\u2043\ufe63\uff0d](?=[ \t])(?![^\n]*\|[ \t]*(?:\n|$))")
+# A minus sign a space before its number ("\u2212 7%"): a sign wherever it stands, written against it before normalising.
+_MINUS_SIGN = re.compile(r"\u2212[ \t\u00a0\u202f]+(?=\d)")
 _LONE_MINUS = re.compile(r"(?<![^ \n])- (?=\d)")
 
 
@@ -337,9 +348,13 @@ def _number_tokens(text: str, casefold: bool) -> list[str]:
     """``_TOKEN``'s words of ``text`` normalised, with a minus a space before its number (``number_edges.spaced_minus``:
     "pas - 18 °C") joined to it, at the start too (normalisation drops a dash there; a passage starts with one only
     where the section wrote it as a sign: ``placing.written_edges``); a list's bullet is no sign."""
-    normal = normalize("\x00 " + _BULLET.sub("\n", text), casefold=casefold)[2:]
+    normal = normalize("\x00 " + _MINUS_SIGN.sub("\u2212", _BULLET.sub("\n", text)), casefold=casefold)[2:]
     if "- " in normal:
-        dashes = [found.start() for found in _LONE_MINUS.finditer(normal) if spaced_minus(normal, found.start())]
+        dashes = [
+            found.start()
+            for found in _LONE_MINUS.finditer(normal)
+            if spaced_minus(normal, found.start()) and not separator_dash(normal, found.start())
+        ]
         for dash in reversed(dashes):
             normal = normal[: dash + 1] + normal[dash + 2 :]
     return _TOKEN.findall(normal)
