@@ -271,8 +271,7 @@ _TAKES_A_NUMBER = frozenset(
     "à a au aux de des du pas par sur sous entre et ou vers jusqu'à jusqu’à environ soit est sont était atteint "
     "atteignant dépassant excède excédant moins plus que qu'à qu’à "
     "of at to by from and or between about around approximately is are was were be been reach reached reaches "
-    "reaching below under above over than as down up near"
-    .split()
+    "reaching below under above over than as down up near".split()
 )
 
 
@@ -296,6 +295,24 @@ def _operand(text: str, last: int) -> bool:
     start = max(text.rfind(" ", max(0, last - 64), last), text.rfind("\n", max(0, last - 64), last)) + 1
     word = text[max(start, last - 63) : last + 1]
     return text[last] in _CLOSING or any(digit(ch) or ch in UNITS for ch in word)
+
+
+_LONE_MINUS = re.compile(r"(?<![^ \n])- (?=\d)")
+
+
+def joined_signs(text: str) -> str:
+    """``text`` with each minus a space before its number (``spaced_minus``, no ``separator_dash``) written against it:
+    "pas -18 °C" (a near match compares the number whole, ``rules.meaning_changes``)."""
+    if "- " not in text:
+        return text
+    dashes = [
+        found.start()
+        for found in _LONE_MINUS.finditer(text)
+        if spaced_minus(text, found.start()) and not separator_dash(text, found.start())
+    ]
+    for dash in reversed(dashes):
+        text = text[: dash + 1] + text[dash + 2 :]
+    return text
 
 
 def sign_space(text: str, at: int) -> int:

@@ -10,6 +10,7 @@ with the words removed, and the quote is ``altered``.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from pytest_citecheck._locate.number_edges import (
@@ -235,13 +236,12 @@ def written_as_a_sign(indexed: WordIndex, text: str, index: int, dash: int) -> b
 
 def _a_table_cell(original: str, at: int) -> bool:
     """The line ``original[at]`` stands on ends with a table's cell border ("- 18° C |", a cell on a line of its own
-    as a web page's table is copied as text)."""
-    end = len(original)
-    for stop in "\n\r":
-        found = original.find(stop, at)
-        if found >= 0:
-            end = min(end, found)
-    return original[at:end].rstrip(" \t").endswith("|")
+    as a web page's table is copied as text); read to the line's end only."""
+    end = _LINE_END.search(original, at)
+    return original[at : end.start() if end else len(original)].rstrip(" \t").endswith("|")
+
+
+_LINE_END = re.compile(r"[\n\r]")
 
 
 def written_after_an_amount(indexed: WordIndex, index: int, dollar: int) -> bool:

@@ -32,16 +32,7 @@ from pytest_citecheck._locate.normalize import (
     split_elisions,
     trim_cut_hyphens,
 )
-from pytest_citecheck._locate.number_edges import (
-    CURRENCIES,
-    JOINERS,
-    SCALES,
-    SIGNS,
-    SPACED_SIGNS,
-    UNITS,
-    separator_dash,
-    spaced_minus,
-)
+from pytest_citecheck._locate.number_edges import CURRENCIES, JOINERS, SCALES, SIGNS, SPACED_SIGNS, UNITS, joined_signs
 from pytest_citecheck._locate.number_edges import digit as _digit
 
 MIN_PIECE_WORDS = 3
@@ -337,26 +328,20 @@ _TOKEN = re.compile(
 )
 
 
-# A list's bullet at a line's start ("\n- 5 % off"): no sign (a minus sign, U+2212, is one wherever it stands).
+# A list's bullet at a line's start ("\n- 5 % off"): no sign (a minus sign, U+2212, is one wherever it stands); a dash
+# opening a line that is a table's cell ("\n- 18° C |") is the number's sign.
 _BULLET = re.compile(r"\n[ \t]*[-\u2010-\u2015\u2043\ufe63\uff0d](?=[ \t])(?![^\n]*\|[ \t]*(?:\n|$))")
 # A minus sign a space before its number ("\u2212 7%"): a sign wherever it stands, written against it before normalising.
 _MINUS_SIGN = re.compile(r"\u2212[ \t\u00a0\u202f]+(?=\d)")
-_LONE_MINUS = re.compile(r"(?<![^ \n])- (?=\d)")
 
 
 def _number_tokens(text: str, casefold: bool) -> list[str]:
-    """``_TOKEN``'s words of ``text`` normalised, with a minus a space before its number (``number_edges.spaced_minus``:
+    """``_TOKEN``'s words of ``text`` normalised, with a minus a space before its number (``number_edges.joined_signs``:
     "pas - 18 °C") joined to it, at the start too (normalisation drops a dash there; a passage starts with one only
     where the section wrote it as a sign: ``placing.written_edges``); a list's bullet is no sign."""
-    normal = normalize("\x00 " + _MINUS_SIGN.sub("\u2212", _BULLET.sub("\n", text)), casefold=casefold)[2:]
-    if "- " in normal:
-        dashes = [
-            found.start()
-            for found in _LONE_MINUS.finditer(normal)
-            if spaced_minus(normal, found.start()) and not separator_dash(normal, found.start())
-        ]
-        for dash in reversed(dashes):
-            normal = normal[: dash + 1] + normal[dash + 2 :]
+    normal = joined_signs(
+        normalize("\x00 " + _MINUS_SIGN.sub("\u2212", _BULLET.sub("\n", text)), casefold=casefold)[2:]
+    )
     return _TOKEN.findall(normal)
 
 
