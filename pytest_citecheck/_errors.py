@@ -251,6 +251,19 @@ class CheckerUnavailableError(CitecheckError, RuntimeError):
     """
 
 
+class ClientUnavailableError(CitecheckError, RuntimeError):
+    """The client a check asks Jev through could not be built: a conftest's own ``citecheck_client`` (or
+    ``citecheck_async_client``) that typesafe-sdk refused to build, for want of a key.
+
+    No citation of the check was asked; each is reported ``errored``. The message names the fixture
+    and where it is defined, the cause and the way out (``cause``, ``remedy``).
+    """
+
+    def __init__(self, cause: str, remedy: str) -> None:
+        self.cause, self.remedy = cause, remedy
+        super().__init__(f"{cause}\n  -> {remedy}")
+
+
 class CassettePathError(CitecheckError):
     """A test's cassette file cannot be used where it is: it cannot be written, or it would be shared.
 

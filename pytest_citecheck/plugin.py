@@ -204,7 +204,8 @@ def citecheck_async_client(pytestconfig: pytest.Config) -> Callable[[], AsyncTyp
     loop (pytest-asyncio and anyio, asyncio or trio, alike). Configured like ``citecheck_client``
     (``compression=False``, the key or a replay placeholder, the patient rate-limit retry policy).
     Override it in ``conftest.py`` with another callable, or with an async fixture that yields a
-    client you close yourself (keep ``compression=False``). In record mode ``none`` it has no network
+    client you close yourself (keep ``compression=False``, and give it a key when none is set, as
+    ``citecheck_client`` says). In record mode ``none`` it has no network
     transport at all: every answer comes from a cassette.
     """
 
@@ -233,7 +234,9 @@ def citecheck_client(_citecheck_session_client: SessionClient) -> TypeSafeClient
     (a fixture that starts a server and points the SDK at it); with no key set it uses a
     placeholder, which is all replay needs. A 429 is retried for longer than the SDK's default
     (``pytest_citecheck._judge.retry``), so a rate limit slows a run down instead of failing it.
-    Override this fixture in ``conftest.py`` to configure the client yourself (keep ``compression=False``).
+    Override this fixture in ``conftest.py`` to configure the client yourself (keep ``compression=False``,
+    and pass ``api_key=os.environ.get("TYPESAFE_API_KEY") or "replay-only"``: the SDK builds no client
+    without a key, and CI replays with none).
     In record mode ``none`` it has no network transport at all: every answer comes from a cassette.
     """
     return _citecheck_session_client.current()

@@ -20,8 +20,9 @@ import pytest
 from pytest_citecheck._errors import OptionError
 from pytest_citecheck._pytest_glue import session_plugins
 from pytest_citecheck._pytest_glue.markers import MarkerCache, marker_origin
+from pytest_citecheck._pytest_glue.own_client import async_client_for, built_with_a_key
 from pytest_citecheck._pytest_glue.stash import PENDING_ROWS, SESSION_CLIENT, SESSION_PARTS, SETTINGS, SHARED_ANSWERS
-from pytest_citecheck._pytest_glue.threads import BUILDING, REPORTING, fixture_value, one_checker
+from pytest_citecheck._pytest_glue.threads import BUILDING, REPORTING, one_checker
 from pytest_citecheck._text import format_confidence, shell_quote, xml_safe
 
 if TYPE_CHECKING:
@@ -368,7 +369,7 @@ def client_for(request: pytest.FixtureRequest) -> TypeSafeClient:
         holder = request.config.stash.get(SESSION_CLIENT, None)
         if holder is not None and plain_fixture(request.node, "citecheck_client"):
             return holder.current()
-        client: TypeSafeClient = fixture_value(request, "citecheck_client")
+        client: TypeSafeClient = built_with_a_key(request, "citecheck_client")
         return client
 
 
@@ -392,7 +393,7 @@ def _new_checker(request: pytest.FixtureRequest) -> Checker:
     checker = parts.checker_for(
         settings=settings,
         client_factory=lambda: client_for(request),
-        async_client_factory=lambda: fixture_value(request, "citecheck_async_client"),
+        async_client_factory=lambda: async_client_for(request),
         cassette=_cassette(item, path, settings, shared, parts),
         test_id=nodeid,
         record_hint=f"TYPESAFE_API_KEY=... pytest {shell_quote(nodeid)} --citecheck-record-mode={mode}",

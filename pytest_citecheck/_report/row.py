@@ -325,12 +325,15 @@ TEST_ERROR_ID = "(test error)"
 
 def error_row_of_test(test: str, error: BaseException, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The ``errored`` row of ``test`` for ``error``, which failed it, when no row of ``rows`` (the test's)
-    carries it: an error naming a citation that has a row is that row's (a request's, an invalid field's)."""
+    carries it: an error naming a citation that has a row is that row's (a request's, an invalid field's), and
+    so is one a row already carries as its own (``ClientUnavailableError``, on the citation the check stopped at)."""
     named = getattr(error, "citation", None)
     if isinstance(named, str) and any(row.get("id") == named for row in rows):
         return None
     # The message as the error shows it: known secrets cut out, untrusted text harmless (``CitecheckError``).
     cause = {"type": type(error).__name__, "message": str(error)}
+    if any(row.get("error") == cause for row in rows):
+        return None  # the citation it stopped the check at carries it (the client could not be built)
     return {
         "test": test,
         "id": TEST_ERROR_ID,

@@ -1,0 +1,84 @@
+"""A conftest's own client fixture that typesafe-sdk would not build for want of a key: said as such.
+
+typesafe-sdk builds no client without an API key, even one that only replays and so sends nothing.
+The plugin's own clients pass a placeholder (``fixtures.REPLAY_ONLY_KEY``); a ``citecheck_client``
+(or ``citecheck_async_client``) a user writes in ``conftest.py`` builds ``TypeSafeClient(...)`` as the
+SDK's docs show, passes with the key on the machine it was written on, and fails in CI, which has
+none, with the SDK's "No API key was provided" raised from deep in pytest's fixture machinery. Here
+that refusal becomes a ``ClientUnavailableError`` naming the fixture, where it is defined, and the
+one-line change that makes it replay. Any other error of the fixture is the user's own: left as it is.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_citecheck._errors import ClientUnavailableError
+from pytest_citecheck._pytest_glue.threads import fixture_value
+
+REMEDY = (
+    'pass api_key=os.environ.get("TYPESAFE_API_KEY") or "replay-only" where that fixture builds its client: '
+    "a replay never sends it, and a record run still needs TYPESAFE_API_KEY set; or remove the fixture to use "
+    "pytest-citecheck's own client"
+)
+
+
+def refused_for_want_of_a_key(error: BaseException) -> bool:
+    """``error`` is typesafe-sdk refusing to build a client because no key was given, and none is set."""
+    kind = type(error)
+    return (
+        kind.__name__ == "TypeSafeError"
+        and kind.__module__.partition(".")[0] == "typesafe_sdk"
+        and "api key" in str(error).lower()
+        and not os.environ.get("TYPESAFE_API_KEY", "").strip()
+    )
+
+
+def unavailable(request: pytest.FixtureRequest, name: str, error: BaseException) -> ClientUnavailableError:
+    """The error a check fails with when the fixture ``name`` could not build its client (``error``)."""
+    return ClientUnavailableError(
+        f"the {name} fixture ({_defined_at(request, name)}) could not build its client: no TYPESAFE_API_KEY is "
+        "set, and typesafe-sdk builds no client without a key, even to replay (which sends nothing) "
+        f"({type(error).__name__}: {error})",
+        REMEDY,
+    )
+
+
+def built_with_a_key(request: pytest.FixtureRequest, name: str, build: Callable[[], Any] | None = None) -> Any:
+    """``build()`` (by default: the fixture ``name``, as this test gets it); typesafe-sdk's refusal to
+    build a client for want of a key said as such (``ClientUnavailableError``)."""
+    __tracebackhide__ = True
+    try:
+        return fixture_value(request, name) if build is None else build()
+    except Exception as error:
+        if not refused_for_want_of_a_key(error):
+            raise
+        # From None: the message says all of it; pytest's fixture frames and the SDK's would only bury it.
+        raise unavailable(request, name, error) from None
+
+
+def async_client_for(request: pytest.FixtureRequest) -> Any:
+    """The ``citecheck_async_client`` fixture as this test sees it: a client, or a callable that builds one
+    per ``acheck`` (called then, as the plugin's own is), its refusal for want of a key said when it builds."""
+    provided = built_with_a_key(request, "citecheck_async_client")
+    if hasattr(provided, "system_one") or not callable(provided):
+        return provided
+    return lambda: built_with_a_key(request, "citecheck_async_client", provided)
+
+
+def _defined_at(request: pytest.FixtureRequest, name: str) -> str:
+    """``conftest.py:12``: where the fixture this test gets is defined (relative to the rootdir), if it can be told."""
+    try:
+        definitions = list(request.node.session._fixturemanager.getfixturedefs(name, request.node) or [])
+        code = definitions[-1].func.__code__
+    except (AttributeError, IndexError, TypeError):  # a fixture of an unusual kind: named without its place
+        return "defined in a conftest.py"
+    path = Path(code.co_filename)
+    root = request.config.rootpath
+    shown = path.relative_to(root) if path.is_relative_to(root) else path
+    return f"{shown.as_posix()}:{code.co_firstlineno}"
