@@ -65,6 +65,11 @@ from pytest_citecheck._check.checker import Checker, checker_for
 from pytest_citecheck._options import Settings
 from pytest_citecheck._pytest_glue import fixtures, session  # noqa: F401  (loaded by every run that checks a citation: see above)
 from pytest_citecheck._recording import redaction  # noqa: F401  (one log filter, and its secrets, for every run: see above)
+
+# ModelPinWarning's module: re-imported by a later in-process run, it would be another class than the one
+# ``pytest_citecheck`` cached when an earlier run's ``-W error::pytest_citecheck.ModelPinWarning`` named it,
+# and that filter would no longer match the warning (as it always does in a run of its own).
+from pytest_citecheck._recording.lifecycle import pinning  # noqa: F401
 from pytest_citecheck.testing import JevServer
 
 

@@ -34,6 +34,7 @@ from pytest_citecheck._gate.enforce import enforce
 from pytest_citecheck._locate.citations import as_source
 from pytest_citecheck._options import Settings
 from pytest_citecheck._options.keywords import CheckOptions
+from pytest_citecheck._recording.checking import ModelPins
 from pytest_citecheck._results import CitationResult
 from pytest_citecheck._sources.source import Format, Source
 
@@ -83,6 +84,8 @@ class Checker:
         self._off_thread = OffThread(wiring.test_code)
         self._wiring = wiring
         self._client: Any = None
+        # The model-pinning causes this test (a script's checker: its life) has warned of, each said once.
+        self._pins_said: set[tuple[str, str]] = set()
 
     def settings_for(self, options: Mapping[str, Any], origin: str = "call") -> Settings:
         """This test's settings: marker keywords over the session's, then the call's over those."""
@@ -247,7 +250,10 @@ class Checker:
 
     def _asking(self, plan: Plan) -> tuple[list[int], Asking]:
         """The citations step 1 left pending, and step 2 for them."""
-        return pending(plan.located), Asking(plan, self.cassette, self._wiring.record_hint, self._wiring.shared_answers)
+        pins = ModelPins(self._pins_said)
+        return pending(plan.located), Asking(
+            plan, self.cassette, self._wiring.record_hint, self._wiring.shared_answers, pins
+        )
 
     def _finish(self, plan: Plan, outcomes: Outcomes) -> list[CitationResult]:
         """Every result in order, with a human's decision, reported; then the first error is raised."""

@@ -35,6 +35,7 @@ from pytest_citecheck._locate.citations import Assembly, Located
 from pytest_citecheck._locate.finders import Documents
 from pytest_citecheck._options import Settings
 from pytest_citecheck._recording.checking import (
+    ModelPins,
     against_recordings,
     asking,
     import_for_threads,
@@ -76,6 +77,8 @@ class Asking:
     record_hint: str
     # The run's answers to identical requests (``_judge.sharing``): each is sent once.
     shared: SharedAnswers | None = None
+    # The model-pinning warnings, said once per cause for the test after every citation is judged.
+    pins: ModelPins = field(default_factory=ModelPins)
 
     def judge(self, client: Any, index: int) -> CitationResult:
         """Ask through a sync client (on a worker thread, or this one)."""
@@ -113,12 +116,13 @@ class Asking:
         judgement = replayed(judgement, played)
         previous = against_recordings(
             self.cassette,
-            citation.id,
+            (index, citation.id),
             (citation.claim, question.section_text),
             judgement,
             strict_model=settings.strict_model,
             drift_tolerance=settings.drift_tolerance,
             record_hint=self.record_hint,
+            pins=self.pins,
         )
         return judged_result(
             citation, located, judgement, settings, judged_text=question.section_text, previous=previous
@@ -144,7 +148,9 @@ def ask_on_threads(step: Asking, client: Callable[[], Any], indices: list[int]) 
         except Exception as error:
             return {indices[0]: error}
     with _serving_throughout(step.cassette if replay else None):
-        return judge_on_threads(indices, lambda index: step.judge(client(), index), workers, goes_on=_goes_on(step))
+        outcomes = judge_on_threads(indices, lambda index: step.judge(client(), index), workers, goes_on=_goes_on(step))
+    step.pins.say(outcomes)
+    return outcomes
 
 
 def _serving_throughout(cassette: TestCassette | None) -> contextlib.AbstractContextManager[Any]:
@@ -190,11 +196,15 @@ async def ask_in_tasks(step: Asking, async_client_factory: Callable[[], Any] | N
     except Exception as error:  # the first citation's error, as on threads: every citation is still reported
         return {indices[0]: error}
     try:
-        return await judge_in_tasks(indices, lambda index: step.ajudge(client, index), step.plan.settings.concurrency)
+        outcomes = await judge_in_tasks(
+            indices, lambda index: step.ajudge(client, index), step.plan.settings.concurrency
+        )
     finally:
         if owned:
             # Its connections belong to this call's event loop: closed here, while it runs.
             await client.aclose()
+    step.pins.say(outcomes)
+    return outcomes
 
 
 def settle_estimate(plan: Plan, outcomes: Outcomes, cassette: Any, skip: Callable[[str], object] | None) -> None:

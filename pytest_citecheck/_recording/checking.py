@@ -4,12 +4,14 @@ What the checker asks of the recording, one call each: ``open_cassette`` (a cass
 be read fails the citation with a ``CassetteError``), ``asking`` (the cassette's patches and a count
 of replayed answers around one request; an answer is kept only once it was read without error) and
 ``against_recordings`` (model pinning, and after a rewrite the drift from the replaced recording).
+A model-pinning warning is noted per citation and said once per cause for the test (``ModelPins``).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_citecheck._errors import CassetteError, CitecheckError, warn_at_caller
@@ -18,8 +20,7 @@ from pytest_citecheck._judge.outgoing import script_sends
 from pytest_citecheck._recording.cassette import TestCassette
 from pytest_citecheck._recording.damage import CassetteCutShortError, CassetteDigestError
 from pytest_citecheck._recording.plays import PlayCount, counting_plays
-from pytest_citecheck._secrets import redact_known
-from pytest_citecheck._text import quoted_id, shell_quote, visible_lines
+from pytest_citecheck._text import shell_quote
 
 
 def open_cassette(cassette: TestCassette | None, citation_id: str, record_hint: str) -> None:
@@ -102,26 +103,75 @@ def replayed(judgement: Judgement, played: PlayCount) -> Judgement:
     return judgement
 
 
+@dataclass
+class ModelPins:
+    """One check's model-pinning warnings (``against_recordings`` notes them per citation, on any thread or
+    task), said once per cause (``say``), after its citations are judged, at the test's line.
+
+    ``said``: the causes already said in this test, which the plugin's checker keeps for the test (a
+    script's checker for its life), so a test that checks in a loop says each once too. One warning per
+    citation flooded pytest's summary: 500 citations recorded with the default alias were 500 warnings, each
+    naming another citation, which pytest cannot group. Per test rather than per run: every test it concerns
+    says it, at its own line, and fails alike under ``-W error::pytest_citecheck.ModelPinWarning`` (per run,
+    only whichever test ran first, under xdist one per worker, would).
+    """
+
+    said: set[tuple[str, str]] = field(default_factory=set)
+    # (citation index, citation id, cause, remedy), in whatever order the citations were judged.
+    noted: list[tuple[int, str, str, str]] = field(default_factory=list)
+
+    def note(self, index: int, citation_id: str, cause: str, remedy: str) -> None:
+        self.noted.append((index, citation_id, cause, remedy))  # one append: safe from any thread
+
+    def say(self, outcomes: dict[int, Any]) -> None:
+        """One ``ModelPinWarning`` per cause not yet said in this test, naming the citations it concerns in
+        citation order. Made an error (``filterwarnings = error``), it is the outcome of the first of them that
+        has a result, as the warning of that citation was before: the check fails with it, never the run."""
+        __tracebackhide__ = True
+        if not self.noted:
+            return
+        from pytest_citecheck._recording.lifecycle.pinning import ModelPinWarning, pin_warning_text
+
+        causes: dict[tuple[str, str], list[tuple[int, str]]] = {}
+        for index, citation_id, cause, remedy in sorted(self.noted):
+            causes.setdefault((cause, remedy), []).append((index, citation_id))
+        self.noted.clear()
+        for (cause, remedy), concerned in causes.items():
+            if (cause, remedy) in self.said:
+                continue
+            self.said.add((cause, remedy))
+            try:
+                warn_at_caller(
+                    ModelPinWarning(pin_warning_text([citation for _, citation in concerned], cause, remedy))
+                )
+            except Warning as error:
+                judged = [index for index, _ in concerned if not isinstance(outcomes.get(index), BaseException)]
+                if judged:  # else each of them failed already, and the check fails with that
+                    outcomes[judged[0]] = error
+
+
 def against_recordings(
     cassette: TestCassette | None,
-    citation_id: str,
+    citation: tuple[int, str],
     request: tuple[str, str],
     judgement: Judgement,
     *,
     strict_model: bool,
     drift_tolerance: float,
     record_hint: str,
+    pins: ModelPins,
 ) -> dict[str, Any] | None:
-    """Model pinning (warn, or fail when strict) and, after a rewrite, the drift from the replaced recording.
+    """Model pinning (noted in ``pins``, or fail when strict) and, after a rewrite, the drift from the replaced recording.
 
-    ``request`` is the claim and the section text Jev read.
+    ``citation`` is its index in the check and its id; ``request`` the claim and the section text Jev read.
     """
     __tracebackhide__ = True
     from pytest_citecheck._recording.lifecycle.drift import drift, previous_answer
-    from pytest_citecheck._recording.lifecycle.pinning import ModelMismatchError, ModelPinWarning, model_problem
+    from pytest_citecheck._recording.lifecycle.pinning import ModelMismatchError, model_problem
 
     if cassette is None:
         return None
+    index, citation_id = citation
     claim, section_text = request
     recorded = cassette.interaction_for(claim, section_text)
     requested = recorded[0].get("model") if recorded is not None else None
@@ -130,10 +180,7 @@ def against_recordings(
         kind, cause, remedy = problem
         if strict_model and kind == "mismatch":
             raise ModelMismatchError(citation_id, cause, f"{remedy} ({record_hint})")
-        # The model is the server's text: shown harmlessly (a proxy's controls, or the key it echoed, in a
-        # warning printed raw), and at the test's line, not this one.
-        message = redact_known(visible_lines(f"citation {quoted_id(citation_id)}: {cause}\n  -> {remedy}"))
-        warn_at_caller(ModelPinWarning(message))
+        pins.note(index, citation_id, cause, remedy)
     if not cassette.previous:
         return None
     before = previous_answer(claim, section_text, cassette.previous)

@@ -5,12 +5,31 @@ from __future__ import annotations
 import re
 
 from pytest_citecheck._errors import JudgeError
+from pytest_citecheck._secrets import redact_known
+from pytest_citecheck._text import quoted_id, visible_lines
 
 _ALIAS = re.compile(r"^[^\d]*$")  # no version number at all: jev-latest, jev-preview
 
 
 class ModelPinWarning(UserWarning):
     """A recording made with, or replayed for, another model than the one the test asks for."""
+
+
+# How many of the citations one warning concerns it quotes by id; the rest are counted ("and 495 more").
+NAMED = 5
+
+
+def pin_warning_text(citation_ids: list[str], cause: str, remedy: str) -> str:
+    """The one ``ModelPinWarning`` of a test for one cause: the citations it concerns (how many, the first
+    ``NAMED`` by id), the cause and the remedy. The model is the server's text: shown harmlessly (a proxy's
+    controls, or the key it echoed, in a warning printed raw)."""
+    if len(citation_ids) == 1:
+        who = f"citation {quoted_id(citation_ids[0])}"
+    else:
+        shown = ", ".join(quoted_id(citation) for citation in citation_ids[:NAMED])
+        more = f" and {len(citation_ids) - NAMED} more" if len(citation_ids) > NAMED else ""
+        who = f"{len(citation_ids)} citations ({shown}{more})"
+    return redact_known(visible_lines(f"{who}: {cause}\n  -> {remedy}"))
 
 
 class ModelMismatchError(JudgeError):
