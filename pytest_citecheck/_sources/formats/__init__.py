@@ -243,11 +243,7 @@ def split_detected(text: str, name: str | None = None) -> Detected:
         hint = roff if ROFF.search(text) else f" ({info})" if info else ""
         raise SourceError(
             f"{document}format 'auto' found no sections: it looked for {AUTO_TRIED}, and the document has none "
-            f"of them{hint}; if it is one of those formats, pass format= "
-            f"({', '.join(sorted(set(FORMATS) - {'auto'}))}); otherwise split it yourself: implement the "
-            "pytest_citecheck_split_sections hook for a format name of your own (see "
-            + docs_url("hooks")
-            + "), or build Source(sections={...})",
+            f"of them{hint}; {ways_out('auto')}",
             field="format",
         ) from None
 
@@ -260,17 +256,29 @@ def no_sections(found: str, format: str, name: str | None = None, *, by_name: bo
     """
     document = f"{name}: " if name else ""
     chosen = f" (read as {format!r} because of the file's name)" if by_name else ""
-    others = ", ".join(sorted(set(FORMATS) - {"auto", format}))
-    error = SourceError(
-        f"{document}{found}{chosen}; if the document is laid out otherwise, pass format='auto' (it tries every "
-        f"layout) or the layout it is in ({others}); a document with no sections at all can be one: "
-        "Source(sections={'<id>': text}); or split it yourself with the pytest_citecheck_split_sections hook (see "
-        + docs_url("hooks")
-        + ")",
-        field="source",
-    )
+    error = SourceError(f"{document}{found}{chosen}; {ways_out(format)}", field="source")
     error.found, error.layout = found, format
     return error
+
+
+def ways_out(layout: str) -> str:
+    """What to do about a document in which ``layout`` found no sections: one text for a layout's error
+    (``no_sections``) and ``auto``'s (``split_detected``), so the two cannot drift apart. Another layout
+    (``auto`` first, unless it was ``auto`` that found none), ``Source(sections=...)``, the split hook."""
+    others = ", ".join(sorted(set(FORMATS) - {"auto", layout}))
+    if layout == "auto":
+        another = (
+            f"if the document is in one of those layouts all the same, pass the layout it is in as format= ({others})"
+        )
+    else:
+        another = (
+            f"if the document is laid out otherwise, pass format='auto' (it tries every layout) or the layout it is in "
+            f"({others})"
+        )
+    return (
+        f"{another}; a document with no sections at all can be one: Source(sections={{'<id>': text}}); or split it "
+        f"yourself with the pytest_citecheck_split_sections hook, for a format name of your own (see {docs_url('hooks')})"
+    )
 
 
 def split(text: str, format: str, hooks: Any = None) -> Split:
