@@ -84,8 +84,6 @@ class Checker:
         self._off_thread = OffThread(wiring.test_code)
         self._wiring = wiring
         self._client: Any = None
-        # The model-pinning causes this test (a script's checker: its life) has warned of, each said once.
-        self._pins_said: set[tuple[str, str]] = set()
 
     def settings_for(self, options: Mapping[str, Any], origin: str = "call") -> Settings:
         """This test's settings: marker keywords over the session's, then the call's over those."""
@@ -250,7 +248,7 @@ class Checker:
 
     def _asking(self, plan: Plan) -> tuple[list[int], Asking]:
         """The citations step 1 left pending, and step 2 for them."""
-        pins = ModelPins(self._pins_said)
+        pins = ModelPins(self._wiring.pins_said)
         return pending(plan.located), Asking(
             plan, self.cassette, self._wiring.record_hint, self._wiring.shared_answers, pins
         )

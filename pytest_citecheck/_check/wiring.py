@@ -49,6 +49,9 @@ class Wiring:
     reviews: Callable[[], Decisions | None] | None = None
     # Answers to identical requests, sent once (``_judge.sharing``): the plugin's one per session, else the checker's own.
     shared_answers: SharedAnswers = field(default_factory=SharedAnswers)
+    # The model-pinning causes already warned of (``_recording.checking.ModelPins``), each said once: the
+    # plugin's one per session, else the checker's own.
+    pins_said: set[tuple[str, str]] = field(default_factory=set)
     # The test function's code: a check on a thread that runs the test's own body (pytest-run-parallel)
     # raises through the test, which has its failure (``_check.off_thread``).
     test_code: Any = None

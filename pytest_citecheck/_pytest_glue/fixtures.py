@@ -211,7 +211,8 @@ def _shared_answers(config: pytest.Config) -> Any:
 class _SessionParts:
     """What every test's checker shares, worked out once per session: the ``citecheck`` markers the
     tests inherit from their modules and classes (``markers.MarkerCache``), each test directory's
-    reviews file, the review command the messages name."""
+    reviews file, the review command the messages name, the model-pinning causes the run has warned of
+    (``_recording.checking.ModelPins``: each said once per run)."""
 
     def __init__(self, config: pytest.Config) -> None:
         from pytest_citecheck._check.checker import checker_for
@@ -222,6 +223,7 @@ class _SessionParts:
         # Imported once here, not by every test's checker (an import statement costs a lookup chain).
         self.checker_for, self.test_cassette = checker_for, TestCassette
         self.markers = MarkerCache()
+        self.pins_said: set[tuple[str, str]] = set()
         self._reviews = settings.reviews
         self._reviews_paths: dict[Path, Path] = {}
         from pytest_citecheck._pytest_glue.paths import review_report_path
@@ -405,6 +407,7 @@ def _new_checker(request: pytest.FixtureRequest) -> Checker:
         hooks=config.hook,
         reviews=reporting.reviews,
         shared_answers=_shared_answers(config),
+        pins_said=parts.pins_said,
         test_code=_test_code(item),
     )
     request.addfinalizer(functools.partial(_close, checker))

@@ -108,12 +108,10 @@ class ModelPins:
     """One check's model-pinning warnings (``against_recordings`` notes them per citation, on any thread or
     task), said once per cause (``say``), after its citations are judged, at the test's line.
 
-    ``said``: the causes already said in this test, which the plugin's checker keeps for the test (a
-    script's checker for its life), so a test that checks in a loop says each once too. One warning per
-    citation flooded pytest's summary: 500 citations recorded with the default alias were 500 warnings, each
-    naming another citation, which pytest cannot group. Per test rather than per run: every test it concerns
-    says it, at its own line, and fails alike under ``-W error::pytest_citecheck.ModelPinWarning`` (per run,
-    only whichever test ran first, under xdist one per worker, would).
+    ``said``: the causes already said, which the plugin keeps for the run (an xdist worker for its share of
+    it; a script's checker for its life). One warning per citation flooded pytest's summary: 500 citations
+    recorded with the default alias were 500 warnings, each naming another citation, which pytest cannot
+    group; once per test would still be one per test, for a remedy (pin the model) that is the run's.
     """
 
     said: set[tuple[str, str]] = field(default_factory=set)
@@ -124,7 +122,7 @@ class ModelPins:
         self.noted.append((index, citation_id, cause, remedy))  # one append: safe from any thread
 
     def say(self, outcomes: dict[int, Any]) -> None:
-        """One ``ModelPinWarning`` per cause not yet said in this test, naming the citations it concerns in
+        """One ``ModelPinWarning`` per cause not yet said, naming the citations of this check it concerns, in
         citation order. Made an error (``filterwarnings = error``), it is the outcome of the first of them that
         has a result, as the warning of that citation was before: the check fails with it, never the run."""
         __tracebackhide__ = True

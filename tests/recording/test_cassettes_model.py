@@ -197,73 +197,89 @@ def test_two_models(citecheck):
     citecheck.check(CITATIONS[:3], SOURCE)
     citecheck.check(CITATIONS[3:], SOURCE, model="jev-1.12")
 """
-ALIAS_RECORDED = "recorded with the alias 'jev-latest', answered by 'jev-1.13.0': thresholds tuned on it may drift*"
-OTHER_MODEL = "the answer came from model 'jev-1.13.0', but the test asks for 'jev-1.12'*"
-ALIAS_REPLAYED = "the recorded answer came from model 'jev-1.13.0', but the test asks for the alias 'jev-latest'*"
+ALIAS_RECORDED = "recorded with the alias 'jev-latest', answered by 'jev-1.13.0': thresholds tuned on it may drift"
+OTHER_MODEL = "the answer came from model 'jev-1.13.0', but the test asks for 'jev-1.12'"
+ALIAS_REPLAYED = "the recorded answer came from model 'jev-1.13.0', but the test asks for the alias 'jev-latest'"
+ONCE = "*(said once per run (under xdist, once per worker), at the first check it concerns: later checks are not warned again)"
+
+
+def _line(marker: str) -> int:
+    """The line of SEVEN_CITATIONS (as pytester writes it) that holds ``marker``."""
+    return next(n for n, text in enumerate(SEVEN_CITATIONS.strip().splitlines(), 1) if marker in text)
 
 
 def _pin_warnings(result: pytest.RunResult) -> list[str]:
-    """The ModelPinWarning lines of pytest's warnings summary, one per warning (its location and first line)."""
-    return [line.split(": ", 1)[1] for line in result.outlines if ": ModelPinWarning: " in line]
+    """Each ModelPinWarning of pytest's warnings summary: where (file:line), and its first line up to the cause."""
+    said = []
+    for line in result.outlines:
+        if ": ModelPinWarning: " in line:
+            where, text = line.strip().split(": ModelPinWarning: ", 1)
+            for cause in (ALIAS_RECORDED, OTHER_MODEL, ALIAS_REPLAYED):
+                if cause in text:
+                    text = text[: text.index(cause) + len(cause)]
+            said.append(f"{where.rsplit('/', 1)[-1]}: {text}")
+    return said
 
 
-def _said_once_per_cause(result: pytest.RunResult, at_once: str, other: str) -> None:
-    result.assert_outcomes(passed=3, warnings=4)
-    assert sorted(_pin_warnings(result)) == sorted(
-        [
-            "ModelPinWarning: 7 citations ('c1', 'c2', 'c3', 'c4', 'c5' and 2 more): " + at_once.rstrip("*"),
-            "ModelPinWarning: citation 'c1': " + at_once.rstrip("*"),  # the loop's first check; not said again
-            "ModelPinWarning: 3 citations ('c1', 'c2', 'c3'): " + at_once.rstrip("*"),
-            "ModelPinWarning: 4 citations ('c4', 'c5', 'c6', 'c7'): " + other.rstrip("*"),
-        ]
-    )  # in any order: under xdist the tests end in any order
+def _said_once_per_cause(result: pytest.RunResult, alias_cause: str) -> None:
+    result.assert_outcomes(passed=3, warnings=2)
+    assert _pin_warnings(result) == [
+        f"test_suite.py:{_line('(CITATIONS, SOURCE)')}: 7 citations ('c1', 'c2', 'c3', 'c4', 'c5' and 2 more): "
+        + alias_cause,
+        f"test_suite.py:{_line('CITATIONS[3:]')}: 4 citations ('c4', 'c5', 'c6', 'c7'): " + OTHER_MODEL,
+    ]
+    result.stdout.fnmatch_lines([ONCE])
 
 
-def _cut_after_cause(result: pytest.RunResult) -> None:
-    """The warnings' first lines end at the cause's text: cut them there for a comparison."""
-    for index, line in enumerate(result.outlines):
-        for cause in (ALIAS_RECORDED, OTHER_MODEL, ALIAS_REPLAYED):
-            head = cause.rstrip("*")
-            if head in line:
-                result.outlines[index] = line[: line.index(head) + len(head)]
-
-
-def test_a_suite_recorded_with_an_alias_warns_once_per_cause_per_test(suite, server_answering_as, offline):
+def test_a_suite_recorded_with_an_alias_warns_once_per_cause(suite, server_answering_as, offline):
     """Found and not fixed last session: one ModelPinWarning per citation, each naming its own citation,
-    so pytest's summary could not group them (a suite of 500 citations printed 500 warnings)."""
+    so pytest's summary could not group them (a suite of 500 citations printed 500 warnings; these 21)."""
     server_answering_as("jev-1.13.0")
     suite.makepyfile(test_suite=SEVEN_CITATIONS)
     recorded = suite.runpytest("--citecheck-record-mode=once")
-    _cut_after_cause(recorded)
-    _said_once_per_cause(recorded, ALIAS_RECORDED, OTHER_MODEL)
+    _said_once_per_cause(recorded, ALIAS_RECORDED)
     recorded.stdout.fnmatch_lines(["*-> pin the model: --citecheck-model=jev-1.13.0*"])
     offline()
-    replayed = suite.runpytest()
-    _cut_after_cause(replayed)
-    _said_once_per_cause(replayed, ALIAS_REPLAYED, OTHER_MODEL)
+    _said_once_per_cause(suite.runpytest(), ALIAS_REPLAYED)
 
 
-def test_the_one_warning_per_cause_made_an_error_fails_each_test_it_concerns(suite, server_answering_as, offline):
+def test_the_warning_made_an_error_fails_the_test_that_says_it(suite, server_answering_as, offline):
     server_answering_as("jev-1.13.0")
     suite.makepyfile(test_suite=SEVEN_CITATIONS)
     suite.runpytest("--citecheck-record-mode=once", "-W", "ignore::UserWarning").assert_outcomes(passed=3)
     offline()
-    result = suite.runpytest("-W", "error::pytest_citecheck.ModelPinWarning")
-    result.assert_outcomes(failed=3)
-    assert result.ret == pytest.ExitCode.TESTS_FAILED  # a failing test, never an INTERNALERROR
+    result = suite.runpytest("-W", "error::pytest_citecheck.ModelPinWarning", "-rA")
+    # The first test of each cause fails with it; test_one_by_one's cause was said (raised) already.
+    result.assert_outcomes(failed=2, passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # failing tests, never an INTERNALERROR
     result.stdout.fnmatch_lines(
-        ["*ModelPinWarning: 7 citations ('c1', 'c2', 'c3', 'c4', 'c5' and 2 more): " + ALIAS_REPLAYED]
+        [
+            f"*ModelPinWarning: 7 citations ('c1', 'c2', 'c3', 'c4', 'c5' and 2 more): {ALIAS_REPLAYED}*",
+            ONCE,
+            f"test_suite.py:{_line('(CITATIONS, SOURCE)')}: ModelPinWarning",  # at the test's line
+            f"*ModelPinWarning: 4 citations ('c4', 'c5', 'c6', 'c7'): {OTHER_MODEL}*",
+            "PASSED test_suite.py::test_one_by_one",
+        ],
+        consecutive=False,
     )
-    # Still strict per citation: every mismatch is its citation's own error, fail closed.
+    # Strict model mode is still per citation: every mismatch is its citation's own error, fail closed.
     strict = suite.runpytest("--citecheck-strict-model")
     strict.assert_outcomes(failed=3)
     strict.stdout.fnmatch_lines(["*ModelMismatchError*7 citations could not be judged*", "*citation 'c7': *"])
 
 
 @pytest.mark.slow
-def test_under_xdist_each_test_says_each_cause_once(suite, server_answering_as):
+def test_under_xdist_each_worker_says_each_cause_once(suite, server_answering_as):
     server_answering_as("jev-1.13.0")
     suite.makepyfile(test_suite=SEVEN_CITATIONS)
     result = suite.runpytest_subprocess("--citecheck-record-mode=once", "-n", "2")
-    _cut_after_cause(result)
-    _said_once_per_cause(result, ALIAS_RECORDED, OTHER_MODEL)
+    said = _pin_warnings(result)
+    result.assert_outcomes(passed=3, warnings=len(said))
+    # Each worker is a run of its own: the alias is said once by each that met it, at a test's line.
+    checks = {_line(marker) for marker in ("(CITATIONS, SOURCE)", "([citation], SOURCE)", "(CITATIONS[:3], SOURCE)")}
+    alias = [line for line in said if line.endswith(ALIAS_RECORDED)]
+    assert 1 <= len(alias) <= 2 and {int(line.split(":")[1]) for line in alias} <= checks, said
+    assert [line for line in said if line.endswith(OTHER_MODEL)] == [
+        f"test_suite.py:{_line('CITATIONS[3:]')}: 4 citations ('c4', 'c5', 'c6', 'c7'): " + OTHER_MODEL
+    ]
+    assert len(said) == len(alias) + 1

@@ -17,19 +17,20 @@ class ModelPinWarning(UserWarning):
 
 # How many of the citations one warning concerns it quotes by id; the rest are counted ("and 495 more").
 NAMED = 5
+ONCE = "(said once per run (under xdist, once per worker), at the first check it concerns: later checks are not warned again)"
 
 
 def pin_warning_text(citation_ids: list[str], cause: str, remedy: str) -> str:
-    """The one ``ModelPinWarning`` of a test for one cause: the citations it concerns (how many, the first
-    ``NAMED`` by id), the cause and the remedy. The model is the server's text: shown harmlessly (a proxy's
-    controls, or the key it echoed, in a warning printed raw)."""
+    """The one ``ModelPinWarning`` of a run for one cause: the citations of the check that met it first (how
+    many, the first ``NAMED`` by id), the cause, the remedy, and that it is not said again. The model is the
+    server's text: shown harmlessly (a proxy's controls, or the key it echoed, in a warning printed raw)."""
     if len(citation_ids) == 1:
         who = f"citation {quoted_id(citation_ids[0])}"
     else:
         shown = ", ".join(quoted_id(citation) for citation in citation_ids[:NAMED])
         more = f" and {len(citation_ids) - NAMED} more" if len(citation_ids) > NAMED else ""
         who = f"{len(citation_ids)} citations ({shown}{more})"
-    return redact_known(visible_lines(f"{who}: {cause}\n  -> {remedy}"))
+    return redact_known(visible_lines(f"{who}: {cause}\n  -> {remedy}\n  {ONCE}"))
 
 
 class ModelMismatchError(JudgeError):
