@@ -77,7 +77,7 @@ class Asking:
     record_hint: str
     # The run's answers to identical requests (``_judge.sharing``): each is sent once.
     shared: SharedAnswers | None = None
-    # The model-pinning warnings, said once per cause for the test after every citation is judged.
+    # The model-pinning warnings, said once per cause for the run after every citation is judged.
     pins: ModelPins = field(default_factory=ModelPins)
 
     def judge(self, client: Any, index: int) -> CitationResult:

@@ -4,7 +4,7 @@ What the checker asks of the recording, one call each: ``open_cassette`` (a cass
 be read fails the citation with a ``CassetteError``), ``asking`` (the cassette's patches and a count
 of replayed answers around one request; an answer is kept only once it was read without error) and
 ``against_recordings`` (model pinning, and after a rewrite the drift from the replaced recording).
-A model-pinning warning is noted per citation and said once per cause for the test (``ModelPins``).
+A model-pinning warning is noted per citation and said once per cause for the run (``ModelPins``).
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ class ModelPins:
     task), said once per cause (``say``), after its citations are judged, at the test's line.
 
     ``said``: the causes already said, which the plugin keeps for the run (an xdist worker for its share of
-    it; a script's checker for its life). One warning per citation flooded pytest's summary: 500 citations
+    it; a script's checker, which has no cassette, never notes one). One warning per citation flooded pytest's summary: 500 citations
     recorded with the default alias were 500 warnings, each naming another citation, which pytest cannot
     group; once per test would still be one per test, for a remedy (pin the model) that is the run's.
     """
