@@ -204,8 +204,9 @@ def citecheck_async_client(pytestconfig: pytest.Config) -> Callable[[], AsyncTyp
     loop (pytest-asyncio and anyio, asyncio or trio, alike). Configured like ``citecheck_client``
     (``compression=False``, the key or a replay placeholder, the patient rate-limit retry policy).
     Override it in ``conftest.py`` with another callable, or with an async fixture that yields a
-    client you close yourself (keep ``compression=False``, and give it a key when none is set, as
-    ``citecheck_client`` says). In record mode ``none`` it has no network
+    client you close yourself, which each test that checks must then ask for in its arguments (it is
+    set up before the test runs, on its loop); keep ``compression=False``, and give it a key when none
+    is set, as ``citecheck_client`` says. In record mode ``none`` it has no network
     transport at all: every answer comes from a cassette.
     """
 

@@ -11,6 +11,7 @@ one-line change that makes it replay. Any other error of the fixture is the user
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -65,18 +66,49 @@ def built_with_a_key(request: pytest.FixtureRequest, name: str, build: Callable[
 def async_client_for(request: pytest.FixtureRequest) -> Any:
     """The ``citecheck_async_client`` fixture as this test sees it: a client, or a callable that builds one
     per ``acheck`` (called then, as the plugin's own is), its refusal for want of a key said when it builds."""
+    late = _async_fixture_not_asked_for(request, "citecheck_async_client")
+    if late is not None:
+        raise late
     provided = built_with_a_key(request, "citecheck_async_client")
     if hasattr(provided, "system_one") or not callable(provided):
         return provided
     return lambda: built_with_a_key(request, "citecheck_async_client", provided)
 
 
-def _defined_at(request: pytest.FixtureRequest, name: str) -> str:
-    """``conftest.py:12``: where the fixture this test gets is defined (relative to the rootdir), if it can be told."""
+def _async_fixture_not_asked_for(request: pytest.FixtureRequest, name: str) -> ClientUnavailableError | None:
+    """An async fixture ``name`` of the user's that this test does not ask for: pytest-asyncio and anyio set
+    one up before the test runs, on its loop; asked for by name from inside the running loop (where an
+    ``acheck`` asks for it), it fails with "Runner.run() cannot be called from a running event loop" and a
+    coroutine never awaited. Said before it is asked for, with the two ways that work."""
+    if name in getattr(request.node, "fixturenames", ()):
+        return None  # set up by pytest before the test ran, on the test's loop
+    function = _fixture_function(request, name)
+    if function is None or not (inspect.iscoroutinefunction(function) or inspect.isasyncgenfunction(function)):
+        return None
+    test = getattr(request.node, "originalname", None) or "test_..."
+    return ClientUnavailableError(
+        f"the {name} fixture ({_defined_at(request, name)}) is an async fixture, which is set up before the test "
+        "runs, on its event loop, and only for a test that asks for it: this test does not, and the check cannot "
+        "set it up from inside the running loop",
+        f"ask for it in the test's arguments (async def {test}(citecheck, {name})), or make it a plain fixture "
+        "that returns a callable building the client (return lambda: AsyncTypeSafeClient(api_key=..., "
+        "compression=False))",
+    )
+
+
+def _fixture_function(request: pytest.FixtureRequest, name: str) -> Any:
+    """The function of the fixture ``name`` this test gets (as written: pytest-asyncio wraps it only at set-up)."""
     try:
         definitions = list(request.node.session._fixturemanager.getfixturedefs(name, request.node) or [])
-        code = definitions[-1].func.__code__
-    except (AttributeError, IndexError, TypeError):  # a fixture of an unusual kind: named without its place
+        return definitions[-1].func
+    except (AttributeError, IndexError, TypeError):  # a fixture of an unusual kind
+        return None
+
+
+def _defined_at(request: pytest.FixtureRequest, name: str) -> str:
+    """``conftest.py:12``: where the fixture this test gets is defined (relative to the rootdir), if it can be told."""
+    code = getattr(_fixture_function(request, name), "__code__", None)
+    if code is None:
         return "defined in a conftest.py"
     path = Path(code.co_filename)
     root = request.config.rootpath

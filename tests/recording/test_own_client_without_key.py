@@ -127,3 +127,63 @@ def test_an_own_client_that_fails_for_another_reason_fails_as_it_did(suite: pyte
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["E       RuntimeError: the vault is sealed"])
     assert "ClientUnavailableError" not in result.stdout.str()
+
+
+# An async fixture of one's own (pytest-asyncio's): set up by pytest-asyncio on the test's loop before the
+# test runs, when the test asks for it; the check cannot have it set up from inside the running loop.
+ASYNC_FIXTURE_CONFTEST = """
+import os
+
+import pytest_asyncio
+from typesafe_sdk import AsyncTypeSafeClient
+
+
+@pytest_asyncio.fixture
+async def citecheck_async_client():
+    key = os.environ.get("TYPESAFE_API_KEY") or "replay-only"
+    async with AsyncTypeSafeClient(api_key=key, compression=False) as client:
+        yield client
+"""
+
+ASYNCIO_SUITE = """
+import pytest
+from cookbook import SOURCE, pick
+
+@pytest.mark.asyncio
+async def test_cite(citecheck):
+    await citecheck.aassert_supported(pick("epoch_seconds", "aud_reject"), SOURCE)
+"""
+
+
+def test_an_async_client_fixture_of_ones_own_replays_when_the_test_asks_for_it(
+    suite: pytest.Pytester, jev_server, offline
+) -> None:
+    _recorded_then_offline(suite, jev_server, offline, ASYNCIO_SUITE)
+    suite.makeconftest(ASYNC_FIXTURE_CONFTEST)
+    suite.makepyfile(test_app=ASYNCIO_SUITE.replace("(citecheck)", "(citecheck, citecheck_async_client)"))
+    result = suite.runpytest("--citecheck-record-mode=none", "-p", "asyncio", "-W", "error::RuntimeWarning")
+    result.assert_outcomes(passed=1)
+
+
+def test_an_async_client_fixture_the_test_does_not_ask_for_fails_saying_to_ask_for_it(
+    suite: pytest.Pytester, jev_server, offline
+) -> None:
+    """Asked for from inside the running loop, pytest-asyncio could not set it up ("Runner.run() cannot be
+    called from a running event loop", and a coroutine never awaited): said before it is asked for."""
+    _recorded_then_offline(suite, jev_server, offline, ASYNCIO_SUITE)
+    suite.makeconftest(ASYNC_FIXTURE_CONFTEST)
+    result = suite.runpytest("--citecheck-record-mode=none", "-p", "asyncio")
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str() + result.stderr.str()
+    assert "Runner.run()" not in output
+    assert "never awaited" not in output
+    assert (
+        "ClientUnavailableError: the citecheck_async_client fixture (conftest.py:7) is an async fixture, which is set "
+        "up before the test runs, on its event loop, and only for a test that asks for it: this test does not, "
+        "and the check cannot set it up from inside the running loop"
+    ) in output
+    assert (
+        "  -> ask for it in the test's arguments (async def test_cite(citecheck, citecheck_async_client)), or make "
+        "it a plain fixture that returns a callable building the client "
+        "(return lambda: AsyncTypeSafeClient(api_key=..., compression=False))"
+    ) in output
