@@ -82,7 +82,10 @@ def _async_fixture_not_asked_for(request: pytest.FixtureRequest, name: str) -> C
     coroutine never awaited. Said before it is asked for, with the two ways that work."""
     if name in getattr(request.node, "fixturenames", ()):
         return None  # set up by pytest before the test ran, on the test's loop
-    function = _fixture_function(request, name)
+    definition = _fixture_definition(request, name)
+    if getattr(definition, "cached_result", None) is not None:
+        return None  # of a wider scope, set up already for an earlier test that asked for it: pytest gives that
+    function = getattr(definition, "func", None)
     if function is None or not (inspect.iscoroutinefunction(function) or inspect.isasyncgenfunction(function)):
         return None
     test = getattr(request.node, "originalname", None) or "test_..."
@@ -96,18 +99,18 @@ def _async_fixture_not_asked_for(request: pytest.FixtureRequest, name: str) -> C
     )
 
 
-def _fixture_function(request: pytest.FixtureRequest, name: str) -> Any:
-    """The function of the fixture ``name`` this test gets (as written: pytest-asyncio wraps it only at set-up)."""
+def _fixture_definition(request: pytest.FixtureRequest, name: str) -> Any:
+    """pytest's definition of the fixture ``name`` this test gets (its ``func`` as written: pytest-asyncio wraps
+    it only at set-up), or None."""
     try:
-        definitions = list(request.node.session._fixturemanager.getfixturedefs(name, request.node) or [])
-        return definitions[-1].func
+        return list(request.node.session._fixturemanager.getfixturedefs(name, request.node) or [])[-1]
     except (AttributeError, IndexError, TypeError):  # a fixture of an unusual kind
         return None
 
 
 def _defined_at(request: pytest.FixtureRequest, name: str) -> str:
     """``conftest.py:12``: where the fixture this test gets is defined (relative to the rootdir), if it can be told."""
-    code = getattr(_fixture_function(request, name), "__code__", None)
+    code = getattr(getattr(_fixture_definition(request, name), "func", None), "__code__", None)
     if code is None:
         return "defined in a conftest.py"
     path = Path(code.co_filename)

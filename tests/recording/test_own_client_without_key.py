@@ -57,10 +57,10 @@ def _conftest_example(page: str, after: str) -> str:
     return text[start : text.index("\n```", start)] + "\n"
 
 
-def _recorded_then_offline(suite: pytest.Pytester, jev_server, offline, module: str) -> None:
+def _recorded_then_offline(suite: pytest.Pytester, jev_server, offline, module: str, tests: int = 1) -> None:
     """``module`` recorded against the loopback server with the plugin's client, then as CI runs: no key."""
     suite.makepyfile(test_app=module)
-    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=tests)
     offline()
     jev_server.stop()
 
@@ -187,3 +187,21 @@ def test_an_async_client_fixture_the_test_does_not_ask_for_fails_saying_to_ask_f
         "it a plain fixture that returns a callable building the client "
         "(return lambda: AsyncTypeSafeClient(api_key=..., compression=False))"
     ) in output
+
+
+def test_an_async_client_fixture_of_a_wider_scope_set_up_already_is_the_one_a_later_test_gets(
+    suite: pytest.Pytester, jev_server, offline
+) -> None:
+    """Session-scoped, set up for the first test (which asks for it): pytest gives the second that same client."""
+    both = ASYNCIO_SUITE.replace("@pytest.mark.asyncio", '@pytest.mark.asyncio(loop_scope="session")')
+    both += both[both.index("@pytest.mark") :].replace("test_cite", "test_cite_again")
+    _recorded_then_offline(suite, jev_server, offline, both, tests=2)
+    suite.makeconftest(
+        ASYNC_FIXTURE_CONFTEST.replace(
+            "@pytest_asyncio.fixture", '@pytest_asyncio.fixture(scope="session", loop_scope="session")'
+        )
+    )
+    suite.makepyfile(test_app=both.replace("test_cite(citecheck)", "test_cite(citecheck, citecheck_async_client)"))
+    result = suite.runpytest("--citecheck-record-mode=none", "-p", "asyncio", "-p", "no:randomly")
+    assert "is an async fixture" not in result.stdout.str()
+    result.assert_outcomes(passed=2)
