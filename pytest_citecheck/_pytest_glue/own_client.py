@@ -85,7 +85,7 @@ def _async_fixture_not_asked_for(request: pytest.FixtureRequest, name: str) -> C
     definition = _fixture_definition(request, name)
     if getattr(definition, "cached_result", None) is not None:
         return None  # of a wider scope, set up already for an earlier test that asked for it: pytest gives that
-    function = getattr(definition, "func", None)
+    function = _as_written(definition)
     if function is None or not (inspect.iscoroutinefunction(function) or inspect.isasyncgenfunction(function)):
         return None
     test = getattr(request.node, "originalname", None) or "test_..."
@@ -100,17 +100,26 @@ def _async_fixture_not_asked_for(request: pytest.FixtureRequest, name: str) -> C
 
 
 def _fixture_definition(request: pytest.FixtureRequest, name: str) -> Any:
-    """pytest's definition of the fixture ``name`` this test gets (its ``func`` as written: pytest-asyncio wraps
-    it only at set-up), or None."""
+    """pytest's definition of the fixture ``name`` this test gets, or None."""
     try:
         return list(request.node.session._fixturemanager.getfixturedefs(name, request.node) or [])[-1]
     except (AttributeError, IndexError, TypeError):  # a fixture of an unusual kind
         return None
 
 
+def _as_written(definition: Any) -> Any:
+    """A fixture definition's function as its author wrote it: pytest-asyncio 1.0 wraps an async fixture's at
+    collection (``functools.wraps``: a plain function whose ``__wrapped__`` is the async one), later ones at set-up."""
+    function = getattr(definition, "func", None)
+    try:
+        return inspect.unwrap(function) if function is not None else None
+    except ValueError:  # a cycle of __wrapped__: the function as it is
+        return function
+
+
 def _defined_at(request: pytest.FixtureRequest, name: str) -> str:
     """``conftest.py:12``: where the fixture this test gets is defined (relative to the rootdir), if it can be told."""
-    code = getattr(getattr(_fixture_definition(request, name), "func", None), "__code__", None)
+    code = getattr(_as_written(_fixture_definition(request, name)), "__code__", None)
     if code is None:
         return "defined in a conftest.py"
     path = Path(code.co_filename)
