@@ -252,8 +252,10 @@ class CheckerUnavailableError(CitecheckError, RuntimeError):
 
 
 class ClientUnavailableError(CitecheckError, RuntimeError):
-    """The client a check asks Jev through could not be built: a conftest's own ``citecheck_client`` (or
-    ``citecheck_async_client``) that typesafe-sdk refused to build, for want of a key.
+    """The client a check asks Jev through could not be had: a conftest's own ``citecheck_client`` (or
+    ``citecheck_async_client``) that typesafe-sdk refused to build, for want of a key; or an async
+    ``citecheck_async_client`` of one's own that the test does not ask for, which cannot be set up from
+    inside the test's running loop.
 
     No citation of the check was asked; each is reported ``errored``. The message names the fixture
     and where it is defined, the cause and the way out (``cause``, ``remedy``).
