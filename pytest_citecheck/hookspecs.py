@@ -15,8 +15,8 @@ def pytest_citecheck_split_sections(text: str, format: str) -> dict[str, str] | 
     """Split a document of a format pytest-citecheck does not know into sections.
 
     Called when ``Source.from_text(text, format=...)``, ``Source.from_file(path, format=...)`` or
-    ``assert_citations_supported(..., format=...)`` names a format that is not built in (``rfc``,
-    ``markdown``, ``numbered``, ``html``, ``auto``), during a pytest session (a test module's
+    ``assert_citations_supported(..., format=...)`` names a format that is not built in (``auto``,
+    ``docbook``, ``html``, ``info``, ``man``, ``markdown``, ``numbered``, ``rfc``, ``rst``), during a pytest session (a test module's
     import time included). Return an ordered mapping of section id to the section's full text, or
     None to decline (another implementation may answer; if none does, the format is reported as
     unknown). See ``docs/hooks.md``.
