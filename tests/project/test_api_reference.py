@@ -37,3 +37,30 @@ def test_checker_unavailable_error_is_public():
 
     assert issubclass(CheckerUnavailableError, CitecheckError)
     assert "CheckerUnavailableError" in pytest_citecheck.__all__
+
+
+def _entries_by_heading() -> dict[str, str]:
+    """Each documented name and the ``## `` heading it is listed under."""
+    heading, under = "", {}
+    for line in API.splitlines():
+        if line.startswith("## "):
+            heading = line[3:].strip()
+        elif found := re.fullmatch(r"::: pytest_citecheck\.(\w+)", line):
+            under[found.group(1)] = heading
+    return under
+
+
+@pytest.mark.parametrize(
+    ("kind", "heading"), [(Warning, "Warnings"), (BaseException, "Exceptions")], ids=["warnings", "exceptions"]
+)
+def test_each_warning_and_exception_is_listed_under_its_heading(kind, heading):
+    # SourceWarning was listed under "Testing the record path", after JevServer.
+    misplaced = {
+        name: under
+        for name, under in _entries_by_heading().items()
+        if isinstance(getattr(pytest_citecheck, name), type) and issubclass(getattr(pytest_citecheck, name), kind)
+        if not (kind is BaseException and issubclass(getattr(pytest_citecheck, name), Warning))
+        if under != heading
+    }
+    assert not misplaced, f"listed under another heading than {heading!r}: {misplaced}"
+
