@@ -22,7 +22,10 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class CitecheckError(Exception):
-    """Base class of every error pytest-citecheck raises on purpose.
+    """Base class of every error pytest-citecheck raises on purpose, but ``CitationsNotSupported``.
+
+    ``CitationsNotSupported`` is a failed check, not an error: an ``AssertionError``, so pytest shows it
+    as a test's failure; ``except CitecheckError`` does not catch it.
 
     Its message often quotes text from outside (a claim, an id, a server's error body, a field of a
     server's answer): it reads harmlessly wherever it is printed (``_text.visible_lines``: controls

@@ -64,3 +64,20 @@ def test_each_warning_and_exception_is_listed_under_its_heading(kind, heading):
     }
     assert not misplaced, f"listed under another heading than {heading!r}: {misplaced}"
 
+
+def test_the_api_reference_names_each_exception_that_is_not_a_citecheck_error():
+    # The page said every error raised on purpose derives from CitecheckError; CitationsNotSupported
+    # (an AssertionError: a test's failure) does not, so `except CitecheckError` does not catch it.
+    rule = re.search(r"Every error pytest-citecheck raises on purpose[^.]*\.", API)
+    assert rule, "docs/api.md no longer states which errors derive from CitecheckError"
+    outside = [
+        name
+        for name in pytest_citecheck.__all__
+        if isinstance(getattr(pytest_citecheck, name), type)
+        and issubclass(getattr(pytest_citecheck, name), Exception)
+        and not issubclass(getattr(pytest_citecheck, name), (Warning, pytest_citecheck.CitecheckError))
+    ]
+    assert outside, "every exception derives from CitecheckError: the page's exception to the rule can go"
+    assert all(f"`{name}`" in rule.group(0) for name in outside), (rule.group(0), outside)
+    assert pytest_citecheck.CitecheckError.__doc__
+    assert all(name in pytest_citecheck.CitecheckError.__doc__ for name in outside)
