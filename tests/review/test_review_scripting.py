@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import REPO
 
 from pytest_citecheck._cli import main as citecheck
 from pytest_citecheck._review import command as review_cmd
@@ -158,3 +159,22 @@ def test_a_terminal_that_cannot_encode_the_section_gets_escapes_not_a_traceback(
     assert done.returncode == 0, done.stderr.decode("ascii", "replace")
     assert b"Traceback" not in done.stderr
     assert b"speci\\u2010" in done.stdout and b"\\xbb" in done.stdout  # the hyphen and the quote mark, escaped
+
+
+def test_an_id_is_ambiguous_when_the_same_claim_and_section_were_judged_by_two_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Found walking review.md with a suite whose marker pins jev-1.12 while its other tests use the
+    # default: the page said an id needs its test's name only "with different claims or sections".
+    monkeypatch.chdir(tmp_path)
+    same = {"claim": "the same claim", "section_text": "the same section"}
+    rows = [
+        _row("test_a.py::test_default", "copy", "key-under-jev-latest", **same, model="jev-latest"),
+        _row("test_a.py::test_pinned", "copy", "key-under-jev-1.12", **same, model="jev-1.12"),
+    ]
+    (tmp_path / "report.json").write_text(json.dumps({"version": 1, "results": rows}))
+    assert citecheck(["review", "--report", "report.json", "--accept", "copy", "--by", "Ada"]) == 2
+    assert "name one of: test_a.py::test_default::copy, test_a.py::test_pinned::copy" in capsys.readouterr().err
+    page = (REPO / "docs" / "review.md").read_text(encoding="utf-8")
+    ids_rule = page[page.index("- **Ids.**") :].split("\n- **", 1)[0]
+    assert "model" in ids_rule, ids_rule
