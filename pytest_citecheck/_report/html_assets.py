@@ -51,6 +51,7 @@ h3 { font-size:1.05rem; margin:0; display:flex; gap:.6rem; align-items:center; f
 .tag.flagged { border-color:var(--contradicted); background:#fff1e5; }
 ul.questions { margin:0; padding-left:1.1rem; }
 .controls { margin:.75rem 0; display:flex; gap:1.5rem; flex-wrap:wrap; align-items:center; }
+[data-needs-script][hidden] { display:none; }  /* the filters and pagers until the script shows them: .controls and .pager set display, which would override `hidden` */
 #filter-status { color:var(--muted); }
 .citation { border:1px solid var(--line); border-left:6px solid var(--line); border-radius:.5rem; padding:1rem 1.1rem; margin:0 0 1rem; }
 .citation.verified { border-left-color:var(--verified); } .citation.unsupported { border-left-color:var(--unsupported); }

@@ -373,3 +373,38 @@ def test_with_scripts_off_the_page_still_counts_its_citations() -> None:
     assert "<noscript><p>This page lists its 3 citations with a script" in page
     # The filters and pager are shown by the script only: without it they would do nothing.
     assert re.search(r'<form class="controls" id="filters"[^>]* hidden data-needs-script>', page)
+
+
+def test_with_scripts_off_chromium_shows_neither_the_filters_nor_the_pager(browser: Any, tmp_path: Path) -> None:
+    # Found opening a report in Chromium with JavaScript off: the form and both pagers carried
+    # `hidden`, but the page's own `display:flex` for .controls and .pager overrode it, so filters
+    # and page buttons that do nothing were drawn under the "scripts are off" note.
+    from selenium.webdriver.common.by import By
+
+    rows = [
+        {"test": "t::x", "id": f"c{n}", "status": "found", "verdict": "verified", "confidence": 0.9, "auto": True}
+        for n in range(3)
+    ]
+    page = tmp_path / "report.html"
+    write_html(Report(rows), page)
+    browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+    try:
+        browser.get(page.as_uri())
+        shown = {
+            selector: [node.is_displayed() for node in browser.find_elements(By.CSS_SELECTOR, selector)]
+            for selector in ("#filters", "nav.pager", "#filter-verdict", ".page-next")
+        }
+        note = browser.find_element(By.TAG_NAME, "body").text
+    finally:
+        browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+    assert shown == {
+        "#filters": [False],
+        "nav.pager": [False, False],
+        "#filter-verdict": [False],
+        ".page-next": [False, False],
+    }
+    assert "This page lists its 3 citations with a script, and scripts are off." in note
+    # With scripts on, the same page shows them.
+    browser.get(page.as_uri())
+    assert browser.find_element(By.ID, "filters").is_displayed()
+    assert all(node.is_displayed() for node in browser.find_elements(By.CSS_SELECTOR, "nav.pager"))
