@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
-from support import REVIEW_SUITE, html_report_data
+from support import REPO, REVIEW_SUITE, html_report_data
 
 from pytest_citecheck.testing import JevServer
 
@@ -43,6 +44,19 @@ def assert_each_citations_verdict_confidence_and_section_once(junit: ET.Element)
         "citecheck.sig_reporting.confidence": "-",
         "citecheck.sig_reporting.section": "",
     }
+
+
+def test_the_reporting_page_shows_a_fabricated_citations_properties_as_junit_gets_them(
+    recording: pytest.Pytester,
+) -> None:
+    # The page said a fabricated quote's confidence property is empty; it is "-", as everywhere a
+    # confidence is missing (its section is empty). Found reading a real run's JUnit file.
+    recording.runpytest("--citecheck-record-mode=once", "--junitxml=junit.xml").assert_outcomes(passed=2)
+    real = dict(properties(ET.parse(recording.path / "junit.xml").getroot(), "test_three_checked_twice"))
+    page = (REPO / "docs" / "reporting.md").read_text(encoding="utf-8")
+    snippet = page[page.index("## JUnit XML") :].split("```xml", 1)[1].split("```", 1)[0]
+    shown = dict(re.findall(r'<property name="(citecheck\.sig_reporting\.\w+)" value="([^"]*)"/>', snippet))
+    assert shown == {name: value for name, value in real.items() if name.startswith("citecheck.sig_reporting.")}
 
 
 def test_junit_has_each_citations_verdict_confidence_and_section_once(recording: pytest.Pytester) -> None:
