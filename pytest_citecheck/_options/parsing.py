@@ -165,7 +165,7 @@ def _described(value: Any) -> str:
         return f"a {kind} {value!r} (a mapping is not read as its keys: list the names)"
     if isinstance(value, bytes | bytearray | memoryview):
         return f"{kind} {bytes(value)!r} (text is expected: decode them)"
-    return f"{value!r} (a {kind})"
+    return f"{value!r} ({'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind})"
 
 
 def parse_verdicts(raw: Any) -> frozenset[Verdict]:

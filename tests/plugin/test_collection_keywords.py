@@ -40,6 +40,21 @@ def test_fail_on_refuses_what_is_not_a_verdict_name_or_a_collection_of_them(raw)
     assert "unknown verdict 102" not in message
 
 
+@pytest.mark.parametrize(
+    ("raw", "named"),
+    [
+        (17, "got 17 (an int)"),
+        (("contradicted", 1), "got 1 (an int) in ['contradicted', 1]"),
+        (0.5, "got 0.5 (a float)"),
+    ],
+)
+def test_a_value_that_is_not_a_name_is_named_with_its_type_and_the_right_article(raw, named) -> None:
+    # Found trying configuration.md's collections rule with questions={"out_of_context", 3}: "got 3 (a int)".
+    with pytest.raises(OptionError) as raised:
+        Settings().override({"fail_on": raw}, "check() keyword argument")
+    assert str(raised.value).endswith(named)
+
+
 @pytest.mark.parametrize("raw", [*NOT_NAMES[:6], ["out_of_context", 3]], ids=shown)
 def test_questions_refuses_what_is_not_a_question_name_or_a_collection_of_them(raw) -> None:
     with pytest.raises(
