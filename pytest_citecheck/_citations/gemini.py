@@ -253,18 +253,43 @@ def _cited(chunks: list[Any], index: Any, claim: str, citation_id: str, source: 
         )
     text = field_of(context, "text")
     quote = text.strip() if isinstance(text, str) and text.strip() else None
-    document = _name(context, ("title", "uri"), citation_id)
+    if quote is None and _field(context, "media_id", "mediaId") not in (None, ""):
+        # Multimodal File Search: the chunk is an image (its blob's ``media_id``), not text. Read as a claim-only
+        # citation of its document, the claim would be judged against the document's text, not the image it rests on.
+        raise CitationInputError(
+            "cites an image (a File Search chunk with a media_id and no text), which cannot be checked against text",
+            citation=citation_id,
+            field="grounding_chunks.retrieved_context.media_id",
+        )
+    document = _chunk_document(context, quote, citation_id)
     pages = _chunk_pages(context, citation_id)
     sections: tuple[str, ...] = ()
     if pages is not None:
         start, end, field = pages
-        sections = page_sections(start, end, paged_source(source, document), citation_id, field)
+        paged = source if document is None and isinstance(source, Source) else paged_source(source, document)
+        sections = page_sections(start, end, paged, citation_id, field)
     if len(sections) > 1:  # a page span: its pages, the chunk's text looked for there first
         return Citation(
             citation_id, claim, None, None, document=document, sections=sections, quotes=(quote,) if quote else ()
         )
     section = sections[0] if sections else None
     return Citation(id=citation_id, claim=claim, quote=quote, section=section, document=document)
+
+
+def _chunk_document(context: Any, quote: str | None, citation_id: str) -> str | None:
+    """The document a retrieved chunk names: its ``title``, else its ``uri``. A File Search chunk of a file uploaded
+    without a display name has neither (only ``file_search_store``, the store, which holds many documents): with its
+    text it is a quote naming no document, looked for in every document checked against; without text it names
+    nothing to check, and is an error."""
+    for name in ("title", "uri"):
+        value = field_of(context, name)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    if quote is not None:
+        return None
+    raise CitationInputError(
+        "names no document (no title or uri) and has no text", citation=citation_id, field="grounding_chunks"
+    )
 
 
 def _chunk_pages(context: Any, citation_id: str) -> tuple[int, int, str] | None:
