@@ -21,7 +21,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from pytest_citecheck._citations.anthropic import adapt_anthropic_block, is_anthropic_text_block, uncited_anthropic_text
+from pytest_citecheck._citations.anthropic import (
+    adapt_anthropic_block,
+    fetched_pages_cited,
+    is_anthropic_text_block,
+    uncited_anthropic_text,
+)
 from pytest_citecheck._citations.bedrock import (
     ConverseBlock,
     bedrock_text_block,
@@ -315,7 +320,7 @@ def _split(items: list[Any]) -> list[Any]:
     parts: list[Any] = []
     for raw in _gemini_blocks_together(items):
         parts.extend(_expanded(raw))
-    return parts
+    return fetched_pages_cited(parts)  # Claude's citations of pages its web fetch tool fetched: by their URLs
 
 
 def _gemini_blocks_together(items: list[Any]) -> list[Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_citecheck._citations.anthropic import fetched_pages_cited
 from pytest_citecheck._citations.model import field_of
 
 CITING_PARTS = frozenset({"text", "output_text"})
@@ -31,4 +32,7 @@ def citing_parts(raw: Any) -> list[Any]:
             if is_answer(item):
                 parts.extend(citing_parts(item))
         return parts
-    return [part for part in field_of(raw, "content") if field_of(part, "type") in CITING_PARTS]
+    # A Claude citation of a page its web fetch tool fetched is read by the page's URL, which only the tool's
+    # result block (left out below) names.
+    content = fetched_pages_cited(list(field_of(raw, "content")))
+    return [part for part in content if field_of(part, "type") in CITING_PARTS]
