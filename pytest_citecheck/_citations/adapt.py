@@ -38,7 +38,7 @@ from pytest_citecheck._citations.bedrock_rag import bedrock_rag_citations, is_be
 from pytest_citecheck._citations.bedrock_stream import converse_stream_parts, is_converse_stream
 from pytest_citecheck._citations.chat_completions import chat_completion_parts, is_chat_completion
 from pytest_citecheck._citations.cohere import cohere_citations, is_cohere_response, uncited_cohere_text
-from pytest_citecheck._citations.containers import citing_parts, is_answer
+from pytest_citecheck._citations.containers import UnreadBlock, citing_parts, is_answer, is_quiet_block
 from pytest_citecheck._citations.coverage import Adapted
 from pytest_citecheck._citations.gemini import gemini_citations, is_gemini_response, uncited_gemini_text
 from pytest_citecheck._citations.gemini_stream import gemini_streams_joined
@@ -121,6 +121,16 @@ def _haystack(raw: Any, position: int, source: Source | Corpus | None) -> _Read:
     return (*haystack_citations(raw, position, invalid), invalid)
 
 
+def _unread(raw: UnreadBlock, position: int, source: Source | Corpus | None) -> _Read:
+    raise CitationInputError(
+        f"is a {str(raw.kind)[:60]!r} block with citations, a kind of block this version of pytest-citecheck does "
+        "not read (it reads the citations of text blocks): its citations cannot be checked, so they are not passed "
+        "over; upgrade pytest-citecheck, or check its text blocks' citations and these another way",
+        citation=f"#{position}",
+        field=f"content[{raw.index}].citations",
+    )
+
+
 _SHAPES: tuple[tuple[Callable[[Any], bool], _Adapter, bool], ...] = (
     (is_anthropic_text_block, _anthropic, False),
     (is_openai_output_text, _openai, True),
@@ -129,6 +139,7 @@ _SHAPES: tuple[tuple[Callable[[Any], bool], _Adapter, bool], ...] = (
     (is_bedrock_rag, _bedrock_rag, True),
     (is_llamaindex_response, _llamaindex, True),
     (is_haystack_answer, _haystack, True),
+    (lambda raw: isinstance(raw, UnreadBlock), _unread, False),
 )
 
 # Whole answers split into the parts above: an Anthropic Message or OpenAI Response, a LangChain
@@ -320,7 +331,9 @@ def _split(items: list[Any]) -> list[Any]:
     parts: list[Any] = []
     for raw in _gemini_blocks_together(items):
         parts.extend(_expanded(raw))
-    return fetched_pages_cited(parts)  # Claude's citations of pages its web fetch tool fetched: by their URLs
+    # Claude's citations of pages its web fetch tool fetched: by their URLs. The blocks of a message's content
+    # that cite nothing (thinking, tool use, a tool's result) are passed over, as in the whole message.
+    return [part for part in fetched_pages_cited(parts) if not is_quiet_block(part)]
 
 
 def _gemini_blocks_together(items: list[Any]) -> list[Any]:

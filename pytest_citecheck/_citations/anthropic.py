@@ -437,9 +437,9 @@ def fetched_pages_cited(parts: list[Any]) -> list[Any]:
     finds it; any other corpus fails naming ``document_title``, never another document."""
     fetched: dict[str, str | None] = {}
     for part in parts:
-        if field_of(part, "type") != "web_fetch_tool_result":
+        result = _fetch_result(part)
+        if result is MISSING:
             continue
-        result = field_of(part, "content")
         url, title = field_of(result, "url"), field_of(field_of(result, "content"), "title")
         if isinstance(url, str) and url.strip() and isinstance(title, str) and title.strip():
             # Two fetched pages of one title: which one a citation cites is not known (None: an error below).
@@ -447,6 +447,17 @@ def fetched_pages_cited(parts: list[Any]) -> list[Any]:
     if not fetched:
         return parts
     return [_fetched_block(part, fetched) if is_anthropic_text_block(part) else part for part in parts]
+
+
+def _fetch_result(part: Any) -> Any:
+    """The ``web_fetch_result`` of a web fetch tool's result block: Claude's ``web_fetch_tool_result`` (its
+    ``content``), or the ``server_tool_result`` block langchain-core makes of it (its ``output``); else MISSING."""
+    kind = field_of(part, "type")
+    if kind == "web_fetch_tool_result":
+        return field_of(part, "content")
+    if kind == "server_tool_result" and field_of(field_of(part, "extras"), "block_type") == "web_fetch_tool_result":
+        return field_of(part, "output")
+    return MISSING
 
 
 def _fetched_block(block: Any, fetched: dict[str, str | None]) -> Any:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_citecheck._citations.anthropic import fetched_pages_cited
 from pytest_citecheck._citations.bedrock import (
     bedrock_citation,
     bedrock_text_block,
@@ -54,7 +55,11 @@ def langchain_parts(raw: Any) -> list[Any]:
         return untranslated_parts(raw, provider, error)
     blocks = list(blocks or ())
     refuse_textless_citations(blocks, "content_blocks")
-    return standard_parts([block for block in blocks if field_of(block, "type") == "text"], provider)
+    parts = standard_parts([block for block in blocks if field_of(block, "type") == "text"], provider)
+    # Claude's web fetch results, which langchain-core keeps as ``server_tool_result`` blocks: a citation of a
+    # fetched page is read by the page's URL (``fetched_pages_cited``), as in the Message they came from.
+    fetched = [block for block in blocks if field_of(block, "type") == "server_tool_result"]
+    return fetched_pages_cited(fetched + parts)[len(fetched) :] if fetched else parts
 
 
 def refuse_textless_citations(blocks: list[Any], where: str) -> None:

@@ -78,3 +78,18 @@ def test_a_title_two_fetched_pages_share_names_neither(direct_checker: Any) -> N
     results, error = checked_or_refused(direct_checker, answer, corpus)
     assert [(r.id, r.status) for r in results] == [("#2.1", Status.INVALID)]
     assert error is not None and (error.citation, error.field) == ("#2.1", "document_title")
+
+
+def test_through_langchain_the_citation_is_of_the_fetched_page_too(direct_checker: Any) -> None:
+    """langchain-core keeps the fetch result as a ``server_tool_result`` block (``extras.block_type``
+    ``web_fetch_tool_result``, the result as ``output``) and the citation's ``document_index`` in ``extras``."""
+    from langchain_core.messages import AIMessage
+
+    message = AIMessage(content=RECORDED["content"], response_metadata={"model_provider": "anthropic"})
+    corpus = Corpus({"https://example.com/weather": OTHER, ARTICLE: FETCHED})
+    # Before: the message and its content_blocks read as the corpus's first document; its content refused for
+    # its server tool blocks, each read as a citation of the user's own.
+    for answer in (message, message.content_blocks, message.content):
+        results, claims = judged_check(direct_checker, answer, corpus)
+        assert [(r.id, r.status, r.document) for r in results] == [("#2.1", Status.FOUND, ARTICLE)]
+        assert claims == [CLAIM]

@@ -48,9 +48,9 @@ def test_a_chunk_naming_no_document_is_found_in_the_uploaded_file(direct_checker
             ("#0.1.0", Status.FOUND, None if isinstance(source, Source) else "paris.txt"),
             ("#0.2.0", Status.FOUND, None if isinstance(source, Source) else "paris.txt"),
         ]
-        assert claims == [
-            "The capital of France is Paris.",
+        assert sorted(claims) == [  # Jev is asked concurrently: in no set order
             "Paris is also known for its famous landmarks, such as the Eiffel Tower.",
+            "The capital of France is Paris.",
         ]
 
 
@@ -72,9 +72,9 @@ def test_a_streamed_file_search_answer_is_read_as_the_whole_one(direct_checker: 
         ("#0.1.0", Status.FOUND, "paris.txt"),
         ("#0.2.0", Status.FOUND, "paris.txt"),
     ]
-    assert claims == [
-        "The capital of France is **Paris**.",
+    assert sorted(claims) == [
         "It is well-known for its iconic landmarks, such as the Eiffel Tower.",
+        "The capital of France is **Paris**.",
     ]
 
 
