@@ -21,12 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from pytest_citecheck._citations.anthropic import (
-    adapt_anthropic_block,
-    fetched_pages_cited,
-    is_anthropic_text_block,
-    uncited_anthropic_text,
-)
+from pytest_citecheck._citations.anthropic import adapt_anthropic_block, is_anthropic_text_block, uncited_anthropic_text
 from pytest_citecheck._citations.bedrock import (
     ConverseBlock,
     bedrock_text_block,
@@ -63,6 +58,7 @@ from pytest_citecheck._citations.retrieval_answers import (
 )
 from pytest_citecheck._citations.streamed import refuse_streamed_piece, streamed_piece
 from pytest_citecheck._citations.urls import names_the_source, url_document
+from pytest_citecheck._citations.web_fetch import fetched_pages_cited
 from pytest_citecheck._dependencies import docs_url
 from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._sources.corpus import Corpus

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_citecheck._citations.anthropic import fetched_pages_cited
 from pytest_citecheck._citations.model import MISSING, field_of
+from pytest_citecheck._citations.web_fetch import fetched_pages_cited
 
 CITING_PARTS = frozenset({"text", "output_text"})
 # The blocks of an answer that cite nothing: Anthropic's (anthropic 2.17's ``ContentBlock`` and ``BetaContentBlock``

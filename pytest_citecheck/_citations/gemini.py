@@ -253,14 +253,6 @@ def _cited(chunks: list[Any], index: Any, claim: str, citation_id: str, source: 
         )
     text = field_of(context, "text")
     quote = text.strip() if isinstance(text, str) and text.strip() else None
-    if quote is None and _field(context, "media_id", "mediaId") not in (None, ""):
-        # Multimodal File Search: the chunk is an image (its blob's ``media_id``), not text. Read as a claim-only
-        # citation of its document, the claim would be judged against the document's text, not the image it rests on.
-        raise CitationInputError(
-            "cites an image (a File Search chunk with a media_id and no text), which cannot be checked against text",
-            citation=citation_id,
-            field="grounding_chunks.retrieved_context.media_id",
-        )
     document = _chunk_document(context, quote, citation_id)
     pages = _chunk_pages(context, citation_id)
     sections: tuple[str, ...] = ()
@@ -281,6 +273,14 @@ def _chunk_document(context: Any, quote: str | None, citation_id: str) -> str | 
     without a display name has neither (only ``file_search_store``, the store, which holds many documents): with its
     text it is a quote naming no document, looked for in every document checked against; without text it names
     nothing to check, and is an error."""
+    if quote is None and _field(context, "media_id", "mediaId") not in (None, ""):
+        # Multimodal File Search: the chunk is an image (its blob's ``media_id``), not text. Read as a claim-only
+        # citation of its document, the claim would be judged against the document's text, not the image it rests on.
+        raise CitationInputError(
+            "cites an image (a File Search chunk with a media_id and no text), which cannot be checked against text",
+            citation=citation_id,
+            field="grounding_chunks.retrieved_context.media_id",
+        )
     for name in ("title", "uri"):
         value = field_of(context, name)
         if isinstance(value, str) and value.strip():

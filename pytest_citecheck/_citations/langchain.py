@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_citecheck._citations.anthropic import fetched_pages_cited
 from pytest_citecheck._citations.bedrock import (
     bedrock_citation,
     bedrock_text_block,
@@ -30,6 +29,7 @@ from pytest_citecheck._citations.bedrock import (
     standard_bedrock_block,
 )
 from pytest_citecheck._citations.model import MISSING, field_of
+from pytest_citecheck._citations.web_fetch import fetched_pages_cited
 from pytest_citecheck._errors import CitationInputError
 
 
