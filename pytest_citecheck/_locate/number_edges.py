@@ -38,6 +38,10 @@ _SIGN_ENDS = r"(?=$|[\s.,;:!)\]}\"'/])"
 SPACED_SIGNS = CURRENCIES.replace("$", "") + "%\u2030\u2031\u00b0"
 # A temperature's scale after its degree sign, as written or read small (``casefold``: "20 °c").
 SCALES = "CFKcfk"
+# The rest of a line that is a table's cell, from where it is read to the line's end: it ends with the cell's border
+# ("- 18° C |", a cell on a line of its own as a web page's table is copied as text). A dash opening such a line is
+# the number's sign, not a list's bullet: one rule for the near match (``rules``) and the exact one (``placing``).
+TABLE_CELL_REST = r"[^\n\r]*\|[ \t]*(?=[\n\r]|\Z)"
 _SPACED_AFTER = re.compile(rf"\d [{SPACED_SIGNS}](?:(?<=\u00b0)[{SCALES}])?{_SIGN_ENDS}")
 # The scale of a temperature, written against its degree sign ("20°C", "20 °C"): "100°" of "100°C" drops it.
 _SCALE = re.compile(r"(?<=\d)\u00b0|(?<=\d )\u00b0")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from pytest_citecheck._locate.number_edges import (
     GROUPED,
+    TABLE_CELL_REST,
     cuts_a_number,
     dollar_space,
     group_space,
@@ -235,13 +236,11 @@ def written_as_a_sign(indexed: WordIndex, text: str, index: int, dash: int) -> b
 
 
 def _a_table_cell(original: str, at: int) -> bool:
-    """The line ``original[at]`` stands on ends with a table's cell border ("- 18° C |", a cell on a line of its own
-    as a web page's table is copied as text); read to the line's end only."""
-    end = _LINE_END.search(original, at)
-    return original[at : end.start() if end else len(original)].rstrip(" \t").endswith("|")
+    """The line ``original[at]`` stands on is a table's cell (``number_edges.TABLE_CELL_REST``); read to its end only."""
+    return _TABLE_CELL.match(original, at) is not None
 
 
-_LINE_END = re.compile(r"[\n\r]")
+_TABLE_CELL = re.compile(TABLE_CELL_REST)
 
 
 def written_after_an_amount(indexed: WordIndex, index: int, dollar: int) -> bool:

@@ -75,3 +75,13 @@ def test_a_near_match_that_flips_or_drops_a_sign_is_not_accepted(pytester, jev_s
         ("table-cell", "table", "Aliments congelés | 12° C | Aliments surgelés"),
     ]
     assert_quotes_fabricated(pytester, jev_server, SECTIONS, cases, fuzzy=0.9)
+
+
+def test_a_near_match_that_drops_a_minus_opening_a_table_cell_with_windows_line_ends_is_not_accepted(
+    pytester, jev_server
+):
+    # The table alone (the same table with "\n" would be the closest passage otherwise), with CR LF line ends as a file
+    # written on Windows and given as text keeps them: its cell was read as a bullet by the near match, which passed.
+    crlf = {"table": SECTIONS["table"].replace("\n", "\r\n")}
+    cases = [("table-cell-crlf", "table", "Aliments congelés | 12° C | Aliments surgelés")]
+    assert_quotes_fabricated(pytester, jev_server, crlf, cases, fuzzy=0.9)
