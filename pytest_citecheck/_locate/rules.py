@@ -32,16 +32,8 @@ from pytest_citecheck._locate.normalize import (
     split_elisions,
     trim_cut_hyphens,
 )
-from pytest_citecheck._locate.number_edges import (
-    CURRENCIES,
-    JOINERS,
-    SCALES,
-    SIGNS,
-    SPACED_SIGNS,
-    TABLE_CELL_REST,
-    UNITS,
-    joined_signs,
-)
+from pytest_citecheck._locate.number_edges import CURRENCIES, JOINERS, SCALES, SIGNS, SPACED_SIGNS, UNITS, joined_signs
+from pytest_citecheck._locate.number_edges import TABLE_CELL_REST as _TABLE_CELL_REST
 from pytest_citecheck._locate.number_edges import digit as _digit
 
 MIN_PIECE_WORDS = 3
@@ -339,7 +331,7 @@ _TOKEN = re.compile(
 
 # A list's bullet at a line's start ("\n- 5 % off"): no sign (a minus sign, U+2212, is one wherever it stands); a dash
 # opening a line that is a table's cell ("\n- 18° C |", ``number_edges.TABLE_CELL_REST``) is the number's sign.
-_BULLET = re.compile(rf"\n[ \t]*[-\u2010-\u2015\u2043\ufe63\uff0d](?=[ \t])(?!{TABLE_CELL_REST})")
+_BULLET = re.compile(rf"\n[ \t]*[-\u2010-\u2015\u2043\ufe63\uff0d](?=[ \t])(?!{_TABLE_CELL_REST})")
 # A minus sign a space before its number ("\u2212 7%"): a sign wherever it stands, written against it before normalising.
 _MINUS_SIGN = re.compile(r"\u2212[ \t\u00a0\u202f]+(?=\d)")
 
