@@ -10,6 +10,7 @@ A model-pinning warning is noted per citation and said once per cause for the ru
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,6 +104,12 @@ def replayed(judgement: Judgement, played: PlayCount) -> Judgement:
     return judgement
 
 
+# Held while ``ModelPins.say`` claims its causes in the run's ``said``: two threads of one test (pytest-run-parallel)
+# meeting the same cause at once would both find it unsaid and both warn. One lock for every run's set: a
+# claim is a lookup and an add, taken once per check that noted a cause.
+_CLAIMING = threading.Lock()
+
+
 @dataclass
 class ModelPins:
     """One check's model-pinning warnings (``against_recordings`` notes them per citation, on any thread or
@@ -134,10 +141,11 @@ class ModelPins:
         for index, citation_id, cause, remedy in sorted(self.noted):
             causes.setdefault((cause, remedy), []).append((index, citation_id))
         self.noted.clear()
-        for (cause, remedy), concerned in causes.items():
-            if (cause, remedy) in self.said:
-                continue
-            self.said.add((cause, remedy))
+        with _CLAIMING:  # checked and added at once: said by the first thread that meets it, never by two
+            unsaid = [key for key in causes if key not in self.said]
+            self.said.update(unsaid)
+        for cause, remedy in unsaid:
+            concerned = causes[(cause, remedy)]
             try:
                 warn_at_caller(
                     ModelPinWarning(pin_warning_text([citation for _, citation in concerned], cause, remedy))

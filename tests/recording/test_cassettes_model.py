@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from pytest_citecheck.testing import JevServer
@@ -124,6 +126,8 @@ def test_a_mismatch_advises_the_versioned_id_that_answered(suite, server_answeri
 
 # Two citations: recorded on worker threads (sync) or in tasks (async), where no frame leads back to the test.
 TWO_CITATIONS = """
+import contextlib
+
 import pytest
 from cookbook import SOURCE
 
@@ -283,3 +287,49 @@ def test_under_xdist_each_worker_says_each_cause_once(suite, server_answering_as
         f"test_suite.py:{_line('CITATIONS[3:]')}: 4 citations ('c4', 'c5', 'c6', 'c7'): " + OTHER_MODEL
     ]
     assert len(said) == len(alias) + 1
+
+
+class _MeetingAtTheLookUp(set[tuple[str, str]]):
+    """The run's set of causes said, whose look-up waits (up to a second) for a second thread to have looked too:
+    the interleaving two threads of one test (pytest-run-parallel) can meet by chance, made certain."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import threading
+
+        self.both_looking = threading.Barrier(2, timeout=1)
+
+    def __contains__(self, key: object) -> bool:
+        import threading
+
+        found = super().__contains__(key)
+        with contextlib.suppress(threading.BrokenBarrierError):
+            self.both_looking.wait()  # both have looked before either goes on
+        return found
+
+
+def test_two_threads_meeting_one_cause_at_once_warn_once():
+    """Found and not fixed last session: ``ModelPins.say`` looked the cause up in the run's set and added it
+    in two steps, so two threads of one test that met the same cause between them both warned. The window
+    is two lines wide, which a real run meets by chance only: the look-up here waits for the other thread."""
+    import threading
+    import warnings
+
+    from pytest_citecheck import ModelPinWarning
+    from pytest_citecheck._recording.checking import ModelPins
+
+    said = _MeetingAtTheLookUp()
+    cause, remedy = "recorded from the alias 'jev'", "pin the model: --citecheck-model=jev-1.13.0"
+    checks = [ModelPins(said) for _ in range(2)]
+    for index, pins in enumerate(checks):
+        pins.note(0, f"c{index}", cause, remedy)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        # Each on a thread of the test's, as pytest-run-parallel runs a test's body: the warning names its line.
+        threads = [threading.Thread(target=lambda pins=pins: pins.say({})) for pins in checks]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert [type(warning.message) for warning in caught] == [ModelPinWarning]
+    assert said == {(cause, remedy)}
