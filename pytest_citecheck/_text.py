@@ -49,7 +49,12 @@ def render_table(rows: Sequence[Sequence[str]], *, right: Collection[int] = (), 
     """
     if not rows:
         return []
-    rows = [[_cell(cell) for cell in cells] for cells in rows]
+    from pytest_citecheck._secrets import cut_secrets, known_secrets
+
+    # Known secrets cut out of every cell before it is cut to width and padded: a cut key kept a prefix that
+    # no later redaction of the whole line could find, and a key cut out after padding unaligned its row.
+    secrets = known_secrets()
+    rows = [[_cell(cut_secrets(str(cell), secrets)) for cell in cells] for cells in rows]
     widths = [max(len(cells[i]) for cells in rows) for i in range(len(rows[0]))]
     lines = []
     for cells in rows:
@@ -80,11 +85,29 @@ def _cell(text: object) -> str:
 
 
 def cut_middle(text: str, width: int = CELL_WIDTH) -> str:
-    """``text`` if it has at most ``width`` characters, else its start and end around "…" (``width`` in all)."""
+    """``text`` if it has at most ``width`` characters, else its start and end around "…" (``width`` in all),
+    every known secret cut out first (``_secrets.redact_known``): a key cut in two is found by nothing after."""
+    if len(text) <= width:
+        return text
+    from pytest_citecheck._secrets import redact_known
+
+    text = redact_known(text)
     if len(text) <= width:
         return text
     head = (width - 1) // 2
     return text[:head] + "…" + text[-(width - 1 - head) :]
+
+
+def cut_end(text: object, width: int) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis at the end, every known secret cut
+    out first (``_secrets.redact_known``): a key cut in two is found by nothing after."""
+    from pytest_citecheck._secrets import redact_known
+
+    flat = " ".join(str(text).split())
+    if len(flat) <= width:
+        return flat
+    flat = " ".join(redact_known(flat).split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 # An id (a citation's, or another name a user gave) longer than CELL_WIDTH, as a line of a message

@@ -18,6 +18,7 @@ from pytest_citecheck._gate.messages import (
 from pytest_citecheck._gate.rule import Ruling, decide
 from pytest_citecheck._options import Settings
 from pytest_citecheck._results import CitationResult
+from pytest_citecheck._secrets import redact_known
 
 
 class CitationsNotSupported(AssertionError):
@@ -73,13 +74,18 @@ def enforce(
     """Raise ``CitationsNotSupported`` when the ruling fails the test, or the answer cites too little
     (``uncovered``: ``_citations.coverage``); otherwise warn and review as the ruling says.
 
+    Each message quotes the citations' ids, claims and quotes, so every known secret is cut out of it
+    (``_secrets.redact_known``): an app's key inside a claim reached the terminal and JUnit XML.
+
     ``review_command``: what the messages tell a reviewer to run (``messages.review_command``)."""
     __tracebackhide__ = True
     ruling = decide(results, settings)
     if ruling.failing or uncovered:
         failures = [failure_message(ruling, review_command)] if ruling.failing else []
-        raise CitationsNotSupported("\n\n".join([*failures, *([uncovered] if uncovered else [])]), ruling)
+        message = "\n\n".join([*failures, *([uncovered] if uncovered else [])])
+        raise CitationsNotSupported(redact_known(message), ruling)
     if ruling.misattributed and settings.misattributed == "warn":
-        warn_at_caller(CitationMisattributedWarning(misattributed_message(ruling)))
+        warn_at_caller(CitationMisattributedWarning(redact_known(misattributed_message(ruling))))
     if ruling.review:
-        {**DEFAULT_REVIEW_ACTIONS, **review_actions}[settings.review](review_message(ruling, review_command))
+        review = redact_known(review_message(ruling, review_command))
+        {**DEFAULT_REVIEW_ACTIONS, **review_actions}[settings.review](review)

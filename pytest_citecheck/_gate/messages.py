@@ -17,7 +17,15 @@ from pytest_citecheck._results import CitationResult, Status, Verdict
 # The review command's words live on the ground floor (``_text``): the report reads them without loading the gate.
 from pytest_citecheck._text import DEFAULT_REVIEW_COMMAND as DEFAULT_REVIEW_COMMAND
 from pytest_citecheck._text import NO_REPORT_KEPT as NO_REPORT_KEPT
-from pytest_citecheck._text import cut_ids_note, cut_middle, format_confidence, plural, render_table, visible_lines
+from pytest_citecheck._text import (
+    cut_end,
+    cut_ids_note,
+    cut_middle,
+    format_confidence,
+    plural,
+    render_table,
+    visible_lines,
+)
 from pytest_citecheck._text import review_command as review_command
 
 _NUMBERED = re.compile(r"^\d+(?:\.\d+)*$")
@@ -25,8 +33,7 @@ _CLAIM_WIDTH = 60
 
 
 def _shorten(text: str, width: int = _CLAIM_WIDTH) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return cut_end(text, width)
 
 
 def result_table(results: Sequence[CitationResult], *, marks: dict[str, str] | None = None) -> list[str]:

@@ -84,6 +84,9 @@ class EstimateRun:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self._is_controller:
             return
+        from pytest_citecheck._pytest_glue.session import Redacting
+
+        terminalreporter = Redacting(terminalreporter)  # the estimate names tests and ids
         terminalreporter.write_sep("=", "citecheck estimate")
         for line in self.estimate.lines():
             terminalreporter.write_line(line)

@@ -31,6 +31,25 @@ if TYPE_CHECKING:
     from pytest_citecheck._review.decisions import Reviews, ReviewsFileError
 
 
+class Redacting:
+    """The terminal reporter, with every known secret cut out of each line the summary writes
+    (``_secrets.redact_known``): the summary and GitHub's annotations quote ids and claims, and an app's
+    key inside one reached the terminal, where the reports and cassettes already had it cut out."""
+
+    def __init__(self, reporter: Any) -> None:
+        self._reporter = reporter
+
+    def write_line(self, line: str, **markup: bool) -> None:
+        from pytest_citecheck._secrets import redact_known
+
+        self._reporter.write_line(redact_known(line), **markup)
+
+    def write_sep(self, sep: str, title: str = "", **markup: bool) -> None:
+        from pytest_citecheck._secrets import redact_known
+
+        self._reporter.write_sep(sep, redact_known(title), **markup)
+
+
 def _save(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
     """The test's recording, saved as its call ends (not at teardown): one that cannot be written fails
     the test itself, instead of a PASSED test followed by an ERROR at teardown. Here rather than in a
@@ -56,6 +75,7 @@ def _row_for_error(item: pytest.Item, report: pytest.TestReport, error: Citechec
     """
     from pytest_citecheck._errors import CassettePathError
     from pytest_citecheck._report.row import error_row_of_test
+    from pytest_citecheck._secrets import redact_known
     from pytest_citecheck._text import xml_safe
 
     if isinstance(error, CassettePathError):
@@ -64,7 +84,7 @@ def _row_for_error(item: pytest.Item, report: pytest.TestReport, error: Citechec
     row = error_row_of_test(item.nodeid, error, rows)
     if row is not None:
         rows.append(row)
-        name = f"citecheck.{row['id']}"
+        name = f"citecheck.{xml_safe(redact_known(row['id']))}"
         cause = xml_safe(f"{row['error']['type']}: {row['error']['message']}")
         properties = [(f"{name}.verdict", row["verdict"]), (f"{name}.error", cause)]
         item.user_properties.extend(properties)
@@ -266,6 +286,7 @@ class CitecheckRun:
         interrupt_open()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        terminalreporter = Redacting(terminalreporter)
         for failure in self._write_failures + self.warnings:
             terminalreporter.write_line(failure, red=True)
         self._summary(terminalreporter)

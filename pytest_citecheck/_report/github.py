@@ -143,7 +143,9 @@ _MARKDOWN = re.compile(r"([\\`|$\[\]!()*~])")
 
 def _cell(value: Any, width: int | None = None) -> str:
     """Text safe in a Markdown table cell: one line, controls visible, no HTML, no Markdown, no autolink."""
-    text = " ".join(visible(" ".join(str(value).split())).split())
+    from pytest_citecheck._secrets import redact_known
+
+    text = " ".join(visible(" ".join(redact_known(str(value)).split())).split())  # no key cut in two
     if width is not None and len(text) > width:
         text = text[: width - 1] + "…"
     text = html.escape(_MARKDOWN.sub(r"\\\1", text), quote=False)
@@ -237,6 +239,10 @@ REVIEW_COLUMNS: dict[str, Cell] = {
 
 
 def append_step_summary(path: str, markdown: str) -> None:
-    """Append to GitHub's summary file (other steps and tools append to it too: never rewrite it)."""
+    """Append to GitHub's summary file (other steps and tools append to it too: never rewrite it).
+
+    Every known secret is cut out (``_secrets.redact_known``): the summary quotes claims and ids."""
+    from pytest_citecheck._secrets import redact_known
+
     with open(path, "a", encoding="utf-8") as summary:
-        summary.write(markdown)
+        summary.write(redact_known(markdown))

@@ -521,3 +521,48 @@ def test_a_key_echoed_with_escaped_slashes_is_printed_nowhere_and_the_recording_
         *NOT_A_USERS_PLUGINS, "--citecheck-record-mode=none", "--citecheck-model=jev-1.12", "test_echo.py"
     )
     replayed.assert_outcomes(passed=1)
+
+
+# --- a key inside a failing citation's id and claim is printed nowhere ---------------------------------
+
+FAILING_WITH_KEY_TESTS = """
+import os
+import pathlib
+from pytest_citecheck import Source, assert_citations_supported
+
+SOURCE = Source.from_file(pathlib.Path(__file__).parent / "rfc7519.txt")
+KEY = os.environ["TYPESAFE_API_KEY"]
+
+def test_fabricated():
+    # An app that leaks its own key into its answer, into a citation that then fails: every message
+    # about a failing citation quotes its id and claim.
+    assert_citations_supported([{"id": "aud-" + KEY, "claim": "Audiences, says the service with key " + KEY + ".",
+                                 "quote": "The aud claim is mandatory " + KEY, "section": "4.1.3"}], SOURCE)
+
+def test_id_at_a_cut({width}):
+    assert_citations_supported([{"id": "x" * {width} + KEY, "claim": "y" * {width} + KEY,
+                                 "quote": "The aud claim is mandatory", "section": "4.1.3"}], SOURCE)
+"""
+
+
+@pytest.mark.parametrize("width", [20, 37])
+def test_a_key_in_a_failing_citations_id_and_claim_is_printed_nowhere(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, jev_server: JevServer, width: int
+) -> None:
+    """Found by feeding hostile citations: the terminal summary, the failure's message (and so JUnit XML),
+    pytest's JUnit properties, GitHub's annotations and step summary printed a key that a claim or an id
+    carried, where the cassettes and reports had it cut out. ``width`` puts the key where a column is cut."""
+    monkeypatch.setenv("TYPESAFE_API_KEY", ENV_KEY)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(inner.path / "step-summary.md"))
+    inner.makepyfile(
+        test_echo=FAILING_WITH_KEY_TESTS.replace("{width}", str(width)).replace("(" + str(width) + ")", "()")
+    )
+    result = run_as_a_new_process(
+        inner, monkeypatch, "test_echo.py", "--citecheck-record-mode=once", "-v", "-rA", "--junitxml=junit.xml"
+    )
+    result.assert_outcomes(failed=2)
+    assert "::error " in result.stdout.str() and (inner.path / "step-summary.md").exists()
+    assert "Audiences, says the service with key ***." in result.stdout.str()
+    leaked_elsewhere = {name: found for name, found in _scan(inner, result).items() if not _the_test_module(name)}
+    assert leaked_elsewhere == {}

@@ -12,9 +12,10 @@ _CITATION_FIELDS = {"claim", "section"}
 
 
 def shorten(text: Any, width: int = _CLAIM_WIDTH) -> str:
-    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    """``text`` on one line, cut to ``width`` characters with an ellipsis (known secrets cut out first)."""
+    from pytest_citecheck._text import cut_end
+
+    return cut_end(text, width)
 
 
 def stale_message(failed: Any, recorded: Sequence[Any]) -> str | None:
