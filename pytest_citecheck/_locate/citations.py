@@ -19,6 +19,7 @@ from pytest_citecheck._locate.finders import CorpusFinder, Documents, Finder, Fo
 from pytest_citecheck._locate.locator import Match, QuoteLocator
 from pytest_citecheck._locate.normalize import quote_length
 from pytest_citecheck._locate.passages import Passage, window_around
+from pytest_citecheck._locate.placing import MAX_TRIES, TooManyPlaces
 from pytest_citecheck._locate.rules import MIN_PIECE_WORDS, meaning_changes, short_pieces
 from pytest_citecheck._options import Settings
 from pytest_citecheck._sources.corpus import Corpus
@@ -85,12 +86,22 @@ def locate_all(
         validate_section(citation, documents, finder)
         validate_quote(citation, settings)
         validate_assembly(citation, documents, settings)
-    located: list[Located | Assembly | Unfound] = [
-        locate_assembly(citation, documents, settings)
-        if citation.is_assembly
-        else locate(citation, documents, finder, settings)
-        for citation in citations
-    ]
+    located: list[Located | Assembly | Unfound] = []
+    for citation in citations:
+        try:
+            located.append(
+                locate_assembly(citation, documents, settings)
+                if citation.is_assembly
+                else locate(citation, documents, finder, settings)
+            )
+        except TooManyPlaces as error:
+            raise CitationInputError(
+                f"elides text {error.pieces - 1} times, and its pieces stand at so many places in the source (a text "
+                f"that repeats itself) that placing them took more than {MAX_TRIES:,} tries: step 1 cannot tell where "
+                "the quote stands, nor what its elisions leave out; quote the passage whole, or with fewer '...'",
+                citation=citation.id,
+                field="quote",
+            ) from None
     return located
 
 

@@ -48,15 +48,52 @@ class Placed(NamedTuple):
     turning: tuple[tuple[str, ...], ...] = ()
 
 
+# The most places an elided quote's later pieces are tried at, in one search for it. A quote of a few pieces in
+# prose takes some hundreds, each up to ~0.15 ms (what its gap leaves out is read); 200 pieces of "a b a b a b"
+# over 8 KB of "a b" took 107 s even with every dead end
+# remembered (``Tries.failed``), and hours without.
+MAX_TRIES = 10_000
+
+
+class TooManyPlaces(Exception):
+    """An elided quote whose pieces stand at too many places to be placed within ``MAX_TRIES``: step 1
+    (``_locate.citations.locate``) makes it the citation's input error; never a quote not found."""
+
+    def __init__(self, pieces: int) -> None:
+        super().__init__(pieces)
+        self.pieces = pieces
+
+
+class Tries:
+    """One search's work: the (piece, position) pairs of a block from which the rest of the quote cannot be placed
+    (that depends on nothing else: without them each dead end was walked again along every path to it, exponential in
+    the pieces), and how many more places may be tried (``MAX_TRIES``)."""
+
+    __slots__ = ("failed", "left", "pieces")
+
+    def __init__(self, pieces: int) -> None:
+        self.failed: set[tuple[int, int]] = set()
+        self.left = MAX_TRIES
+        self.pieces = pieces
+
+    def spend(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise TooManyPlaces(self.pieces)
+
+
 def place(indexed: WordIndex, pieces: list[Piece], within: int | None = None) -> Placed | None:
-    """The first place (in the source's order) where ``pieces`` stand; ``within`` restricts it to one section."""
-    placed = _search(indexed, pieces, within, strict=True)
+    """The first place (in the source's order) where ``pieces`` stand; ``within`` restricts it to one section.
+
+    Raises ``TooManyPlaces`` when an elided quote's pieces stand at too many places to tell within ``MAX_TRIES``."""
+    tries = Tries(len(pieces))
+    placed = _search(indexed, pieces, within, strict=True, tries=tries)
     if placed is None and len(pieces) > 1:
-        placed = _search(indexed, pieces, within, strict=False)
+        placed = _search(indexed, pieces, within, strict=False, tries=tries)
     return placed
 
 
-def _search(indexed: WordIndex, pieces: list[Piece], within: int | None, strict: bool) -> Placed | None:
+def _search(indexed: WordIndex, pieces: list[Piece], within: int | None, strict: bool, tries: Tries) -> Placed | None:
     first = pieces[0].text
     if within is not None:
         blocks: range | list[int] = [indexed.section_block[within]]
@@ -65,20 +102,31 @@ def _search(indexed: WordIndex, pieces: list[Piece], within: int | None, strict:
         blocks = indexed.candidate_blocks(longest)
     for block in blocks:
         text = indexed.blocks[block]
+        tries.failed.clear()  # positions are the block's
         low, high = 0, len(text)
         if within is not None:
             low, high = indexed.section_start[within], indexed.section_end[within]
         at = text.find(first, low, high)
         while at >= 0:
-            placed = _from(indexed, text, indexed.section_in_block(block, at), pieces, at, strict)
+            placed = _from(indexed, text, indexed.section_in_block(block, at), pieces, (at, tries), strict)
             if placed is not None:
                 return placed
             at = text.find(first, at + 1, high)
     return None
 
 
-def _from(indexed: WordIndex, text: str, index: int, pieces: list[Piece], at: int, strict: bool) -> Placed | None:
-    """The placement whose first piece is at ``at`` (in section ``index`` of the block ``text``), or None."""
+def _from(
+    indexed: WordIndex,
+    text: str,
+    index: int,
+    pieces: list[Piece],
+    start: tuple[int, Tries],
+    strict: bool,
+) -> Placed | None:
+    """The placement whose first piece is at ``at`` (in section ``index`` of the block ``text``), or None.
+
+    ``start``: ``at``, and the search's ``Tries`` (shared by every first piece tried in the block)."""
+    at, tries = start
     if not _fits(indexed, text, index, pieces[0], at) or turns_a_word(
         text, at, start=True, hyphen=_acronym_hyphen(indexed, text, index, at)
     ):
@@ -92,7 +140,7 @@ def _from(indexed: WordIndex, text: str, index: int, pieces: list[Piece], at: in
         text, at + len(pieces[0].text), start=False
     ):
         return None
-    rest = _rest(indexed, text, index, pieces, 1, at, strict)
+    rest = _rest(indexed, text, index, pieces, (1, at, tries), strict)
     if rest is None:
         return None
     starts = [at, *rest]
@@ -136,14 +184,23 @@ def _cut_inside_a_word(indexed: WordIndex, text: str, index: int, at: int) -> bo
 
 
 def _rest(
-    indexed: WordIndex, text: str, index: int, pieces: list[Piece], k: int, previous: int, strict: bool
+    indexed: WordIndex,
+    text: str,
+    index: int,
+    pieces: list[Piece],
+    after: tuple[int, int, Tries],
+    strict: bool,
 ) -> list[int] | None:
-    """Where pieces ``k`` on stand, after piece ``k - 1`` at ``previous``: each within the gap limit."""
+    """Where pieces ``k`` on stand, after piece ``k - 1`` at ``previous`` (``after``): each within the gap limit."""
+    k, previous, tries = after
+    if (k, previous) in tries.failed:
+        return None
     piece = pieces[k]
     cursor = previous + len(pieces[k - 1].text)
     limit = min(indexed.section_end[index], cursor + GAP_LIMIT + len(piece.text))
     at = text.find(piece.text, cursor, limit)
     while at >= 0:
+        tries.spend()
         if _fits(indexed, text, index, piece, at) and _gap_fits(indexed, text, index, (previous, cursor, at), strict):
             if _cut_inside_a_word(indexed, text, index, at) or (
                 k + 1 < len(pieces) and _cut_inside_a_word(indexed, text, index, at + len(piece.text))
@@ -158,10 +215,11 @@ def _rest(
                 continue
             if k + 1 == len(pieces):
                 return [at]
-            rest = _rest(indexed, text, index, pieces, k + 1, at, strict)
+            rest = _rest(indexed, text, index, pieces, (k + 1, at, tries), strict)
             if rest is not None:
                 return [at, *rest]
         at = text.find(piece.text, at + 1, limit)
+    tries.failed.add((k, previous))
     return None
 
 

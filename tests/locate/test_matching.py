@@ -320,6 +320,24 @@ def test_a_quote_too_short_to_identify_a_passage_is_an_error(direct_checker, rfc
     assert result.verdict is Verdict.FABRICATED
 
 
+def test_an_elided_quote_whose_pieces_stand_everywhere_is_an_error_not_a_hang(direct_checker) -> None:
+    """Found by a hostile quote: 200 pieces of "a b a b a b" between "…" over 8 KB of "a b" ran for hours: every
+    path through the places each piece stands at was walked again to the same dead ends. Dead ends are remembered
+    now, and a search that tries more than ``MAX_TRIES`` places is the citation's input error, never fabricated."""
+    source = Source(sections={"s": "a b " * 2000 + "end"})
+    quote = " … ".join(["a b a b a b"] * 200) + " … a b end"
+    with pytest.raises(
+        CitationInputError,
+        match=r"citation 'c', field 'quote': elides text 200 times, and its pieces stand at so many places in the "
+        r"source .* more than 10,000 tries: .* quote the passage whole, or with fewer '\.\.\.'",
+    ):
+        direct_checker().check([{"id": "c", "claim": "X", "quote": quote, "section": "s"}], source)
+    # Fewer pieces over a shorter such text are placed, from the first place the quote can start at, as before.
+    shorter = Source(sections={"s": "a b " * 100 + "end"})
+    match = QuoteLocator(shorter).find(" … ".join(["a b a b a b"] * 8) + " … a b end")
+    assert match is not None and match.start == 0 and shorter.sections["s"][match.end - 3 : match.end] == "end"
+
+
 def test_a_fabricated_quote_reports_the_closest_passage(direct_checker, rfc7519: Source) -> None:
     [citation] = [c for c in json.loads(CITATIONS.read_text()) if c["id"] == "sig_reporting"]
     [result] = direct_checker().check([citation], rfc7519)
