@@ -184,8 +184,11 @@ _NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
 
 def xml_safe(text: object) -> str:
     """``visible(text)``, with what XML 1.0 cannot hold shown too: fit for an XML attribute that its
-    writer does not escape (a JUnit property's name)."""
-    return _NOT_XML.sub(lambda match: _escaped(match[0]), visible(text))
+    writer does not escape (a JUnit property's name). Known secrets are cut out (``_secrets.redact_known``):
+    pytest writes the JUnit file, not ``_files.atomic_write_text``, which cuts them from the files we write."""
+    from pytest_citecheck._secrets import redact_known
+
+    return _NOT_XML.sub(lambda match: _escaped(match[0]), visible(redact_known(str(text))))
 
 
 def printable(text: object) -> str:

@@ -19,7 +19,7 @@ from pytest_citecheck._locate.finders import CorpusFinder, Documents, Finder, Fo
 from pytest_citecheck._locate.locator import Match, QuoteLocator
 from pytest_citecheck._locate.normalize import quote_length
 from pytest_citecheck._locate.passages import Passage, window_around
-from pytest_citecheck._locate.placing import MAX_TRIES, TooManyPlaces
+from pytest_citecheck._locate.placing import TooManyPlaces
 from pytest_citecheck._locate.rules import MIN_PIECE_WORDS, meaning_changes, short_pieces
 from pytest_citecheck._options import Settings
 from pytest_citecheck._sources.corpus import Corpus
@@ -94,14 +94,8 @@ def locate_all(
                 if citation.is_assembly
                 else locate(citation, documents, finder, settings)
             )
-        except TooManyPlaces as error:
-            raise CitationInputError(
-                f"elides text {error.pieces - 1} times, and its pieces stand at so many places in the source (a text "
-                f"that repeats itself) that placing them took more than {MAX_TRIES:,} tries: step 1 cannot tell where "
-                "the quote stands, nor what its elisions leave out; quote the passage whole, or with fewer '...'",
-                citation=citation.id,
-                field="quote",
-            ) from None
+        except TooManyPlaces as error:  # the message names the cause and the remedy; the error, the citation
+            raise CitationInputError(str(error), citation=citation.id, field="quote") from None
     return located
 
 

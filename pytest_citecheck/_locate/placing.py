@@ -60,8 +60,11 @@ class TooManyPlaces(Exception):
     (``_locate.citations.locate``) makes it the citation's input error; never a quote not found."""
 
     def __init__(self, pieces: int) -> None:
-        super().__init__(pieces)
-        self.pieces = pieces
+        super().__init__(
+            f"elides text {pieces - 1} times, and its pieces stand at so many places in the source (a text that "
+            f"repeats itself) that placing them took more than {MAX_TRIES:,} tries: step 1 cannot tell where the "
+            "quote stands, nor what its elisions leave out; quote the passage whole, or with fewer '...'"
+        )
 
 
 class Tries:

@@ -23,7 +23,6 @@ from pytest_citecheck._pytest_glue.markers import MarkerCache, marker_origin
 from pytest_citecheck._pytest_glue.own_client import async_client_for, built_with_a_key
 from pytest_citecheck._pytest_glue.stash import PENDING_ROWS, SESSION_CLIENT, SESSION_PARTS, SETTINGS, SHARED_ANSWERS
 from pytest_citecheck._pytest_glue.threads import BUILDING, REPORTING, one_checker
-from pytest_citecheck._secrets import redact_known
 from pytest_citecheck._text import format_confidence, shell_quote, xml_safe
 
 if TYPE_CHECKING:
@@ -256,9 +255,8 @@ def _record_properties(item: pytest.Item, result: CitationResult, recorded: set[
     checking thousands of citations does not rescan it for each one.
     """
     # pytest escapes a property's value for XML, not its name: an id with a control character
-    # (an escape sequence) made the whole JUnit file unreadable to CI. Known secrets are cut out of the
-    # id: pytest writes the JUnit file, not ``_files.atomic_write_text``, which cuts them from ours.
-    name = f"citecheck.{xml_safe(redact_known(result.id))}"
+    # (an escape sequence) made the whole JUnit file unreadable to CI.
+    name = f"citecheck.{xml_safe(result.id)}"
     values = {
         f"{name}.verdict": result.verdict.value,
         f"{name}.confidence": format_confidence(result.confidence),
