@@ -256,12 +256,14 @@ class CheckerUnavailableError(CitecheckError, RuntimeError):
 
 class ClientUnavailableError(CitecheckError, RuntimeError):
     """The client a check asks Jev through could not be had: a conftest's own ``citecheck_client`` (or
-    ``citecheck_async_client``) that typesafe-sdk refused to build, for want of a key; or an async
+    ``citecheck_async_client``) that typesafe-sdk refused to build, for want of a key; an async
     ``citecheck_async_client`` of one's own that the test does not ask for, which cannot be set up from
-    inside the test's running loop.
+    inside the test's running loop; or, outside pytest (a script's check, which asks Jev live), the
+    SDK's own client, refused for want of a key.
 
-    No citation of the check was asked; each is reported ``errored``. The message names the fixture
-    and where it is defined, the cause and the way out (``cause``, ``remedy``).
+    No citation of the check was asked; in a test each is reported ``errored``. The message names the
+    fixture and where it is defined (a script's: the missing key), the cause and the way out (``cause``,
+    ``remedy``).
     """
 
     def __init__(self, cause: str, remedy: str) -> None:

@@ -65,16 +65,37 @@ def standalone(settings: Settings, client: Any = None, async_client: Any = None)
             return client
         from typesafe_sdk import TypeSafeClient
 
-        return TypeSafeClient(compression=False)
+        return built_live(TypeSafeClient)
 
     def live_async_client() -> Any:
         if async_client is not None:
             return async_client
         from typesafe_sdk import AsyncTypeSafeClient
 
-        return lambda: AsyncTypeSafeClient(compression=False)  # one per call, closed by it
+        return lambda: built_live(AsyncTypeSafeClient)  # one per call, closed by it
 
     return Wiring(settings=settings, client_factory=live_client, async_client_factory=live_async_client)
+
+
+def built_live(kind: Callable[..., Any]) -> Any:
+    """The SDK's client for a check outside pytest (a script asks Jev live), its refusal for want of a
+    key said as such: a ``ClientUnavailableError`` with the script's ways out, not the SDK's bare error."""
+    __tracebackhide__ = True
+    try:
+        return kind(compression=False)
+    except Exception as error:
+        from pytest_citecheck._errors import ClientUnavailableError
+        from pytest_citecheck._pytest_glue.own_client import refused_for_want_of_a_key
+
+        if not refused_for_want_of_a_key(error):
+            raise
+        raise ClientUnavailableError(
+            "no TYPESAFE_API_KEY is set, and outside pytest (a script, a notebook) a check asks Jev live: "
+            f"typesafe-sdk builds no client without a key ({type(error).__name__}: {error})",
+            "set TYPESAFE_API_KEY (and TYPESAFE_BASE_URL for another server), or build the checker with a client "
+            "of your own: Checker(client=TypeSafeClient(api_key=...)); to replay recorded answers with no key, "
+            "run the check in a pytest test",
+        ) from None
 
 
 def async_client_for_call(factory: Callable[[], Any] | None) -> tuple[Any, bool]:
@@ -87,7 +108,7 @@ def async_client_for_call(factory: Callable[[], Any] | None) -> tuple[Any, bool]
     if factory is None:
         from typesafe_sdk import AsyncTypeSafeClient
 
-        provided = lambda: AsyncTypeSafeClient(compression=False)  # noqa: E731 - a standalone checker
+        provided = lambda: built_live(AsyncTypeSafeClient)  # noqa: E731 - a standalone checker
     else:
         provided = factory()
     if hasattr(provided, "system_one"):

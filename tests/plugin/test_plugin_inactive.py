@@ -135,6 +135,41 @@ def test_outside_pytest_a_script_asks_jev_live(jev_server, tmp_path):
     assert len(jev_server.systemone_requests) == 2
 
 
+def test_outside_pytest_a_script_without_a_key_is_told_its_ways_out(tmp_path):
+    # Found trying usage.md's script path from a fresh venv with no key: the SDK's bare TypeSafeError
+    # ("No API key was provided") came out of check_citations(), no CitecheckError, no way to replay.
+    script = tmp_path / "check.py"
+    script.write_text(
+        "import anyio\n"
+        "from pytest_citecheck import Checker, ClientUnavailableError, check_citations, Source\n"
+        "source = Source(sections={'1': 'Refunds are issued within 30 days of purchase.'})\n"
+        "citations = [{'id': 'r', 'claim': 'Refunds take 30 days.', 'quote': 'Refunds are issued within 30 days', "
+        "'section': '1'}]\n"
+        "try:\n"
+        "    check_citations(citations, source)\n"
+        "except ClientUnavailableError as error:\n"
+        "    print('SYNC', error)\n"
+        "async def main():\n"
+        "    try:\n"
+        "        await Checker().acheck(citations, source)\n"
+        "    except ClientUnavailableError as error:\n"
+        "        print('ASYNC', error.remedy)\n"
+        "anyio.run(main)\n"
+    )
+    env = {name: value for name, value in os.environ.items() if not name.startswith("TYPESAFE_")}
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    remedy = "Checker(client=TypeSafeClient(api_key=...)); to replay recorded answers with no key, run the check in"
+    assert (
+        "SYNC no TYPESAFE_API_KEY is set, and outside pytest (a script, a notebook) a check asks Jev live"
+        in done.stdout
+    )
+    assert "-> set TYPESAFE_API_KEY" in done.stdout and remedy in done.stdout
+    assert "ASYNC set TYPESAFE_API_KEY" in done.stdout
+
+
 def test_a_function_scoped_fixture_checks_in_the_test_that_uses_it(live, jev_server):
     # The binding is in place before the test's own function-scoped fixtures are set up (and is
     # lifted only while a wider fixture is: the test above).
