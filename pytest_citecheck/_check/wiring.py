@@ -7,6 +7,7 @@ cassette and no report.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -77,6 +78,17 @@ def standalone(settings: Settings, client: Any = None, async_client: Any = None)
     return Wiring(settings=settings, client_factory=live_client, async_client_factory=live_async_client)
 
 
+def refused_for_want_of_a_key(error: BaseException) -> bool:
+    """``error`` is typesafe-sdk refusing to build a client because no key was given, and none is set."""
+    kind = type(error)
+    return (
+        kind.__name__ == "TypeSafeError"
+        and kind.__module__.partition(".")[0] == "typesafe_sdk"
+        and "api key" in str(error).lower()
+        and not os.environ.get("TYPESAFE_API_KEY", "").strip()
+    )
+
+
 def built_live(kind: Callable[..., Any]) -> Any:
     """The SDK's client for a check outside pytest (a script asks Jev live), its refusal for want of a
     key said as such: a ``ClientUnavailableError`` with the script's ways out, not the SDK's bare error."""
@@ -85,7 +97,6 @@ def built_live(kind: Callable[..., Any]) -> Any:
         return kind(compression=False)
     except Exception as error:
         from pytest_citecheck._errors import ClientUnavailableError
-        from pytest_citecheck._pytest_glue.own_client import refused_for_want_of_a_key
 
         if not refused_for_want_of_a_key(error):
             raise

@@ -12,13 +12,13 @@ one-line change that makes it replay. Any other error of the fixture is the user
 from __future__ import annotations
 
 import inspect
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pytest_citecheck._check.wiring import refused_for_want_of_a_key
 from pytest_citecheck._errors import ClientUnavailableError
 from pytest_citecheck._pytest_glue.threads import fixture_value
 
@@ -27,17 +27,6 @@ REMEDY = (
     "a replay never sends it, and a record run still needs TYPESAFE_API_KEY set; or remove the fixture to use "
     "pytest-citecheck's own client"
 )
-
-
-def refused_for_want_of_a_key(error: BaseException) -> bool:
-    """``error`` is typesafe-sdk refusing to build a client because no key was given, and none is set."""
-    kind = type(error)
-    return (
-        kind.__name__ == "TypeSafeError"
-        and kind.__module__.partition(".")[0] == "typesafe_sdk"
-        and "api key" in str(error).lower()
-        and not os.environ.get("TYPESAFE_API_KEY", "").strip()
-    )
 
 
 def unavailable(request: pytest.FixtureRequest, name: str, error: BaseException) -> ClientUnavailableError:
