@@ -137,6 +137,9 @@ QUICK = Step1Sizes(5_000_000, 1_000, 10, 3, 20_000_000)
 # floor (an outside measurement found 0.47-0.72x); the guard is generous, for a noisy CI machine.
 STEP1_GOAL, STEP1_GUARD = 1.0, 1.5
 FLAT_GOAL, FLAT_GUARD = 1.5, 2.5  # closest() per quote at 20 MB / at 5 MB
+# closest() of a fabricated quote 4x longer (12,000 characters vs 3,000) in one long section: 16x is quadratic (each
+# alignment compares the quote with a passage of its length), 64x cubic (rapidfuzz's partial ratio of a long quote).
+LONG_QUOTE_GOAL, LONG_QUOTE_GUARD = 24.0, 40.0
 SPEEDUP_GOAL, SPEEDUP_GUARD = 100, 20  # x faster than the cookbook's algorithm
 
 
@@ -219,6 +222,7 @@ def run(sizes: Step1Sizes, log: Any = print) -> tuple[list[Row], dict[str, Any]]
     large = build_corpus(sizes.large_characters)
     large_quotes = make_quotes(large, 300, seed=7, missing=0.34)
     rows += _closest_rows(source, quotes, large, large_quotes, sizes, log)
+    rows.append(_long_quote_row(large, sizes, log))
     rows.append(_memory_row(sizes, corpus, log))
     facts = {"corpus": corpus, "quotes": kinds, "sections": len(sections), "large": large}
     return rows, facts
@@ -266,6 +270,30 @@ def _closest_rows(
         )
     )
     return rows
+
+
+def _long_quote_row(large: Corpus, sizes: Step1Sizes, log: Any) -> Row:
+    """closest() of a long fabricated quote (its words shuffled: like the text around it, nowhere close) in one section
+    of 200,000 characters, at 3,000 and at 12,000 characters: how its cost grows with the quote's length."""
+    import random
+
+    from pytest_citecheck import Source
+
+    text = " ".join(large.sections.values())[:200_000]
+    words = text.split()
+    random.Random(11).shuffle(words)
+    shuffled = " ".join(words)
+    source = Source(sections={"long": text})
+    costs = {size: _closest_per_quote(source, [shuffled[:size]] * 2, sizes.runs) for size in (3_000, 12_000)}
+    log(f"closest: {ms(costs[3_000])} for a fabricated quote of 3,000 characters, {ms(costs[12_000])} of 12,000")
+    return at_most_row(
+        "`closest()` of a fabricated quote 4x as long (12,000 characters vs 3,000, in a section of 200,000)",
+        ms(costs[12_000]),
+        ms(costs[3_000]),
+        costs[12_000] / costs[3_000],
+        LONG_QUOTE_GOAL,
+        LONG_QUOTE_GUARD,
+    )
 
 
 # --- peak memory, in a process of its own ------------------------------------------------------------

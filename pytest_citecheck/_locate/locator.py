@@ -62,6 +62,13 @@ class Closest(NamedTuple):
 # How many places the closest-passage search screens, and how many of them it aligns the quote with.
 CANDIDATE_PLACES = 12
 CANDIDATE_PASSAGES = 3
+# rapidfuzz's partial ratio tries, besides each window of the quote's length, every shorter window at the passage's two
+# ends, each costing the quote's length squared / 64: cubic in the quote's length (a fabricated quote of 11,000
+# characters took 34 s to align with a passage it is not, one of 100,000 did not end). A quote longer than LONG_QUOTE is
+# aligned with windows of its own length only, starting at a word within LONG_QUOTE_SLACK characters of its place: a
+# passage with more words inserted or dropped than that aligns less well, which only lowers its similarity.
+LONG_QUOTE = 1_000
+LONG_QUOTE_SLACK = 32
 
 
 class QuoteLocator:
@@ -212,7 +219,7 @@ def _best_alignment(indexed: WordIndex, needle: str, score_cutoff: float) -> tup
         screened.append((fuzz.ratio(needle, section[at : at + len(needle)]), index, at))
     screened.sort(key=lambda item: (-item[0], item[1], item[2]))
     best: tuple[float, int, int, int] | None = None
-    slack = len(needle) // 4 + 16
+    slack = len(needle) // 4 + 16 if len(needle) <= LONG_QUOTE else LONG_QUOTE_SLACK
     for _, index, at in screened[:CANDIDATE_PASSAGES]:
         # Within the part of the section (as written, or displayed) the place is in.
         low, high = indexed.part_bounds(index, at)
@@ -220,12 +227,38 @@ def _best_alignment(indexed: WordIndex, needle: str, score_cutoff: float) -> tup
         text = indexed.section_text(index)[start : min(high, at + len(needle) + slack)]
         if not text.strip():
             continue
-        alignment = fuzz.partial_ratio_alignment(needle, text, score_cutoff=score_cutoff * 100)
-        if alignment is not None and (best is None or alignment.score > best[0]):
-            # dest is the passage, whichever of the two is longer (src is the quote: rapidfuzz swaps
-            # them back after aligning a passage shorter than the quote).
-            best = (alignment.score, index, alignment.dest_start + start, alignment.dest_end + start)
+        alignment = _aligned(needle, text, score_cutoff * 100)
+        if alignment is not None and (best is None or alignment[0] > best[0]):
+            best = (alignment[0], index, alignment[1] + start, alignment[2] + start)
     return best
+
+
+def _aligned(needle: str, text: str, score_cutoff: float) -> tuple[float, int, int] | None:
+    """(score, start, end) in ``text`` of ``needle``'s best alignment (0..100), or None below ``score_cutoff``."""
+    from rapidfuzz import fuzz
+
+    if len(needle) <= LONG_QUOTE:
+        alignment = fuzz.partial_ratio_alignment(needle, text, score_cutoff=score_cutoff)
+        # dest is the passage, whichever of the two is longer (src is the quote: rapidfuzz swaps
+        # them back after aligning a passage shorter than the quote).
+        return None if alignment is None else (alignment.score, alignment.dest_start, alignment.dest_end)
+    best: tuple[float, int, int] | None = None
+    last = max(0, len(text) - len(needle))
+    for at in (0, *(space + 1 for space in _spaces(text, last))):
+        score = fuzz.ratio(needle, text[at : at + len(needle)], score_cutoff=score_cutoff)
+        if score and (best is None or score > best[0]):
+            best = (score, at, min(len(text), at + len(needle)))
+    return best
+
+
+def _spaces(text: str, last: int) -> list[int]:
+    """The places of the spaces in ``text[:last]`` (a normalised text: words are one space apart)."""
+    spaces = []
+    at = text.find(" ", 0, last)
+    while at >= 0:
+        spaces.append(at)
+        at = text.find(" ", at + 1, last)
+    return spaces
 
 
 def _word_edges(section: str, start: int, end: int, needle: str) -> tuple[int, int]:
