@@ -244,21 +244,12 @@ def _aligned(needle: str, text: str, score_cutoff: float) -> tuple[float, int, i
         return None if alignment is None else (alignment.score, alignment.dest_start, alignment.dest_end)
     best: tuple[float, int, int] | None = None
     last = max(0, len(text) - len(needle))
-    for at in (0, *(space + 1 for space in _spaces(text, last))):
+    # From the window's start and each word's (a normalised text: words are one space apart).
+    for at in (0, *(at + 1 for at, character in enumerate(text[:last]) if character == " ")):
         score = fuzz.ratio(needle, text[at : at + len(needle)], score_cutoff=score_cutoff)
         if score and (best is None or score > best[0]):
             best = (score, at, min(len(text), at + len(needle)))
     return best
-
-
-def _spaces(text: str, last: int) -> list[int]:
-    """The places of the spaces in ``text[:last]`` (a normalised text: words are one space apart)."""
-    spaces = []
-    at = text.find(" ", 0, last)
-    while at >= 0:
-        spaces.append(at)
-        at = text.find(" ", at + 1, last)
-    return spaces
 
 
 def _word_edges(section: str, start: int, end: int, needle: str) -> tuple[int, int]:
