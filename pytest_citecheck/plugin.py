@@ -10,7 +10,9 @@ recordings, in ``session``), and loads only when a run needs it.
 from __future__ import annotations
 
 import functools
+import importlib
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -210,6 +212,7 @@ def citecheck_async_client(pytestconfig: pytest.Config) -> Callable[[], AsyncTyp
     transport at all: every answer comes from a cassette.
     """
 
+    _load_check_machinery()
     from pytest_citecheck._pytest_glue.fixtures import async_client_factory
 
     return async_client_factory(pytestconfig)
@@ -217,6 +220,7 @@ def citecheck_async_client(pytestconfig: pytest.Config) -> Callable[[], AsyncTyp
 
 @pytest.fixture(scope="session")
 def _citecheck_session_client(pytestconfig: pytest.Config) -> Iterator[SessionClient]:
+    _load_check_machinery()
     from pytest_citecheck._pytest_glue.fixtures import SessionClient, replay_only_transport
 
     holder = pytestconfig.stash[SESSION_CLIENT] = SessionClient(replay_only_transport(pytestconfig))
@@ -252,6 +256,7 @@ def citecheck(request: pytest.FixtureRequest) -> Checker:
     ``assert_citations_supported``. Settings: ``@pytest.mark.citecheck(...)``, ``--citecheck-*``
     flags, ``citecheck_*`` ini keys, or keyword arguments of the call.
     """
+    _load_check_machinery()
     from pytest_citecheck._pytest_glue.fixtures import make_checker
 
     return make_checker(request)
@@ -273,6 +278,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def _running_test_checker(session: pytest.Session) -> Checker | None:
+    _load_check_machinery()
     from pytest_citecheck._pytest_glue.running import running_checker
 
     checker = running_checker(session)
@@ -280,3 +286,28 @@ def _running_test_checker(session: pytest.Session) -> Checker | None:
         # The helper raises that it was called outside a test: the session's plugins say it in one line.
         session_plugins(session.config)
     return checker
+
+
+def _load_check_machinery() -> None:
+    """Load what a test's check needs, once per run, with the garbage collector paused (``_gc_paused``).
+
+    The first check, or the first fixture of ours a test asks for, loads most of the plugin (the
+    fixtures' wiring, step 1, the judge, the cassettes, the adapters); each of those modules' own
+    imports load the rest. After the first call this is one look-up.
+    """
+    if _CHECK_MACHINERY[-1] in sys.modules:
+        return
+    from pytest_citecheck._gc_paused import gc_paused
+
+    with gc_paused():
+        for name in _CHECK_MACHINERY:
+            importlib.import_module(name)
+
+
+# Loaded in this order: the last one's presence says all are.
+_CHECK_MACHINERY = (
+    "pytest_citecheck._pytest_glue.running",
+    "pytest_citecheck._check.checker",
+    "pytest_citecheck._citations.adapt",
+    "pytest_citecheck._check.running",
+)

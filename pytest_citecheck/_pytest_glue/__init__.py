@@ -52,8 +52,11 @@ def session_plugins(config: pytest.Config) -> tuple[CitecheckRun, CassetteBookke
 
 
 def _register(config: pytest.Config) -> None:
-    from pytest_citecheck._pytest_glue.bookkeeping import CassetteBookkeeping
-    from pytest_citecheck._pytest_glue.session import CitecheckRun
+    from pytest_citecheck._gc_paused import gc_paused
+
+    with gc_paused():  # a run's second largest loading, after the first check's (``_gc_paused``)
+        from pytest_citecheck._pytest_glue.bookkeeping import CassetteBookkeeping
+        from pytest_citecheck._pytest_glue.session import CitecheckRun
 
     run = CitecheckRun(config)
     bookkeeping = CassetteBookkeeping(config, run)

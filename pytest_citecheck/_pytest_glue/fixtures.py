@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pytest
 
 from pytest_citecheck._errors import OptionError
+from pytest_citecheck._gc_paused import gc_paused
 from pytest_citecheck._pytest_glue import session_plugins
 from pytest_citecheck._pytest_glue.markers import MarkerCache, marker_origin
 from pytest_citecheck._pytest_glue.own_client import async_client_for, built_with_a_key
@@ -91,8 +92,8 @@ def async_client_factory(config: pytest.Config) -> Callable[[], AsyncTypeSafeCli
     redact_logs()
 
     def build() -> AsyncTypeSafeClient:
-        from typesafe_sdk import AsyncTypeSafeClient
-
+        with gc_paused():  # the SDK's first import (``current``)
+            from typesafe_sdk import AsyncTypeSafeClient
         from pytest_citecheck._judge.retry import patient_retry_policy
 
         return _keyed(
@@ -171,8 +172,8 @@ class SessionClient:
         self._seen = None  # let go of the old values' objects first: a rebuild that raises keeps none
         built_for = _environment_digest()
         if self._client is None or built_for != self._built_for:
-            from typesafe_sdk import TypeSafeClient
-
+            with gc_paused():  # the SDK's first import: its pydantic models are most of a check's loading
+                from typesafe_sdk import TypeSafeClient
             from pytest_citecheck._judge.retry import patient_retry_policy
 
             self.close()
@@ -193,10 +194,8 @@ class SessionClient:
 
 
 def _shared_answers(config: pytest.Config) -> Any:
-    """The session's answers to identical requests (``_judge.sharing``): each request is sent once per run.
-
-    An xdist worker shares them with the run's other workers (``_judge.run_answers``, by xdist's run id).
-    """
+    """The session's answers to identical requests (``_judge.sharing``): each request is sent once per run;
+    an xdist worker shares them with the run's other workers (``_judge.run_answers``, by xdist's run id)."""
     shared = config.stash.get(SHARED_ANSWERS, None)
     if shared is None:
         from pytest_citecheck._judge.run_answers import RunAnswers

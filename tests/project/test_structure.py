@@ -45,6 +45,7 @@ FLOORS = {
             "_limits",
             "_in_flight",
             "_rehearsal",
+            "_gc_paused",
         ],
         0,
     ),
