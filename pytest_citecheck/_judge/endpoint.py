@@ -47,6 +47,20 @@ def for_replay() -> dict[str, str]:
     return {} if url is None or is_usable(url) else {"base_url": DEFAULT}
 
 
+def holds_userinfo() -> bool:
+    """Whether the environment's base URL holds a user name or password (``https://user:pass@host``).
+
+    The HTTP library sends them as Basic authentication, in place of the API key's bearer token: a 401
+    then says nothing about the key (``_judge.failures``).
+    """
+    url = configured()
+    try:
+        parts = urlsplit(url) if url is not None else None
+    except ValueError:
+        return False
+    return parts is not None and (parts.username is not None or parts.password is not None)
+
+
 def shown(url: str) -> str:
     """``url`` as scheme, host and port only: whatever else it holds may be a credential."""
     try:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from pytest_citecheck._errors import CassetteMissError, JudgeError
+from pytest_citecheck._judge import endpoint
 from pytest_citecheck._judge.pacing import LimiterStateError
 
 CHECK_NETWORK = (
@@ -24,8 +25,13 @@ _Words = Callable[[BaseException], str]
 _SDK_FAILURES: tuple[tuple[str, _Words, _Words], ...] = (
     (
         "TypeSafeAuthenticationError",
-        lambda e: "TypeSafe rejected the API key (HTTP 401)",
-        lambda e: "set TYPESAFE_API_KEY to a valid key, or replay the committed cassette",
+        lambda e: _unauthorized(),
+        lambda e: (
+            "take the user name and password out of TYPESAFE_BASE_URL (the key goes in TYPESAFE_API_KEY), "
+            "or replay the committed cassette"
+            if endpoint.holds_userinfo()
+            else "set TYPESAFE_API_KEY to a valid key, or replay the committed cassette"
+        ),
     ),
     (
         "TypeSafePermissionDeniedError",
@@ -199,11 +205,20 @@ def _rejected_fields(body: object) -> list[tuple[str, str]]:
 
 def _one_line(text: str, width: int) -> str:
     """Server or library text for a message: one line, known secrets cut, the base URL shown safely, cut short."""
-    from pytest_citecheck._judge.endpoint import scrub
     from pytest_citecheck._secrets import redact_known
 
-    text = scrub(redact_known(" ".join(text.split())))
+    text = endpoint.scrub(redact_known(" ".join(text.split())))
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _unauthorized() -> str:
+    """Why TypeSafe answered 401: a key it rejected, or no key at all when the base URL holds a user and password."""
+    if endpoint.holds_userinfo():
+        return (
+            "TypeSafe answered HTTP 401: TYPESAFE_BASE_URL holds a user name or password (user:...@host), which "
+            "the HTTP library sends as Basic authentication in place of the API key, so the key was never sent"
+        )
+    return "TypeSafe rejected the API key (HTTP 401)"
 
 
 def _sdk_failure(error: BaseException) -> tuple[str, str] | None:

@@ -190,6 +190,27 @@ def test_a_key_that_was_set_and_refused_is_a_rejected_key(suite, monkeypatch):
     assert "sk-wrong-key" not in result.stdout.str() + result.stderr.str()
 
 
+def test_a_base_url_with_a_user_and_password_is_named_as_the_cause_of_a_401(suite, monkeypatch):
+    """The HTTP library sends a base URL's ``user:pass@`` as Basic authentication in place of the key: a 401 then
+    names the URL, not a rejected key (found trying hostile settings: the old message sent users to their key)."""
+    with JevServer() as server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url.replace("://", "://alice:pw-0123456789abcdef@"))
+        monkeypatch.setenv("TYPESAFE_API_KEY", "sk-right-key-0123456789abcdef")
+        suite.makepyfile(test_rehearsal=REHEARSAL_SUITE)
+        result = suite.runpytest("--citecheck-record-mode=once")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "JudgeError: citation 'epoch_seconds': TypeSafe answered HTTP 401: TYPESAFE_BASE_URL holds a user name or "
+            "password (user:...@host), which the HTTP library sends as Basic authentication in place of the API key*",
+            "  -> take the user name and password out of TYPESAFE_BASE_URL (the key goes in TYPESAFE_API_KEY)*",
+        ]
+    )
+    output = result.stdout.str() + result.stderr.str()
+    assert "rejected the API key" not in output
+    assert "pw-0123456789abcdef" not in output and "sk-right-key" not in output
+
+
 def test_a_claim_the_table_does_not_list_is_an_error_naming_it(tmp_path):
     table = tmp_path / "answers.json"
     table.write_text(json.dumps({"Only this claim.": "supports"}))
