@@ -47,18 +47,25 @@ def for_replay() -> dict[str, str]:
     return {} if url is None or is_usable(url) else {"base_url": DEFAULT}
 
 
-def holds_userinfo() -> bool:
-    """Whether the environment's base URL holds a user name or password (``https://user:pass@host``).
+def refused_userinfo() -> tuple[str, str]:
+    """Cause and remedy of a 401 when the environment's base URL holds a user name or password; else empty.
 
-    The HTTP library sends them as Basic authentication, in place of the API key's bearer token: a 401
-    then says nothing about the key (``_judge.failures``).
+    The HTTP library sends them (``https://user:pass@host``) as Basic authentication in place of the API
+    key's bearer token: the 401 then says nothing about the key (``_judge.failures``).
     """
     url = configured()
     try:
         parts = urlsplit(url) if url is not None else None
     except ValueError:
-        return False
-    return parts is not None and (parts.username is not None or parts.password is not None)
+        return "", ""
+    if parts is None or (parts.username is None and parts.password is None):
+        return "", ""
+    return (
+        "TypeSafe refused the request (HTTP 401): TYPESAFE_BASE_URL holds a user name or password (user:...@host), "
+        "which the HTTP library sends as Basic authentication in place of the API key, so the key was never sent",
+        "take the user name and password out of TYPESAFE_BASE_URL (the key goes in TYPESAFE_API_KEY), or replay the "
+        "committed cassette",
+    )
 
 
 def shown(url: str) -> str:

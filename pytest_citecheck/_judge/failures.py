@@ -25,12 +25,9 @@ _Words = Callable[[BaseException], str]
 _SDK_FAILURES: tuple[tuple[str, _Words, _Words], ...] = (
     (
         "TypeSafeAuthenticationError",
-        lambda e: _unauthorized(),
+        lambda e: endpoint.refused_userinfo()[0] or "TypeSafe rejected the API key (HTTP 401)",
         lambda e: (
-            "take the user name and password out of TYPESAFE_BASE_URL (the key goes in TYPESAFE_API_KEY), "
-            "or replay the committed cassette"
-            if endpoint.holds_userinfo()
-            else "set TYPESAFE_API_KEY to a valid key, or replay the committed cassette"
+            endpoint.refused_userinfo()[1] or "set TYPESAFE_API_KEY to a valid key, or replay the committed cassette"
         ),
     ),
     (
@@ -186,10 +183,8 @@ def _unprocessable_remedy(error: BaseException) -> str:
 
 def _rejected_fields(body: object) -> list[tuple[str, str]]:
     """``(path, message)`` of each entry of a validation body, ``{"detail": [{"loc": [...], "msg": ...}]}``
-    (or one entry, ``{"detail": {"loc": ...}}``, as some servers send it).
-
-    Server text, so each is one line, cut short, and redacted (at most three fields are named).
-    """
+    (or one entry, ``{"detail": {"loc": ...}}``, as some servers send it). Server text, so each is one line,
+    cut short, and redacted (at most three fields are named)."""
     detail = body.get("detail") if isinstance(body, dict) else None
     entries = [detail] if isinstance(detail, dict) else detail if isinstance(detail, list) else []
     rejected = []
@@ -209,16 +204,6 @@ def _one_line(text: str, width: int) -> str:
 
     text = endpoint.scrub(redact_known(" ".join(text.split())))
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _unauthorized() -> str:
-    """Why TypeSafe answered 401: a key it rejected, or no key at all when the base URL holds a user and password."""
-    if endpoint.holds_userinfo():
-        return (
-            "TypeSafe answered HTTP 401: TYPESAFE_BASE_URL holds a user name or password (user:...@host), which "
-            "the HTTP library sends as Basic authentication in place of the API key, so the key was never sent"
-        )
-    return "TypeSafe rejected the API key (HTTP 401)"
 
 
 def _sdk_failure(error: BaseException) -> tuple[str, str] | None:
@@ -253,9 +238,7 @@ def _unreadable_body(error: BaseException) -> str | None:
 
 def _redirected(error: BaseException) -> tuple[str, str] | None:
     """Cause and remedy when the base URL answered with a redirect (HTTP 3xx): the SDK does not follow it.
-
-    Where it points is shown as scheme, host and port only (the rest may hold a credential).
-    """
+    Where it points is shown as scheme, host and port only (the rest may hold a credential)."""
     status = _status(error)
     if not isinstance(status, int) or not 300 <= status < 400:
         return None

@@ -201,7 +201,7 @@ def test_a_base_url_with_a_user_and_password_is_named_as_the_cause_of_a_401(suit
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "JudgeError: citation 'epoch_seconds': TypeSafe answered HTTP 401: TYPESAFE_BASE_URL holds a user name or "
+            "JudgeError: citation 'epoch_seconds': TypeSafe refused the request (HTTP 401): TYPESAFE_BASE_URL holds a user name or "
             "password (user:...@host), which the HTTP library sends as Basic authentication in place of the API key*",
             "  -> take the user name and password out of TYPESAFE_BASE_URL (the key goes in TYPESAFE_API_KEY)*",
         ]
