@@ -82,8 +82,10 @@ def _kind(raw: Any) -> str | None:
 
 
 def _cites(raw: Any) -> bool:
+    """The part carries citations or annotations: any value but none, or an empty list (a string or a dict
+    is no shape we read, and is refused with the part rather than passed over)."""
     return any(
-        isinstance(value := field_of(raw, name), (list, tuple)) and len(value) > 0
+        (value := field_of(raw, name)) is not None and value is not MISSING and value != [] and value != ()
         for name in ("citations", "annotations")
     )
 

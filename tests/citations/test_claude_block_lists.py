@@ -66,3 +66,18 @@ def test_a_block_of_a_new_kind_with_citations_is_invalid_not_left_out(direct_che
     assert [r.status for r in results].count(Status.INVALID) == 1
     assert error is not None and (error.citation, error.field) == ("#0", "content[0].citations")
     assert "'quoted_text'" in str(error)
+
+
+def test_a_block_whose_citations_are_not_a_list_is_invalid_not_left_out(direct_checker: Any) -> None:
+    """Citations that are no list (text, or one citation not in a list): no shape this version reads, and still
+    citations: refused with their block (found trying hostile answers: a string was passed over as no citations)."""
+    for citations in ("The sky is blue.", {"type": "char_location", "cited_text": "The sky is blue."}):
+        new = {"type": "quoted_text", "text": "The sky is blue.", "citations": citations}
+        results, error = checked_or_refused(direct_checker, answer(new), sentences())
+        assert [r.status for r in results].count(Status.INVALID) == 1
+        assert error is not None and (error.citation, error.field) == ("#0", "content[0].citations")
+    # None and an empty list are no citations: the block is passed over as before.
+    for nothing in (None, []):
+        quiet = {"type": "quoted_text", "text": "The sky is blue.", "citations": nothing}
+        results, error = checked_or_refused(direct_checker, answer(quiet), sentences())
+        assert error is None and Status.INVALID not in [r.status for r in results]
