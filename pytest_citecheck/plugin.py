@@ -295,7 +295,7 @@ def _load_check_machinery() -> None:
     fixtures' wiring, step 1, the judge, the cassettes, the adapters); each of those modules' own
     imports load the rest. After the first call this is one look-up.
     """
-    if _CHECK_MACHINERY[-1] in sys.modules:
+    if all(name in sys.modules for name in _CHECK_MACHINERY):
         return
     from pytest_citecheck._gc_paused import gc_paused
 
@@ -304,10 +304,6 @@ def _load_check_machinery() -> None:
             importlib.import_module(name)
 
 
-# Loaded in this order: the last one's presence says all are.
-_CHECK_MACHINERY = (
-    "pytest_citecheck._pytest_glue.running",
-    "pytest_citecheck._check.checker",
-    "pytest_citecheck._citations.adapt",
-    "pytest_citecheck._check.running",
-)
+# The glue that finds the running test's checker, and the checker, which imports step 1, the judge, the cassettes
+# and the adapters. Both are looked for: a test module that imports ``Checker`` loads the second without the first.
+_CHECK_MACHINERY = ("pytest_citecheck._pytest_glue.running", "pytest_citecheck._check.checker")

@@ -82,7 +82,7 @@ def _kind(raw: Any) -> str | None:
 
 
 def _cites(raw: Any) -> bool:
-    """The part carries citations or annotations: any value but none, or an empty list (a string or a dict
+    """The part carries citations or annotations: any value but None or an empty list (a string or a dict
     is no shape we read, and is refused with the part rather than passed over)."""
     return any(
         (value := field_of(raw, name)) is not None and value is not MISSING and value != [] and value != ()
