@@ -215,8 +215,8 @@ much less. Wall time is shown next to it.
   true no-op (the check replaced by a function that does nothing, no cassettes in reach); the dict
   floor (the cookbook's `system_one` request per citation through typesafe-sdk, its section looked
   up in a dict, answered by an `httpx2` transport from a dict keyed by the digest of the request
-  body, built from our recorded answers: the floor goes through httpx2's client to that transport, where
-  replay answers at the client's `request`, before httpx2 builds the request, so part of httpx2's work
+  body, built from our recorded answers: the floor goes through the SDK's retry loop and httpx2's client to that transport, where
+  replay answers inside the SDK's send, before its retry loop and before httpx2 builds the request, so that part of the work
   per request is in the floor and not in replay); plain vcrpy, at the fewest citations per test (the same SDK requests in a
   `vcr.use_cassette` per test, vcrpy's YAML and default matching on method, path and body, recorded
   once). Each way's cost is its CPU time minus the no-op's; the goals are replay's cost over the

@@ -63,7 +63,8 @@ SUPPORTED = (
         "0.7.5",
         "0.8",
         "0.7.5 added compression=, which keeps recorded bodies plain JSON; the rate-limit retry policy "
-        "overrides RetryPolicy._stop, an internal seam of the 0.7 series",
+        "overrides RetryPolicy._stop, and replay answers inside transport.send through RequestState, internal seams of "
+        "the 0.7 series",
     ),
     Supported(
         "vcrpy",

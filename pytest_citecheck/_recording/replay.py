@@ -21,10 +21,11 @@ The rules are vcrpy's, so a file replays the same either way:
   through to whatever handled it before (the network, or pytest-recording's own cassette);
 - the patches are in place only while a Jev request of this test is in flight (``serving``), on the
   same httpx2 transport classes vcrpy patches, so a user's ``citecheck_client`` is served alike;
-- the SDK's own call, ``Client.request`` (or ``AsyncClient.request``) with the URL, body and headers
-  it built, is answered at that call (``_answer_at_client``), without httpx2 building the request,
-  sending it through its auth and redirect layers and reading a stream back: about a third of what
-  a replayed request cost. The answer is the one the transport would give (the same scrub, the same
+- the SDK's own call is answered inside its send (``SDK_SENDS``), within its one attempt but outside
+  its retry loop, or else at ``Client.request`` (or ``AsyncClient.request``) with the URL, body and
+  headers it built (``_answer_at_client``): either way without httpx2 building the request, sending
+  it through its auth and redirect layers and reading a stream back (about a third of what a
+  replayed request cost), and the loop another tenth. The answer is the one the transport would give (the same scrub, the same
   key, the same headers: the client's own merged under the request's), and any call that is not
   exactly the SDK's (another URL type or option, a client with event hooks, a closed client) goes
   on to httpx2 and the transports, as before.
@@ -32,7 +33,6 @@ The rules are vcrpy's, so a file replays the same either way:
 
 from __future__ import annotations
 
-import functools
 import threading
 from pathlib import Path
 from typing import Any
@@ -62,20 +62,18 @@ from pytest_citecheck._recording.responses import (
     request_for,
     transport_response,
 )
-
-# The httpx2 transport methods vcrpy patches, and whether each is a coroutine function.
-_TRANSPORT_METHODS = (
-    ("HTTPTransport", "handle_request", False),
-    ("AsyncHTTPTransport", "handle_async_request", True),
-    ("WSGITransport", "handle_request", False),
-    ("ASGITransport", "handle_async_request", True),
-    ("MockTransport", "handle_request", False),
-    ("MockTransport", "handle_async_request", True),
+from pytest_citecheck._recording.seams import (
+    ANSWERED_OPTIONS,
+    Answering,
+    answerable_path,
+    client_classes,
+    header_pairs,
+    not_ours,
+    scrubbed,
+    sdk_sends,
+    transport_methods,
 )
-# The client methods the SDK sends through (``typesafe_sdk._core.transport.send``), answered before
-# httpx2 builds a request; and the options such a call may carry that change nothing about its answer.
-_CLIENT_METHODS = (("Client", False), ("AsyncClient", True))
-_ANSWERED_OPTIONS = frozenset({"content", "headers", "timeout", "auth", "extensions"})
+
 _MISSING = object()
 
 
@@ -213,13 +211,19 @@ class Recording(WhileInFlight):
 
     def _patch(self) -> None:
         if self.answers_at_client:
-            for client_class, is_async in _client_classes():
+            request_state, sends = sdk_sends()
+            for module, name, is_async in sends:
+                self._saved.append((module, name, module.__dict__.get(name, _MISSING)))
+                original = getattr(module, name)
+                sender = self._async_sdk_send if is_async else self._sync_sdk_send
+                setattr(module, name, sender(original, request_state))
+            for client_class, is_async in client_classes():
                 current = client_class.__dict__.get("request", _MISSING)
                 self._saved.append((client_class, "request", current))
                 original = client_class.request
                 handler = self._async_client_handler(original) if is_async else self._sync_client_handler(original)
                 client_class.request = handler
-        for transport, method_name, is_async in _transport_methods():
+        for transport, method_name, is_async in transport_methods():
             current = transport.__dict__.get(method_name, _MISSING)
             self._saved.append((transport, method_name, current))
             original = getattr(transport, method_name)
@@ -228,7 +232,7 @@ class Recording(WhileInFlight):
         # A TypeSafe request that httpx2 builds and sends (a client with event hooks, a call that is not
         # exactly the SDK's) is handed to this recording, not to the client's transport: a user's own
         # transport class (a company proxy's), which the patches above do not reach, would send it.
-        for client_class, is_async in _client_classes():
+        for client_class, is_async in client_classes():
             if hasattr(client_class, "_transport_for_url"):
                 self._saved.append(
                     (client_class, "_transport_for_url", client_class.__dict__.get("_transport_for_url", _MISSING))
@@ -261,35 +265,59 @@ class Recording(WhileInFlight):
 
         return request
 
+    def _sync_sdk_send(self, original: Any, request_state: Any) -> Any:
+        recording = self
+
+        def send(http_client: Any, retry: Any, request: Any, override: Any = None) -> Any:
+            path = answerable_path(http_client, request.url, request.content, exact_client=True)
+            if path is None:
+                return original(http_client, retry, request, override)
+            state = request_state(request)
+            with state.attempt() as headers:  # the SDK's one attempt, as its retry loop would make it
+                answer = recording._answer(http_client, request.method, request.url, path, state.content, headers)
+                return state.parse(answer)
+
+        return send
+
+    def _async_sdk_send(self, original: Any, request_state: Any) -> Any:
+        recording = self
+
+        async def send_async(http_client: Any, retry: Any, request: Any, override: Any = None) -> Any:
+            path = answerable_path(http_client, request.url, request.content, exact_client=True)
+            if path is None:
+                return await original(http_client, retry, request, override)
+            state = request_state(request)
+            with state.attempt() as headers:
+                answer = recording._answer(http_client, request.method, request.url, path, state.content, headers)
+                return state.parse(answer)
+
+        return send_async
+
     def _answer_at_client(self, client: Any, method: str, url: Any, options: dict[str, Any]) -> Any:
         """The recorded answer to a TypeSafe request made as the SDK makes it, as the transport would
         give it; None for any other call (httpx2 then builds and sends it, and the transports answer).
         A request with no recording is a miss (``ReplayMiss``), as at the transports."""
-        content, headers = options.get("content"), options.get("headers")
-        if (
-            type(url) is not str
-            or type(content) is not bytes
-            or not options.keys() <= _ANSWERED_OPTIONS
-            or not isinstance(headers, httpx2_module().Headers)
-            or client.is_closed
-            or any(client.event_hooks.values())  # a user's hooks run as they would on a sent request
-        ):
+        content: Any = options.get("content")  # bytes when answerable (``answerable_path``)
+        headers = options.get("headers")
+        if not options.keys() <= ANSWERED_OPTIONS or not isinstance(headers, httpx2_module().Headers):
             return None
-        path = _path_of(url)
-        if TYPESAFE_PATH.search(path) is None:
-            return None
-        own = _header_pairs(headers)
+        path = answerable_path(client, url, content)
+        return None if path is None else self._answer(client, method, url, path, content, headers)
+
+    def _answer(self, client: Any, method: str, url: str, path: str, content: bytes, headers: Any) -> Any:
+        """The recorded answer to a TypeSafe request (``answerable_path``), as the transport would give it."""
+        own = header_pairs(headers)
         named = {name.lower() for name, _ in own}
         # The client's headers under the request's, as httpx2 merges them: the scrub remembers the values
         # of every header the request goes out with (``redaction.remember_header_pairs``), and only those.
-        pairs = [pair for pair in _header_pairs(client.headers) if pair[0].lower() not in named] + own
-        scrubbed = scrubbed_for_matching(method, path, pairs, content)
-        assert scrubbed is not None  # a TypeSafe path, checked above
-        return read_response(self.take(*scrubbed), request_for(method, url))
+        pairs = [pair for pair in header_pairs(client.headers) if pair[0].lower() not in named] + own
+        matched_on = scrubbed_for_matching(method, path, pairs, content)
+        assert matched_on is not None  # a TypeSafe path, checked above
+        return read_response(self.take(*matched_on), request_for(method, url))
 
     def _routing(self, original: Any, is_async: bool) -> Any:
         """``Client._transport_for_url`` (or ``AsyncClient``'s) that picks this recording for a TypeSafe URL."""
-        answering = _Answering(self._async_handler(_not_ours) if is_async else self._sync_handler(_not_ours))
+        answering = Answering(self._async_handler(not_ours) if is_async else self._sync_handler(not_ours))
 
         def transport_for_url(client: Any, url: Any) -> Any:
             return original(client, url) if TYPESAFE_PATH.search(url.path) is None else answering
@@ -303,7 +331,7 @@ class Recording(WhileInFlight):
             path = request.url.path
             if TYPESAFE_PATH.search(path) is None:
                 return original(transport, request)  # not ours: the app's traffic, or pytest-recording's
-            return transport_response(recording.take(*_scrubbed(request, request.read(), path)))
+            return transport_response(recording.take(*scrubbed(request, request.read(), path)))
 
         return handle_request
 
@@ -314,7 +342,7 @@ class Recording(WhileInFlight):
             path = request.url.path
             if TYPESAFE_PATH.search(path) is None:
                 return await original(transport, request)
-            return transport_response(recording.take(*_scrubbed(request, await request.aread(), path)))
+            return transport_response(recording.take(*scrubbed(request, await request.aread(), path)))
 
         return handle_async_request
 
@@ -337,82 +365,6 @@ class Recording(WhileInFlight):
     def unplayed(self) -> list[Any]:
         """Request bodies of this file that no request played."""
         return [request for request, plays in zip(self._requests, self._plays) if not plays]
-
-
-class _Answering:
-    """The transport a TypeSafe request is sent through while a recording serves (``Recording._routing``):
-    the recording's handler answers it, whatever transport the client was built with."""
-
-    __slots__ = ("_handler",)
-
-    def __init__(self, handler: Any) -> None:
-        self._handler = handler
-
-    def handle_request(self, request: Any) -> Any:
-        return self._handler(self, request)
-
-    async def handle_async_request(self, request: Any) -> Any:
-        return await self._handler(self, request)
-
-
-def _not_ours(transport: Any, request: Any) -> Any:
-    """What ``_Answering``'s handler passes a request on to: never called, it is given TypeSafe requests only."""
-    raise AssertionError(f"not a TypeSafe request: {request.url.path}")
-
-
-def _scrubbed(request: Any, body: bytes, path: str | None = None) -> tuple[str, str, bytes]:
-    """(method, path, body) of an outgoing request after the same scrub a recording got
-    (``redaction.scrub_request``, as ``redaction.scrubbed_for_matching`` applies it): vcrpy matched
-    requests only after it, so replay does too. ``path``: the URL's path, when the caller has it."""
-    headers = request.headers
-    pairs = _header_pairs(headers)
-    scrubbed = scrubbed_for_matching(request.method, request.url.path if path is None else path, pairs, body)
-    assert scrubbed is not None  # the handlers pass on every request that is not a TypeSafe one
-    return scrubbed
-
-
-# The encodings httpx2 picks for headers (or a caller may set) that read ASCII bytes as ASCII.
-_ASCII_COMPATIBLE = frozenset((None, "ascii", "utf-8", "iso-8859-1"))
-
-
-def _header_pairs(headers: Any) -> list[tuple[str, str]]:
-    """Each (name, value) as ``headers.multi_items()`` decodes it (the values alike; a name as sent, not
-    lower-cased, which the scrub lower-cases itself).
-
-    Headers an SDK sends are ASCII, which every encoding httpx2 would pick (ascii, then utf-8, then
-    latin-1) decodes alike: they are decoded as ASCII at once, without ``headers.encoding``'s own pass
-    over every header to pick one. Headers with any other byte, or given another encoding, are
-    decoded with ``headers.encoding``, as ``multi_items`` decodes them.
-    """
-    raw = headers.raw
-    if getattr(headers, "_encoding", "") in _ASCII_COMPATIBLE:
-        try:
-            return [(name.decode("ascii"), value.decode("ascii")) for name, value in raw]
-        except UnicodeDecodeError:
-            pass
-    encoding = headers.encoding
-    return [(name.decode(encoding), value.decode(encoding)) for name, value in raw]
-
-
-@functools.cache
-def _transport_methods() -> tuple[tuple[type, str, bool], ...]:
-    """``_TRANSPORT_METHODS`` with each class looked up, once."""
-    httpx2 = httpx2_module()
-    return tuple((getattr(httpx2, name), method, is_async) for name, method, is_async in _TRANSPORT_METHODS)
-
-
-@functools.cache
-def _client_classes() -> tuple[tuple[Any, bool], ...]:
-    """``_CLIENT_METHODS`` with each class looked up, once."""
-    httpx2 = httpx2_module()
-    return tuple((getattr(httpx2, name), is_async) for name, is_async in _CLIENT_METHODS)
-
-
-@functools.lru_cache(maxsize=64)
-def _path_of(url: str) -> str:
-    """A URL's path (a run asks one or two URLs, again and again)."""
-    path: str = httpx2_module().URL(url).path
-    return path
 
 
 class ReplayOnlyError(RuntimeError):

@@ -1,4 +1,5 @@
-"""Replay answers the SDK's own call, ``Client.request`` (``_recording.replay._answer_at_client``).
+"""Replay answers the SDK's own call: inside its send, outside its retry loop, or else at ``Client.request``
+(``_recording.seams``; ``replay.Recording._sync_sdk_send`` and ``_answer_at_client``).
 
 The answer must be the one the transports would give, whatever client the user configured: one with
 a transport of its own is answered from the cassette, never sent; one with event hooks goes the long
@@ -269,3 +270,85 @@ def test_an_answer_at_the_client_is_what_httpx2_builds_from_the_same_content(
     assert b"".join(answer.iter_bytes()) == body.encode()
     assert answer.request is request
     answer.close()  # as the SDK may: a read response closes without error
+
+
+# Counts every entry into tenacity's retry loop, the SDK's (``typesafe_sdk._core.transport.send``) included.
+RETRY_LOOPS_CONFTEST = """
+import tenacity
+
+LOOPS = []
+for retrying in (tenacity.Retrying, tenacity.AsyncRetrying):
+    def counted(self, *args, _original=retrying.__call__, **kwargs):
+        LOOPS.append(1)
+        return _original(self, *args, **kwargs)
+    retrying.__call__ = counted
+
+def pytest_sessionfinish(session):
+    print("\\nRETRY LOOPS:", len(LOOPS))
+"""
+
+
+@pytest.mark.parametrize("module", [SUITE, ASYNC_SUITE], ids=["sync", "async"])
+def test_a_replayed_request_is_answered_inside_the_sdks_send_without_entering_its_retry_loop(
+    suite: pytest.Pytester, jev_server, offline, module: str
+) -> None:
+    """A recorded answer is a 2xx, never retried: the loop is skipped (a tenth of a replayed request's cost).
+    Recording still goes through it, and a miss still fails its citation."""
+    suite.makeconftest(RETRY_LOOPS_CONFTEST)
+    suite.makepyfile(test_app=module)
+    recorded = suite.runpytest("--citecheck-record-mode=once", "-s")
+    recorded.assert_outcomes(passed=1)
+    assert "RETRY LOOPS: 3" in recorded.stdout.str()
+    offline()
+    jev_server.stop()
+    replayed = suite.runpytest("--citecheck-record-mode=none", "-s", "--citecheck-json=report.json")
+    replayed.assert_outcomes(passed=1)
+    assert "RETRY LOOPS: 0" in replayed.stdout.str()
+    rows = json.loads((suite.path / "report.json").read_text())["results"]
+    assert [row["verdict"] for row in rows] == ["verified"] * 3
+    suite.makepyfile(test_app=module.replace('pick("epoch_seconds", ', 'pick("epoch_seconds", "duplicate_names", '))
+    missed = suite.runpytest("--citecheck-record-mode=none", "-s")
+    missed.assert_outcomes(failed=1)
+    missed.stdout.fnmatch_lines(["*CassetteMissError: citation 'duplicate_names': no recorded answer matches*"])
+
+
+def test_serving_puts_the_sdks_send_back_and_without_that_seam_answers_at_the_client(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK's modules are left as found; an SDK without ``RequestState`` or its send (another series)
+    is answered at ``Client.request`` as before, never sent."""
+    from typesafe_sdk import Choice, TypeSafeClient
+    from typesafe_sdk._core.client.aio import client as aio_client
+    from typesafe_sdk._core.client.sync import client as sync_client
+
+    from pytest_citecheck._recording import replay
+
+    before = (sync_client.send, aio_client.send_async)
+    question = {"relation": Choice(instructions="How?", criteria={"yes": "it does", "no": "it does not"})}
+    recording = Recording.load(tmp_path / "none.yaml")
+    transport = _OwnTransport()
+    with TypeSafeClient(api_key="sk-placeholder", compression=False, transport=transport) as client:
+        with recording.serving():
+            assert (sync_client.send, aio_client.send_async) != before
+            with pytest.raises(ReplayMiss):
+                client.system_one(state={"claim": "c", "section": "s"}, questions=question)
+        assert (sync_client.send, aio_client.send_async) == before
+
+        class CompanyClient(httpx2.Client):  # a subclass's own request runs: answered there, not in the SDK
+            def request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+                requested.append(args[1])
+                return super().request(*args, **kwargs)
+
+        requested: list[str] = []
+        with TypeSafeClient(
+            api_key="sk-placeholder", compression=False, http_client=CompanyClient(transport=transport)
+        ) as own:
+            with recording.serving(), pytest.raises(ReplayMiss):
+                own.system_one(state={"claim": "c", "section": "s"}, questions=question)
+        assert [url.rsplit("/", 1)[-1] for url in requested] == ["systemone"]
+        monkeypatch.setattr(replay, "sdk_sends", lambda: (None, ()))
+        with recording.serving():
+            assert (sync_client.send, aio_client.send_async) == before
+            with pytest.raises(ReplayMiss):
+                client.system_one(state={"claim": "c", "section": "s"}, questions=question)
+    assert transport.sent == []

@@ -18,7 +18,8 @@ from pytest_citecheck import _secrets
 from pytest_citecheck._recording.cassette_file import read_cassette_text
 from pytest_citecheck._recording.matching import compact_json, method_and_endpoint, parsed_body, replay_key
 from pytest_citecheck._recording.redaction import remember_header_pairs
-from pytest_citecheck._recording.replay import Recording, ReplayMiss, _header_pairs, _scrubbed
+from pytest_citecheck._recording.replay import Recording, ReplayMiss
+from pytest_citecheck._recording.seams import header_pairs, scrubbed
 
 
 @pytest.mark.parametrize("text", ["", " ", "\n\n", " \t\n", "\u3000\n\u2028"], ids=repr)
@@ -99,7 +100,7 @@ def test_replay_remembers_the_header_values_httpx2_decodes(monkeypatch: pytest.M
     monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
     headers = [(b"X-Key", value), (b"Content-Type", b"application/json")]
     request = httpx2.Request("POST", "http://127.0.0.1:9/v1/systemone", headers=headers, content=b"{}")
-    _scrubbed(request, request.content)
+    scrubbed(request, request.content)
     by_replay = set(_secrets._known)
     _secrets._known.clear()
     remember_header_pairs(request.headers.multi_items())
@@ -126,7 +127,7 @@ def test_replay_decodes_headers_as_multi_items_does(headers: list[tuple[bytes, b
     given = httpx2.Headers(headers)
     if encoding is not None:
         given.encoding = encoding
-    pairs = _header_pairs(given)
+    pairs = header_pairs(given)
     assert pairs == [(name.decode(given.encoding), value.decode(given.encoding)) for name, value in headers]
     assert [(name.lower(), value) for name, value in pairs] == given.multi_items()
 

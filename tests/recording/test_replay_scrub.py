@@ -18,7 +18,7 @@ import pytest
 
 from pytest_citecheck import _secrets
 from pytest_citecheck._recording.redaction import scrub_request
-from pytest_citecheck._recording.replay import _scrubbed
+from pytest_citecheck._recording.seams import scrubbed
 
 BEARER = "sk-bearer-0123456789abcdef"
 TOKEN_A, TOKEN_B = "tok-first-0123456789abcdef", "tok-second-0123456789abcdef"
@@ -65,7 +65,7 @@ def _as_a_recording_scrubs_it(request: httpx2.Request) -> tuple[str, str, Any]:
 )
 def test_replay_leaves_what_the_recording_scrub_leaves_and_remembers_the_same_secrets(url: str, claim: str) -> None:
     request = _request(url, claim)
-    replayed = _scrubbed(request, request.content)
+    replayed = scrubbed(request, request.content)
     remembered_by_replay = set(_secrets._known)
     _secrets._known.clear()
     recorded = _as_a_recording_scrubs_it(request)
