@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_citecheck import Citation, CitationInputError, Corpus, Source, hookspecs
-from pytest_citecheck._citations import adapt
-from pytest_citecheck._citations.adapt import adapt_answer, adapted_in_general
+from pytest_citecheck._citations import adapt, shapes
+from pytest_citecheck._citations.adapt import adapt_answer
+from pytest_citecheck._citations.shapes import adapted_in_general
 
 TEXT = "1. One\n\nThe first section says one thing.\n\n2. Two\n\nThe second section says another.\n"
 SOURCES = [
@@ -179,7 +180,7 @@ def test_valid_plain_dicts_are_read_without_the_general_path(
     citation: dict[str, Any], source: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expected = outcome(adapted_in_general, [citation, valid(1)], None, source)
-    monkeypatch.setattr(adapt, "adapted_in_general", lambda *args, **kwargs: pytest.fail("read the long way"))
+    monkeypatch.setattr(shapes, "adapted_in_general", lambda *args, **kwargs: pytest.fail("read the long way"))
     assert outcome(adapt_answer, [citation, valid(1)], no_hooks(), source) == expected
 
 

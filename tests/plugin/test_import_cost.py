@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import LOOP_SCOPE_OPTION, NOT_A_USERS_PLUGINS
@@ -177,3 +178,63 @@ def test_collecting_the_adapter_tests_imports_no_sdk(pytester: pytest.Pytester) 
     )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(["COLLECTED: [1-9]*", "SDKS: none"])
+
+
+# The modules that read an SDK's answer (``_citations.shapes`` and one per SDK): a check of plain citation
+# dicts, what most suites pass, never needs them.
+SHAPE_MODULES = (
+    "pytest_citecheck._citations.shapes",
+    "pytest_citecheck._citations.anthropic",
+    "pytest_citecheck._citations.openai",
+    "pytest_citecheck._citations.gemini",
+    "pytest_citecheck._citations.langchain",
+    "pytest_citecheck._citations.bedrock",
+    "pytest_citecheck._citations.retrieval_answers",
+)
+
+SHAPES_PROBE = f"""
+import sys
+
+def pytest_runtest_teardown(item):
+    print("SHAPES AFTER", item.name + ":", ",".join(sorted(name.rsplit(".", 1)[1] for name in {SHAPE_MODULES!r} if name in sys.modules)) or "none")
+"""
+
+
+def test_checking_plain_citation_dicts_loads_no_sdk_shape_module_and_an_answer_loads_them(
+    suite: pytest.Pytester, jev_server: Any, offline: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recorded, then replayed offline, in a fresh interpreter each: the plain dicts' test first, then a
+    Claude message's (its citation read from the message), which loads the shapes and is checked alike."""
+    suite.makeconftest(SHAPES_PROBE)
+    suite.makepyfile(
+        test_app="""
+        from cookbook import SOURCE, pick
+        from pytest_citecheck import assert_citations_supported
+
+        def test_a_plain_dicts():
+            assert_citations_supported(pick("epoch_seconds"), SOURCE)
+
+        def test_b_a_claude_message():
+            cited = pick("aud_reject")[0]
+            message = {"type": "message", "role": "assistant", "content": [{"type": "text", "text": cited["claim"],
+                "citations": [{"type": "content_block_location", "cited_text": cited["quote"], "document_index": 0,
+                               "document_title": None, "start_block_index": 0, "end_block_index": 1}]}]}
+            assert_citations_supported(message, SOURCE)
+        """
+    )
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    suite.runpytest_subprocess("-p", "pytest_citecheck.plugin", "--citecheck-record-mode=once").assert_outcomes(
+        passed=2
+    )
+    offline()
+    jev_server.stop()
+    result = suite.runpytest_subprocess(
+        "-p", "pytest_citecheck.plugin", "--citecheck-record-mode=none", "-s", "-p", "no:randomly"
+    )
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*SHAPES AFTER test_a_plain_dicts: none*",
+            "*SHAPES AFTER test_b_a_claude_message: anthropic,bedrock,gemini,langchain,openai,retrieval_answers,shapes*",
+        ]
+    )
