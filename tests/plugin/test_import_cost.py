@@ -190,6 +190,9 @@ SHAPE_MODULES = (
     "pytest_citecheck._citations.langchain",
     "pytest_citecheck._citations.bedrock",
     "pytest_citecheck._citations.retrieval_answers",
+    # and the scanners of Markdown and reStructuredText markup (``_locate.display``), for a source of plain text
+    "pytest_citecheck._locate.display.markdown",
+    "pytest_citecheck._locate.display.rst",
 )
 
 SHAPES_PROBE = f"""
@@ -200,16 +203,17 @@ def pytest_runtest_teardown(item):
 """
 
 
-def test_checking_plain_citation_dicts_loads_no_sdk_shape_module_and_an_answer_loads_them(
+def test_plain_citation_dicts_of_plain_text_load_no_shape_or_markup_module_and_others_load_them(
     suite: pytest.Pytester, jev_server: Any, offline: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Recorded, then replayed offline, in a fresh interpreter each: the plain dicts' test first, then a
-    Claude message's (its citation read from the message), which loads the shapes and is checked alike."""
+    Claude message's (its citation read from the message), which loads the shapes and is checked alike, then
+    a Markdown source's, whose quote of the displayed words ("the latest psmisc") is found through the markup."""
     suite.makeconftest(SHAPES_PROBE)
     suite.makepyfile(
         test_app="""
         from cookbook import SOURCE, pick
-        from pytest_citecheck import assert_citations_supported
+        from pytest_citecheck import Source, assert_citations_supported
 
         def test_a_plain_dicts():
             assert_citations_supported(pick("epoch_seconds"), SOURCE)
@@ -220,21 +224,27 @@ def test_checking_plain_citation_dicts_loads_no_sdk_shape_module_and_an_answer_l
                 "citations": [{"type": "content_block_location", "cited_text": cited["quote"], "document_index": 0,
                                "document_title": None, "start_block_index": 0, "end_block_index": 1}]}]}
             assert_citations_supported(message, SOURCE)
+
+        def test_c_a_markdown_source():
+            source = Source.from_text("# Getting it\\n\\nFor the latest **psmisc** source, visit the [page](https://x.test).\\n")
+            cited = {"id": "md", "claim": "The source is online.", "quote": "the latest psmisc source", "section": None}
+            assert_citations_supported([cited], source)
         """
     )
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     suite.runpytest_subprocess("-p", "pytest_citecheck.plugin", "--citecheck-record-mode=once").assert_outcomes(
-        passed=2
+        passed=3
     )
     offline()
     jev_server.stop()
     result = suite.runpytest_subprocess(
         "-p", "pytest_citecheck.plugin", "--citecheck-record-mode=none", "-s", "-p", "no:randomly"
     )
-    result.assert_outcomes(passed=2)
+    result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(
         [
             "*SHAPES AFTER test_a_plain_dicts: none*",
             "*SHAPES AFTER test_b_a_claude_message: anthropic,bedrock,gemini,langchain,openai,retrieval_answers,shapes*",
+            "*SHAPES AFTER test_c_a_markdown_source: anthropic,bedrock,gemini,langchain,markdown,openai,*,shapes*",
         ]
     )
