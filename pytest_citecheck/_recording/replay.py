@@ -21,11 +21,13 @@ The rules are vcrpy's, so a file replays the same either way:
   through to whatever handled it before (the network, or pytest-recording's own cassette);
 - the patches are in place only while a Jev request of this test is in flight (``serving``), on the
   same httpx2 transport classes vcrpy patches, so a user's ``citecheck_client`` is served alike;
-- the SDK's own call is answered inside its send (``SDK_SENDS``), within its one attempt but outside
-  its retry loop, or else at ``Client.request`` (or ``AsyncClient.request``) with the URL, body and
-  headers it built (``_answer_at_client``): either way without httpx2 building the request, sending
-  it through its auth and redirect layers and reading a stream back (about a third of what a
-  replayed request cost), and the loop another tenth. The answer is the one the transport would give (the same scrub, the same
+- the SDK's own call is answered inside its send (``seams.SDK_SENDS``): within its one attempt (its
+  headers, its log lines, its reading of the answer) but outside its retry loop, which decides nothing
+  on replay, and without httpx2 building the request, sending it through its auth and redirect layers
+  and reading a stream back. A client of another class (a subclass of ``httpx2.Client``), or an SDK
+  without that seam, is answered at ``Client.request`` (or ``AsyncClient.request``) with the URL, body
+  and headers the SDK built (``_answer_at_client``), still without httpx2's part.
+  The answer is the one the transport would give (the same scrub, the same
   key, the same headers: the client's own merged under the request's), and any call that is not
   exactly the SDK's (another URL type or option, a client with event hooks, a closed client) goes
   on to httpx2 and the transports, as before.
