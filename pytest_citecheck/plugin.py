@@ -10,7 +10,6 @@ recordings, in ``session``), and loads only when a run needs it.
 from __future__ import annotations
 
 import functools
-import importlib
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -298,10 +297,11 @@ def _load_check_machinery() -> None:
     if all(name in sys.modules for name in _CHECK_MACHINERY):
         return
     from pytest_citecheck._gc_paused import gc_paused
+    from pytest_citecheck._late_imports import loaded
 
-    with gc_paused():
+    with gc_paused():  # one thread at a time, as a test's threads may each start its first check
         for name in _CHECK_MACHINERY:
-            importlib.import_module(name)
+            loaded(name)
 
 
 # The glue that finds the running test's checker, and the checker, which imports step 1, the judge, the cassettes

@@ -18,6 +18,7 @@ from pytest_citecheck._citations.coverage import Adapted
 from pytest_citecheck._citations.model import Citation
 from pytest_citecheck._citations.plain import adapt_citation, plain_dict_citation
 from pytest_citecheck._citations.resolving import resolved
+from pytest_citecheck._late_imports import loaded
 from pytest_citecheck._sources.corpus import Corpus
 from pytest_citecheck._sources.source import Source
 
@@ -45,9 +46,10 @@ def adapt_answer(citations: Any, hooks: Any = None, *, source: Source | Corpus |
     if plain is not None:
         # Plain dicts are no SDK shape and cite no text of an answer; none has its document named by an adapter.
         return Adapted(resolved(plain, set(), source), [], {})
-    from pytest_citecheck._citations import shapes  # an SDK's answer: its shapes' modules load the first time
-
-    return shapes.adapted_in_general(citations, hooks, source=source)
+    # An SDK's answer: its shapes' modules load the first time one is checked, one thread at a time.
+    shapes = loaded("pytest_citecheck._citations.shapes")
+    adapted: Adapted = shapes.adapted_in_general(citations, hooks, source=source)
+    return adapted
 
 
 def _plain_dicts(citations: Any, hooks: Any) -> list[Citation] | None:

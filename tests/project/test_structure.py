@@ -46,6 +46,7 @@ FLOORS = {
             "_in_flight",
             "_rehearsal",
             "_gc_paused",
+            "_late_imports",
         ],
         0,
     ),

@@ -20,10 +20,16 @@ from bisect import bisect_left
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from pytest_citecheck._late_imports import loaded
 from pytest_citecheck._locate.offsets import OffsetMap
 
 # The scanners (``markdown``, ``rst`` and their parts, some ten modules) are imported where a source of
-# their layout is first read: a check of plain text, what most suites give, never loads them.
+# their layout is first read (``_late_imports.loaded``): a check of plain text, what most suites give,
+# never loads them.
+_MARKDOWN = "pytest_citecheck._locate.display.markdown"
+_RST = "pytest_citecheck._locate.display.rst"
+_RST_SUBSTITUTIONS = "pytest_citecheck._locate.display.rst_substitutions"
+_EDITS = "pytest_citecheck._locate.display.edits"
 
 # A link reference definition, ``[label]: destination`` (CommonMark 4.7): a reference link is a link
 # only when its label is defined somewhere in the document.
@@ -56,22 +62,19 @@ class Markup:
         if self.layout == "markdown":
             if _MARKDOWN_CHARACTERS.search(text) is None:
                 return None
-            from pytest_citecheck._locate.display.markdown import markdown_edits
-
-            edits = markdown_edits(text, self.labels)
+            edits = loaded(_MARKDOWN).markdown_edits(text, self.labels)
         else:
-            from pytest_citecheck._locate.display.rst import rst_edits, rst_shown
-            from pytest_citecheck._locate.display.rst_substitutions import substitutions
-
-            defined_here = substitutions(text, rst_shown) if self.defines_substitutions else {}
+            rst = loaded(_RST)
+            defined_here = (
+                loaded(_RST_SUBSTITUTIONS).substitutions(text, rst.rst_shown) if self.defines_substitutions else {}
+            )
             if _RST_CHARACTERS.search(text) is None and not (defined_here and "|" in text):
                 return None
-            edits = rst_edits(text, defined_here)
+            edits = rst.rst_edits(text, defined_here)
         if not edits:
             return None
-        from pytest_citecheck._locate.display.edits import applied
-
-        return applied(text, edits)
+        shown: tuple[str, OffsetMap] = loaded(_EDITS).applied(text, edits)
+        return shown
 
     def quoted(self, quote: str) -> tuple[str, ...]:
         """The words a quote of this markup's displayed text may stand for, where they differ from the quote: the
@@ -85,9 +88,7 @@ class Markup:
         if self.layout == "rst" and "()" in text:
             forms.append(_CALL.sub("", text))
         if self.layout == "rst" and "--" in quote:
-            from pytest_citecheck._locate.display.rst import dashed
-
-            forms.append(dashed(quote))
+            forms.append(loaded(_RST).dashed(quote))
         return tuple(form for form in dict.fromkeys(forms) if form != quote)
 
 
@@ -113,16 +114,13 @@ def markup_of(source: object) -> Markup | None:
     """The markup of a ``Source`` split as Markdown or reStructuredText (its ``format``); None for any other."""
     layout = getattr(source, "format", None)
     if layout == "markdown":
-        from pytest_citecheck._locate.display.markdown import label_key
-
+        label_key = loaded(_MARKDOWN).label_key
         text = getattr(source, "text", "") or ""
         labels = frozenset(label_key(found.group(1)) for found in _DEFINITION.finditer(text)) if "]:" in text else ()
         return Markup("markdown", frozenset(labels))
     if layout == "rst":
-        from pytest_citecheck._locate.display.rst_substitutions import defines_any
-
         text = getattr(source, "text", "") or ""
-        return Markup("rst", defines_substitutions=defines_any(text))
+        return Markup("rst", defines_substitutions=loaded(_RST_SUBSTITUTIONS).defines_any(text))
     return None
 
 
