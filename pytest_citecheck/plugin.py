@@ -291,8 +291,9 @@ def _load_check_machinery() -> None:
     """Load what a test's check needs, once per run, with the garbage collector paused (``_gc_paused``).
 
     The first check, or the first fixture of ours a test asks for, loads most of the plugin (the
-    fixtures' wiring, step 1, the judge, the cassettes, the adapters); each of those modules' own
-    imports load the rest. After the first call this is one look-up.
+    fixtures' wiring, step 1, the judge, the cassettes, the reading of plain citations); each of those modules'
+    own imports load the rest (an SDK's shapes and the markup scanners load later, where a check first needs
+    them: ``_late_imports``). After the first call this is one look-up.
     """
     if all(name in sys.modules for name in _CHECK_MACHINERY):
         return
@@ -305,5 +306,5 @@ def _load_check_machinery() -> None:
 
 
 # The glue that finds the running test's checker, and the checker, which imports step 1, the judge, the cassettes
-# and the adapters. Both are looked for: a test module that imports ``Checker`` loads the second without the first.
+# and the reading of plain citations. Both are looked for: a test module that imports ``Checker`` loads the second without the first.
 _CHECK_MACHINERY = ("pytest_citecheck._pytest_glue.running", "pytest_citecheck._check.checker")

@@ -36,7 +36,7 @@ ANSWERED_OPTIONS = frozenset({"content", "headers", "timeout", "auth", "extensio
 # within the SDK's attempt (its headers, its wire log, its parse), but outside its retry loop. A
 # recorded answer is a 2xx (``cassette_file`` refuses any other), and a miss or an answer the SDK cannot
 # read is the same on every attempt (a user's policy that retries any error would only wait to raise it
-# again): the loop decides nothing on replay, and entering it was a tenth of a replayed request's cost.
+# again): the loop decides nothing on replay, and entering it was some 6% of a replayed citation's instructions.
 SDK_SENDS = (
     ("typesafe_sdk._core.client.sync.client", "send", False),
     ("typesafe_sdk._core.client.aio.client", "send_async", True),

@@ -329,7 +329,7 @@ def test_serving_puts_the_sdks_send_back_and_without_that_seam_answers_at_the_cl
     transport = _OwnTransport()
     with TypeSafeClient(api_key="sk-placeholder", compression=False, transport=transport) as client:
         with recording.serving():
-            assert (sync_client.send, aio_client.send_async) != before
+            assert sync_client.send is not before[0] and aio_client.send_async is not before[1]
             with pytest.raises(ReplayMiss):
                 client.system_one(state={"claim": "c", "section": "s"}, questions=question)
         assert (sync_client.send, aio_client.send_async) == before
