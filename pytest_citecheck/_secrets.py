@@ -14,6 +14,7 @@ import functools
 import json
 import os
 import threading
+from collections.abc import Sequence
 
 MASK = "***"
 # Shorter values are not cut out of text. A short key is also a word: "rehearsal", the docs' own
@@ -25,6 +26,11 @@ ENV_KEY = "TYPESAFE_API_KEY"
 
 _known: set[str] = set()
 _lock = threading.Lock()
+# ``_known`` as it was last asked for, and longest first: sorted again only once it has changed. Replay
+# asks for it several times per citation (each body it matches, each JUnit property, each answer's
+# model name), and sorting each time was some 3% of a replayed run. Compared, not reset by
+# ``remember_secret``, so a test that swaps ``_known`` for a set of its own gets that set's secrets.
+_asked: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ())
 
 
 def remember_secret(value: str | None) -> None:
@@ -37,11 +43,14 @@ def remember_secret(value: str | None) -> None:
             _known.add(value)
 
 
-def known_secrets() -> list[str]:
+def known_secrets() -> tuple[str, ...]:
     """Every known secret (the environment's API key included), longest first."""
+    global _asked
     remember_secret(os.environ.get(ENV_KEY))
     with _lock:
-        return sorted(_known, key=len, reverse=True)
+        if _asked[0] != _known:
+            _asked = (frozenset(_known), tuple(sorted(_known, key=len, reverse=True)))
+        return _asked[1]
 
 
 @functools.lru_cache(maxsize=256)
@@ -62,7 +71,7 @@ def _text_forms(secret: str) -> tuple[str, ...]:
     return tuple(sorted(dict.fromkeys((*forms, *doubled)), key=len, reverse=True))
 
 
-def cut_secrets(text: str, secrets: list[str]) -> str:
+def cut_secrets(text: str, secrets: Sequence[str]) -> str:
     """``text`` with each of ``secrets`` replaced by ``***``, as written or escaped in a JSON string or a repr."""
     for secret in secrets:
         for form in _text_forms(secret):

@@ -25,7 +25,7 @@ import functools
 import json
 import logging
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -120,7 +120,7 @@ def _encoded_forms(secret: str) -> tuple[bytes, ...]:
     return tuple(form.encode("utf-8", "surrogateescape") for form in json_forms(secret))
 
 
-def _redact_value(value: Any, secrets: list[str]) -> Any:
+def _redact_value(value: Any, secrets: Sequence[str]) -> Any:
     if isinstance(value, str):
         return cut_secrets(value, secrets)
     if isinstance(value, list):
