@@ -145,7 +145,7 @@ class Recording(WhileInFlight):
         self.path = path
         self._empty_file = empty_file
         self._unmarked = unmarked
-        self._recorded = [Recorded(index, entry.interaction) for index, entry in enumerate(checked)]
+        self._recorded = [Recorded(index, entry.interaction, entry.answer) for index, entry in enumerate(checked)]
         # Each recorded request and response body, parsed (reading the file parsed them to check them).
         self._requests = [entry.request for entry in checked]
         self._answers = [entry.answer for entry in checked]

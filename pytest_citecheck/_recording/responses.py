@@ -12,14 +12,17 @@ import functools
 from typing import Any
 
 from pytest_citecheck._recording.damage import CassetteFormatError
+from pytest_citecheck._rehearsal import MARK_EXTENSION, REHEARSAL_KEY
 
 
 class Recorded:
     """One recorded interaction, as replay needs it."""
 
-    __slots__ = ("status", "reason", "headers", "content", "read_headers")
+    __slots__ = ("status", "reason", "headers", "content", "read_headers", "extensions")
 
-    def __init__(self, index: int, interaction: Any) -> None:
+    def __init__(self, index: int, interaction: Any, answer: Any = None) -> None:
+        """``answer``: the response body, parsed (``cassette_file.Checked.answer``); it says whether the
+        answer carries the rehearsal mark, which the response built from it tells the check."""
         try:
             response = interaction["response"]
             status = response["status"]
@@ -33,6 +36,9 @@ class Recorded:
                 f"interaction {index} is not a recorded request and response ({error!r})"
             ) from None
         self.content = content.encode("utf-8") if isinstance(content, str) else bytes(content or b"")
+        self.extensions: dict[str, Any] = {"reason_phrase": self.reason} if self.reason else {}
+        if isinstance(answer, dict):  # the body's top-level keys, as ``_rehearsal.is_marked`` reads them
+            self.extensions[MARK_EXTENSION] = REHEARSAL_KEY in answer
         # The headers of a response built from its content (``read_response``): httpx2 adds the length.
         self.read_headers = self.headers
         if self.content and not any(name.lower() == "content-length" for name, _ in self.headers):
@@ -58,7 +64,7 @@ def read_response(recorded: Recorded, request: Any) -> Any:
     """A recording as the response ``Client.request`` returns: read, and tied to its request (the SDK's
     error messages name the request's endpoint)."""
     httpx2 = httpx2_module()
-    extensions = {"reason_phrase": recorded.reason} if recorded.reason else None
+    extensions = dict(recorded.extensions)  # a response's own: httpx2 may add to it
     if not _reads_as_given():
         return httpx2.Response(
             recorded.status, headers=recorded.headers, content=recorded.content, request=request, extensions=extensions
@@ -121,5 +127,5 @@ def transport_response(recorded: Recorded) -> Any:
         headers=recorded.headers,
         # A stream, not content=: the client reads and closes it as it would a real response.
         stream=httpx2.ByteStream(recorded.content),
-        extensions={"reason_phrase": recorded.reason} if recorded.reason else None,
+        extensions=dict(recorded.extensions),
     )

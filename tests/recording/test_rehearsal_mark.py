@@ -157,3 +157,46 @@ def test_the_readme_main_job_holds_jevs_answers_only() -> None:
     assert "rehearsal=False" in (EXAMPLE / "build_cassettes.py").read_text(encoding="utf-8")
     assert "citecheck_rehearsal" not in (EXAMPLE / "pytest.ini").read_text(encoding="utf-8")
     assert (REPO / "examples" / "licences").is_dir()
+
+
+@pytest.mark.parametrize("mode", ["none", "new_episodes"])
+def test_the_mark_cannot_be_hidden_by_a_json_escape(
+    suite: pytest.Pytester, jev_server: JevServer, offline: Offline, mode: str
+) -> None:
+    """``"\\u0072ehearsal"`` is the key ``"rehearsal"`` to every JSON reader, and the digest (taken over the
+    parsed body) still matches: the answer is still the rehearsal server's, on either replay path."""
+    cassette = record(suite, "sync")
+    text = cassette.read_text(encoding="utf-8")
+    escaped = text.replace(f'"{REHEARSAL_KEY}":', '"\\u0072ehearsal":')
+    assert escaped != text
+    cassette.write_text(escaped, encoding="utf-8")
+    assert answer_of(cassette)[REHEARSAL_KEY] == REHEARSAL_MARK
+    offline()
+    result = suite.runpytest(*NOT_OPTED_IN, f"--citecheck-record-mode={mode}")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(REFUSED)
+
+
+def test_a_replayed_answer_says_whether_it_is_marked_without_being_parsed_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Reading the cassette parsed each answer: the response replay builds carries what it found."""
+    from types import SimpleNamespace
+
+    from pytest_citecheck import _rehearsal
+    from pytest_citecheck._recording.responses import Recorded, read_response, request_for
+
+    def parsed_again(content: bytes) -> bool:
+        raise AssertionError(f"parsed again: {content!r}")
+
+    monkeypatch.setattr(_rehearsal, "is_marked", parsed_again)
+    request = request_for("POST", "https://api.typesafe.ai/v1/systemone")
+    for answer, marked in (({"answers": {}, REHEARSAL_KEY: REHEARSAL_MARK}, True), ({"answers": {}}, False)):
+        body = {"string": json.dumps(answer)}
+        interaction = {"response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": body}}
+        response = read_response(Recorded(1, interaction, answer), request)
+        assert _rehearsal.response_is_marked(SimpleNamespace(raw_http_response=response)) is marked
+    # A response made some other way (a live answer, vcrpy's playback) is read from its body.
+    monkeypatch.undo()
+    live = SimpleNamespace(raw_http_response=SimpleNamespace(extensions={}, content=b'{"rehearsal": "x"}'))
+    assert _rehearsal.response_is_marked(live) is True
