@@ -72,5 +72,11 @@ def test_two_threads_importing_late_import_one_at_a_time() -> None:
 
 @pytest.mark.usefixtures("probes")
 def test_a_module_imported_late_may_import_another_late_on_the_same_thread() -> None:
-    nested = loaded("late_probe_nested")
-    assert nested.INNER is sys.modules["late_probe_state"]
+    # On a thread of its own, joined with a time limit: with a lock that is not re-entrant the import
+    # would wait on itself for ever: this test then fails where it stands rather than waits with it.
+    found = {}
+    thread = threading.Thread(target=lambda: found.update(nested=loaded("late_probe_nested")), daemon=True)
+    thread.start()
+    thread.join(timeout=30)
+    assert not thread.is_alive(), "the nested late import waits on the lock its own thread holds"
+    assert found["nested"].INNER is sys.modules["late_probe_state"]
