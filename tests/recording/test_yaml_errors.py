@@ -1,0 +1,56 @@
+"""A cassette that is not valid YAML fails its citation with PyYAML's problem on one line, and where.
+
+PyYAML says an error in three lines, its context first ("while scanning a simple key"), and the run's
+summary shows a cause's first line only: it read ``free-1 (CassetteError: ... while increasing flow
+level)``, which says neither what is wrong nor where.
+"""
+
+from __future__ import annotations
+
+import pytest
+from support import Offline
+
+from pytest_citecheck.testing import JevServer
+
+TEST = """
+from cookbook import SOURCE
+from pytest_citecheck import assert_citations_supported
+
+def test_claims():
+    assert_citations_supported(
+        [{"id": "aud", "claim": "A JWT can name its audience.", "quote": None, "section": "4.1.3"}], SOURCE
+    )
+"""
+CASSETTE = ("cassettes", "test_app", "test_claims.yaml")
+
+
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [
+        # A hand edit that broke the indentation of the request's first key.
+        (
+            lambda text: text.replace("    method: POST", "   method: POST", 1),
+            "*it is not valid YAML: mapping values are not allowed * at line 6, column 8",
+        ),
+        # Nested past PyYAML's limit (a hostile file): its problem, not its context, comes first.
+        (
+            lambda text: text.replace("- request:", "- " + "[" * 20_000 + "]" * 20_000 + "\n- request:", 1),
+            "*it is not valid YAML: exceeded maximum nesting depth at line 4, column * (while increasing flow level)*",
+        ),
+    ],
+    ids=["indentation", "nesting"],
+)
+def test_a_cassette_that_is_not_yaml_says_what_and_where_on_one_line(
+    suite: pytest.Pytester, jev_server: JevServer, offline: Offline, damage: object, said: str
+) -> None:
+    suite.makepyfile(test_app=TEST)
+    suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
+    cassette = suite.path.joinpath(*CASSETTE)
+    cassette.write_text(damage(cassette.read_text(encoding="utf-8")), encoding="utf-8")  # type: ignore[operator]
+    offline()
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"CassetteError: citation 'aud': cannot read cassette *test_claims.yaml: {said[1:]}"])
+    # The summary's line (a cause's first line, cut in the middle to fit) now holds what is wrong.
+    result.stdout.fnmatch_lines(["1 citation errored (no verdict): aud (CassetteError: * at line *, column *"])
+    result.stdout.no_fnmatch_line("*INTERNALERROR*")
