@@ -7,6 +7,8 @@ level)``, which says neither what is wrong nor where.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from support import Offline
 
@@ -41,12 +43,12 @@ CASSETTE = ("cassettes", "test_app", "test_claims.yaml")
     ids=["indentation", "nesting"],
 )
 def test_a_cassette_that_is_not_yaml_says_what_and_where_on_one_line(
-    suite: pytest.Pytester, jev_server: JevServer, offline: Offline, damage: object, said: str
+    suite: pytest.Pytester, jev_server: JevServer, offline: Offline, damage: Callable[[str], str], said: str
 ) -> None:
     suite.makepyfile(test_app=TEST)
     suite.runpytest("--citecheck-record-mode=once").assert_outcomes(passed=1)
     cassette = suite.path.joinpath(*CASSETTE)
-    cassette.write_text(damage(cassette.read_text(encoding="utf-8")), encoding="utf-8")  # type: ignore[operator]
+    cassette.write_text(damage(cassette.read_text(encoding="utf-8")), encoding="utf-8")
     offline()
     result = suite.runpytest()
     result.assert_outcomes(failed=1)
