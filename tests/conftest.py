@@ -178,8 +178,15 @@ def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     """pytest's ``pytester``, its runs (in-process and subprocess alike) without ``NOT_A_USERS_PLUGINS``.
 
     Set after pytester's own set-up, which clears ``PYTEST_ADDOPTS`` to isolate its runs. Each run
-    also gets ``INNER_RUN_OPTIONS``, so an inner suite needs no ini file to run at the lowest versions."""
+    also gets ``INNER_RUN_OPTIONS``, so an inner suite needs no ini file to run at the lowest versions.
+
+    Inner runs write no bytecode. A test that rewrites a module of its inner suite within the same second
+    and to the same size ("can name" made "may name") had its next run import the old code: Python's and
+    pytest's assertion-rewriting caches both tell a stale file by its mtime in whole seconds and its size
+    (pytest 8.4 did; on a machine without ``PYTHONDONTWRITEBYTECODE`` six tests failed at random)."""
     monkeypatch.setenv("PYTEST_ADDOPTS", " ".join(NOT_A_USERS_PLUGINS + INNER_RUN_OPTIONS))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # in-process runs
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # subprocess runs
     _one_gc_pass_per_inner_run(monkeypatch)
     return pytester
 
