@@ -64,7 +64,7 @@ def is_marked(content: bytes) -> bool:
 
 # The extension of an httpx2 response replayed from a cassette that says whether its body is marked:
 # reading the file parsed every answer, so replay tells the check rather than have it parse the body
-# again (for a marked answer, some 10% of what replay adds per citation over answers from a dict).
+# again (for a marked answer, some 6% of what replay adds per citation over answers from a dict).
 MARK_EXTENSION = "citecheck_rehearsal"
 
 

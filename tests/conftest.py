@@ -183,7 +183,7 @@ def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     Inner runs write no bytecode. A test that rewrites a module of its inner suite within the same second
     and to the same size ("can name" made "may name") had its next run import the old code: Python's and
     pytest's assertion-rewriting caches both tell a stale file by its mtime in whole seconds and its size
-    (pytest 8.4 did; on a machine without ``PYTHONDONTWRITEBYTECODE`` six tests failed at random)."""
+    (pytest 8.4 did; on a machine without ``PYTHONDONTWRITEBYTECODE`` four to six tests failed, by timing)."""
     monkeypatch.setenv("PYTEST_ADDOPTS", " ".join(NOT_A_USERS_PLUGINS + INNER_RUN_OPTIONS))
     monkeypatch.setattr(sys, "dont_write_bytecode", True)  # in-process runs
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # subprocess runs
