@@ -6,8 +6,9 @@ SDK's answers (``_citations.shapes``) or the scanners of Markdown and reStructur
 threads at once: a test that checks answers on a ``ThreadPoolExecutor`` runs its checks there. pytest
 rewrites the asserts of a plugin's modules as it imports them, and two threads compiling at once can
 fail on CPython 3.11 ("AST constructor recursion depth mismatch"; ``_recording.checking.import_for_threads``
-avoids it for a request's threads). So the first import of each is made under one lock, one at a time (the check machinery's too:
-``plugin._load_check_machinery``); after it, a name is looked up in a set, without the lock.
+avoids it for a request's threads). So the first import of each is made under one lock, one at a time
+(the check machinery's too: ``plugin._load_check_machinery``); after it, a name is looked up in a set,
+without the lock.
 """
 
 from __future__ import annotations

@@ -306,5 +306,6 @@ def _load_check_machinery() -> None:
 
 
 # The glue that finds the running test's checker, and the checker, which imports step 1, the judge, the cassettes
-# and the reading of plain citations. Both are looked for: a test module that imports ``Checker`` loads the second without the first.
+# and the reading of plain citations. Both are looked for: a test module that imports ``Checker`` loads the
+# second without the first.
 _CHECK_MACHINERY = ("pytest_citecheck._pytest_glue.running", "pytest_citecheck._check.checker")

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from pytest_citecheck._files import DirectoryError, UnreadableFileError, atomic_write_text, read_regular_file
+from pytest_citecheck._recording import yaml_reader
 from pytest_citecheck._recording.damage import (
     CassetteDigestError,
     CassetteFormatError,
@@ -285,7 +286,7 @@ def read_checked(text: str) -> tuple[dict[str, Any], list[Checked]]:
         _check_format(data.get(FORMAT_KEY, _MISSING))
         checked = [check_interaction(number, interaction) for number, interaction in enumerate(data["interactions"], 1)]
     except Exception as error:  # a check failed, or YAML's parser: said as the file ending early, if it does
-        short = cut_short(text, error)
+        short = cut_short(text, error) or yaml_reader.yaml_error(error)  # else YAML's error, on one line
         if short is None:
             raise
         raise short from error

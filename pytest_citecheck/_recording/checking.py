@@ -59,22 +59,10 @@ def open_cassette(cassette: TestCassette | None, citation_id: str, record_hint: 
     except Exception as error:  # corrupt YAML, a newer format, a damaged or unreadable file
         raise CassetteError(
             citation_id,
-            f"cannot read cassette {cassette.path}: {_read_error(error)}",
+            f"cannot read cassette {cassette.path}: {error}",
             getattr(error, "remedy", None)
             or "restore it from version control, or delete it and re-record with --citecheck-record-mode=rewrite",
         ) from None
-
-
-def _read_error(error: Exception) -> str:
-    """What went wrong reading a cassette, on one line. PyYAML's own (``MarkedYAMLError``) is three lines
-    that start with its context ("while scanning a simple key"), and a summary line showed only that:
-    said here as its problem, then where, then its context."""
-    problem, mark, context = (getattr(error, name, None) for name in ("problem", "problem_mark", "context"))
-    line, column = getattr(mark, "line", None), getattr(mark, "column", None)
-    if not (isinstance(problem, str) and type(line) is int and type(column) is int):
-        return str(error)
-    said = f"it is not valid YAML: {' '.join(problem.split())} at line {line + 1}, column {column + 1}"
-    return said + (f" ({' '.join(context.split())})" if isinstance(context, str) and context.strip() else "")
 
 
 @contextlib.contextmanager

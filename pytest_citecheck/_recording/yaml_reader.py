@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_citecheck._recording.damage import CassetteFormatError
+
 _STR_TAG = "tag:yaml.org,2002:str"
 
 
@@ -83,6 +85,20 @@ def safe_load(text: str) -> Any:
     if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text, Loader=loader)):
         raise YamlAliasError
     return yaml.load(text, Loader=loader)
+
+
+def yaml_error(error: BaseException) -> CassetteFormatError | None:
+    """PyYAML's error (``MarkedYAMLError``) on one line, its problem and where first, then its context;
+    None for any other error. PyYAML says it in three lines that start with the context ("while parsing
+    a flow sequence"), and a run's summary shows a cause's first line only."""
+    problem, mark, context = (getattr(error, name, None) for name in ("problem", "problem_mark", "context"))
+    line, column = getattr(mark, "line", None), getattr(mark, "column", None)
+    if not (isinstance(problem, str) and type(line) is int and type(column) is int):
+        return None
+    said = f"it is not valid YAML: {' '.join(problem.split())} at line {line + 1}, column {column + 1}"
+    return CassetteFormatError(
+        said + (f" ({' '.join(context.split())})" if isinstance(context, str) and context.strip() else "")
+    )
 
 
 class _NotPlainData(Exception):

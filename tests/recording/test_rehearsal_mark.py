@@ -200,3 +200,6 @@ def test_a_replayed_answer_says_whether_it_is_marked_without_being_parsed_again(
     monkeypatch.undo()
     live = SimpleNamespace(raw_http_response=SimpleNamespace(extensions={}, content=b'{"rehearsal": "x"}'))
     assert _rehearsal.response_is_marked(live) is True
+    # So is a stand-in without extensions (a test's own fake response): not taken as unmarked.
+    stand_in = SimpleNamespace(raw_http_response=SimpleNamespace(content=b'{"rehearsal": "x"}'))
+    assert _rehearsal.response_is_marked(stand_in) is True

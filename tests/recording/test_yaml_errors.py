@@ -7,11 +7,16 @@ which says neither what is wrong nor where.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from support import Offline
 
+from pytest_citecheck._recording.cassette_file import read_interactions
+from pytest_citecheck._recording.damage import CassetteFormatError
+from pytest_citecheck._recording.layout import END
 from pytest_citecheck.testing import JevServer
 
 TEST = """
@@ -56,3 +61,15 @@ def test_a_cassette_that_is_not_yaml_says_what_and_where_on_one_line(
     # The summary's line (a cause's first line, cut in the middle to fit) now holds what is wrong.
     result.stdout.fnmatch_lines(["1 citation errored (no verdict): aud (CassetteError: * at line *, column *"])
     result.stdout.no_fnmatch_line("*INTERNALERROR*")
+
+
+def test_every_reader_of_a_cassette_says_it_on_one_line(tmp_path: Path) -> None:
+    """Said where the file is read (``read_checked``), so a rewrite's merge or ``--citecheck-unused=delete``
+    reading a broken file says it as replay does."""
+    path = tmp_path / "test_claims.yaml"
+    path.write_text(f"citecheck_format: 3\nversion: 1\ninteractions:\n- [unclosed\n- request: {{}}\n{END}")
+    with pytest.raises(CassetteFormatError) as raised:
+        read_interactions(path)
+    assert re.fullmatch(
+        r"it is not valid YAML: .+ at line 5, column \d+ \(while parsing a flow sequence\)", str(raised.value)
+    ), str(raised.value)
