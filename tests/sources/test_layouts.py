@@ -464,3 +464,27 @@ def test_gnu_info_node_names_and_tables() -> None:
         Source.from_text("\x1f\nFile: a.info,  Node: Top\n", format="info")
     with pytest.raises(SourceError, match="contains NUL bytes"):
         Source.from_text(node.format("Top", "he\x00llo"))
+
+
+def test_a_markdown_heading_id_leaves_out_inline_html_tags() -> None:
+    """Tk 8.6's README.md (Debian package tk8.6) heads its sections ``## <a id="intro">1.</a> Introduction``:
+    the anchor's tags were part of the id ("README: Tk > <a id="intro">1.</a> Introduction"), which no
+    reader sees and no citation names. A rendered page shows "1. Introduction", whose number is its id.
+    An HTML element's tags go (``<kbd>``, ``<br>``), a power is raised, an autolink loses its brackets; a type's
+    parameter (``Vec<T>``) stays."""
+    source = load("tk-readme-excerpt.md")
+    assert list(source.sections) == ["README: Tk", "1", "2"]
+    assert source.sections["1"].startswith('## <a id="intro">1.</a> Introduction\n')
+    text = (
+        "# Keys\n\nintro\n\n## Press <kbd>Ctrl</kbd>+<kbd>C</kbd> to stop<br/>\n\none\n\n"
+        "## Vec<T> and Option<T>\n\ntwo\n\n## 2<sup>32</sup> bytes &amp; more <!-- note -->\n\nthree\n\n"
+        "## See <https://example.org/a>\n\nfour\n\n## `<kbd>` in a code span\n\nfive\n"
+    )
+    assert list(Source.from_text(text, "markdown").sections) == [
+        "Keys",
+        "Keys > Press Ctrl+C to stop",
+        "Keys > Vec<T> and Option<T>",
+        "Keys > 2³² bytes & more",
+        "Keys > See https://example.org/a",
+        "Keys > <kbd> in a code span",
+    ]

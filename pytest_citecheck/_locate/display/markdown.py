@@ -19,29 +19,22 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from pytest_citecheck._sources.formats.headings import AUTOLINK as _AUTOLINK
+from pytest_citecheck._sources.formats.headings import BLOCK_TAGS as _BLOCK_TAGS
+from pytest_citecheck._sources.formats.headings import CLOSING_TAG as _CLOSING_TAG
+from pytest_citecheck._sources.formats.headings import ENTITY as _ENTITY
+from pytest_citecheck._sources.formats.headings import RAISED_SUP as _RAISED_SUP
+from pytest_citecheck._sources.formats.headings import TAG as _TAG
 from pytest_citecheck._sources.formats.html import RAISED, SUPERSCRIPTS
 
 Edit = tuple[int, int, str]
 
 _ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _SPECIAL = re.compile(r"[\\`<&!\[\]*_~]")
-_AUTOLINK = re.compile(r"<[A-Za-z][A-Za-z0-9.+-]{1,31}:[^\s<>]*>")
 _EMAIL = re.compile(
     r"<[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*>"
 )
-_ATTRIBUTE = r"""(?:\s+[A-Za-z_:][A-Za-z0-9_.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?)"""
-_TAG = re.compile(rf"<([A-Za-z][A-Za-z0-9-]*){_ATTRIBUTE}*\s*/?>")
-_CLOSING_TAG = re.compile(r"</([A-Za-z][A-Za-z0-9-]*)\s*>")
-# Tags that break the line or stand for a block: taken out as a space, so the words around them stay apart.
-_BLOCK_TAGS = frozenset(
-    "br p div hr li ul ol tr td th table thead tbody h1 h2 h3 h4 h5 h6 img blockquote pre dl dt dd "
-    "details summary section center figure figcaption".split()
-)
-# A superscript of digits and signs (raw HTML), read raised after a digit as the HTML reader reads it:
-# "2<sup>32</sup>" shows 2³², and its displayed form read "232", a number the page does not say.
-_RAISED_SUP = re.compile(r"<sup\s*>([-+\u2212=()0-9 ]*)</sup\s*>", re.IGNORECASE)
-_ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 # CommonMark lets an implementation limit a destination's nested parentheses (cmark: 32) and caps a
 # link label at 999 characters: past them the brackets are text. Both keep a page of unclosed
 # ``[a](`` or ``[`` from being scanned to its end once per bracket (quadratic: 160 kB took minutes).

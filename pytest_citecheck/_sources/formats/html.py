@@ -24,6 +24,8 @@ from html.parser import HTMLParser
 
 from pytest_citecheck._errors import NoSectionsError
 from pytest_citecheck._sources.formats.css import HIDING, Hiding, hiding_rules
+from pytest_citecheck._sources.formats.headings import RAISED as RAISED
+from pytest_citecheck._sources.formats.headings import SUPERSCRIPTS as SUPERSCRIPTS
 from pytest_citecheck._sources.formats.headings import heading_ids, sections_from_starts
 from pytest_citecheck._sources.offsets import OffsetMap
 
@@ -38,13 +40,6 @@ _SKIPPED_TAGS = frozenset(
     {"script", "style", "noscript", "template", "head", "svg", "iframe", "noembed", "noframes", "datalist", "rp"}
     | {"annotation", "annotation-xml"}
 )
-# A superscript right after a digit, opening with a digit or a sign, is a power or a mark of that number,
-# not more of its digits: its digits and signs are read as superscripts ("2<sup>32</sup>" is 2³², not 232;
-# "10<sup>-3</sup>" is 10⁻³, not 10-3), which matching keeps apart from plain digits. Anything else in
-# it reads as written, and so does a superscript that opens otherwise (1<sup>st</sup>, 27<sup>[14]</sup>). The
-# displayed form of a Markdown or reStructuredText source reads its superscripts by this rule (``_locate/display``).
-RAISED = "0123456789+-\u2212=()"
-SUPERSCRIPTS = str.maketrans(RAISED, "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾")
 # Struck-out text: HTML says ``<del>`` is "a removal from the document" and ``<s>`` (``<strike>``, obsolete)
 # "contents that are no longer accurate or no longer relevant". Drawn, but struck by the document itself:
 # not what it says now (a changelog's withdrawn item), so not its text, as a comment is not.
