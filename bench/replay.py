@@ -223,7 +223,14 @@ WAYS = {
 
 
 def _pytest(root: Path, *args: str, **env: str) -> Measured:
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PLUGIN_ONLY, *args]
+    return _run_pytest(root, args, env)
+
+
+def _run_pytest(root: Path, args: tuple[str, ...], env: dict[str, str], *, cache: bool = False) -> Measured:
+    """A pytest run of a suite; ``cache``: with pytest's cache plugin (on by default for users; off in
+    every timed comparison, where it would add pytest's own cache writes to each side)."""
+    no_cache = () if cache else ("-p", "no:cacheprovider")
+    command = [sys.executable, "-m", "pytest", "-q", *no_cache, *PLUGIN_ONLY, *args]
     return run_measured(command, root, clean_env(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", **env))
 
 
@@ -377,6 +384,50 @@ def _xdist_row(suite: Suite, walls: XdistWalls) -> Row:
     return row
 
 
+@dataclass(frozen=True)
+class CacheCosts:
+    """Median CPU seconds pytest's cache plugin adds to the replay run and to the no-op (interleaved runs),
+    and the size of the report the replay run leaves in the cache."""
+
+    replay: float
+    noop: float
+    cached_bytes: int
+
+
+def _time_cache(suite: Suite, runs: int) -> CacheCosts:
+    """What a user's run (pytest's cache on, its default) pays that the timed runs do not: the last report
+    kept in the cache for ``citecheck review`` after every run. The no-op's difference is pytest's own."""
+    cpu: dict[tuple[str, bool], list[float]] = {}
+    for _ in range(runs):
+        for way in ("replay", "noop"):
+            mode, args = WAYS[way]
+            for cache in (False, True):
+                done = _run_pytest(suite.root(way), args, {"BENCH_MODE": mode, **OFFLINE}, cache=cache)
+                if not _passed(done, suite.tests):
+                    suite.ok = False
+                cpu.setdefault((way, cache), []).append(done.cpu)
+    median = {key: statistics.median(values) for key, values in cpu.items()}
+    cached = suite.root("replay") / ".pytest_cache" / "d" / "citecheck" / "last-report.json"
+    return CacheCosts(
+        median["replay", True] - median["replay", False],
+        median["noop", True] - median["noop", False],
+        cached.stat().st_size if cached.exists() else 0,
+    )
+
+
+def _cache_row(suite: Suite, costs: CacheCosts) -> Row:
+    ours = costs.replay - costs.noop
+    return Row(
+        f"Replay with pytest's cache on (pytest's default; the figures above run without it): {_shape(suite)}",
+        f"+{secs(ours)} CPU ({ms(ours / suite.citations)} per citation): the last report kept for "
+        f"`citecheck review`, {megabytes(costs.cached_bytes)}",
+        f"the cache's own cost, in the no-op: +{secs(costs.noop)}",
+        f"{ours / suite.cost('replay'):.0%} of replay's cost over the no-op" if suite.cost("replay") > 0 else "",
+        "information",
+        None,
+    )
+
+
 def _count_loads(suite: Suite) -> list[str]:
     loads_file = suite.base / "loads.json"
     _run_way(suite, "replay", BENCH_COUNT_LOADS=str(loads_file))
@@ -483,6 +534,7 @@ def run(per_test: tuple[int, int, int], runs: int, log: Any = print) -> list[Row
         held = _held(shapes[0], warm_up)
         peaks = _report_peaks(shapes[0], min(runs, 3))
         xdist_walls = _time_xdist(shapes[0], runs)
+        cache_costs = _time_cache(shapes[0], runs)
         cassette_bytes = sum(path.stat().st_size for path in shapes[-1].root("replay").rglob("*.yaml"))
         for suite in [*shapes, singles]:
             shutil.rmtree(suite.base, ignore_errors=True)
@@ -524,6 +576,7 @@ def run(per_test: tuple[int, int, int], runs: int, log: Any = print) -> list[Row
     )
     rows.append(_held_row(shapes[0], held, warm_up))
     rows.append(_reports_row(shapes[0], peaks))
+    rows.append(_cache_row(shapes[0], cache_costs))
     if not all(suite.ok for suite in [*shapes, singles]):
         for row in rows:
             if row.met is not None:

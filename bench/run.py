@@ -244,6 +244,11 @@ much less. Wall time is shown next to it.
   6 MB, and a report whose text was held whole would add as much or more. In `--quick` (500
   citations) a text held whole adds less than the goal's 10%, so the guard there is how much the
   peak rose against the size of the reports written: a stream keeps it far below half of it.
+- **pytest's cache**: every timed run above is made with `-p no:cacheprovider` (pytest's cache plugin
+  off on both sides), which users have on. The replay suite and the no-op, each with the cache on and off,
+  interleaved; the figure is what the cache adds to replay minus what it adds to the no-op (pytest's own
+  files): the last report, which the plugin keeps in the cache after every run for `citecheck review`
+  (a row to a line, written by the json module's C encoder). Information, as a share of replay's cost.
 - **Live**: the real `Checker` records into a fresh cassette through the real SDK over loopback HTTP
   to `pytest_citecheck.testing.JevServer` with added latency, running in a process of its own; the
   baseline is `concurrency=1`. The rate-limit run answers the first requests with 429 and

@@ -365,7 +365,7 @@ class CitecheckRun:
         if self._report is not None and self._report.rows and cache is not None:
             # `citecheck review` reads the last run's report from here when no --citecheck-json was given.
             try:
-                self.report.write(cache.mkdir("citecheck") / "last-report.json")
+                self.report.write(cache.mkdir("citecheck") / "last-report.json", compact=True)
             except OSError as error:  # pytest's cache is best effort; `citecheck review --report` still works
                 self._write_failures.append(
                     f"pytest-citecheck: the last report was not cached ({error.strerror or type(error).__name__}); "

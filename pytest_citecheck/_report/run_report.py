@@ -86,17 +86,25 @@ class Report:
             data["estimate"] = self.estimate
         return data
 
-    def write(self, path: str | Path) -> None:
+    def write(self, path: str | Path, *, compact: bool = False) -> None:
         """Write the JSON report to ``path`` atomically, row by row (the text is never held whole); a
-        symbolic link at ``path`` is kept and the file it points to replaced (``_files.write_target``)."""
-        atomic_write_chunks(Path(path), self.json_chunks(), follow_links=True)
+        symbolic link at ``path`` is kept and the file it points to replaced (``_files.write_target``).
+        ``compact``: a row to a line (``json_chunks``), for a file only this plugin reads."""
+        atomic_write_chunks(Path(path), self.json_chunks(compact=compact), follow_links=True)
 
-    def json_chunks(self) -> Iterator[str]:
-        """The JSON report's text in pieces, a row each: together, ``json.dumps(self.to_json(), indent=2)``."""
+    def json_chunks(self, *, compact: bool = False) -> Iterator[str]:
+        """The JSON report's text in pieces, a row each: together, ``json.dumps(self.to_json(), indent=2)``.
+
+        ``compact``: each row on one line, as ``json.dumps`` writes it without ``indent``: the same JSON,
+        written by the json module's C encoder, where ``indent`` takes its pure-Python one (twice as long
+        for a row: pytest's cache gets the report after every run, ``CitecheckRun.pytest_sessionfinish``).
+        """
         yield f'{{\n  "version": {REPORT_VERSION},\n  "results": ['
         for index, row in enumerate(self.rows):
-            # A JSON string holds no line break, so indenting each line nests the row as dumps would.
-            text = json.dumps(row.to_json(), indent=2, ensure_ascii=False).replace("\n", "\n    ")
+            if compact:
+                text = json.dumps(row.to_json(), ensure_ascii=False)
+            else:  # a JSON string holds no line break, so indenting each line nests the row as dumps would
+                text = json.dumps(row.to_json(), indent=2, ensure_ascii=False).replace("\n", "\n    ")
             yield ("," if index else "") + "\n    " + text
         yield "\n  ]" if self.rows else "]"
         for name, field in self._after_results().items():

@@ -62,6 +62,23 @@ def test_the_streamed_json_is_what_one_dump_gives(
     assert [row.to_json() for row in Report.load(tmp_path / "r.json").rows] == rows  # every field, in order
 
 
+@pytest.mark.parametrize(
+    "rows", [[HOSTILE, {"id": "b", "verdict": "fabricated", "auto": True}], []], ids=["rows", "empty"]
+)
+def test_the_compact_json_is_the_same_report_a_row_to_a_line(tmp_path: Path, rows: list[dict[str, Any]]) -> None:
+    """What pytest's cache keeps for ``citecheck review``: the same JSON as the report, written by the json
+    module's C encoder (``indent`` takes its pure-Python one), each row on a line of its own."""
+    report = Report(rows)
+    report.unused, report.orphans = [{"test": "t", "cassette": "c"}], ["o.yaml"]
+    report.write(tmp_path / "indented.json")
+    report.write(tmp_path / "compact.json", compact=True)
+    compact = (tmp_path / "compact.json").read_text()
+    assert json.loads(compact) == json.loads((tmp_path / "indented.json").read_text())
+    assert [row.to_json() for row in Report.load(tmp_path / "compact.json").rows] == rows
+    lines = compact.split("\n")  # not splitlines(): a row's text may hold U+2028, a line break to it
+    assert [json.loads(line.strip().rstrip(",")) for line in lines[3 : 3 + len(rows)]] == rows
+
+
 def test_a_row_keeps_its_fields_in_order_without_its_dict() -> None:
     row = ReportRow.from_json(dict(HOSTILE))
     assert list(row.to_json()) == list(HOSTILE) and row.to_json() == HOSTILE

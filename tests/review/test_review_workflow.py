@@ -519,7 +519,10 @@ def test_review_from_the_subdirectory_pytest_ran_in_reads_the_report_in_the_cach
     result = suite.runpytest("--citecheck-record-mode=once")
     result.assert_outcomes(passed=1, warnings=1)
     result.stdout.fnmatch_lines(["*need a human review: run `citecheck review`."])
-    assert (suite.path / ".pytest_cache" / "d" / "citecheck" / "last-report.json").is_file()
+    cached = (suite.path / ".pytest_cache" / "d" / "citecheck" / "last-report.json").read_text(encoding="utf-8")
+    # Written compact (a row to a line, by the json module's C encoder): only this plugin reads it.
+    rows = json.loads(cached)["results"]
+    assert len(rows) == 3 and all(f"\n    {json.dumps(row, ensure_ascii=False)}" in cached for row in rows)
 
     done = run_review_in(tests, "--accept", "iat_future", "--by", "Grace")
     assert done.returncode == 0, done.stderr
