@@ -62,9 +62,8 @@ class Report:
         self.rows.extend([as_row(row) for row in rows])
 
     def extend_built(self, rows: Iterable[dict[str, Any]]) -> None:
-        """Add the JSON objects this plugin's own code built in this run (``ReportRow.built``: a cheap
-        check, not the whole schema); ``RowError`` names the citation and field of a malformed one,
-        and none of ``rows`` is added then."""
+        """Add the JSON objects this plugin's own code built in this run (``ReportRow.built``: a cheap check,
+        not the whole schema); ``RowError`` names the citation and field of a malformed one, adding none."""
         self.rows.extend([ReportRow.built(row) for row in rows])
 
     def __len__(self) -> int:
@@ -88,24 +87,17 @@ class Report:
 
     def write(self, path: str | Path, *, compact: bool = False) -> None:
         """Write the JSON report to ``path`` atomically, row by row (the text is never held whole); a
-        symbolic link at ``path`` is kept and the file it points to replaced (``_files.write_target``).
-        ``compact``: a row to a line (``json_chunks``), for a file only this plugin reads."""
+        symbolic link at ``path`` is kept and the file it points to replaced (``_files.write_target``)."""
         atomic_write_chunks(Path(path), self.json_chunks(compact=compact), follow_links=True)
 
     def json_chunks(self, *, compact: bool = False) -> Iterator[str]:
         """The JSON report's text in pieces, a row each: together, ``json.dumps(self.to_json(), indent=2)``.
-
-        ``compact``: each row on one line, as ``json.dumps`` writes it without ``indent``: the same JSON,
-        written by the json module's C encoder, where ``indent`` takes its pure-Python one (twice as long
-        for a row: pytest's cache gets the report after every run, ``CitecheckRun.pytest_sessionfinish``).
-        """
+        ``compact``: a row to a line, by the C encoder (``indent`` takes the pure-Python one, twice as long)."""
         yield f'{{\n  "version": {REPORT_VERSION},\n  "results": ['
         for index, row in enumerate(self.rows):
-            if compact:
-                text = json.dumps(row.to_json(), ensure_ascii=False)
-            else:  # a JSON string holds no line break, so indenting each line nests the row as dumps would
-                text = json.dumps(row.to_json(), indent=2, ensure_ascii=False).replace("\n", "\n    ")
-            yield ("," if index else "") + "\n    " + text
+            # A JSON string holds no line break, so indenting each line nests the row as dumps would.
+            text = json.dumps(row.to_json(), ensure_ascii=False, indent=None if compact else 2)
+            yield ("," if index else "") + "\n    " + (text if compact else text.replace("\n", "\n    "))
         yield "\n  ]" if self.rows else "]"
         for name, field in self._after_results().items():
             value = json.dumps(field, indent=2, ensure_ascii=False).replace("\n", "\n  ")
