@@ -17,7 +17,7 @@ from pytest_citecheck._errors import CitationInputError
 from pytest_citecheck._locate.across import Across, find_across, find_spanning
 from pytest_citecheck._locate.finders import CorpusFinder, Documents, Finder, Found, SourceFinder, finder_for
 from pytest_citecheck._locate.locator import Match, QuoteLocator
-from pytest_citecheck._locate.normalize import quote_length
+from pytest_citecheck._locate.normalize import quote_length, too_short
 from pytest_citecheck._locate.passages import Passage, window_around
 from pytest_citecheck._locate.placing import TooManyPlaces
 from pytest_citecheck._locate.rules import MIN_PIECE_WORDS, meaning_changes, short_pieces
@@ -167,8 +167,7 @@ def validate_quote(citation: Citation, settings: Settings) -> None:
     length = quote_length(citation.quote, casefold=settings.casefold)
     if length < settings.min_quote_length:
         raise CitationInputError(
-            f"is {length} characters after normalisation, too short to identify a passage (min_quote_length is "
-            f"{settings.min_quote_length}): quote more of the passage, or lower min_quote_length",
+            too_short(citation.quote, length, settings.min_quote_length, casefold=settings.casefold),
             citation=citation.id,
             field="quote",
         )

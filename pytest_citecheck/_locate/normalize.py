@@ -229,10 +229,34 @@ def trim_cut_hyphens(fragment: str) -> str:
 
 
 def quote_length(quote: str, *, casefold: bool = False) -> int:
-    """How many characters of the quote count towards ``min_quote_length`` (elision markers excluded)."""
+    """How many characters of the quote count towards ``min_quote_length`` (elision markers excluded); a
+    wide character (``wide_characters``) counts as two."""
     if quote.isascii() and "-" not in quote and "..." not in quote:
         # Folding changes no length, no hyphen joins or is trimmed, nothing is elided: its words one space apart.
         if quote.isprintable() and "  " not in quote and quote[:1] != " " and quote[-1:] != " ":
             return len(quote)  # an ASCII space is the only printable whitespace: its words are one space apart
         return len(" ".join(quote.split()))
-    return sum(len(fragment) for fragment in quote_fragments(quote, casefold=casefold))
+    fragments = quote_fragments(quote, casefold=casefold)
+    return sum(len(fragment) + wide_characters(fragment) for fragment in fragments)
+
+
+def wide_characters(text: str) -> int:
+    """How many of ``text``'s characters are wide (East Asian Wide or Fullwidth: Chinese, Japanese and Korean
+    script). Each is a syllable or a morpheme, written without spaces: "可选模板规范" ("optional template
+    specification") is six, where English needs some thirty letters. Counted twice toward
+    ``min_quote_length``, as a terminal gives them two columns, so six identify a passage as twelve letters do."""
+    if text.isascii():
+        return 0
+    return sum(1 for character in text if unicodedata.east_asian_width(character) in "WF")
+
+
+def too_short(quote: str, length: int, minimum: int, *, casefold: bool = False) -> str:
+    """Why ``quote``, of ``quote_length`` ``length``, is refused: its length (how wide characters were counted)."""
+    wide = sum(wide_characters(fragment) for fragment in quote_fragments(quote, casefold=casefold))
+    said = (
+        f"counts as {length} characters ({wide} wide ones, each counted twice)" if wide else f"is {length} characters"
+    )
+    return (
+        f"{said} after normalisation, too short to identify a passage (min_quote_length is {minimum}): "
+        "quote more of the passage, or lower min_quote_length"
+    )

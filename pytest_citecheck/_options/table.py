@@ -241,7 +241,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "min_quote_length",
-        "Shortest quote, in characters after normalisation, that may identify a passage; a shorter quote is an error.",
+        "Shortest quote, in characters after normalisation (a wide Chinese, Japanese or Korean character counts as two), that may identify a passage; a shorter quote is an error.",
         12,
         "parse_positive_int",
         "N",

@@ -320,6 +320,26 @@ def test_a_quote_too_short_to_identify_a_passage_is_an_error(direct_checker, rfc
     assert result.verdict is Verdict.FABRICATED
 
 
+def test_a_wide_character_counts_twice_toward_the_shortest_quote(direct_checker) -> None:
+    """Microsoft's C++ docs in Chinese (``class (C++)``, zh-CN): "可选模板规范" ("optional template
+    specification") was "6 characters after normalisation, too short to identify a passage": a Chinese,
+    Japanese or Korean character is a syllable or a morpheme, written without spaces. Each wide character
+    counts twice, as a terminal gives it two columns; fullwidth Latin letters fold to narrow ones first."""
+    source = Source(sections={"参数": "*template-规范*\n可选模板规范。 有关详细信息，请参阅 模板。"})
+    elsewhere = {"id": "c", "claim": "The template spec is optional.", "section": None}
+    # Six wide characters not in the section: long enough, so looked up (and, not found, never sent to Jev).
+    [result] = direct_checker().check([{**elsewhere, "quote": "可选类型规范"}], source)
+    assert result.verdict is Verdict.FABRICATED
+    with pytest.raises(
+        CitationInputError,
+        match=r"citation 'c', field 'quote': counts as 10 characters \(5 wide ones, each counted twice\) after "
+        r"normalisation, too short to identify a passage \(min_quote_length is 12\)",
+    ):
+        direct_checker().check([{**elsewhere, "quote": "可选类型规"}], source)
+    with pytest.raises(CitationInputError, match=r"field 'quote': is 6 characters after normalisation, too short"):
+        direct_checker().check([{**elsewhere, "quote": "ＡＢＣＤＥＦ"}], source)  # NFKC: ABCDEF, narrow
+
+
 def test_an_elided_quote_whose_pieces_stand_everywhere_is_an_error_not_a_hang(direct_checker) -> None:
     """Found by a hostile quote: 200 pieces of "a b a b a b" between "…" over 8 KB of "a b" ran for hours: every
     path through the places each piece stands at was walked again to the same dead ends. Dead ends are remembered
