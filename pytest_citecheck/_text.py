@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import secrets
 import shlex
+import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 # What a confidence cell shows when no model was asked (a fabricated or misattributed quote).
@@ -55,15 +56,32 @@ def render_table(rows: Sequence[Sequence[str]], *, right: Collection[int] = (), 
     # no later redaction of the whole line could find, and a key cut out after padding unaligned its row.
     secrets = known_secrets()
     rows = [[_cell(cut_secrets(str(cell), secrets)) for cell in cells] for cells in rows]
-    widths = [max(len(cells[i]) for cells in rows) for i in range(len(rows[0]))]
+    widths = [max(display_width(cells[i]) for cells in rows) for i in range(len(rows[0]))]
     lines = []
     for cells in rows:
         padded = [
-            cell.rjust(width) if index in right else cell.ljust(width)
-            for index, (cell, width) in enumerate(zip(cells, widths))
+            padded_to(cell, width, right=index in right) for index, (cell, width) in enumerate(zip(cells, widths))
         ]
         lines.append((indent + "  ".join(padded)).rstrip())
     return lines
+
+
+def display_width(text: str) -> int:
+    """How many terminal columns ``text`` takes: a wide character (Chinese, Japanese or Korean script,
+    East Asian Wide or Fullwidth) two, a combining mark none, any other one. What ``str.ljust`` counts as
+    one character each, so a claim in Chinese pushed the columns after it out of line."""
+    if text.isascii():
+        return len(text)
+    return sum(
+        0 if unicodedata.combining(character) else 2 if unicodedata.east_asian_width(character) in "WF" else 1
+        for character in text
+    )
+
+
+def padded_to(text: str, width: int, *, right: bool = False) -> str:
+    """``text`` padded with spaces to ``width`` columns (``display_width``): on the left when ``right``."""
+    padding = " " * max(0, width - display_width(text))
+    return padding + text if right else text + padding
 
 
 # --- untrusted text (claims, quotes, ids, section titles, server bodies, file names) ------------

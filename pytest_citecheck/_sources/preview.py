@@ -29,7 +29,7 @@ from pytest_citecheck._sources.formats.auto import number_of
 from pytest_citecheck._sources.formats.headings import PREAMBLE
 from pytest_citecheck._sources.formats.outline import is_numbered_entry
 from pytest_citecheck._sources.source import Source
-from pytest_citecheck._text import printable, visible_lines
+from pytest_citecheck._text import display_width, padded_to, printable, visible_lines
 
 _ADORNMENT = re.compile(r"^\s*([=\-~^*#\"'+:.;`_])\1{2,}\s*$")
 
@@ -100,7 +100,12 @@ def rows(source: Source) -> list[Row]:
 
 
 def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """``text`` in at most ``width`` columns (``display_width``), "…" ending it when cut."""
+    if display_width(text) <= width:
+        return text
+    while display_width(text) > width - 1:
+        text = text[:-1]
+    return text + "…"
 
 
 # The SECTION column is as wide as its longest id, up to this; the TITLE column is this wide.
@@ -133,16 +138,16 @@ def render(path: str, source: Source, found: list[Row], said: list[str]) -> str:
         f"{len(source.text):,} characters" + (f"; {flagged} flagged" if flagged else "")
     ]
     ids = [_shown_id(row) for row in found]
-    width = min(max([len("SECTION"), *map(len, ids)]), _ID_WIDTH)
+    width = min(max([len("SECTION"), *map(display_width, ids)]), _ID_WIDTH)
     lines.append(f"{'SECTION':<{width}}  {'TITLE':<{_TITLE_WIDTH}} {'CHARS':>8} {'TOKENS':>7}  FLAGS")
     for row, shown in zip(found, ids, strict=True):
-        cells = f"{_clip(shown, width):<{width}}  {_shown_title(row):<{_TITLE_WIDTH}}"
+        cells = f"{padded_to(_clip(shown, width), width)}  {padded_to(_shown_title(row), _TITLE_WIDTH)}"
         lines.append(f"{cells} {row.characters:>8,} {row.tokens:>7,}  {', '.join(row.flags)}".rstrip())
     if any(" > " in row.id for row in found):
         lines.append(
             "(a section known by its title has the path of titles as its id: 'Parent > Child'; --json lists them)"
         )
-    if any(len(shown) > width for shown in ids):
+    if any(display_width(shown) > width for shown in ids):
         lines.append(f"(an id longer than {width} characters is cut with …; --json lists it whole)")
     lines.extend(f"warning: {printable(message)}" for message in said)
     return "\n".join(lines)

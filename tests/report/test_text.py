@@ -29,3 +29,21 @@ def test_a_table_right_aligns_the_columns_asked_for() -> None:
     lines = render_table([["", "n"], [">", "5"], ["", "120"]], right=[1], indent="")
     assert lines == ["     n", ">    5", "   120"]
     assert render_table([]) == []
+
+
+def test_a_table_pads_a_wide_character_to_two_columns() -> None:
+    """A claim or an id in Chinese, Japanese or Korean takes two columns a character on a terminal:
+    the summary's columns after it stay in line (``str.ljust`` counted one each)."""
+    from pytest_citecheck._text import display_width
+
+    lines = render_table([["id", "verdict", "claim"], ["语法", "verified", "x"], ["syntax", "fabricated", "y"]])
+    assert (
+        len(
+            {
+                display_width(line[: line.index(verdict)])
+                for line, verdict in zip(lines, ("verdict", "verified", "fabricated"))
+            }
+        )
+        == 1
+    )
+    assert display_width("可选ｅ\u0301e") == 2 + 2 + 2 + 0 + 1  # wide, wide, fullwidth, a combining mark, narrow

@@ -166,3 +166,27 @@ def test_each_sections_id_has_a_column_of_its_own_apart_from_its_title() -> None
         "tokens": 627,
         "flags": [],
     }
+
+
+def test_wide_headings_keep_the_columns_in_line(tmp_path: Path) -> None:
+    """Microsoft's C++ docs in Chinese head sections ``## <a name="syntax"></a>语法``: a Chinese character
+    takes two columns on a terminal, and the columns after such a heading were out of line (each was
+    padded as if it took one). The TITLE and CHARS columns start at the same column on every line."""
+    from pytest_citecheck._text import display_width
+
+    document = tmp_path / "class.md"
+    document.write_text(
+        '# <a name="class-c"></a>class (C++)\n\nThe class keyword.\n\n## <a name="syntax"></a>语法\n\nclass tag\n\n'
+        '#### <a name="parameters"></a>参数\n\n可选模板规范。\n\n## <a name="see-also"></a>请参阅\n\nkeywords\n',
+        encoding="utf-8",
+    )
+    done = citecheck(document)
+    assert done.returncode == 0, done.stderr
+    header, *rows = done.stdout.splitlines()[1:6]
+    assert [row.split()[0] for row in rows] == ["class", "语法", "参数", "请参阅"]
+    # Where each row's title starts, and where its CHARS figure ends, in terminal columns.
+    assert {display_width(row[: row.index("#")]) for row in rows} == {header.index("TITLE")}
+    chars_end = header.index("CHARS") + len("CHARS")
+    for row in rows:
+        chars = row.split()[-2]  # the CHARS figure, then TOKENS (no flags here)
+        assert display_width(row[: row.rindex(chars) + len(chars)]) == chars_end, done.stdout
