@@ -100,12 +100,16 @@ def rows(source: Source) -> list[Row]:
 
 
 def _clip(text: str, width: int) -> str:
-    """``text`` in at most ``width`` columns (``display_width``), "…" ending it when cut."""
+    """``text`` in at most ``width`` columns (``display_width``), "…" ending it when cut (one pass: a
+    heading may be a whole line of a file)."""
     if display_width(text) <= width:
         return text
-    while display_width(text) > width - 1:
-        text = text[:-1]
-    return text + "…"
+    used = 0
+    for end, character in enumerate(text):
+        used += display_width(character)
+        if used > width - 1:
+            return text[:end] + "…"
+    return text
 
 
 # The SECTION column is as wide as its longest id, up to this; the TITLE column is this wide.
@@ -148,7 +152,7 @@ def render(path: str, source: Source, found: list[Row], said: list[str]) -> str:
             "(a section known by its title has the path of titles as its id: 'Parent > Child'; --json lists them)"
         )
     if any(display_width(shown) > width for shown in ids):
-        lines.append(f"(an id longer than {width} characters is cut with …; --json lists it whole)")
+        lines.append(f"(an id wider than {width} columns is cut with …; --json lists it whole)")
     lines.extend(f"warning: {printable(message)}" for message in said)
     return "\n".join(lines)
 

@@ -190,3 +190,11 @@ def test_wide_headings_keep_the_columns_in_line(tmp_path: Path) -> None:
     for row in rows:
         chars = row.split()[-2]  # the CHARS figure, then TOKENS (no flags here)
         assert display_width(row[: row.rindex(chars) + len(chars)]) == chars_end, done.stdout
+
+    # A heading a whole line long is cut to the column's width in one pass (found re-reading: a cut that
+    # measured the rest again for each character it took off ran for hours on a line of 200,000).
+    document.write_text("# " + "语" * 200_000 + "\n\ntext\n", encoding="utf-8")
+    done = citecheck(document)
+    assert done.returncode == 0, done.stderr
+    shown = done.stdout.splitlines()[2]
+    assert shown.startswith("语" * 19 + "…  ") and display_width(shown.split("  ")[0]) == 39

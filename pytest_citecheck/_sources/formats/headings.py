@@ -1,4 +1,6 @@
-"""What the heading-based formats (markdown, html) share: section ids from headings, cutting at them."""
+"""What the heading-based formats (markdown, html) share: section ids from headings, cutting at them,
+a heading's words as a reader sees them (``plain_title``), and how raw HTML in Markdown reads (the tags,
+references and raised superscripts that ``_locate.display.markdown`` also reads)."""
 
 from __future__ import annotations
 
