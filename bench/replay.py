@@ -419,9 +419,9 @@ def _cache_row(suite: Suite, costs: CacheCosts) -> Row:
     ours = costs.replay - costs.noop
     return Row(
         f"Replay with pytest's cache on (pytest's default; the figures above run without it): {_shape(suite)}",
-        f"+{secs(ours)} CPU ({ms(ours / suite.citations)} per citation): the last report kept for "
+        f"{ours:+,.3f} s CPU ({ms(ours / suite.citations)} per citation): the last report kept for "
         f"`citecheck review`, {megabytes(costs.cached_bytes)}",
-        f"the cache's own cost, in the no-op: +{secs(costs.noop)}",
+        f"the cache's own cost, in the no-op: {costs.noop:+,.3f} s",
         f"{ours / suite.cost('replay'):.0%} of replay's cost over the no-op" if suite.cost("replay") > 0 else "",
         "information",
         None,
