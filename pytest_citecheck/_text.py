@@ -72,10 +72,12 @@ def display_width(text: str) -> int:
     one character each, so a claim in Chinese pushed the columns after it out of line."""
     if text.isascii():
         return len(text)
-    return sum(
-        0 if unicodedata.combining(character) else 2 if unicodedata.east_asian_width(character) in "WF" else 1
-        for character in text
-    )
+    return sum(0 if unicodedata.combining(character) else 2 if is_wide(character) else 1 for character in text)
+
+
+def is_wide(character: str) -> bool:
+    """East Asian Wide or Fullwidth (Chinese, Japanese or Korean script): two columns on a terminal."""
+    return unicodedata.east_asian_width(character) in "WF"
 
 
 def padded_to(text: str, width: int, *, right: bool = False) -> str:

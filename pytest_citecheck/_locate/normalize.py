@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from pytest_citecheck._text import is_wide
+
 # --- the normalisation contract -------------------------------------------------------------
 
 DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63\uff0d"
@@ -247,7 +249,7 @@ def wide_characters(text: str) -> int:
     ``min_quote_length``, as a terminal gives them two columns, so six identify a passage as twelve letters do."""
     if text.isascii():
         return 0
-    return sum(1 for character in text if unicodedata.east_asian_width(character) in "WF")
+    return sum(1 for character in text if is_wide(character))
 
 
 def too_short(quote: str, length: int, minimum: int, *, casefold: bool = False) -> str:
